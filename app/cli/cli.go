@@ -1,0 +1,254 @@
+// Package cli is the switchboard command line. It talks to a running
+// Switchboard over the control socket, or, when none runs, opens the
+// database itself and runs the same registry, so a command means the same
+// thing either way.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/app/daemon"
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/mcpserver/control"
+	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/store/keyring"
+)
+
+// Env is the process environment the CLI runs in.
+type Env struct {
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	// Keyring is the OS keyring; nil means go-keyring.
+	Keyring keyring.Keyring
+	Version string
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, c *cli, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"status", "show whether Switchboard runs, its endpoint and counts", runStatus},
+		{"endpoint", "print the MCP endpoint URL of the running Switchboard", runEndpoint},
+		{"token", "create, list, revoke, rotate tokens; print the client token", runToken},
+		{"repo", "register and list repositories", runRepo},
+		{"audit", "show the audit log, or --verify its hash chain", runAudit},
+	}
+}
+
+// IsCommand reports whether name is a CLI subcommand (as opposed to a flag
+// of the app itself).
+func IsCommand(name string) bool {
+	if name == "help" {
+		return true
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Usage writes the list of subcommands.
+func Usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: switchboard [flags]            run the tray app (headless without a display)")
+	fmt.Fprintln(w, "       switchboard COMMAND [args]     talk to it")
+	fmt.Fprintln(w, "\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'switchboard COMMAND --help' for a command's flags.")
+}
+
+// Run runs one subcommand and returns the process exit code.
+func Run(ctx context.Context, env Env, args []string) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		Usage(env.Stdout)
+		return 0
+	}
+	for _, cmd := range commands() {
+		if cmd.name != args[0] {
+			continue
+		}
+		c := &cli{env: env}
+		defer c.close()
+		err := cmd.run(ctx, c, args[1:])
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.Is(err, errUsage):
+			return 2
+		}
+		fmt.Fprintln(env.Stderr, "switchboard "+cmd.name+": "+err.Error())
+		return 1
+	}
+	fmt.Fprintf(env.Stderr, "switchboard: unknown command %q\n", args[0])
+	Usage(env.Stderr)
+	return 2
+}
+
+// errUsage means the flag package already explained the mistake.
+var errUsage = errors.New("usage")
+
+// cli holds the connection, made on first use.
+type cli struct {
+	env    Env
+	paths  daemon.Paths
+	caller caller
+	closer func()
+}
+
+// caller runs a registry method: over the socket, or in this process.
+type caller interface {
+	Call(ctx context.Context, method string, args any) (control.Response, error)
+}
+
+func (c *cli) close() {
+	if c.closer != nil {
+		c.closer()
+	}
+}
+
+func (c *cli) resolvePaths() error {
+	if c.paths.Data != "" {
+		return nil
+	}
+	p, err := daemon.ResolvePaths(c.env.Getenv)
+	if err != nil {
+		return err
+	}
+	c.paths = p
+	return nil
+}
+
+// connect picks the running Switchboard when it answers, else the database.
+func (c *cli) connect(ctx context.Context) (caller, error) {
+	if c.caller != nil {
+		return c.caller, nil
+	}
+	if err := c.resolvePaths(); err != nil {
+		return nil, err
+	}
+	client := control.NewClient(c.paths.ControlSocket())
+	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	_, err := client.Hello(hctx)
+	cancel()
+	if err == nil {
+		c.caller = client
+		return client, nil
+	}
+	if _, statErr := os.Stat(c.paths.DB()); errors.Is(statErr, os.ErrNotExist) {
+		return nil, fmt.Errorf("no Switchboard database in %s: start switchboard first (or set SWITCHBOARD_DATA_DIR)", c.paths.Data)
+	}
+	db, err := store.Open(c.paths.DB(), store.Options{LockTimeout: time.Second})
+	if errors.Is(err, store.ErrLocked) {
+		return nil, errors.New("the database is held by a Switchboard whose control socket does not answer (still starting, or the runtime dir differs)")
+	}
+	if err != nil {
+		return nil, err
+	}
+	kr := c.env.Keyring
+	if kr == nil {
+		kr = keyring.NewSystem(daemon.KeyringTimeout)
+	}
+	reg := mcpserver.New(db, mcpserver.Options{Version: c.env.Version, Env: daemon.OfflineEnv{Paths: c.paths, Keyring: kr}})
+	c.caller = localCaller{reg}
+	c.closer = func() { db.Close() }
+	return c.caller, nil
+}
+
+// localCaller runs the registry in this process, as the operator over rpc:
+// exactly what the socket would do.
+type localCaller struct{ reg *mcpserver.Registry }
+
+func (l localCaller) Call(ctx context.Context, method string, args any) (control.Response, error) {
+	var raw json.RawMessage
+	if args != nil {
+		b, err := json.Marshal(args)
+		if err != nil {
+			return control.Response{}, err
+		}
+		raw = b
+	}
+	return control.ResponseFor(l.reg.Invoke(ctx, mcpserver.Operator, mcpserver.TransportRPC, method, raw)), nil
+}
+
+// call runs method and decodes its result into out (when not nil). A denial
+// becomes an error naming its code.
+func (c *cli) call(ctx context.Context, method string, args, out any) error {
+	cl, err := c.connect(ctx)
+	if err != nil {
+		return err
+	}
+	resp, err := cl.Call(ctx, method, args)
+	if err != nil {
+		return err
+	}
+	if !resp.OK {
+		return fmt.Errorf("%s: %s", resp.Error, resp.Message)
+	}
+	if out != nil {
+		if err := json.Unmarshal(resp.Result, out); err != nil {
+			return fmt.Errorf("decode result of %s: %w", method, err)
+		}
+	}
+	return nil
+}
+
+// newFlags makes a FlagSet that reports to stderr and returns errors.
+func (c *cli) newFlags(name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet("switchboard "+name, flag.ContinueOnError)
+	fs.SetOutput(c.env.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(c.env.Stderr, "Usage: switchboard %s\n", usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	return nil
+}
+
+func (c *cli) printJSON(v any) error {
+	enc := json.NewEncoder(c.env.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func (c *cli) printf(format string, args ...any) { fmt.Fprintf(c.env.Stdout, format, args...) }
+
+func fmtTime(t *time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04")
+}
+
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-"
+	}
+	return s
+}

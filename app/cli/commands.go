@@ -1,0 +1,391 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+func runStatus(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("status", "status [--json]")
+	asJSON := fs.Bool("json", false, "print the status as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var st mcpserver.StatusResult
+	if err := c.call(ctx, "status", nil, &st); err != nil {
+		return err
+	}
+	if *asJSON {
+		return c.printJSON(st)
+	}
+	state := "not running (working on the database directly)"
+	if st.Running {
+		state = "running"
+	}
+	c.printf("Switchboard %s: %s\n", st.Version, state)
+	c.printf("MCP endpoint:  %s\n", orDash(st.Endpoint))
+	c.printf("Keyring:       %s\n", st.Keyring)
+	c.printf("Data dir:      %s\n", c.paths.Data)
+	c.printf("Tokens:        %d live of %d\n", st.Counts.LiveTokens, st.Counts.Tokens)
+	c.printf("Repositories:  %d\n", st.Counts.Repositories)
+	c.printf("Audit records: %d\n", st.Counts.AuditRecords)
+	return nil
+}
+
+func runEndpoint(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("endpoint", "endpoint")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := c.resolvePaths(); err != nil {
+		return err
+	}
+	var st mcpserver.StatusResult
+	if err := c.call(ctx, "status", nil, &st); err != nil {
+		return err
+	}
+	switch {
+	case !st.Running:
+		return fmt.Errorf("switchboard is not running")
+	case st.Endpoint == "":
+		return fmt.Errorf("the MCP listener is off (--mcp-http-addr off)")
+	}
+	c.printf("%s\n", st.Endpoint)
+	return nil
+}
+
+func runToken(ctx context.Context, c *cli, args []string) error {
+	sub := ""
+	if len(args) > 0 {
+		sub, args = args[0], args[1:]
+	}
+	switch sub {
+	case "create":
+		return tokenCreate(ctx, c, args)
+	case "list":
+		return tokenList(ctx, c, args)
+	case "revoke":
+		return tokenRevoke(ctx, c, args)
+	case "rotate":
+		return tokenRotate(ctx, c, args)
+	case "client":
+		return tokenClient(ctx, c, args)
+	case "-h", "--help", "help":
+		c.tokenUsage()
+		return nil
+	}
+	c.tokenUsage()
+	return errUsage
+}
+
+func (c *cli) tokenUsage() {
+	fmt.Fprint(c.env.Stderr, `Usage: switchboard token COMMAND
+  create [--label L] [--kind operator|session] [--grant CAP[@REPO,...]]... [--expires 24h] [--json]
+         mint a token; its secret is printed once, on its own line
+  list [--all] [--json]      tokens without secrets (--all: revoked and expired too)
+  revoke KEYID               revoke a token
+  rotate [KEYID]             replace a token (default: the client token), print the new secret
+  client                     print the client token the tray copies
+`)
+}
+
+// grantFlags collects repeated --grant CAP[@REPO,REPO] values.
+type grantFlags []store.Grant
+
+func (g *grantFlags) String() string { return "" }
+func (g *grantFlags) Set(v string) error {
+	capName, repos, scoped := strings.Cut(v, "@")
+	gr := store.Grant{Capability: store.Capability(capName), Repositories: []string{store.AllRepositories}}
+	if !store.KnownCapability(gr.Capability) {
+		return fmt.Errorf("unknown capability %q", capName)
+	}
+	if scoped {
+		gr.Repositories = strings.Split(repos, ",")
+	}
+	*g = append(*g, gr)
+	return nil
+}
+
+func tokenCreate(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("token create", "token create [flags]")
+	label := fs.String("label", "", "what the token is for")
+	kind := fs.String("kind", "operator", "operator or session")
+	expires := fs.Duration("expires", 0, "lifetime, e.g. 24h (default: no expiry)")
+	asJSON := fs.Bool("json", false, "print the token and its record as JSON")
+	var grants grantFlags
+	fs.Var(&grants, "grant", "capability, optionally @repo_a,repo_b (repeatable; default: every agent capability on all repositories)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	in := map[string]any{"label": *label, "kind": *kind, "grants": []store.Grant(grants)}
+	if *expires > 0 {
+		in["expires_in_seconds"] = int64(expires.Seconds())
+	}
+	var out mcpserver.TokenCreated
+	if err := c.call(ctx, "token.create", in, &out); err != nil {
+		return err
+	}
+	if *asJSON {
+		return c.printJSON(out)
+	}
+	fmt.Fprintf(c.env.Stderr, "Created token %s (%s). Its secret is shown once:\n", out.Token.KeyID, out.Token.Label)
+	c.printf("%s\n", out.Secret)
+	return nil
+}
+
+func tokenList(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("token list", "token list [--all] [--json]")
+	all := fs.Bool("all", false, "include revoked and expired tokens")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var out struct {
+		Tokens      []store.Token `json:"tokens"`
+		ClientKeyID string        `json:"client_keyid"`
+	}
+	if err := c.call(ctx, "token.list", map[string]any{"all": *all}, &out); err != nil {
+		return err
+	}
+	if *asJSON {
+		return c.printJSON(out)
+	}
+	tw := tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEYID\tKIND\tLABEL\tCAPABILITIES\tCREATED\tLAST USED\tSTATE")
+	for _, t := range out.Tokens {
+		state := "live"
+		switch {
+		case t.RevokedAt != nil:
+			state = "revoked " + fmtTime(t.RevokedAt)
+		case t.ExpiresAt != nil && time.Now().After(*t.ExpiresAt):
+			state = "expired"
+		case t.ExpiresAt != nil:
+			state = "expires " + fmtTime(t.ExpiresAt)
+		}
+		kind := string(t.Kind)
+		if t.KeyID == out.ClientKeyID {
+			kind += " *"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.KeyID, kind, orDash(t.Label), grantSummary(t.Grants), fmtTime(&t.CreatedAt), fmtTime(t.LastUsedAt), state)
+	}
+	return tw.Flush()
+}
+
+func grantSummary(gs []store.Grant) string {
+	if len(gs) == len(store.AgentCapabilities()) {
+		all := true
+		for _, g := range gs {
+			all = all && len(g.Repositories) == 1 && g.Repositories[0] == store.AllRepositories && g.ExpiresAt == nil
+		}
+		if all {
+			return "agent (all repos)"
+		}
+	}
+	var parts []string
+	for _, g := range gs {
+		s := string(g.Capability)
+		if !(len(g.Repositories) == 1 && g.Repositories[0] == store.AllRepositories) {
+			s += "@" + strings.Join(g.Repositories, ",")
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " ")
+}
+
+func tokenRevoke(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("token revoke", "token revoke KEYID")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	if err := c.call(ctx, "token.revoke", map[string]any{"keyid": fs.Arg(0)}, nil); err != nil {
+		return err
+	}
+	c.printf("revoked %s\n", fs.Arg(0))
+	return nil
+}
+
+func tokenRotate(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("token rotate", "token rotate [KEYID]")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	in := map[string]any{}
+	if fs.NArg() == 1 {
+		in["keyid"] = fs.Arg(0)
+	}
+	var out mcpserver.TokenCreated
+	if err := c.call(ctx, "token.rotate", in, &out); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.env.Stderr, "Rotated: the new token is %s; the old one is revoked.\n", out.Token.KeyID)
+	c.printf("%s\n", out.Secret)
+	return nil
+}
+
+func tokenClient(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("token client", "token client")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var out struct {
+		Secret string `json:"secret"`
+	}
+	if err := c.call(ctx, "token.client", nil, &out); err != nil {
+		return err
+	}
+	c.printf("%s\n", out.Secret)
+	return nil
+}
+
+func runRepo(ctx context.Context, c *cli, args []string) error {
+	sub := ""
+	if len(args) > 0 {
+		sub, args = args[0], args[1:]
+	}
+	switch sub {
+	case "add":
+		fs := c.newFlags("repo add", "repo add PATH [--name NAME] [--json]")
+		name := fs.String("name", "", "display name (default: the folder's name)")
+		asJSON := fs.Bool("json", false, "print JSON")
+		if err := parse(fs, reorder(args)); err != nil {
+			return err
+		}
+		if fs.NArg() != 1 {
+			fs.Usage()
+			return errUsage
+		}
+		path, err := filepath.Abs(fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s is not a folder", path)
+		}
+		var out struct {
+			Repository store.Repository `json:"repository"`
+			Created    bool             `json:"created"`
+		}
+		if err := c.call(ctx, "repository.register", map[string]any{"path": path, "name": *name}, &out); err != nil {
+			return err
+		}
+		if *asJSON {
+			return c.printJSON(out)
+		}
+		if !out.Created {
+			fmt.Fprintf(c.env.Stderr, "%s was already registered.\n", path)
+		}
+		c.printf("%s\n", out.Repository.ID)
+		return nil
+	case "list":
+		fs := c.newFlags("repo list", "repo list [--json]")
+		asJSON := fs.Bool("json", false, "print JSON")
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		var out struct {
+			Repositories []store.Repository `json:"repositories"`
+		}
+		if err := c.call(ctx, "repository.list", nil, &out); err != nil {
+			return err
+		}
+		if *asJSON {
+			return c.printJSON(out)
+		}
+		tw := tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tPATH")
+		for _, r := range out.Repositories {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Name, r.Path)
+		}
+		return tw.Flush()
+	}
+	fmt.Fprint(c.env.Stderr, "Usage: switchboard repo add PATH [--name NAME] | repo list\n")
+	if sub == "-h" || sub == "--help" || sub == "help" {
+		return nil
+	}
+	return errUsage
+}
+
+// reorder moves flags before positional arguments, so "repo add . --name x"
+// works as people type it.
+func reorder(args []string) []string {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			pos = append(pos, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(a, "-"):
+			flags = append(flags, a)
+			if !strings.Contains(a, "=") && a != "--json" && a != "-json" && i+1 < len(args) {
+				flags = append(flags, args[i+1])
+				i++
+			}
+		default:
+			pos = append(pos, a)
+		}
+	}
+	return append(flags, pos...)
+}
+
+func runAudit(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("audit", "audit [--verify] [--limit N] [--method M] [--outcome O] [--keyid K] [--json]")
+	verify := fs.Bool("verify", false, "check the hash chain of the whole log")
+	limit := fs.Int("limit", 20, "how many records, newest first")
+	method := fs.String("method", "", "only this method")
+	outcome := fs.String("outcome", "", "only this outcome (ok or a code)")
+	keyid := fs.String("keyid", "", "only this token")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *verify {
+		var out struct {
+			OK           bool                    `json:"ok"`
+			Verification store.AuditVerification `json:"verification"`
+			Problem      string                  `json:"problem"`
+		}
+		if err := c.call(ctx, "audit.verify", nil, &out); err != nil {
+			return err
+		}
+		if *asJSON {
+			c.printJSON(out)
+		}
+		if !out.OK {
+			return fmt.Errorf("audit chain BROKEN after %d good records: %s", out.Verification.Records, out.Problem)
+		}
+		if !*asJSON {
+			c.printf("audit chain OK: %d records, last %s\n", out.Verification.Records, store.AuditID(out.Verification.LastSeq))
+		}
+		return nil
+	}
+	var out struct {
+		Records []store.AuditRecord `json:"records"`
+	}
+	f := store.AuditFilter{Method: *method, Outcome: *outcome, KeyID: *keyid, Limit: *limit}
+	if err := c.call(ctx, "audit.query", f, &out); err != nil {
+		return err
+	}
+	if *asJSON {
+		return c.printJSON(out)
+	}
+	tw := tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTIME\tTRANSPORT\tKEYID\tMETHOD\tREPO\tOUTCOME\tDURATION")
+	for _, r := range out.Records {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Time.Local().Format("2006-01-02 15:04:05"), r.Transport, orDash(r.KeyID), r.Method, orDash(r.Repository), r.Outcome, time.Duration(r.DurationMicros)*time.Microsecond)
+	}
+	return tw.Flush()
+}
+

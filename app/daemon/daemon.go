@@ -1,0 +1,317 @@
+// Package daemon is Switchboard without its face: the database, the client
+// token, the MCP listener, the control socket and the runtime files. The
+// tray and the headless mode both run one Daemon; it imports no GUI code, so
+// it builds and tests without cgo.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/mcpserver/control"
+	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/store/keyring"
+)
+
+// KeyringTimeout bounds every keyring call: a wedged Secret Service must not
+// hang startup.
+const KeyringTimeout = 3 * time.Second
+
+// Config configures Start.
+type Config struct {
+	Paths   Paths
+	Listen  ListenAddr
+	Version string
+	// AllowOrigins are extra browser origins for the MCP endpoint.
+	AllowOrigins []string
+	// EnvToken is SWITCHBOARD_MCP_TOKEN, when set.
+	EnvToken string
+	// TokenFile opts in to keeping the client token in an owner-only file
+	// when the keyring does not answer.
+	TokenFile bool
+	// Keyring is the OS keyring; nil means go-keyring behind KeyringTimeout.
+	Keyring keyring.Keyring
+	Log     *slog.Logger
+}
+
+// AlreadyRunningError is returned by Start when another Switchboard holds
+// the data dir.
+type AlreadyRunningError struct {
+	Endpoint string
+	PID      int
+}
+
+func (e *AlreadyRunningError) Error() string {
+	msg := "switchboard is already running"
+	if e.PID > 0 {
+		msg += " (pid " + strconv.Itoa(e.PID) + ")"
+	}
+	if e.Endpoint != "" {
+		msg += "; MCP endpoint " + e.Endpoint
+	}
+	return msg
+}
+
+// Daemon is a running Switchboard core.
+type Daemon struct {
+	cfg      Config
+	log      *slog.Logger
+	db       *store.DB
+	reg      *mcpserver.Registry
+	keyring  keyring.Keyring
+	endpoint string
+	source   TokenSource
+	started  time.Time
+
+	httpSrv *http.Server
+	ctlSrv  *control.Server
+	wg      sync.WaitGroup
+
+	mu sync.Mutex
+	// clientToken is the raw client token. Guarded by mu.
+	clientToken string
+}
+
+// Start opens everything and starts serving. On any error it has released
+// whatever it had opened.
+func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
+	d := &Daemon{cfg: cfg, log: cfg.Log, started: time.Now()}
+	if d.log == nil {
+		d.log = slog.New(slog.DiscardHandler)
+	}
+	var cleanup []func()
+	defer func() {
+		if err != nil {
+			for i := len(cleanup) - 1; i >= 0; i-- {
+				cleanup[i]()
+			}
+		}
+	}()
+	if err := cfg.Paths.MakeDirs(); err != nil {
+		return nil, err
+	}
+	// A running instance answers on its socket at once; asking first means
+	// a second start need not wait out the database lock.
+	helloCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	h, err := control.NewClient(cfg.Paths.ControlSocket()).Hello(helloCtx)
+	cancel()
+	if err == nil {
+		return nil, &AlreadyRunningError{Endpoint: h.Endpoint, PID: h.PID}
+	}
+	d.db, err = store.Open(cfg.Paths.DB(), store.Options{})
+	if errors.Is(err, store.ErrLocked) {
+		return nil, &AlreadyRunningError{Endpoint: ReadEndpoint(cfg.Paths)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	cleanup = append(cleanup, func() { d.db.Close() })
+
+	d.keyring = cfg.Keyring
+	if d.keyring == nil {
+		d.keyring = keyring.NewSystem(KeyringTimeout)
+	}
+	if err := revokeStaleEphemeral(d.db, ""); err != nil {
+		return nil, fmt.Errorf("revoke tokens of earlier runs: %w", err)
+	}
+	stores := []secretStore{{kr: d.keyring, user: keyringUser(cfg.Paths.Data), source: SourceKeyring}}
+	if cfg.TokenFile {
+		stores = append(stores, secretStore{kr: keyring.NewFile(d.tokenFilePath()), user: keyringUser(cfg.Paths.Data), source: SourceFile})
+	}
+	tok, err := resolveClientToken(ctx, d.db, cfg.EnvToken, stores)
+	if err != nil {
+		return nil, err
+	}
+	d.clientToken, d.source = tok.raw, tok.source
+
+	d.reg = mcpserver.New(d.db, mcpserver.Options{Version: cfg.Version, Env: d, Log: d.log})
+
+	if !cfg.Listen.Off {
+		ln, err := d.listenHTTP()
+		if err != nil {
+			return nil, err
+		}
+		cleanup = append(cleanup, func() { ln.Close() })
+		d.endpoint = "http://" + ln.Addr().String() + "/mcp"
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", mcpserver.NewHTTPHandler(d.reg, mcpserver.HTTPOptions{AllowOrigins: cfg.AllowOrigins, Version: cfg.Version, Log: d.log}))
+		d.httpSrv = &http.Server{
+			Handler:           mux,
+			ReadHeaderTimeout: 5 * time.Second,
+			ReadTimeout:       30 * time.Second,
+			// Long polls run up to 60 s; the write deadline leaves room.
+			WriteTimeout:   90 * time.Second,
+			IdleTimeout:    2 * time.Minute,
+			MaxHeaderBytes: 64 << 10,
+			ErrorLog:       slog.NewLogLogger(d.log.Handler(), slog.LevelDebug),
+		}
+		d.serve("mcp http", func() error { return d.httpSrv.Serve(ln) })
+		cleanup = append(cleanup, func() { d.httpSrv.Close() })
+	}
+
+	ctlLn, err := control.Listen(cfg.Paths.ControlSocket())
+	if errors.Is(err, control.ErrInUse) {
+		return nil, &AlreadyRunningError{Endpoint: ReadEndpoint(cfg.Paths)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.ctlSrv = control.NewServer(d.reg, d.hello, d.log)
+	d.serve("control socket", func() error { return d.ctlSrv.Serve(ctlLn) })
+	cleanup = append(cleanup, func() { d.ctlSrv.Shutdown(context.Background()) })
+
+	if err := writeFileAtomic(filepath.Join(cfg.Paths.Runtime, PIDFile), []byte(strconv.Itoa(os.Getpid())+"\n")); err != nil {
+		return nil, fmt.Errorf("write pid file: %w", err)
+	}
+	// The endpoint file comes last: its appearance means "ready".
+	if d.endpoint != "" {
+		if err := writeFileAtomic(cfg.Paths.Endpoint(), []byte(d.endpoint+"\n")); err != nil {
+			return nil, fmt.Errorf("write endpoint file: %w", err)
+		}
+	} else {
+		os.Remove(cfg.Paths.Endpoint())
+	}
+	return d, nil
+}
+
+func (d *Daemon) tokenFilePath() string { return d.cfg.Paths.tokenFile() }
+
+// listenHTTP binds the MCP listener: the configured address, or loopback on
+// the port remembered from the last run when it is free (so clients keep
+// working across restarts), else an ephemeral port. The port is remembered
+// for next time.
+func (d *Daemon) listenHTTP() (net.Listener, error) {
+	var ln net.Listener
+	var err error
+	if d.cfg.Listen.Addr != "" {
+		ln, err = net.Listen("tcp", d.cfg.Listen.Addr)
+		if err != nil {
+			return nil, fmt.Errorf("listen on %s: %w", d.cfg.Listen.Addr, err)
+		}
+	} else {
+		var last string
+		d.db.View(func(tx *store.Tx) error { last = tx.Setting(settingHTTPPort); return nil })
+		if last != "" {
+			ln, err = net.Listen("tcp", net.JoinHostPort("127.0.0.1", last))
+		}
+		if ln == nil {
+			if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+				return nil, fmt.Errorf("listen on loopback: %w", err)
+			}
+		}
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	if err := d.db.Update(func(tx *store.Tx) error { return tx.SetSetting(settingHTTPPort, port) }); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("remember port: %w", err)
+	}
+	return ln, nil
+}
+
+const settingHTTPPort = "http_port"
+
+func (d *Daemon) serve(name string, fn func() error) {
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		if err := fn(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			d.log.Error("server stopped", "server", name, "err", err)
+		}
+	}()
+}
+
+func (d *Daemon) hello() control.Hello {
+	return control.Hello{PID: os.Getpid(), Endpoint: d.endpoint, Version: d.cfg.Version}
+}
+
+// Close stops the servers, removes the runtime files and closes the
+// database, waiting up to ctx for calls in flight.
+func (d *Daemon) Close(ctx context.Context) error {
+	if d.httpSrv != nil {
+		d.httpSrv.Shutdown(ctx)
+	}
+	d.ctlSrv.Shutdown(ctx)
+	d.wg.Wait()
+	os.Remove(d.cfg.Paths.Endpoint())
+	os.Remove(filepath.Join(d.cfg.Paths.Runtime, PIDFile))
+	os.Remove(d.cfg.Paths.ControlSocket())
+	return d.db.Close()
+}
+
+// Registry is the method registry, for the GUI.
+func (d *Daemon) Registry() *mcpserver.Registry { return d.reg }
+
+// Endpoint is the MCP URL, or "" with the listener off.
+func (d *Daemon) Endpoint() string { return d.endpoint }
+
+// Running is true: this process serves the database.
+func (d *Daemon) Running() bool { return true }
+
+// TokenSource says where the client token came from.
+func (d *Daemon) TokenSource() TokenSource { return d.source }
+
+// KeyringState says whether the OS keyring answers.
+func (d *Daemon) KeyringState() string {
+	return keyringState(d.keyring)
+}
+
+// ClientToken returns the raw client token.
+func (d *Daemon) ClientToken() (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.clientToken, nil
+}
+
+// ClientTokenRotated keeps a rotated client token: in memory always, in the
+// keyring (or the opt-in file) when this run's token came from there.
+func (d *Daemon) ClientTokenRotated(raw string) error {
+	d.mu.Lock()
+	d.clientToken = raw
+	source := d.source
+	d.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), KeyringTimeout)
+	defer cancel()
+	user := keyringUser(d.cfg.Paths.Data)
+	switch source {
+	case SourceKeyring:
+		return d.keyring.Set(ctx, KeyringService, user, raw)
+	case SourceFile:
+		return keyring.NewFile(d.tokenFilePath()).Set(ctx, KeyringService, user, raw)
+	}
+	return nil
+}
+
+// StartupLines are what a person needs on start: the endpoint and where the
+// client token comes from, with a warning when it will not survive a
+// restart.
+func (d *Daemon) StartupLines(headless bool) []string {
+	ep := d.endpoint
+	if ep == "" {
+		ep = "off (--mcp-http-addr off)"
+	}
+	lines := []string{"Switchboard " + d.cfg.Version + " MCP endpoint: " + ep}
+	switch d.source {
+	case SourceEnv:
+		lines = append(lines, "Client token: from SWITCHBOARD_MCP_TOKEN.")
+	case SourceKeyring:
+		lines = append(lines, "Client token: kept in the OS keyring (stable across restarts).")
+	case SourceFile:
+		lines = append(lines, "Client token: kept in "+d.tokenFilePath()+" (owner-only file; the keyring did not answer). WARNING: anyone who can read this file as you can act as your agents.")
+	case SourceMemory:
+		lines = append(lines, "Client token: minted for this run only ("+d.KeyringState()+"). WARNING: it changes on restart; set SWITCHBOARD_MCP_TOKEN or start with --token-file to keep it.")
+	}
+	if headless {
+		lines = append(lines, "Running headless. Print the client token with: switchboard token client")
+	}
+	return lines
+}

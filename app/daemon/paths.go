@@ -1,0 +1,177 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// Paths are where Switchboard keeps its files.
+type Paths struct {
+	// Data holds state.db, recordings/ and logs/.
+	Data string
+	// Runtime holds mcp-http-endpoint, pid and control.sock.
+	Runtime string
+}
+
+// Runtime file names.
+const (
+	EndpointFile = "mcp-http-endpoint"
+	PIDFile      = "pid"
+)
+
+// DB is the database file.
+func (p Paths) DB() string { return filepath.Join(p.Data, "state.db") }
+
+// Endpoint is the file that holds the MCP URL while Switchboard runs.
+func (p Paths) Endpoint() string { return filepath.Join(p.Runtime, EndpointFile) }
+
+// tokenFile is the opt-in owner-only file that keeps the client token when
+// the keyring does not answer.
+func (p Paths) tokenFile() string { return filepath.Join(p.Data, "client-token.json") }
+
+// ControlSocket is the CLI's socket.
+func (p Paths) ControlSocket() string { return filepath.Join(p.Runtime, "control.sock") }
+
+// ResolvePaths applies SPEC §2: $SWITCHBOARD_DATA_DIR, else the platform's
+// user data dir; $SWITCHBOARD_RUNTIME_DIR, else $XDG_RUNTIME_DIR/switchboard,
+// else <data>/run. getenv is os.Getenv outside tests.
+func ResolvePaths(getenv func(string) string) (Paths, error) {
+	var p Paths
+	p.Data = getenv("SWITCHBOARD_DATA_DIR")
+	if p.Data == "" {
+		base, err := userDataDir(getenv)
+		if err != nil {
+			return p, err
+		}
+		p.Data = filepath.Join(base, "switchboard")
+	}
+	p.Runtime = getenv("SWITCHBOARD_RUNTIME_DIR")
+	if p.Runtime == "" {
+		if xdg := getenv("XDG_RUNTIME_DIR"); xdg != "" {
+			p.Runtime = filepath.Join(xdg, "switchboard")
+		} else {
+			p.Runtime = filepath.Join(p.Data, "run")
+		}
+	}
+	var err error
+	if p.Data, err = filepath.Abs(p.Data); err != nil {
+		return p, err
+	}
+	if p.Runtime, err = filepath.Abs(p.Runtime); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+func userDataDir(getenv func(string) string) (string, error) {
+	switch runtime.GOOS {
+	case "windows":
+		if d := getenv("LocalAppData"); d != "" {
+			return d, nil
+		}
+	case "darwin":
+		if h := getenv("HOME"); h != "" {
+			return filepath.Join(h, "Library", "Application Support"), nil
+		}
+	default:
+		if d := getenv("XDG_DATA_HOME"); d != "" {
+			return d, nil
+		}
+		if h := getenv("HOME"); h != "" {
+			return filepath.Join(h, ".local", "share"), nil
+		}
+	}
+	return "", errors.New("cannot tell the user data dir: set SWITCHBOARD_DATA_DIR")
+}
+
+// MakeDirs creates the data and runtime folders owner-only, and tightens
+// them if they already exist looser.
+func (p Paths) MakeDirs() error {
+	for _, d := range []string{p.Data, filepath.Join(p.Data, "logs"), filepath.Join(p.Data, "recordings"), p.Runtime} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", d, err)
+		}
+		if err := os.Chmod(d, 0o700); err != nil {
+			return fmt.Errorf("restrict %s: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// writeFileAtomic writes data to path with mode 0600 through a temporary
+// file and a rename, so a reader never sees half a file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// ReadEndpoint returns the URL a running (or crashed) Switchboard wrote.
+func ReadEndpoint(p Paths) string {
+	b, err := os.ReadFile(p.Endpoint())
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// ListenAddr is the parsed --mcp-http-addr.
+type ListenAddr struct {
+	// Off disables the listener.
+	Off bool
+	// Addr is host:port; empty means "the default": loopback on the port
+	// remembered from the last run when free, else an ephemeral one.
+	Addr string
+}
+
+// ParseListenAddr applies the rules of SPEC §2: "off"; a bare port means
+// 127.0.0.1:PORT; otherwise host:port whose host is a loopback address or
+// "localhost". Anything else is refused: an MCP endpoint reachable from the
+// network would hand work and tokens to strangers.
+func ParseListenAddr(s string) (ListenAddr, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "":
+		return ListenAddr{}, nil
+	case strings.EqualFold(s, "off"):
+		return ListenAddr{Off: true}, nil
+	}
+	if port, err := strconv.ParseUint(s, 10, 16); err == nil {
+		return ListenAddr{Addr: net.JoinHostPort("127.0.0.1", strconv.FormatUint(port, 10))}, nil
+	}
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return ListenAddr{}, fmt.Errorf("--mcp-http-addr %q: want a port, host:port or off", s)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return ListenAddr{}, fmt.Errorf("--mcp-http-addr %q: bad port", s)
+	}
+	if strings.EqualFold(host, "localhost") {
+		host = "127.0.0.1"
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return ListenAddr{}, fmt.Errorf("--mcp-http-addr %q: refusing a non-loopback address; Switchboard serves this machine only", s)
+	}
+	return ListenAddr{Addr: net.JoinHostPort(ip.String(), port)}, nil
+}

@@ -1,0 +1,321 @@
+// Package mcpserver holds the method registry, the only way into
+// Switchboard's state, and the transports onto it: MCP over HTTP and the
+// local control socket used by the CLI.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// Transport names where a call came from. It is recorded in every audit
+// record.
+type Transport string
+
+const (
+	TransportMCP        Transport = "mcp"
+	TransportMCPSSE     Transport = "mcp-sse"
+	TransportMCPStdio   Transport = "mcp-stdio"
+	TransportRPC        Transport = "rpc"
+	TransportGUI        Transport = "gui"
+	TransportSupervisor Transport = "supervisor"
+)
+
+// IsMCP reports whether calls on t come from an agent over MCP, where hidden
+// methods fail closed.
+func (t Transport) IsMCP() bool {
+	return t == TransportMCP || t == TransportMCPSSE || t == TransportMCPStdio
+}
+
+// Principal is who is calling. The operator (the person, through the GUI or
+// the CLI on the owner-only socket) holds every capability; anyone else is a
+// token, re-checked inside the call's transaction.
+type Principal struct {
+	Operator  bool
+	KeyID     string
+	SessionID string
+}
+
+// Operator is the principal of the GUI and the CLI.
+var Operator = Principal{Operator: true}
+
+// TokenPrincipal is the principal of an authenticated token.
+func TokenPrincipal(t store.Token) Principal {
+	return Principal{KeyID: t.KeyID, SessionID: t.SessionID}
+}
+
+// Flags say where a method may be seen.
+type Flags uint8
+
+const (
+	// Hidden methods are refused over MCP with tool_hidden, whatever the
+	// token holds: they are for the GUI and CLI.
+	Hidden Flags = 1 << iota
+	// Internal methods are plumbing and never listed.
+	Internal
+	// Deprecated methods still work but are not listed.
+	Deprecated
+	// ReadOnly methods change nothing but the audit log.
+	ReadOnly
+)
+
+// Method is one entry of the registry.
+type Method struct {
+	Name        string
+	Capability  store.Capability
+	Flags       Flags
+	Description string
+	// InputSchema is the JSON schema of the arguments object.
+	InputSchema json.RawMessage
+	// Handler runs inside the call's transaction. Its result is encoded as
+	// JSON; its error, when a *store.Denial, gives the outcome code.
+	Handler func(c *Call) (any, error)
+}
+
+// Call is one invocation, handed to a Method's Handler.
+type Call struct {
+	Ctx          context.Context
+	Tx           *store.Tx
+	Principal    Principal
+	Transport    Transport
+	Method       *Method
+	Args         json.RawMessage
+	RepositoryID string
+
+	afterCommit []func()
+}
+
+// Decode decodes the call's arguments into v, refusing unknown fields so a
+// misspelt argument is an error rather than silently ignored.
+func (c *Call) Decode(v any) error {
+	if len(c.Args) == 0 || string(c.Args) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(c.Args)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return store.Deny(store.CodeInvalidArgument, "arguments of %s: %v", c.Method.Name, err)
+	}
+	return nil
+}
+
+// AfterCommit runs fn once the call's transaction has committed, for effects
+// outside the database (the keyring) that must not happen on rollback.
+func (c *Call) AfterCommit(fn func()) { c.afterCommit = append(c.afterCommit, fn) }
+
+// Result is the outcome of Invoke.
+type Result struct {
+	Method  string
+	AuditID string
+	// Value is the method's result when Err is nil.
+	Value any
+	// Err is a *store.Denial for denials and method errors.
+	Err error
+}
+
+// Code is the outcome code: "ok" or the denial/error code.
+func (r *Result) Code() store.Code {
+	if r.Err == nil {
+		return "ok"
+	}
+	return store.CodeOf(r.Err)
+}
+
+// Registry maps method names to Methods and runs calls.
+type Registry struct {
+	db      *store.DB
+	log     *slog.Logger
+	env     Env
+	version string
+	methods map[string]*Method
+	order   []string
+}
+
+// NewRegistry returns a registry over db with no methods; New adds
+// Switchboard's.
+func NewRegistry(db *store.DB, opts Options) *Registry {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Env == nil {
+		opts.Env = offlineEnv{}
+	}
+	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, methods: map[string]*Method{}}
+}
+
+// Register adds m. Registering a name twice is a programming error and
+// panics at start-up, not at the first call.
+func (r *Registry) Register(m Method) {
+	if _, dup := r.methods[m.Name]; dup {
+		panic("mcpserver: method registered twice: " + m.Name)
+	}
+	if m.Handler == nil || m.Capability == "" {
+		panic("mcpserver: method without handler or capability: " + m.Name)
+	}
+	r.methods[m.Name] = &m
+	r.order = append(r.order, m.Name)
+}
+
+// Lookup returns the method named name.
+func (r *Registry) Lookup(name string) (*Method, bool) {
+	m, ok := r.methods[name]
+	return m, ok
+}
+
+// Methods returns every method in registration order.
+func (r *Registry) Methods() []*Method {
+	out := make([]*Method, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.methods[n])
+	}
+	return out
+}
+
+// DB is the database the registry runs on.
+func (r *Registry) DB() *store.DB { return r.db }
+
+// errRollback carries a handler's failure out of the transaction so bbolt
+// rolls its writes back; the denial is then audited on its own.
+type errRollback struct{ err error }
+
+func (e errRollback) Error() string { return e.err.Error() }
+
+// Invoke runs method as p over transport t. It checks that the method
+// exists and may be reached over t, re-checks p's token, checks capability,
+// scope and expiry, runs the handler and writes the audit record in the same
+// transaction. Denials and failures are audited too, in a transaction of
+// their own after the failed one rolled back.
+func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method string, args json.RawMessage) Result {
+	start := time.Now()
+	rec := store.AuditRecord{
+		Transport:  string(t),
+		KeyID:      p.KeyID,
+		SessionID:  p.SessionID,
+		Method:     method,
+		ArgsDigest: store.ArgsDigest(args),
+	}
+	res := Result{Method: method}
+	repoID, err := repositoryArg(args)
+	if err != nil {
+		res.Err = err
+		return r.auditFailure(res, rec, start)
+	}
+	rec.Repository = repoID
+	m, ok := r.methods[method]
+	switch {
+	case !ok:
+		res.Err = store.Deny(store.CodeMethodUnknown, "no method %q", method)
+		return r.auditFailure(res, rec, start)
+	case t.IsMCP() && m.Flags&Hidden != 0:
+		res.Err = store.Deny(store.CodeToolHidden, "%s is not available over MCP", method)
+		return r.auditFailure(res, rec, start)
+	}
+	call := &Call{Ctx: ctx, Principal: p, Transport: t, Method: m, Args: args, RepositoryID: repoID}
+	err = r.db.Update(func(tx *store.Tx) error {
+		call.Tx = tx
+		if err := authorize(tx, p, m, repoID); err != nil {
+			return errRollback{err}
+		}
+		v, err := m.Handler(call)
+		if err != nil {
+			return errRollback{err}
+		}
+		res.Value = v
+		rec.Outcome = "ok"
+		rec.DurationMicros = time.Since(start).Microseconds()
+		if err := tx.AppendAudit(&rec); err != nil {
+			return err
+		}
+		res.AuditID = rec.ID
+		return nil
+	})
+	var rb errRollback
+	switch {
+	case errors.As(err, &rb):
+		res.Err = rb.err
+		res.Value = nil
+		return r.auditFailure(res, rec, start)
+	case err != nil:
+		r.log.Error("registry call failed", "method", method, "transport", t, "err", err)
+		res.Err = store.Deny(store.CodeInternal, "%s failed to commit", method)
+		res.Value = nil
+		return r.auditFailure(res, rec, start)
+	}
+	for _, fn := range call.afterCommit {
+		fn()
+	}
+	return res
+}
+
+// authorize re-checks a token principal inside the transaction (it may have
+// been revoked since the transport authenticated it) and records its use.
+func authorize(tx *store.Tx, p Principal, m *Method, repoID string) error {
+	if p.Operator {
+		return nil
+	}
+	tok, err := tx.TokenByKeyID(p.KeyID)
+	if err != nil {
+		return err
+	}
+	if err := tx.Authorize(tok, m.Capability, repoID); err != nil {
+		return err
+	}
+	return tx.TouchToken(p.KeyID)
+}
+
+func (r *Registry) auditFailure(res Result, rec store.AuditRecord, start time.Time) Result {
+	rec.Outcome = string(res.Code())
+	rec.DurationMicros = time.Since(start).Microseconds()
+	err := r.db.Update(func(tx *store.Tx) error { return tx.AppendAudit(&rec) })
+	if err != nil {
+		r.log.Error("audit of a failed call could not be written", "method", rec.Method, "err", err)
+		return res
+	}
+	res.AuditID = rec.ID
+	return res
+}
+
+// repositoryArg extracts the optional "repository_id" argument, which scopes
+// authorization.
+func repositoryArg(args json.RawMessage) (string, error) {
+	if len(args) == 0 {
+		return "", nil
+	}
+	var a struct {
+		RepositoryID *string `json:"repository_id"`
+	}
+	if err := json.Unmarshal(args, &a); err != nil {
+		return "", store.Deny(store.CodeInvalidArgument, "arguments must be a JSON object: %v", err)
+	}
+	if a.RepositoryID == nil {
+		return "", nil
+	}
+	return *a.RepositoryID, nil
+}
+
+// Visible reports whether m may be listed to agents at all.
+func (m *Method) Visible() bool { return m.Flags&(Hidden|Internal|Deprecated) == 0 }
+
+// ToolName is the MCP tool name of a method: dots become underscores, since
+// several clients refuse or mangle dotted names.
+func ToolName(method string) string { return strings.ReplaceAll(method, ".", "_") }
+
+// MethodForTool maps a tool name (or a dotted method name) back to a method.
+func (r *Registry) MethodForTool(name string) (*Method, bool) {
+	if m, ok := r.methods[name]; ok {
+		return m, true
+	}
+	for _, n := range r.order {
+		if ToolName(n) == name {
+			return r.methods[n], true
+		}
+	}
+	return nil, false
+}
+

@@ -1,0 +1,122 @@
+// Package store keeps Switchboard's state in one bbolt file: tokens,
+// repositories, settings and the audit log. It is the bottom floor of the
+// program: it imports nothing of Switchboard's and knows no transport.
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// DefaultLockTimeout bounds how long Open waits for another process to let go
+// of the database. bbolt's default of 0 waits forever, which would turn a
+// second start into a hang instead of an "already running".
+const DefaultLockTimeout = 2 * time.Second
+
+// Options configure Open. The zero value is usable.
+type Options struct {
+	// LockTimeout is how long to wait for the file lock; 0 means
+	// DefaultLockTimeout.
+	LockTimeout time.Duration
+	// Now is the clock; nil means time.Now. Tests inject a fixed clock.
+	Now func() time.Time
+}
+
+// DB is an open Switchboard database.
+type DB struct {
+	bolt *bolt.DB
+	now  func() time.Time
+}
+
+// Open opens (creating if needed) the database at path, applies pending
+// migrations and returns it. The folder is made 0700 and the file 0600: the
+// database holds token hashes and must stay the owner's.
+func Open(path string, opts Options) (*DB, error) {
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = DefaultLockTimeout
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create database folder: %w", err)
+	}
+	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("open %s: %w", path, ErrLocked)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	// bbolt creates the file with the mode given, but an older file may have
+	// been loosened by hand; tighten it rather than trust it.
+	if err := os.Chmod(path, 0o600); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("restrict %s: %w", path, err)
+	}
+	db := &DB{bolt: b, now: opts.Now}
+	if err := db.migrate(); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Close releases the database and its file lock.
+func (db *DB) Close() error { return db.bolt.Close() }
+
+// Path is the database file's path.
+func (db *DB) Path() string { return db.bolt.Path() }
+
+// Tx is one bbolt transaction with Switchboard's accessors on it. It is only
+// valid inside the function given to View or Update.
+type Tx struct {
+	tx  *bolt.Tx
+	now time.Time
+}
+
+// Now is the time the transaction started: every record written in one
+// transaction carries the same time.
+func (tx *Tx) Now() time.Time { return tx.now }
+
+// Writable reports whether tx may write.
+func (tx *Tx) Writable() bool { return tx.tx.Writable() }
+
+// View runs fn in a read-only transaction.
+func (db *DB) View(fn func(*Tx) error) error {
+	return db.bolt.View(func(btx *bolt.Tx) error {
+		return fn(&Tx{tx: btx, now: db.now().UTC()})
+	})
+}
+
+// Update runs fn in a read-write transaction and commits (with fsync) when fn
+// returns nil. Only one Update runs at a time.
+func (db *DB) Update(fn func(*Tx) error) error {
+	return db.bolt.Update(func(btx *bolt.Tx) error {
+		return fn(&Tx{tx: btx, now: db.now().UTC()})
+	})
+}
+
+// Check runs bbolt's consistency check over the whole file and returns the
+// first problem found.
+func (db *DB) Check() error {
+	return db.bolt.View(func(btx *bolt.Tx) error {
+		// Drain the channel: bbolt's checker goroutine sends every problem
+		// on an unbuffered channel and reads the transaction until it is
+		// done. Returning at the first error would strand it on its next
+		// send and let it read pages after the transaction has closed.
+		var first error
+		for err := range btx.Check() {
+			if first == nil {
+				first = fmt.Errorf("database check: %w", err)
+			}
+		}
+		return first
+	})
+}

@@ -1,0 +1,90 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is one of the stable denial and error codes of the spec. Clients match
+// on these strings, so they never change once released.
+type Code string
+
+// Token and capability denials (SPEC §3).
+const (
+	CodeTokenMissing            Code = "token_missing"
+	CodeTokenMalformed          Code = "token_malformed"
+	CodeTokenInvalid            Code = "token_invalid"
+	CodeTokenRevoked            Code = "token_revoked"
+	CodeTokenExpired            Code = "token_expired"
+	CodeCapabilityMissing       Code = "capability_missing"
+	CodeCapabilityScopeMismatch Code = "capability_scope_mismatch"
+	CodeCapabilityExpired       Code = "capability_expired"
+	CodeRepoNotRegistered       Code = "repo_not_registered"
+	CodeMethodUnknown           Code = "method_unknown"
+	CodeToolHidden              Code = "tool_hidden"
+)
+
+// Transport denials (SPEC §3), produced in front of the registry.
+const (
+	CodeOriginForbidden Code = "origin_forbidden"
+	CodeHostForbidden   Code = "host_forbidden"
+	CodeParseError      Code = "parse_error"
+	CodeInvalidRequest  Code = "invalid_request"
+	CodePayloadTooLarge Code = "payload_too_large"
+)
+
+// Method errors that are not about who is calling.
+const (
+	CodeInvalidArgument Code = "invalid_argument"
+	CodeNotFound        Code = "not_found"
+	CodeInternal        Code = "internal_error"
+)
+
+// Denial is an error with a stable code and a one-line reason for people.
+// The reason never contains token material.
+type Denial struct {
+	Code   Code
+	Reason string
+}
+
+func (d *Denial) Error() string { return string(d.Code) + ": " + d.Reason }
+
+// Deny returns a *Denial with a formatted reason.
+func Deny(code Code, format string, args ...any) *Denial {
+	return &Denial{Code: code, Reason: fmt.Sprintf(format, args...)}
+}
+
+// CodeOf returns the code carried by err, or CodeInternal when err carries
+// none. A nil err has no code.
+func CodeOf(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var d *Denial
+	if errors.As(err, &d) {
+		return d.Code
+	}
+	return CodeInternal
+}
+
+// ErrLocked is returned by Open when another process holds the database:
+// Switchboard is already running with this data directory.
+var ErrLocked = errors.New("database is locked by another process")
+
+// ErrNewerSchema is returned by Open when the database was written by a newer
+// Switchboard whose schema this one does not know.
+var ErrNewerSchema = errors.New("database schema is newer than this program")
+
+// ErrAuditChain is returned by VerifyAudit when a record does not follow from
+// the one before it.
+var ErrAuditChain = errors.New("audit hash chain broken")
+
+// IsTokenDenial reports whether c is about the bearer token itself, which
+// HTTP answers with 401 and a WWW-Authenticate challenge.
+func (c Code) IsTokenDenial() bool {
+	switch c {
+	case CodeTokenMissing, CodeTokenMalformed, CodeTokenInvalid, CodeTokenRevoked, CodeTokenExpired:
+		return true
+	}
+	return false
+}

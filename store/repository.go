@@ -1,0 +1,124 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+)
+
+// Repository is a folder agents may work in.
+type Repository struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Path      string    `json:"path"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// NewID returns a random identifier that carries its kind, e.g. "repo_3f…".
+func NewID(prefix string) string {
+	var b [10]byte
+	rand.Read(b[:])
+	return prefix + "_" + hex.EncodeToString(b[:])
+}
+
+// RegisterRepository records path as a repository. Registering a path twice
+// returns the existing repository, so scripts may run it idempotently.
+func (tx *Tx) RegisterRepository(name, path string) (Repository, bool, error) {
+	if !filepath.IsAbs(path) {
+		return Repository{}, false, Deny(CodeInvalidArgument, "repository path must be absolute")
+	}
+	path = filepath.Clean(path)
+	repos, err := tx.Repositories()
+	if err != nil {
+		return Repository{}, false, err
+	}
+	for _, r := range repos {
+		if r.Path == path {
+			return r, false, nil
+		}
+	}
+	if name == "" {
+		name = filepath.Base(path)
+	}
+	r := Repository{ID: NewID("repo"), Name: name, Path: path, CreatedAt: tx.now}
+	v, err := json.Marshal(r)
+	if err != nil {
+		return Repository{}, false, fmt.Errorf("encode repository: %w", err)
+	}
+	if err := tx.tx.Bucket(bucketRepositories).Put([]byte(r.ID), v); err != nil {
+		return Repository{}, false, fmt.Errorf("store repository %s: %w", r.ID, err)
+	}
+	return r, true, nil
+}
+
+// RepositoryExists reports whether id is registered.
+func (tx *Tx) RepositoryExists(id string) bool {
+	return tx.tx.Bucket(bucketRepositories).Get([]byte(id)) != nil
+}
+
+// Repository returns one repository by id.
+func (tx *Tx) Repository(id string) (Repository, error) {
+	v := tx.tx.Bucket(bucketRepositories).Get([]byte(id))
+	if v == nil {
+		return Repository{}, Deny(CodeRepoNotRegistered, "repository %s is not registered", id)
+	}
+	var r Repository
+	if err := json.Unmarshal(v, &r); err != nil {
+		return Repository{}, fmt.Errorf("decode repository %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// Repositories lists every repository in id order.
+func (tx *Tx) Repositories() ([]Repository, error) {
+	var out []Repository
+	err := tx.tx.Bucket(bucketRepositories).ForEach(func(k, v []byte) error {
+		var r Repository
+		if err := json.Unmarshal(v, &r); err != nil {
+			return fmt.Errorf("decode repository %s: %w", k, err)
+		}
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// Counts are the sizes of the main collections, for status.
+type Counts struct {
+	Tokens       int `json:"tokens"`
+	LiveTokens   int `json:"live_tokens"`
+	Repositories int `json:"repositories"`
+	AuditRecords int `json:"audit_records"`
+}
+
+// Counts returns the collection sizes. bbolt's Bucket.Stats cannot be used:
+// it reads committed pages only, so inside an Update it misses what that
+// transaction wrote. Audit sequences are gap-free from 1, so the last key is
+// the record count (O(log n) on a large log); repositories are few.
+func (tx *Tx) Counts() (Counts, error) {
+	var c Counts
+	if k, _ := tx.tx.Bucket(bucketAudit).Cursor().Last(); len(k) == 8 {
+		c.AuditRecords = int(binary.BigEndian.Uint64(k))
+	}
+	if err := tx.tx.Bucket(bucketRepositories).ForEach(func(_, _ []byte) error {
+		c.Repositories++
+		return nil
+	}); err != nil {
+		return c, err
+	}
+	toks, err := tx.Tokens()
+	if err != nil {
+		return c, err
+	}
+	c.Tokens = len(toks)
+	for _, t := range toks {
+		if checkLive(t, tx.now) == nil {
+			c.LiveTokens++
+		}
+	}
+	return c, nil
+}

@@ -1,0 +1,116 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// The database is a tree of buckets:
+//
+//	meta/
+//	  schema_version     -> uint64, big-endian
+//	settings/
+//	  <name>             -> value (e.g. "http_addr" -> "127.0.0.1:43127")
+//	tokens/
+//	  <keyid>            -> tokenRecord JSON (salt and hash, never the secret)
+//	repositories/
+//	  <repo_id>          -> Repository JSON
+//	audit/
+//	  <seq uint64 BE>    -> AuditRecord JSON, hash-chained to seq-1
+//
+// Sequence keys are big-endian so that bucket order is numeric order and a
+// cursor pages without scanning.
+var (
+	bucketMeta         = []byte("meta")
+	bucketSettings     = []byte("settings")
+	bucketTokens       = []byte("tokens")
+	bucketRepositories = []byte("repositories")
+	bucketAudit        = []byte("audit")
+
+	keySchemaVersion = []byte("schema_version")
+)
+
+// migration moves the schema from version-1 to version. Migrations are
+// append-only: a released one is never edited, a fix is a new one.
+type migration struct {
+	version int
+	name    string
+	apply   func(*bolt.Tx) error
+}
+
+var migrations = []migration{
+	{1, "initial buckets", func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketSettings, bucketTokens, bucketRepositories, bucketAudit} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+}
+
+// SchemaVersion is the version this program writes.
+func SchemaVersion() int { return migrations[len(migrations)-1].version }
+
+// migrate applies every pending migration in one transaction, so a crash
+// leaves the database either wholly before or wholly after.
+func (db *DB) migrate() error {
+	return applyMigrations(db.bolt, migrations)
+}
+
+func applyMigrations(b *bolt.DB, ms []migration) error {
+	return b.Update(func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+		if err != nil {
+			return fmt.Errorf("create meta bucket: %w", err)
+		}
+		current := 0
+		if v := meta.Get(keySchemaVersion); len(v) == 8 {
+			current = int(binary.BigEndian.Uint64(v))
+		}
+		if latest := ms[len(ms)-1].version; current > latest {
+			return fmt.Errorf("schema version %d, this program knows up to %d: %w", current, latest, ErrNewerSchema)
+		}
+		for _, m := range ms {
+			if m.version <= current {
+				continue
+			}
+			if err := m.apply(tx); err != nil {
+				return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+			}
+			current = m.version
+		}
+		return meta.Put(keySchemaVersion, u64(uint64(current)))
+	})
+}
+
+func u64(v uint64) []byte {
+	b := make([]byte, 8)
+	binary.BigEndian.PutUint64(b, v)
+	return b
+}
+
+// StoredSchemaVersion reads the version recorded in the file.
+func (tx *Tx) StoredSchemaVersion() int {
+	v := tx.tx.Bucket(bucketMeta).Get(keySchemaVersion)
+	if len(v) != 8 {
+		return 0
+	}
+	return int(binary.BigEndian.Uint64(v))
+}
+
+// Setting returns a stored setting, or "" when unset.
+func (tx *Tx) Setting(name string) string {
+	return string(tx.tx.Bucket(bucketSettings).Get([]byte(name)))
+}
+
+// SetSetting stores a setting; an empty value deletes it.
+func (tx *Tx) SetSetting(name, value string) error {
+	b := tx.tx.Bucket(bucketSettings)
+	if value == "" {
+		return b.Delete([]byte(name))
+	}
+	return b.Put([]byte(name), []byte(value))
+}
