@@ -53,7 +53,7 @@ func ResolvePaths(getenv func(string) string) (Paths, error) {
 	}
 	p.Runtime = getenv("SWITCHBOARD_RUNTIME_DIR")
 	if p.Runtime == "" {
-		if xdg := getenv("XDG_RUNTIME_DIR"); xdg != "" {
+		if xdg := xdgDir(getenv, "XDG_RUNTIME_DIR"); xdg != "" {
 			p.Runtime = filepath.Join(xdg, "switchboard")
 		} else {
 			p.Runtime = filepath.Join(p.Data, "run")
@@ -80,7 +80,7 @@ func userDataDir(getenv func(string) string) (string, error) {
 			return filepath.Join(h, "Library", "Application Support"), nil
 		}
 	default:
-		if d := getenv("XDG_DATA_HOME"); d != "" {
+		if d := xdgDir(getenv, "XDG_DATA_HOME"); d != "" {
 			return d, nil
 		}
 		if h := getenv("HOME"); h != "" {
@@ -88,6 +88,17 @@ func userDataDir(getenv func(string) string) (string, error) {
 		}
 	}
 	return "", errors.New("cannot tell the user data dir: set SWITCHBOARD_DATA_DIR")
+}
+
+// xdgDir returns the XDG variable name when it holds an absolute path. The
+// XDG Base Directory spec calls a relative one invalid, to be ignored: taken
+// relative to the working directory, the CLI started elsewhere would look
+// for the control socket and the database in another place.
+func xdgDir(getenv func(string) string, name string) string {
+	if d := getenv(name); filepath.IsAbs(d) {
+		return d
+	}
+	return ""
 }
 
 // MakeDirs creates the data and runtime folders owner-only, and tightens

@@ -1,0 +1,42 @@
+#!/bin/sh
+# deps.sh run|test installs the Debian packages Switchboard needs to build and
+# run (run) or to run every test (test). It is idempotent and quiet when
+# everything is already there; it uses sudo when not root.
+set -eu
+
+mode=${1:-run}
+
+# Build: cgo for Fyne's OpenGL driver and its X11 headers.
+pkgs="gcc pkg-config libgl1-mesa-dev libx11-dev libxrandr-dev libxcursor-dev libxinerama-dev libxi-dev libxxf86vm-dev"
+# Run: a session bus and the Secret Service for the keyring, a clipboard.
+pkgs="$pkgs dbus dbus-x11 gnome-keyring xclip"
+if [ "$mode" = test ]; then
+	# A virtual display for the tray test, gdbus and imagemagick to look at it.
+	pkgs="$pkgs xvfb xauth libglib2.0-bin imagemagick"
+fi
+
+missing=""
+for p in $pkgs; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+
+if [ -n "$missing" ]; then
+	sudo=""
+	if [ "$(id -u)" -ne 0 ]; then
+		sudo="sudo"
+	fi
+	echo "deps: installing$missing" >&2
+	$sudo apt-get update -qq >/dev/null
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+	if [ -x /usr/local/go/bin/go ]; then
+		echo "deps: Go is in /usr/local/go/bin; add it to PATH" >&2
+	else
+		echo "deps: Go 1.26 or newer is needed (https://go.dev/dl/), then run this again" >&2
+	fi
+	exit 1
+fi
