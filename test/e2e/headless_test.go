@@ -205,9 +205,9 @@ func TestBarePortAndRememberedPort(t *testing.T) {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	p := start(t, d.env(false), "--headless", "--mcp-http-addr", itoa(port))
+	p := start(t, d.env(false), "--headless", "--mcp-http-addr", strconv.Itoa(port))
 	ep := waitEndpoint(t, p, d, 15*time.Second)
-	if want := "http://127.0.0.1:" + itoa(port) + "/mcp"; ep != want {
+	if want := "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"; ep != want {
 		t.Fatalf("endpoint %q, want %q", ep, want)
 	}
 	p.stop()
@@ -262,6 +262,3 @@ func TestEnvTokenIsTheClientToken(t *testing.T) {
 	}
 	p.stop()
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }
-
