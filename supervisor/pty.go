@@ -1,0 +1,106 @@
+// Package supervisor runs agent CLIs in pseudo-terminals that Switchboard
+// watches. It knows nothing of MCP or the GUI; what it must tell the rest of
+// the program goes through narrow interfaces wired by main.
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"github.com/creack/pty"
+)
+
+// Spec describes a command to run on a PTY.
+type Spec struct {
+	Path string
+	Args []string
+	Dir  string
+	Env  []string
+	// Cols and Rows are the terminal size; 0 means 80×24.
+	Cols, Rows uint16
+}
+
+// Process is a command running on a PTY as the leader of its own session
+// (and so of its own process group), which lets a stop reach everything it
+// started.
+type Process struct {
+	cmd  *exec.Cmd
+	tty  *os.File
+	done chan struct{}
+	// err is Wait's result; written before done is closed.
+	err error
+}
+
+// Start starts spec. The caller reads the terminal's output from PTY() and
+// writes input to it.
+func Start(spec Spec) (*Process, error) {
+	if spec.Cols == 0 || spec.Rows == 0 {
+		spec.Cols, spec.Rows = 80, 24
+	}
+	cmd := exec.Command(spec.Path, spec.Args...)
+	cmd.Dir = spec.Dir
+	cmd.Env = spec.Env
+	// pty.StartWithSize makes the child a session leader with the PTY as
+	// its controlling terminal (Setsid, Setctty).
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: spec.Cols, Rows: spec.Rows})
+	if err != nil {
+		return nil, fmt.Errorf("start %s on a pty: %w", spec.Path, err)
+	}
+	p := &Process{cmd: cmd, tty: tty, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// PTY is the controlling side of the terminal.
+func (p *Process) PTY() *os.File { return p.tty }
+
+// PID is the child's process id, which is also its process group id.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
+// Resize changes the terminal size; the child gets SIGWINCH.
+func (p *Process) Resize(cols, rows uint16) error {
+	if err := pty.Setsize(p.tty, &pty.Winsize{Cols: cols, Rows: rows}); err != nil {
+		return fmt.Errorf("resize pty: %w", err)
+	}
+	return nil
+}
+
+// SignalGroup sends sig to the child's whole process group.
+func (p *Process) SignalGroup(sig syscall.Signal) error {
+	if err := syscall.Kill(-p.cmd.Process.Pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signal process group %d: %w", p.cmd.Process.Pid, err)
+	}
+	return nil
+}
+
+// Done is closed when the child has exited.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Wait waits for the child to exit, or for ctx, and returns its exit code
+// (-1 when killed by a signal).
+func (p *Process) Wait(ctx context.Context) (int, error) {
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	var ee *exec.ExitError
+	switch {
+	case p.err == nil:
+		return 0, nil
+	case errors.As(p.err, &ee):
+		return ee.ExitCode(), nil
+	}
+	return 0, p.err
+}
+
+// Close releases the terminal. The child, if still running, gets SIGHUP
+// from the kernel when its controlling terminal goes away.
+func (p *Process) Close() error { return p.tty.Close() }
