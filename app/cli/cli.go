@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -166,7 +167,10 @@ func (c *cli) connect(ctx context.Context) (caller, error) {
 	if kr == nil {
 		kr = keyring.NewSystem(daemon.KeyringTimeout)
 	}
-	reg := mcpserver.New(db, mcpserver.Options{Version: c.env.Version, Env: daemon.OfflineEnv{Paths: c.paths, Keyring: kr}})
+	// Warnings go to the person: with no daemon there is no other log, and
+	// one says when a rotated client token could be kept nowhere.
+	log := slog.New(slog.NewTextHandler(c.env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	reg := mcpserver.New(db, mcpserver.Options{Version: c.env.Version, Env: daemon.OfflineEnv{Paths: c.paths, Keyring: kr}, Log: log})
 	c.caller = localCaller{reg}
 	c.closer = func() { db.Close() }
 	return c.caller, nil

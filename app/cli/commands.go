@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -109,6 +110,11 @@ func (g *grantFlags) Set(v string) error {
 	}
 	if scoped {
 		gr.Repositories = strings.Split(repos, ",")
+		// An empty id (an unset shell variable) would make a grant that
+		// silently matches no repository.
+		if slices.Contains(gr.Repositories, "") {
+			return fmt.Errorf("empty repository id in %q", v)
+		}
 	}
 	*g = append(*g, gr)
 	return nil
@@ -126,8 +132,15 @@ func tokenCreate(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	in := map[string]any{"label": *label, "kind": *kind, "grants": []store.Grant(grants)}
-	if *expires > 0 {
-		in["expires_in_seconds"] = int64(expires.Seconds())
+	switch {
+	case *expires < 0:
+		// Left out, it would mint a token that never expires.
+		fmt.Fprintln(c.env.Stderr, "switchboard token create: --expires must be positive")
+		return errUsage
+	case *expires > 0:
+		// Whole seconds, rounded up: 500ms must not truncate to 0, which
+		// means "no expiry".
+		in["expires_in_seconds"] = int64((*expires + time.Second - 1) / time.Second)
 	}
 	var out mcpserver.TokenCreated
 	if err := c.call(ctx, "token.create", in, &out); err != nil {
@@ -388,4 +401,3 @@ func runAudit(ctx context.Context, c *cli, args []string) error {
 	}
 	return tw.Flush()
 }
-

@@ -104,8 +104,17 @@ func importEnvToken(db *store.DB, raw string) (string, error) {
 		if _, exists, err := tx.Token(keyID); err != nil {
 			return err
 		} else if exists {
-			if _, err := tx.Authenticate(raw); err != nil {
+			tok, err := tx.Authenticate(raw)
+			if err != nil {
 				return fmt.Errorf("SWITCHBOARD_MCP_TOKEN: %w", err)
+			}
+			// The stdio bridge sends this variable too, so it may hold a
+			// session or operator token: made the client token, it would be
+			// copied by the tray, be unrevokable, and be revoked by the
+			// next mint.
+			if tok.Kind != store.KindClient {
+				return fmt.Errorf("SWITCHBOARD_MCP_TOKEN: %w", store.Deny(store.CodeInvalidArgument,
+					"token %s is a %s token, not a client token", keyID, tok.Kind))
 			}
 		} else if _, err := tx.ImportToken(clientSpec(false), raw); err != nil {
 			return fmt.Errorf("SWITCHBOARD_MCP_TOKEN: %w", err)

@@ -350,3 +350,39 @@ func TestClientTokensOfTwoDataDirsShareOneKeyring(t *testing.T) {
 		t.Error("one data dir's start overwrote the other's client token")
 	}
 }
+
+func TestClientTokenFromEnvironmentMustBeAClientToken(t *testing.T) {
+	// SWITCHBOARD_MCP_TOKEN is also what the stdio bridge sends, so it may
+	// hold a session or operator token. Adopting one as the client token
+	// would hand the tray a narrower token (or one revoked when its session
+	// ends), refuse to revoke it, and revoke it at a later mint.
+	p, kr := newPaths(t), keyring.NewMemory()
+	d := start(t, Config{Paths: p, Keyring: kr, Listen: ListenAddr{Off: true}})
+	client := d.clientToken()
+	var narrow string
+	err := d.Registry().DB().Update(func(tx *store.Tx) error {
+		_, raw, err := tx.CreateToken(store.TokenSpec{Label: "script", Kind: store.KindOperator,
+			Grants: []store.Grant{{Capability: store.CapStatusRead, Repositories: []string{store.AllRepositories}}}})
+		narrow = raw
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.stop()
+
+	_, err = Start(context.Background(), Config{Paths: p, Keyring: kr, EnvToken: narrow, Listen: ListenAddr{Off: true}})
+	if err == nil {
+		t.Fatal("Start adopted an operator token as the client token")
+	}
+	if !strings.Contains(err.Error(), "SWITCHBOARD_MCP_TOKEN") || strings.Contains(err.Error(), narrow) {
+		t.Errorf("error: %v", err)
+	}
+	d = start(t, Config{Paths: p, Keyring: kr, Listen: ListenAddr{Off: true}})
+	if d.clientToken() != client {
+		t.Error("the refused start changed the client token")
+	}
+	if _, code := d.authenticate(narrow); code != "" {
+		t.Errorf("the operator token no longer authenticates: %s", code)
+	}
+}

@@ -116,6 +116,8 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		return nil, err
 	}
 	cleanup = append(cleanup, func() { d.db.Close() })
+	// Runs after the servers below are stopped, before the database closes.
+	cleanup = append(cleanup, d.wg.Wait)
 
 	d.keyring = cfg.Keyring
 	if d.keyring == nil {
@@ -166,6 +168,10 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// Shutdown alone would leave the socket answering until the serve
+	// goroutine gets to run; a failed Start must let go of it before it
+	// returns, or a retry finds it "in use".
+	cleanup = append(cleanup, func() { ctlLn.Close() })
 	d.ctlSrv = control.NewServer(d.reg, d.hello, d.log)
 	d.serve("control socket", func() error { return d.ctlSrv.Serve(ctlLn) })
 	cleanup = append(cleanup, func() { d.ctlSrv.Shutdown(context.Background()) })
@@ -173,6 +179,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err := writeFileAtomic(filepath.Join(cfg.Paths.Runtime, PIDFile), []byte(strconv.Itoa(os.Getpid())+"\n")); err != nil {
 		return nil, fmt.Errorf("write pid file: %w", err)
 	}
+	cleanup = append(cleanup, func() { os.Remove(filepath.Join(cfg.Paths.Runtime, PIDFile)) })
 	// The endpoint file comes last: its appearance means "ready".
 	if d.endpoint != "" {
 		if err := writeFileAtomic(cfg.Paths.Endpoint(), []byte(d.endpoint+"\n")); err != nil {
