@@ -79,6 +79,10 @@ type Token struct {
 	// Ephemeral marks a client token minted for one run because no keyring
 	// could keep it; the next start revokes it.
 	Ephemeral bool `json:"ephemeral,omitempty"`
+	// Imported marks a token whose raw form was made outside Switchboard
+	// (SWITCHBOARD_MCP_TOKEN): its owner keeps the secret, so Switchboard
+	// never retires it on its own.
+	Imported bool `json:"imported,omitempty"`
 }
 
 // tokenRecord is the stored form: the public fields plus the salt and
@@ -166,7 +170,7 @@ type TokenSpec struct {
 // returned once and stored nowhere by this package.
 func (tx *Tx) CreateToken(spec TokenSpec) (Token, string, error) {
 	raw, keyID, secret := NewTokenSecret()
-	tok, err := tx.putToken(spec, keyID, secret)
+	tok, err := tx.putToken(spec, keyID, secret, false)
 	return tok, raw, err
 }
 
@@ -180,10 +184,10 @@ func (tx *Tx) ImportToken(spec TokenSpec, raw string) (Token, error) {
 	if tx.tx.Bucket(bucketTokens).Get([]byte(keyID)) != nil {
 		return Token{}, fmt.Errorf("import token %s: key id already exists", keyID)
 	}
-	return tx.putToken(spec, keyID, secret)
+	return tx.putToken(spec, keyID, secret, true)
 }
 
-func (tx *Tx) putToken(spec TokenSpec, keyID, secret string) (Token, error) {
+func (tx *Tx) putToken(spec TokenSpec, keyID, secret string, imported bool) (Token, error) {
 	if spec.Kind == "" {
 		spec.Kind = KindOperator
 	}
@@ -207,6 +211,7 @@ func (tx *Tx) putToken(spec TokenSpec, keyID, secret string) (Token, error) {
 			CreatedAt: tx.now,
 			ExpiresAt: spec.ExpiresAt,
 			Ephemeral: spec.Ephemeral,
+			Imported:  imported,
 		},
 		Salt: salt,
 		Hash: hashSecret(salt, secret),

@@ -151,11 +151,15 @@ func clientSpec(ephemeral bool) store.TokenSpec {
 	return store.TokenSpec{Label: label, Kind: store.KindClient, Grants: grants, Ephemeral: ephemeral}
 }
 
-// mintClientToken revokes the previous client token and makes a new one.
+// mintClientToken revokes the previous client token and makes a new one. A
+// previous token imported from SWITCHBOARD_MCP_TOKEN stays valid: its owner
+// may set the variable again on the next start.
 func mintClientToken(db *store.DB, ephemeral bool) (raw, keyID string, err error) {
 	err = db.Update(func(tx *store.Tx) error {
-		if old := tx.Setting(mcpserver.SettingClientKeyID); old != "" {
-			if _, err := tx.RevokeToken(old); err != nil && store.CodeOf(err) != store.CodeNotFound {
+		if old, ok, err := tx.Token(tx.Setting(mcpserver.SettingClientKeyID)); err != nil {
+			return err
+		} else if ok && !old.Imported {
+			if _, err := tx.RevokeToken(old.KeyID); err != nil {
 				return err
 			}
 		}

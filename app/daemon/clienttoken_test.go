@@ -386,3 +386,27 @@ func TestClientTokenFromEnvironmentMustBeAClientToken(t *testing.T) {
 		t.Errorf("the operator token no longer authenticates: %s", code)
 	}
 }
+
+// TestEnvTokenSurvivesARunWithoutIt: a run without SWITCHBOARD_MCP_TOKEN
+// mints its own client token but leaves the imported one valid, so setting
+// the variable again on the next start still works.
+func TestEnvTokenSurvivesARunWithoutIt(t *testing.T) {
+	db, err := store.Open(filepath.Join(t.TempDir(), "state.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	raw, _, _ := store.NewTokenSecret()
+	if _, err := resolveClientToken(context.Background(), db, raw, nil); err != nil {
+		t.Fatal(err)
+	}
+	kr := keyring.NewMemory()
+	own, err := resolveClientToken(context.Background(), db, "", []secretStore{{kr: kr, user: "u", source: SourceKeyring}})
+	if err != nil || own.raw == raw {
+		t.Fatalf("run without the variable: %v", err)
+	}
+	again, err := resolveClientToken(context.Background(), db, raw, nil)
+	if err != nil || again.raw != raw || again.source != SourceEnv {
+		t.Fatalf("the imported token was retired by a run without it: %v", err)
+	}
+}
