@@ -121,10 +121,16 @@ func runApp(args []string) int {
 		fmt.Println(line)
 	}
 
+	if !*headless {
+		if err := RunTray(ctx, d, log); err != nil {
+			// No tray host (no session bus): keep serving, as headless.
+			log.Warn("no tray: running headless", "err", err)
+			fmt.Println("No system tray available (" + err.Error() + "); running headless. Print the client token with: switchboard token client")
+			*headless = true
+		}
+	}
 	if *headless {
 		<-ctx.Done()
-	} else if err := RunTray(ctx, d, log); err != nil {
-		log.Error("tray stopped", "err", err)
 	}
 	stop()
 	closeCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

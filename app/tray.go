@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
@@ -31,14 +32,17 @@ const (
 	labelQuit           = "Quit"
 )
 
-// keyringAvailable is the KeyringState value that needs no line in the tray.
-const keyringAvailable = "available"
+// maxStatusLabel caps a status line in runes: keyring errors can be long D-Bus messages,
+// and a tray menu as wide as the screen helps nobody. Settings shows the whole text.
+const maxStatusLabel = 60
+
+// keyringUnavailable starts the KeyringState values that get a line of their own in the tray.
+const keyringUnavailable = "unavailable"
 
 // Backend is what the tray shows and acts on. The daemon implements it.
 //
-// Endpoint and KeyringState are called on the Fyne thread and must return at once.
-// ClientToken may block (a keyring read has a timeout of a few seconds), so the tray calls it
-// from its own goroutine.
+// The tray calls these on the Fyne thread, which also answers the X11 clipboard and the tray
+// menu, so they must answer from memory and never wait on the keyring.
 type Backend interface {
 	Endpoint() string             // MCP URL, "" when the listener is off
 	ClientToken() (string, error) // raw client token to copy
@@ -61,12 +65,16 @@ func RunTray(ctx context.Context, b Backend, log *slog.Logger) error {
 		return err
 	}
 
+	icon := fyne.NewStaticResource("app.png", assets.AppIcon())
+	// A plain `go build` carries no FyneApp.toml metadata; without a name Fyne titles the
+	// tray item with the bare app id, which is what panels show on hover.
+	fyneapp.SetMetadata(fyne.AppMetadata{ID: AppID, Name: "Switchboard", Version: Version, Build: 1, Icon: icon})
 	a := fyneapp.NewWithID(AppID)
 	desk, ok := a.(desktop.App)
 	if !ok {
 		return errors.New("tray: the Fyne driver in use has no system tray")
 	}
-	a.SetIcon(fyne.NewStaticResource("app.png", assets.AppIcon()))
+	a.SetIcon(icon)
 	// The icon is set before the menu: setting the menu starts the tray, which picks up the
 	// icon already set. On Linux the bytes must be a PNG (the SNI pixmap is decoded from it).
 	desk.SetSystemTrayIcon(fyne.NewStaticResource("tray-idle.png", assets.TrayIdle()))
@@ -100,10 +108,10 @@ func trayMenu(a fyne.App, b Backend, log *slog.Logger, quit func()) *fyne.Menu {
 	status.Disabled = true
 	items := []*fyne.MenuItem{status}
 
-	if state := b.KeyringState(); state != "" && state != keyringAvailable {
+	if state := b.KeyringState(); strings.HasPrefix(state, keyringUnavailable) {
 		// The spec asks the UI to say when the keyring is unusable: the client token then
 		// lives only in memory and changes on the next start.
-		kr := fyne.NewMenuItem(labelKeyringPrefix+state, nil)
+		kr := fyne.NewMenuItem(shorten(labelKeyringPrefix+state, maxStatusLabel), nil)
 		kr.Disabled = true
 		items = append(items, kr)
 	}
@@ -121,19 +129,13 @@ func trayMenu(a fyne.App, b Backend, log *slog.Logger, quit func()) *fyne.Menu {
 	copyEndpoint.Disabled = endpoint == ""
 
 	copyToken := fyne.NewMenuItem(labelCopyToken, func() {
-		// ClientToken may wait on the keyring; keep the Fyne loop (and with it the tray and
-		// the clipboard owner) responsive meanwhile.
-		go func() {
-			token, err := b.ClientToken()
-			if err != nil {
-				log.Error("tray: client token unavailable, nothing copied", "err", err)
-				return
-			}
-			fyne.Do(func() {
-				a.Clipboard().SetContent(token)
-				log.Info("tray: client token copied") // never the token itself
-			})
-		}()
+		token, err := b.ClientToken()
+		if err != nil {
+			log.Error("tray: client token unavailable, nothing copied", "err", err)
+			return
+		}
+		a.Clipboard().SetContent(token)
+		log.Info("tray: client token copied") // never the token itself
 	})
 
 	quitItem := fyne.NewMenuItem(labelQuit, quit)
@@ -151,6 +153,15 @@ func endpointLabel(endpoint string) string {
 		return labelListenerOff
 	}
 	return labelEndpointPrefix + endpoint
+}
+
+// shorten cuts s to at most n runes, marking a cut with an ellipsis.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 // checkTrayHost refuses to start where no tray can appear, and warns where one may appear only

@@ -4,16 +4,18 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"image/png"
 	"log/slog"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+
+	"github.com/switchboard-dev/switchboard/assets"
 )
 
 // fakeBackend is a Backend with fixed answers.
@@ -33,26 +35,10 @@ const (
 	testToken    = "sbt_0123456789abcdef_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
 )
 
-// syncBuffer is a log sink that the tray's goroutine and the test may use at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
-
-func newTestLogger() (*slog.Logger, *syncBuffer) {
-	var sink syncBuffer
+// newTestLogger logs as text into the returned buffer, so tests can check what the tray
+// says and that it never says a token.
+func newTestLogger() (*slog.Logger, *bytes.Buffer) {
+	var sink bytes.Buffer
 	return slog.New(slog.NewTextHandler(&sink, &slog.HandlerOptions{Level: slog.LevelDebug})), &sink
 }
 
@@ -77,19 +63,6 @@ func item(t *testing.T, m *fyne.Menu, label string) *fyne.MenuItem {
 	}
 	t.Fatalf("menu has no item %q; items: %q", label, labels(m))
 	return nil
-}
-
-// waitClipboard polls the test app's clipboard, which the token action fills from the
-// Fyne thread after its own goroutine returns.
-func waitClipboard(t *testing.T, a fyne.App, want string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for a.Clipboard().Content() != want {
-		if time.Now().After(deadline) {
-			t.Fatalf("clipboard did not become the expected %d-byte value in time", len(want))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func TestTrayMenuItems(t *testing.T) {
@@ -134,6 +107,17 @@ func TestTrayMenuListenerOff(t *testing.T) {
 	}
 }
 
+func TestTrayMenuKeyringStates(t *testing.T) {
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	for _, state := range []string{"available", "unknown", ""} {
+		m := trayMenu(a, &fakeBackend{endpoint: testEndpoint, keyring: state}, log, func() {})
+		if n := len(m.Items); n != 5 {
+			t.Errorf("keyring %q: menu has %d items %q, want 5 and no keyring line", state, n, labels(m))
+		}
+	}
+}
+
 func TestTrayMenuKeyringUnavailable(t *testing.T) {
 	a := test.NewTempApp(t)
 	log, _ := newTestLogger()
@@ -145,6 +129,21 @@ func TestTrayMenuKeyringUnavailable(t *testing.T) {
 	}
 	if !m.Items[1].Disabled {
 		t.Error("keyring line is enabled; it is information, not an action")
+	}
+}
+
+func TestTrayMenuLongKeyringState(t *testing.T) {
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	state := "unavailable: failed to unlock correct collection '/org/freedesktop/secrets/aliases/default'"
+	m := trayMenu(a, &fakeBackend{endpoint: testEndpoint, keyring: state}, log, func() {})
+
+	got := m.Items[1].Label
+	if n := utf8.RuneCountInString(got); n > 60 {
+		t.Errorf("keyring line has %d runes, want at most 60: %q", n, got)
+	}
+	if !strings.HasPrefix(got, "Keyring unavailable: failed to unlock") || !strings.HasSuffix(got, "…") {
+		t.Errorf("keyring line = %q, want the start of the state and an ellipsis", got)
 	}
 }
 
@@ -165,7 +164,9 @@ func TestTrayCopyToken(t *testing.T) {
 	m := trayMenu(a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
 
 	item(t, m, "Copy client token").Action()
-	waitClipboard(t, a, testToken)
+	if got := a.Clipboard().Content(); got != testToken {
+		t.Errorf("clipboard holds a %d-byte value, want the %d-byte client token", len(got), len(testToken))
+	}
 	if strings.Contains(sink.String(), testToken[4:]) {
 		t.Error("log contains the client token")
 	}
@@ -179,20 +180,14 @@ func TestTrayCopyTokenError(t *testing.T) {
 
 	a.Clipboard().SetContent("before")
 	item(t, m, "Copy client token").Action()
-	// The action's goroutine logs the error and returns. The test driver runs fyne.Do at
-	// once, so a copy made before that log line would show on the clipboard by then.
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(sink.String(), "keyring: timeout") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the token error was not logged:\n%s", sink)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 	if got := a.Clipboard().Content(); got != "before" {
 		t.Errorf("clipboard changed to a %d-byte value although ClientToken failed", len(got))
 	}
 	if strings.Contains(sink.String(), testToken[4:]) {
 		t.Error("log contains token material")
+	}
+	if !strings.Contains(sink.String(), "keyring: timeout") {
+		t.Errorf("the token error was not logged:\n%s", sink)
 	}
 }
 
@@ -207,6 +202,39 @@ func TestTrayQuit(t *testing.T) {
 	case <-quit:
 	default:
 		t.Error("Quit did not call the quit function")
+	}
+}
+
+// TestTrayIcons checks the embedded tray PNGs against what Fyne's Linux tray does with them:
+// it decodes the PNG and keeps the low byte of each 16-bit premultiplied channel, which is
+// only right where it equals the high byte (see assets/gen_icons.go, forTray).
+func TestTrayIcons(t *testing.T) {
+	for name, data := range map[string][]byte{
+		"idle": assets.TrayIdle(), "working": assets.TrayWorking(), "attention": assets.TrayAttention(),
+	} {
+		img, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if b := img.Bounds(); b.Dx() != 64 || b.Dy() != 64 {
+			t.Errorf("%s: %dx%d, want 64x64", name, b.Dx(), b.Dy())
+		}
+		bad := 0
+		for y := range img.Bounds().Dy() {
+			for x := range img.Bounds().Dx() {
+				r, g, b, a := img.At(x, y).RGBA()
+				for _, v := range []uint32{r, g, b, a} {
+					if v&0xff != v>>8 {
+						bad++
+						break
+					}
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%s: %d pixels would show as specks in the Linux tray; regenerate with go run assets/gen_icons.go", name, bad)
+		}
 	}
 }
 

@@ -125,6 +125,35 @@ func render(size int, layers []shape) *image.NRGBA {
 
 func to8(v float64) uint8 { return uint8(math.Round(math.Max(0, math.Min(1, v)) * 255)) }
 
+// forTray adapts a tray icon to Fyne's Linux tray (fyne.io/systray), which converts the PNG
+// to the StatusNotifierItem pixmap with the low byte of Go's 16-bit premultiplied colour.
+// That byte is noise unless colour×alpha is a multiple of 255, and the noise shows as
+// coloured specks along anti-aliased edges. Rounding partial alpha to a multiple of 51 and
+// those pixels' colour to a multiple of 5 makes every product exact; the edge keeps five
+// levels of smoothing, and opaque pixels are untouched.
+func forTray(img *image.NRGBA) *image.NRGBA {
+	for i := 0; i < len(img.Pix); i += 4 {
+		p := img.Pix[i : i+4 : i+4]
+		if p[3] == 0 || p[3] == 255 {
+			continue
+		}
+		p[3] = roundTo(p[3], 51)
+		if p[3] == 0 {
+			p[0], p[1], p[2] = 0, 0, 0
+			continue
+		}
+		for c := 0; c < 3; c++ {
+			p[c] = roundTo(p[c], 5)
+		}
+	}
+	return img
+}
+
+// roundTo rounds v to the nearest multiple of step; step divides 255, so no overflow.
+func roundTo(v, step uint8) uint8 {
+	return uint8((int(v) + int(step)/2) / int(step) * int(step))
+}
+
 // Palette. The tray panel is light with a dark rim so it reads on dark and light panels.
 var (
 	rim      = hex(0x37474F) // blue grey 800
@@ -213,13 +242,13 @@ func appIcon() []shape {
 	return layers
 }
 
-func write(dir, name string, size int, layers []shape) error {
+func write(dir, name string, img *image.NRGBA) error {
 	f, err := os.Create(filepath.Join(dir, name))
 	if err != nil {
 		return err
 	}
 	enc := png.Encoder{CompressionLevel: png.BestCompression}
-	if err := enc.Encode(f, render(size, layers)); err != nil {
+	if err := enc.Encode(f, img); err != nil {
 		f.Close()
 		return fmt.Errorf("encode %s: %w", name, err)
 	}
@@ -233,17 +262,16 @@ func main() {
 	}
 	idle := trayIcon(idleLead, nil)
 	icons := []struct {
-		name   string
-		size   int
-		layers []shape
+		name string
+		img  *image.NRGBA
 	}{
-		{"app.png", 256, appIcon()},
-		{"tray-idle.png", 64, idle},
-		{"tray-working.png", 64, trayIcon(blue, &green)},
-		{"tray-attention.png", 64, append(append([]shape{}, idle...), attentionDot()...)},
+		{"app.png", render(256, appIcon())},
+		{"tray-idle.png", forTray(render(64, idle))},
+		{"tray-working.png", forTray(render(64, trayIcon(blue, &green)))},
+		{"tray-attention.png", forTray(render(64, append(append([]shape{}, idle...), attentionDot()...)))},
 	}
 	for _, ic := range icons {
-		if err := write(dir, ic.name, ic.size, ic.layers); err != nil {
+		if err := write(dir, ic.name, ic.img); err != nil {
 			log.Fatalf("gen_icons: %v", err)
 		}
 	}

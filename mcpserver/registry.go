@@ -158,6 +158,13 @@ func (r *Registry) Register(m Method) {
 	if m.Handler == nil || m.Capability == "" {
 		panic("mcpserver: method without handler or capability: " + m.Name)
 	}
+	// Two names that map to one tool name would leave one method unreachable
+	// over MCP: the SDK silently replaces a tool added under a taken name.
+	for _, n := range r.order {
+		if ToolName(n) == ToolName(m.Name) {
+			panic("mcpserver: methods " + n + " and " + m.Name + " share the tool name " + ToolName(m.Name))
+		}
+	}
 	r.methods[m.Name] = &m
 	r.order = append(r.order, m.Name)
 }
