@@ -70,7 +70,7 @@ func NewHTTPHandler(reg *Registry, opts HTTPOptions) *HTTPHandler {
 		}
 		server.AddTool(toolFor(m), h.toolHandler(m))
 	}
-	server.AddReceivingMiddleware(h.filterToolsList)
+	server.AddReceivingMiddleware(h.filterToolsList, h.acceptMethodNames)
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
@@ -353,7 +353,23 @@ func (h *HTTPHandler) filterToolsList(next mcp.MethodHandler) mcp.MethodHandler 
 		}
 		allowed := h.reg.toolsFor(p)
 		list.Tools = slices.DeleteFunc(list.Tools, func(t *mcp.Tool) bool { return !allowed[t.Name] })
+		// The list differs per token; the SDK's default scope is "public".
+		list.CacheScope = "private"
 		return list, nil
+	}
+}
+
+// acceptMethodNames lets tools/call name a tool by its dotted method name
+// too ("audit.query" for audit_query): the SDK knows each tool only by its
+// tool name.
+func (h *HTTPHandler) acceptMethodNames(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil {
+			if m, ok := h.reg.MethodForTool(call.Params.Name); ok {
+				call.Params.Name = ToolName(m.Name)
+			}
+		}
+		return next(ctx, method, req)
 	}
 }
 

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"errors"
 	"log/slog"
+	"slices"
 
 	"github.com/switchboard-dev/switchboard/store"
 )
@@ -161,6 +162,18 @@ func (r *Registry) registerAudit() {
 			if err := c.Decode(&f); err != nil {
 				return nil, err
 			}
+			// With no repository named, authorization let any grant of
+			// audit:read through; a token scoped to some repositories must
+			// not read every repository's records.
+			if f.Repository == "" {
+				all, err := holdsEverywhere(c.Tx, c.Principal, store.CapAuditRead)
+				if err != nil {
+					return nil, err
+				}
+				if !all {
+					return nil, store.Deny(store.CodeCapabilityScopeMismatch, "token %s holds %s for some repositories only: name one with repository_id", c.Principal.KeyID, store.CapAuditRead)
+				}
+			}
 			recs, err := c.Tx.QueryAudit(f)
 			if err != nil {
 				return nil, err
@@ -182,4 +195,22 @@ func (r *Registry) registerAudit() {
 			return map[string]any{"ok": true, "verification": v}, nil
 		},
 	})
+}
+
+// holdsEverywhere reports whether p holds an unexpired grant of c on every
+// repository.
+func holdsEverywhere(tx *store.Tx, p Principal, c store.Capability) (bool, error) {
+	if p.Operator {
+		return true, nil
+	}
+	tok, err := tx.TokenByKeyID(p.KeyID)
+	if err != nil {
+		return false, err
+	}
+	for _, g := range tok.Grants {
+		if g.Capability == c && slices.Contains(g.Repositories, store.AllRepositories) && (g.ExpiresAt == nil || tx.Now().Before(*g.ExpiresAt)) {
+			return true, nil
+		}
+	}
+	return false, nil
 }

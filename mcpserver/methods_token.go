@@ -39,8 +39,17 @@ func (r *Registry) registerTokens() {
 			if err := c.Decode(&in); err != nil {
 				return nil, err
 			}
-			if in.Kind == store.KindClient {
+			switch in.Kind {
+			case store.KindClient:
 				return nil, store.Deny(store.CodeInvalidArgument, "there is one client token: rotate it instead")
+			case "", store.KindSession, store.KindOperator:
+			default:
+				// The store takes any kind; a typo must not mint a token.
+				return nil, store.Deny(store.CodeInvalidArgument, "kind must be %q or %q", store.KindSession, store.KindOperator)
+			}
+			if in.ExpiresInSeconds < 0 {
+				// Ignored, it would mint a token that never expires.
+				return nil, store.Deny(store.CodeInvalidArgument, "expires_in_seconds must not be negative")
 			}
 			if len(in.Grants) == 0 {
 				for _, cap := range store.AgentCapabilities() {

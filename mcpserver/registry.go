@@ -325,4 +325,3 @@ func (r *Registry) MethodForTool(name string) (*Method, bool) {
 	}
 	return nil, false
 }
-

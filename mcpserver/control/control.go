@@ -167,8 +167,10 @@ func peerUID(c net.Conn) int {
 func (s *Server) checkPeer(next http.Handler) http.Handler {
 	me := os.Getuid()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		uid, _ := r.Context().Value(peerKey{}).(int)
-		if uid != me {
+		// A connection whose peer could not be told (no value, or -1) is
+		// refused: the zero value would be root's uid.
+		uid, ok := r.Context().Value(peerKey{}).(int)
+		if !ok || uid != me {
 			http.Error(w, "control socket: only the owner may connect", http.StatusForbidden)
 			return
 		}

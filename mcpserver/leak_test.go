@@ -1,0 +1,102 @@
+package mcpserver
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// No response body or header, error message, log line or database byte
+// ever holds a raw token or its secret, across every kind of request.
+func TestNoTokenLeaks(t *testing.T) {
+	e := newHTTPEnv(t)
+	var errs []string
+	keepErr := func(err error) {
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+
+	for _, c := range e.frontLayerCases() {
+		t.Run(c.name, func(t *testing.T) { e.do(t, c) })
+	}
+
+	for _, raw := range []string{e.clientRaw, e.auditRaw} {
+		cs := e.connect(t, raw)
+		_, err := cs.ListTools(t.Context(), nil)
+		keepErr(err)
+		for _, name := range []string{"status", "token_create", "token.rotate", "token_client", "audit_query", "repository_register", "no_such_tool"} {
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"repository_id": "repo_x"}})
+			keepErr(err)
+			if res != nil {
+				errs = append(errs, textOf(t, res))
+			}
+		}
+	}
+	// Tokens that do not authenticate, at connect time.
+	for _, raw := range []string{e.revokedRaw, e.expiredRaw, e.unknownRaw, e.wrongSecretRaw} {
+		client := mcp.NewClient(&mcp.Implementation{Name: "leak", Version: "0"}, nil)
+		_, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: e.url, HTTPClient: e.httpClient(raw), MaxRetries: -1}, nil)
+		if err == nil {
+			t.Error("connect with a dead token succeeded")
+		}
+		keepErr(err)
+	}
+	// Registry errors for tokens that no longer pass.
+	for _, raw := range []string{e.revokedRaw, e.expiredRaw} {
+		keyID, _, _ := store.ParseToken(raw)
+		res := e.invoke(Principal{KeyID: keyID}, TransportMCP, "status", "")
+		keepErr(res.Err)
+		var d *store.Denial
+		if errors.As(res.Err, &d) {
+			errs = append(errs, d.Reason)
+		}
+	}
+	// A rotation whose new token cannot be kept logs a warning.
+	e.env.rotateErr = errors.New("keyring unavailable")
+	rotated := e.invoke(Operator, TransportRPC, "token.rotate", "")
+	wantCode(t, rotated, "ok")
+	newRaw := rotated.Value.(TokenCreated).Secret
+
+	logs := e.logs.String()
+	if !strings.Contains(logs, "could not be kept") {
+		t.Errorf("expected the rotation warning in the log: %q", logs)
+	}
+	db, err := os.ReadFile(e.db.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bodies := e.rec.all()
+	if len(bodies) < 60 {
+		t.Fatalf("only %d responses recorded", len(bodies))
+	}
+
+	t.Logf("checked %d responses, %d error messages, %d bytes of log, %d bytes of database", len(bodies), len(errs), len(logs), len(db))
+	raws := []string{e.clientRaw, e.auditRaw, e.revokedRaw, e.expiredRaw, e.unknownRaw, e.wrongSecretRaw, newRaw}
+	for _, raw := range raws {
+		secret := secretOf(t, raw)
+		for _, s := range []string{raw, secret} {
+			for _, b := range bodies {
+				if strings.Contains(b, s) {
+					t.Errorf("a response holds token material: %.300s", b)
+				}
+			}
+			for _, m := range errs {
+				if strings.Contains(m, s) {
+					t.Errorf("an error message holds token material: %s", m)
+				}
+			}
+			if strings.Contains(logs, s) {
+				t.Errorf("the log holds token material")
+			}
+			if strings.Contains(string(db), s) {
+				t.Errorf("the database file holds token material")
+			}
+		}
+	}
+}
