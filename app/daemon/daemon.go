@@ -146,7 +146,9 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		cleanup = append(cleanup, func() { ln.Close() })
 		d.endpoint = "http://" + ln.Addr().String() + "/mcp"
 		mux := http.NewServeMux()
-		mux.Handle("/mcp", mcpserver.NewHTTPHandler(d.reg, mcpserver.HTTPOptions{AllowOrigins: cfg.AllowOrigins, Version: cfg.Version, Log: d.log}))
+		mcpHandler := mcpserver.NewHTTPHandler(d.reg, mcpserver.HTTPOptions{AllowOrigins: cfg.AllowOrigins, Version: cfg.Version, Log: d.log})
+		mux.Handle("/mcp", mcpHandler)
+		mux.Handle("/mcp/", mcpHandler)
 		d.httpSrv = &http.Server{
 			Handler:           mux,
 			ReadHeaderTimeout: 5 * time.Second,

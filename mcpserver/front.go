@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -13,9 +12,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-dev/switchboard/store"
 )
@@ -50,63 +46,28 @@ type HTTPHandler struct {
 	opts HTTPOptions
 	log  *slog.Logger
 	sdk  http.Handler
+	sse  *sseSessions
 }
 
-type principalKey struct{}
+// callerKey carries the authenticated caller from the front layer, through
+// the SDK, to the tool handlers.
+type callerKey struct{}
 
-// NewHTTPHandler returns the handler for /mcp.
+// caller is who called and over which transport.
+type caller struct {
+	principal Principal
+	transport Transport
+}
+
+// NewHTTPHandler returns the handler for /mcp, /mcp/sse and /mcp/messages.
 func NewHTTPHandler(reg *Registry, opts HTTPOptions) *HTTPHandler {
 	h := &HTTPHandler{reg: reg, opts: opts, log: opts.Log}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
-	server := mcp.NewServer(&mcp.Implementation{Name: "switchboard", Title: "Switchboard", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: Instructions,
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
-	})
-	for _, m := range reg.Methods() {
-		if m.Flags&Internal != 0 {
-			continue
-		}
-		server.AddTool(toolFor(m), h.toolHandler(m))
-	}
-	server.AddReceivingMiddleware(h.filterToolsList, h.acceptMethodNames)
-	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
-		Stateless:    true,
-		JSONResponse: true,
-		// Our front layer bounds the body and checks Host and Origin with
-		// codes the SDK does not give.
-		MaxRequestBodyBytes:        -1,
-		DisableLocalhostProtection: true,
-	})
-	// The SDK passes a bearer token's info to tool handlers only through its
-	// own middleware; the principal we authenticated rides along in Extra.
-	h.sdk = auth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
-		p, ok := ctx.Value(principalKey{}).(Principal)
-		if !ok {
-			return nil, auth.ErrInvalidToken
-		}
-		return &auth.TokenInfo{UserID: p.KeyID, Extra: map[string]any{"principal": p}}, nil
-	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(streamable)
+	h.sdk = newSDKHandler(reg, opts.Version)
+	h.sse = newSSESessions()
 	return h
-}
-
-func toolFor(m *Method) *mcp.Tool {
-	ro := m.Flags&ReadOnly != 0
-	f := false
-	return &mcp.Tool{
-		Name:        ToolName(m.Name),
-		Title:       m.Name,
-		Description: m.Description,
-		InputSchema: m.InputSchema,
-		Annotations: &mcp.ToolAnnotations{
-			ReadOnlyHint: ro,
-			// Switchboard's tools change only Switchboard's own state.
-			DestructiveHint: &f,
-			OpenWorldHint:   &f,
-			IdempotentHint:  ro,
-		},
-	}
 }
 
 // jsonrpcErrorCodes maps our codes to JSON-RPC error codes.
@@ -170,6 +131,13 @@ var knownMethods = []string{
 	"notifications/initialized", "notifications/cancelled", "notifications/progress",
 }
 
+// Paths served.
+const (
+	PathMCP      = "/mcp"
+	PathSSE      = "/mcp/sse"
+	PathMessages = "/mcp/messages"
+)
+
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !loopbackHost(r.Host) {
 		writeError(w, nil, store.Deny(store.CodeHostForbidden, "Host must be a loopback name or address"))
@@ -179,15 +147,37 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, nil, store.Deny(store.CodeOriginForbidden, "Origin is not loopback and not on the allow list"))
 		return
 	}
-	if r.Method != http.MethodPost {
+	switch {
+	case r.URL.Path == PathMCP && r.Method == http.MethodPost,
+		r.URL.Path == PathSSE && r.Method == http.MethodPost:
+		h.servePOST(w, r, TransportMCP)
+	case r.URL.Path == PathMCP && r.Method == http.MethodGet && legacyClient(r),
+		r.URL.Path == PathSSE && r.Method == http.MethodGet:
+		h.serveSSEStream(w, r)
+	case r.URL.Path == PathMessages && r.Method == http.MethodPost:
+		h.serveSSEMessage(w, r)
+	case r.URL.Path == PathMCP || r.URL.Path == PathSSE || r.URL.Path == PathMessages:
+		// A modern client's GET (the standalone stream) and DELETE (session
+		// end) belong to stateful sessions, which this server does not keep.
 		w.Header().Set("Allow", "POST")
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
-		return
+	default:
+		http.NotFound(w, r)
 	}
+}
+
+// legacyClient reports whether a GET on /mcp comes from a 2024-11-05 HTTP+SSE
+// client: modern clients send a protocol version or a session id.
+func legacyClient(r *http.Request) bool {
+	return r.Header.Get("MCP-Protocol-Version") == "" && r.Header.Get("Mcp-Session-Id") == ""
+}
+
+// authenticate checks the bearer token and answers 401 itself when it fails.
+func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (Principal, bool) {
 	raw, ok := bearerToken(r)
 	if !ok {
 		writeError(w, nil, store.Deny(store.CodeTokenMissing, "send Authorization: Bearer <token>"))
-		return
+		return Principal{}, false
 	}
 	var tok store.Token
 	err := h.reg.db.View(func(tx *store.Tx) error {
@@ -202,40 +192,68 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			d = store.Deny(store.CodeInternal, "token check failed")
 		}
 		writeError(w, nil, d)
-		return
+		return Principal{}, false
 	}
+	return TokenPrincipal(tok), true
+}
+
+// envelope is the part of a JSON-RPC message the front layer reads.
+type envelope struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  *string         `json:"method"`
+}
+
+// readMessage reads and checks one JSON-RPC request body, answering the
+// transport errors (payload_too_large, parse_error, invalid_request,
+// method_unknown) itself.
+func (h *HTTPHandler) readMessage(w http.ResponseWriter, r *http.Request) ([]byte, envelope, bool) {
+	var msg envelope
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			writeError(w, nil, store.Deny(store.CodePayloadTooLarge, "request body exceeds %d bytes", MaxBodyBytes))
-			return
+			return nil, msg, false
 		}
 		writeError(w, nil, store.Deny(store.CodeInvalidRequest, "reading body: %v", err))
-		return
-	}
-	var msg struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  *string         `json:"method"`
+		return nil, msg, false
 	}
 	if err := json.Unmarshal(body, &msg); err != nil {
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) {
 			writeError(w, nil, store.Deny(store.CodeInvalidRequest, "body must be one JSON-RPC request object"))
-			return
+			return nil, msg, false
 		}
 		writeError(w, nil, store.Deny(store.CodeParseError, "body is not valid JSON"))
-		return
+		return nil, msg, false
 	}
 	switch {
 	case msg.JSONRPC != "2.0" || msg.Method == nil:
 		writeError(w, msg.ID, store.Deny(store.CodeInvalidRequest, `body must be a JSON-RPC 2.0 request with "method"`))
-		return
+		return nil, msg, false
 	case !slices.Contains(knownMethods, *msg.Method):
 		writeError(w, msg.ID, store.Deny(store.CodeMethodUnknown, "unknown JSON-RPC method %q", *msg.Method))
+		return nil, msg, false
+	}
+	return body, msg, true
+}
+
+// servePOST answers one JSON-RPC request in the response body.
+func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request, t Transport) {
+	p, ok := h.authenticate(w, r)
+	if !ok {
 		return
 	}
+	body, _, ok := h.readMessage(w, r)
+	if !ok {
+		return
+	}
+	h.dispatch(w, r, body, caller{principal: p, transport: t})
+}
+
+// dispatch hands a checked request to the SDK with the caller attached.
+func (h *HTTPHandler) dispatch(w http.ResponseWriter, r *http.Request, body []byte, c caller) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	// The SDK insists on both media types; a client that accepts JSON alone
@@ -245,8 +263,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// not worth refusing a person for. Browsers cannot reach this far
 	// without a bearer header, which needs a preflight.
 	r.Header.Set("Content-Type", "application/json")
-	ctx := context.WithValue(r.Context(), principalKey{}, TokenPrincipal(tok))
-	h.sdk.ServeHTTP(w, r.WithContext(ctx))
+	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
 }
 
 func bearerToken(r *http.Request) (string, bool) {
@@ -282,117 +299,4 @@ func (h *HTTPHandler) originAllowed(origin string) bool {
 		return false
 	}
 	return loopbackHost(u.Host)
-}
-
-func principalFrom(req *mcp.CallToolRequest) (Principal, bool) {
-	if req.Extra == nil || req.Extra.TokenInfo == nil {
-		return Principal{}, false
-	}
-	p, ok := req.Extra.TokenInfo.Extra["principal"].(Principal)
-	return p, ok
-}
-
-// toolHandler calls m through the registry and shapes the result as the spec
-// wants: the same result in structuredContent and in the text content, since
-// some clients show the model only one of them.
-func (h *HTTPHandler) toolHandler(m *Method) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		p, ok := principalFrom(req)
-		if !ok {
-			return nil, errors.New("no principal on this request")
-		}
-		res := h.reg.Invoke(ctx, p, TransportMCP, m.Name, req.Params.Arguments)
-		return toolResult(&res), nil
-	}
-}
-
-func toolResult(res *Result) *mcp.CallToolResult {
-	if res.Err != nil {
-		code := res.Code()
-		reason := res.Err.Error()
-		var d *store.Denial
-		if errors.As(res.Err, &d) {
-			reason = d.Reason
-		}
-		return &mcp.CallToolResult{
-			IsError: true,
-			Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s: %s (audit %s)", code, reason, res.AuditID)}},
-			StructuredContent: map[string]any{
-				"ok": false, "method": res.Method, "audit_id": res.AuditID,
-				"error": code, "message": reason,
-			},
-		}
-	}
-	result, err := json.Marshal(res.Value)
-	if err != nil {
-		result = []byte("null")
-	}
-	return &mcp.CallToolResult{
-		Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s ok (audit %s)\n%s", res.Method, res.AuditID, result)}},
-		StructuredContent: map[string]any{
-			"ok": true, "method": res.Method, "audit_id": res.AuditID, "result": json.RawMessage(result),
-		},
-	}
-}
-
-// filterToolsList keeps tools/list to what this token may call: visible
-// methods it holds the capability for.
-func (h *HTTPHandler) filterToolsList(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		if method != "tools/list" || err != nil {
-			return res, err
-		}
-		list, ok := res.(*mcp.ListToolsResult)
-		if !ok {
-			return res, err
-		}
-		var p Principal
-		if ti := req.GetExtra().TokenInfo; ti != nil {
-			p, _ = ti.Extra["principal"].(Principal)
-		}
-		allowed := h.reg.toolsFor(p)
-		list.Tools = slices.DeleteFunc(list.Tools, func(t *mcp.Tool) bool { return !allowed[t.Name] })
-		// The list differs per token; the SDK's default scope is "public".
-		list.CacheScope = "private"
-		return list, nil
-	}
-}
-
-// acceptMethodNames lets tools/call name a tool by its dotted method name
-// too ("audit.query" for audit_query): the SDK knows each tool only by its
-// tool name.
-func (h *HTTPHandler) acceptMethodNames(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil {
-			if m, ok := h.reg.MethodForTool(call.Params.Name); ok {
-				call.Params.Name = ToolName(m.Name)
-			}
-		}
-		return next(ctx, method, req)
-	}
-}
-
-// toolsFor returns the tool names p may see listed.
-func (r *Registry) toolsFor(p Principal) map[string]bool {
-	out := map[string]bool{}
-	r.db.View(func(tx *store.Tx) error {
-		var tok store.Token
-		if !p.Operator {
-			var err error
-			if tok, err = tx.TokenByKeyID(p.KeyID); err != nil {
-				return err
-			}
-		}
-		for _, m := range r.Methods() {
-			if !m.Visible() {
-				continue
-			}
-			if p.Operator || tx.Authorize(tok, m.Capability, "") == nil {
-				out[ToolName(m.Name)] = true
-			}
-		}
-		return nil
-	})
-	return out
 }
