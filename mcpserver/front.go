@@ -53,10 +53,13 @@ type HTTPHandler struct {
 // the SDK, to the tool handlers.
 type callerKey struct{}
 
-// caller is who called and over which transport.
+// caller is who called, over which transport, and the repository the
+// request's params named (tools/list and tools/call take a non-standard
+// params.repository_id that scopes them).
 type caller struct {
-	principal Principal
-	transport Transport
+	principal    Principal
+	transport    Transport
+	repositoryID string
 }
 
 // NewHTTPHandler returns the handler for /mcp, /mcp/sse and /mcp/messages.
@@ -202,6 +205,9 @@ type envelope struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Method  *string         `json:"method"`
+	Params  struct {
+		RepositoryID string `json:"repository_id"`
+	} `json:"params"`
 }
 
 // readMessage reads and checks one JSON-RPC request body, answering the
@@ -245,11 +251,11 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request, t Transp
 	if !ok {
 		return
 	}
-	body, _, ok := h.readMessage(w, r)
+	body, msg, ok := h.readMessage(w, r)
 	if !ok {
 		return
 	}
-	h.dispatch(w, r, body, caller{principal: p, transport: t})
+	h.dispatch(w, r, body, caller{principal: p, transport: t, repositoryID: msg.Params.RepositoryID})
 }
 
 // dispatch hands a checked request to the SDK with the caller attached.

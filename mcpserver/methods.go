@@ -59,10 +59,6 @@ func (offlineEnv) ClientToken() (string, error) {
 }
 func (offlineEnv) ClientTokenRotated(string) error { return nil }
 
-// schemaObject is the input schema of methods whose only argument is the
-// optional repository scope.
-const schemaRepoScoped = `{"type":"object","properties":{"repository_id":{"type":"string","description":"Scope the call to one repository."}},"additionalProperties":false}`
-
 // StatusResult is the result of status.
 type StatusResult struct {
 	Version       string       `json:"version"`
@@ -75,22 +71,12 @@ type StatusResult struct {
 }
 
 func (r *Registry) registerStatus() {
-	r.Register(Method{
-		Name:        "status",
-		Capability:  store.CapStatusRead,
-		Flags:       ReadOnly,
-		Description: "Switchboard's version, endpoint, counts and keyring state.",
-		InputSchema: []byte(schemaRepoScoped),
-		Handler: func(c *Call) (any, error) {
-			var in struct {
-				RepositoryID string `json:"repository_id"`
-			}
-			if err := c.Decode(&in); err != nil {
-				return nil, err
-			}
+	r.Register(Define("status", store.CapStatusRead, ReadOnly,
+		"Switchboard's version, endpoint, counts and keyring state. A cheap first call to check the connection and the token.",
+		func(c *Call, _ RepoScope) (StatusResult, error) {
 			counts, err := c.Tx.Counts()
 			if err != nil {
-				return nil, err
+				return StatusResult{}, err
 			}
 			who := "operator"
 			if !c.Principal.Operator {
@@ -105,96 +91,86 @@ func (r *Registry) registerStatus() {
 				Counts:        counts,
 				Principal:     who,
 			}, nil
-		},
-	})
+		}))
+}
+
+// RepositoryRegisterArgs are the arguments of repository.register.
+type RepositoryRegisterArgs struct {
+	Path string `json:"path" jsonschema:"absolute path of the folder"`
+	Name string `json:"name,omitempty" jsonschema:"display name; default: the folder's name"`
+}
+
+// RepositoryRegistered is the result of repository.register.
+type RepositoryRegistered struct {
+	Repository store.Repository `json:"repository"`
+	// Created is false when the path was registered already.
+	Created bool `json:"created"`
+}
+
+// RepositoryList is the result of repository.list.
+type RepositoryList struct {
+	Repositories []store.Repository `json:"repositories"`
 }
 
 func (r *Registry) registerRepositories() {
-	r.Register(Method{
-		Name:        "repository.register",
-		Capability:  store.CapAdmin,
-		Flags:       Hidden,
-		Description: "Register a folder as a repository agents may work in.",
-		InputSchema: []byte(`{"type":"object","properties":{"path":{"type":"string"},"name":{"type":"string"}},"required":["path"],"additionalProperties":false}`),
-		Handler: func(c *Call) (any, error) {
-			var in struct {
-				Path string `json:"path"`
-				Name string `json:"name"`
-			}
-			if err := c.Decode(&in); err != nil {
-				return nil, err
-			}
+	r.Register(Define("repository.register", store.CapAdmin, Hidden,
+		"Register a folder as a repository agents may work in.",
+		func(c *Call, in RepositoryRegisterArgs) (RepositoryRegistered, error) {
 			repo, created, err := c.Tx.RegisterRepository(in.Name, in.Path)
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"repository": repo, "created": created}, nil
-		},
-	})
-	r.Register(Method{
-		Name:        "repository.list",
-		Capability:  store.CapStatusRead,
-		Flags:       ReadOnly,
-		Description: "List the registered repositories (id, name, path).",
-		InputSchema: []byte(`{"type":"object","additionalProperties":false}`),
-		Handler: func(c *Call) (any, error) {
+			return RepositoryRegistered{Repository: repo, Created: created}, err
+		}))
+	r.Register(Define("repository.list", store.CapStatusRead, ReadOnly,
+		"List the registered repositories: the ids that work tools take as repository_id, with names and paths.",
+		func(c *Call, _ NoArgs) (RepositoryList, error) {
 			repos, err := c.Tx.Repositories()
-			if err != nil {
-				return nil, err
-			}
 			if repos == nil {
 				repos = []store.Repository{}
 			}
-			return map[string]any{"repositories": repos}, nil
-		},
-	})
+			return RepositoryList{Repositories: repos}, err
+		}))
+}
+
+// AuditRecords is the result of audit.query.
+type AuditRecords struct {
+	Records []store.AuditRecord `json:"records"`
+}
+
+// AuditVerifyResult is the result of audit.verify.
+type AuditVerifyResult struct {
+	OK           bool                    `json:"ok"`
+	Verification store.AuditVerification `json:"verification"`
+	// Problem names the first broken record when OK is false.
+	Problem string `json:"problem,omitempty"`
 }
 
 func (r *Registry) registerAudit() {
-	r.Register(Method{
-		Name:        "audit.query",
-		Capability:  store.CapAuditRead,
-		Flags:       ReadOnly,
-		Description: "Audit records, newest first, with filters and paging (before_seq / after_seq).",
-		InputSchema: []byte(`{"type":"object","properties":{"method":{"type":"string"},"outcome":{"type":"string"},"keyid":{"type":"string"},"session_id":{"type":"string"},"transport":{"type":"string"},"repository_id":{"type":"string"},"before_seq":{"type":"integer","minimum":0},"after_seq":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":1,"maximum":1000}},"additionalProperties":false}`),
-		Handler: func(c *Call) (any, error) {
-			var f store.AuditFilter
-			if err := c.Decode(&f); err != nil {
-				return nil, err
-			}
+	r.Register(Define("audit.query", store.CapAuditRead, ReadOnly,
+		"Audit records, newest first, filtered by method, outcome, keyid, session, transport or repository; page with before_seq (older) or after_seq (newer).",
+		func(c *Call, f store.AuditFilter) (AuditRecords, error) {
 			// With no repository named, authorization let any grant of
 			// audit:read through; a token scoped to some repositories must
 			// not read every repository's records.
 			if f.Repository == "" {
 				all, err := holdsEverywhere(c.Tx, c.Principal, store.CapAuditRead)
 				if err != nil {
-					return nil, err
+					return AuditRecords{}, err
 				}
 				if !all {
-					return nil, store.Deny(store.CodeCapabilityScopeMismatch, "token %s holds %s for some repositories only: name one with repository_id", c.Principal.KeyID, store.CapAuditRead)
+					return AuditRecords{}, store.Deny(store.CodeCapabilityScopeMismatch, "token %s holds %s for some repositories only: name one with repository_id", c.Principal.KeyID, store.CapAuditRead)
 				}
 			}
 			recs, err := c.Tx.QueryAudit(f)
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"records": recs}, nil
-		},
-	})
-	r.Register(Method{
-		Name:        "audit.verify",
-		Capability:  store.CapAdmin,
-		Flags:       Hidden | ReadOnly,
-		Description: "Check the audit log's hash chain from the first record to the last.",
-		InputSchema: []byte(`{"type":"object","additionalProperties":false}`),
-		Handler: func(c *Call) (any, error) {
+			return AuditRecords{Records: recs}, err
+		}))
+	r.Register(Define("audit.verify", store.CapAdmin, Hidden|ReadOnly,
+		"Check the audit log's hash chain from the first record to the last.",
+		func(c *Call, _ NoArgs) (AuditVerifyResult, error) {
 			v, err := c.Tx.VerifyAudit()
 			if err != nil {
-				return map[string]any{"ok": false, "verification": v, "problem": err.Error()}, nil
+				return AuditVerifyResult{OK: false, Verification: v, Problem: err.Error()}, nil
 			}
-			return map[string]any{"ok": true, "verification": v}, nil
-		},
-	})
+			return AuditVerifyResult{OK: true, Verification: v}, nil
+		}))
 }
 
 // holdsEverywhere reports whether p holds an unexpired grant of c on every

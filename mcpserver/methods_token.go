@@ -13,43 +13,62 @@ type TokenCreated struct {
 	Secret string      `json:"secret"`
 }
 
-const schemaTokenCreate = `{"type":"object","properties":{
-"label":{"type":"string"},
-"kind":{"type":"string","enum":["client","session","operator"]},
-"grants":{"type":"array","items":{"type":"object","properties":{
-  "capability":{"type":"string"},
-  "repositories":{"type":"array","items":{"type":"string"}},
-  "expires_at":{"type":"string","format":"date-time"}},"required":["capability","repositories"]}},
-"expires_in_seconds":{"type":"integer","minimum":1}},"additionalProperties":false}`
+// TokenCreateArgs are the arguments of token.create.
+type TokenCreateArgs struct {
+	Label string          `json:"label,omitempty" jsonschema:"what the token is for"`
+	Kind  store.TokenKind `json:"kind,omitempty" jsonschema:"session or operator (default operator)"`
+	// Grants default to every agent capability on every repository.
+	Grants           []store.Grant `json:"grants,omitempty" jsonschema:"capabilities with repositories; default: every agent capability on all"`
+	ExpiresInSeconds int64         `json:"expires_in_seconds,omitempty" jsonschema:"lifetime in seconds; default: no expiry"`
+}
+
+// KeyIDArg names one token.
+type KeyIDArg struct {
+	KeyID string `json:"keyid" jsonschema:"the token's public key id"`
+}
+
+// OptionalKeyIDArg names one token, or the client token when empty.
+type OptionalKeyIDArg struct {
+	KeyID string `json:"keyid,omitempty" jsonschema:"the token's public key id; default: the client token"`
+}
+
+// TokenListArgs are the arguments of token.list.
+type TokenListArgs struct {
+	All bool `json:"all,omitempty" jsonschema:"include revoked and expired tokens"`
+}
+
+// TokenList is the result of token.list: never a secret, salt or hash.
+type TokenList struct {
+	Tokens      []store.Token `json:"tokens"`
+	ClientKeyID string        `json:"client_keyid"`
+}
+
+// TokenRevoked is the result of token.revoke.
+type TokenRevoked struct {
+	Token store.Token `json:"token"`
+}
+
+// ClientToken is the result of token.client.
+type ClientToken struct {
+	KeyID  string `json:"keyid"`
+	Secret string `json:"secret"`
+}
 
 func (r *Registry) registerTokens() {
-	r.Register(Method{
-		Name:        "token.create",
-		Capability:  store.CapAdmin,
-		Flags:       Hidden,
-		Description: "Mint a token with grants; the secret is returned once.",
-		InputSchema: []byte(schemaTokenCreate),
-		Handler: func(c *Call) (any, error) {
-			var in struct {
-				Label            string          `json:"label"`
-				Kind             store.TokenKind `json:"kind"`
-				Grants           []store.Grant   `json:"grants"`
-				ExpiresInSeconds int64           `json:"expires_in_seconds"`
-			}
-			if err := c.Decode(&in); err != nil {
-				return nil, err
-			}
+	r.Register(Define("token.create", store.CapAdmin, Hidden,
+		"Mint a token with grants; the secret is returned once.",
+		func(c *Call, in TokenCreateArgs) (TokenCreated, error) {
 			switch in.Kind {
 			case store.KindClient:
-				return nil, store.Deny(store.CodeInvalidArgument, "there is one client token: rotate it instead")
+				return TokenCreated{}, store.Deny(store.CodeInvalidArgument, "there is one client token: rotate it instead")
 			case "", store.KindSession, store.KindOperator:
 			default:
 				// The store takes any kind; a typo must not mint a token.
-				return nil, store.Deny(store.CodeInvalidArgument, "kind must be %q or %q", store.KindSession, store.KindOperator)
+				return TokenCreated{}, store.Deny(store.CodeInvalidArgument, "kind must be %q or %q", store.KindSession, store.KindOperator)
 			}
 			if in.ExpiresInSeconds < 0 {
 				// Ignored, it would mint a token that never expires.
-				return nil, store.Deny(store.CodeInvalidArgument, "expires_in_seconds must not be negative")
+				return TokenCreated{}, store.Deny(store.CodeInvalidArgument, "expires_in_seconds must not be negative")
 			}
 			if len(in.Grants) == 0 {
 				for _, cap := range store.AgentCapabilities() {
@@ -63,27 +82,16 @@ func (r *Registry) registerTokens() {
 			}
 			tok, raw, err := c.Tx.CreateToken(spec)
 			if err != nil {
-				return nil, err
+				return TokenCreated{}, err
 			}
 			return TokenCreated{Token: tok, Secret: raw}, nil
-		},
-	})
-	r.Register(Method{
-		Name:        "token.list",
-		Capability:  store.CapAdmin,
-		Flags:       Hidden | ReadOnly,
-		Description: "List tokens: key id, label, kind, grants and times; never secrets.",
-		InputSchema: []byte(`{"type":"object","properties":{"all":{"type":"boolean","description":"Include revoked and expired tokens."}},"additionalProperties":false}`),
-		Handler: func(c *Call) (any, error) {
-			var in struct {
-				All bool `json:"all"`
-			}
-			if err := c.Decode(&in); err != nil {
-				return nil, err
-			}
+		}))
+	r.Register(Define("token.list", store.CapAdmin, Hidden|ReadOnly,
+		"List tokens: key id, label, kind, grants and times; never secrets.",
+		func(c *Call, in TokenListArgs) (TokenList, error) {
 			toks, err := c.Tx.Tokens()
 			if err != nil {
-				return nil, err
+				return TokenList{}, err
 			}
 			out := []store.Token{}
 			for _, t := range toks {
@@ -91,56 +99,31 @@ func (r *Registry) registerTokens() {
 					out = append(out, t)
 				}
 			}
-			return map[string]any{"tokens": out, "client_keyid": c.Tx.Setting(SettingClientKeyID)}, nil
-		},
-	})
-	r.Register(Method{
-		Name:        "token.revoke",
-		Capability:  store.CapAdmin,
-		Flags:       Hidden,
-		Description: "Revoke a token by key id.",
-		InputSchema: []byte(`{"type":"object","properties":{"keyid":{"type":"string"}},"required":["keyid"],"additionalProperties":false}`),
-		Handler: func(c *Call) (any, error) {
-			var in struct {
-				KeyID string `json:"keyid"`
-			}
-			if err := c.Decode(&in); err != nil {
-				return nil, err
-			}
+			return TokenList{Tokens: out, ClientKeyID: c.Tx.Setting(SettingClientKeyID)}, nil
+		}))
+	r.Register(Define("token.revoke", store.CapAdmin, Hidden,
+		"Revoke a token by key id.",
+		func(c *Call, in KeyIDArg) (TokenRevoked, error) {
 			if in.KeyID == c.Tx.Setting(SettingClientKeyID) {
-				return nil, store.Deny(store.CodeInvalidArgument, "the client token cannot be revoked, only rotated")
+				return TokenRevoked{}, store.Deny(store.CodeInvalidArgument, "the client token cannot be revoked, only rotated")
 			}
 			tok, err := c.Tx.RevokeToken(in.KeyID)
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"token": tok}, nil
-		},
-	})
-	r.Register(Method{
-		Name:        "token.rotate",
-		Capability:  store.CapAdmin,
-		Flags:       Hidden,
-		Description: "Replace a token (default: the client token) with a new secret and the same grants; the old one is revoked.",
-		InputSchema: []byte(`{"type":"object","properties":{"keyid":{"type":"string"}},"additionalProperties":false}`),
-		Handler: func(c *Call) (any, error) {
-			var in struct {
-				KeyID string `json:"keyid"`
-			}
-			if err := c.Decode(&in); err != nil {
-				return nil, err
-			}
+			return TokenRevoked{Token: tok}, err
+		}))
+	r.Register(Define("token.rotate", store.CapAdmin, Hidden,
+		"Replace a token (default: the client token) with a new secret and the same grants; the old one is revoked.",
+		func(c *Call, in OptionalKeyIDArg) (TokenCreated, error) {
 			clientKeyID := c.Tx.Setting(SettingClientKeyID)
 			if in.KeyID == "" {
 				in.KeyID = clientKeyID
 			}
 			created, err := RotateToken(c.Tx, in.KeyID)
 			if err != nil {
-				return nil, err
+				return TokenCreated{}, err
 			}
 			if in.KeyID == clientKeyID {
 				if err := c.Tx.SetSetting(SettingClientKeyID, created.Token.KeyID); err != nil {
-					return nil, err
+					return TokenCreated{}, err
 				}
 				raw := created.Secret
 				c.AfterCommit(func() {
@@ -150,22 +133,22 @@ func (r *Registry) registerTokens() {
 				})
 			}
 			return created, nil
-		},
-	})
-	r.Register(Method{
-		Name:        "token.client",
-		Capability:  store.CapAdmin,
-		Flags:       Hidden | ReadOnly,
-		Description: "The client token the tray copies, for a person without a tray.",
-		InputSchema: []byte(`{"type":"object","additionalProperties":false}`),
-		Handler: func(c *Call) (any, error) {
+		}))
+	r.Register(Define("token.client", store.CapAdmin, Hidden|ReadOnly,
+		"The client token the tray copies, for a person without a tray.",
+		func(c *Call, _ NoArgs) (ClientToken, error) {
 			raw, err := r.env.ClientToken()
 			if err != nil {
-				return nil, store.Deny(store.CodeNotFound, "%v", err)
+				return ClientToken{}, store.Deny(store.CodeNotFound, "%v", err)
 			}
-			return map[string]any{"keyid": c.Tx.Setting(SettingClientKeyID), "secret": raw}, nil
-		},
-	})
+			// A keyring can hold a token the database has since retired
+			// (a failed write after a rotation); never hand that out.
+			tok, err := c.Tx.Authenticate(raw)
+			if err != nil {
+				return ClientToken{}, store.Deny(store.CodeNotFound, "the kept client token is no longer valid (%s): start Switchboard or rotate it", store.CodeOf(err))
+			}
+			return ClientToken{KeyID: tok.KeyID, Secret: raw}, nil
+		}))
 }
 
 // RotateToken revokes keyID and mints its replacement with the same label,

@@ -4,6 +4,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -71,8 +72,10 @@ type Method struct {
 	Capability  store.Capability
 	Flags       Flags
 	Description string
-	// InputSchema is the JSON schema of the arguments object.
-	InputSchema json.RawMessage
+	// InputSchema is the JSON schema of the arguments object; OutputSchema
+	// that of the result. Define derives both from Go types.
+	InputSchema  json.RawMessage
+	OutputSchema json.RawMessage
 	// Handler runs inside the call's transaction. Its result is encoded as
 	// JSON; its error, when a *store.Denial, gives the outcome code.
 	Handler func(c *Call) (any, error)
@@ -97,7 +100,7 @@ func (c *Call) Decode(v any) error {
 	if len(c.Args) == 0 || string(c.Args) == "null" {
 		return nil
 	}
-	dec := json.NewDecoder(strings.NewReader(string(c.Args)))
+	dec := json.NewDecoder(bytes.NewReader(c.Args))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return store.Deny(store.CodeInvalidArgument, "arguments of %s: %v", c.Method.Name, err)
@@ -157,6 +160,9 @@ func (r *Registry) Register(m Method) {
 	}
 	if m.Handler == nil || m.Capability == "" {
 		panic("mcpserver: method without handler or capability: " + m.Name)
+	}
+	if m.InputSchema == nil {
+		m.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
 	// Two names that map to one tool name would leave one method unreachable
 	// over MCP: the SDK silently replaces a tool added under a taken name.

@@ -362,7 +362,7 @@ func TestRepositoryMethods(t *testing.T) {
 	tok, _ := f.createClientToken(t)
 	res := f.invoke(Operator, TransportRPC, "repository.register", `{"path":"/src/web","name":"web"}`)
 	wantCode(t, res, "ok")
-	repo := res.Value.(map[string]any)["repository"].(store.Repository)
+	repo := res.Value.(RepositoryRegistered).Repository
 	if !strings.HasPrefix(repo.ID, "repo_") || repo.Name != "web" || repo.Path != "/src/web" {
 		t.Errorf("registered %+v", repo)
 	}
@@ -415,12 +415,12 @@ func TestAuditQueryAndVerify(t *testing.T) {
 	fresh, _ := f.createToken(t, store.TokenSpec{Label: "auditor", Grants: []store.Grant{{Capability: store.CapAuditRead, Repositories: []string{"*"}}}})
 	q = f.invoke(TokenPrincipal(fresh), TransportMCP, "audit.query", `{"outcome":"method_unknown"}`)
 	wantCode(t, q, "ok")
-	recs := q.Value.(map[string]any)["records"].([]store.AuditRecord)
+	recs := q.Value.(AuditRecords).Records
 	if len(recs) != 1 || recs[0].Method != "nope" {
 		t.Errorf("audit.query outcome=method_unknown: %+v", recs)
 	}
 	q = f.invoke(TokenPrincipal(fresh), TransportMCP, "audit.query", `{"limit":2}`)
-	if recs := q.Value.(map[string]any)["records"].([]store.AuditRecord); len(recs) != 2 || recs[0].Seq < recs[1].Seq {
+	if recs := q.Value.(AuditRecords).Records; len(recs) != 2 || recs[0].Seq < recs[1].Seq {
 		t.Errorf("audit.query limit 2: %+v", recs)
 	}
 	wantCode(t, f.invoke(TokenPrincipal(fresh), TransportMCP, "audit.query", `{"bogus":1}`), store.CodeInvalidArgument)
@@ -464,14 +464,14 @@ func TestAuditQueryScopedToken(t *testing.T) {
 	wantCode(t, f.invoke(p, TransportMCP, "audit.query", fmt.Sprintf(`{"repository_id":%q}`, repoB.ID)), store.CodeCapabilityExpired)
 	res := f.invoke(p, TransportMCP, "audit.query", fmt.Sprintf(`{"repository_id":%q}`, repoA.ID))
 	wantCode(t, res, "ok")
-	recs := res.Value.(map[string]any)["records"].([]store.AuditRecord)
+	recs := res.Value.(AuditRecords).Records
 	if len(recs) != 1 || recs[0].Repository != repoA.ID {
 		t.Errorf("records for repository a: %+v", recs)
 	}
 	// A token on every repository, and the operator, need not name one.
 	res = f.invoke(TokenPrincipal(client), TransportMCP, "audit.query", `{"method":"status"}`)
 	wantCode(t, res, "ok")
-	if n := len(res.Value.(map[string]any)["records"].([]store.AuditRecord)); n != 3 {
+	if n := len(res.Value.(AuditRecords).Records); n != 3 {
 		t.Errorf("client token sees %d status records, want 3", n)
 	}
 	wantCode(t, f.invoke(Operator, TransportRPC, "audit.query", ``), "ok")

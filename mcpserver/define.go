@@ -1,0 +1,55 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// Define builds a Method from a typed handler. The input schema is derived
+// from In and the arguments are decoded into it (unknown fields refused); the
+// output schema is derived from Out. The schema is never written by hand, so
+// it cannot drift from what the handler reads.
+func Define[In, Out any](name string, capability store.Capability, flags Flags, description string, fn func(*Call, In) (Out, error)) Method {
+	return Method{
+		Name:         name,
+		Capability:   capability,
+		Flags:        flags,
+		Description:  description,
+		InputSchema:  schemaFor[In](name, "input"),
+		OutputSchema: schemaFor[Out](name, "output"),
+		Handler: func(c *Call) (any, error) {
+			var in In
+			if err := c.Decode(&in); err != nil {
+				return nil, err
+			}
+			return fn(c, in)
+		},
+	}
+}
+
+// schemaFor derives a JSON schema, panicking at start-up on a type that has
+// none: a broken method must not wait for its first call to show.
+func schemaFor[T any](method, which string) json.RawMessage {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: %s %s schema: %v", method, which, err))
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: %s %s schema: %v", method, which, err))
+	}
+	return b
+}
+
+// NoArgs is the input of a method that takes no arguments.
+type NoArgs struct{}
+
+// RepoScope is the input of a method whose only argument is the optional
+// repository it is scoped to.
+type RepoScope struct {
+	RepositoryID string `json:"repository_id,omitempty" jsonschema:"scope the call to one repository"`
+}
