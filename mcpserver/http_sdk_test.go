@@ -123,7 +123,7 @@ func TestMCPClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := toolNames(list.Tools), []string{"audit_query", "repository_list", "status"}; !slices.Equal(got, want) {
+	if got, want := toolNames(list.Tools), []string{"audit_query", "repository_list", "status", "tools_describe", "tools_search"}; !slices.Equal(got, want) {
 		t.Errorf("tools/list for the client token: %v, want %v", got, want)
 	}
 	if list.CacheScope != "private" {
@@ -194,9 +194,10 @@ func TestMCPClient(t *testing.T) {
 		t.Error("tools/call of an unknown tool succeeded")
 	}
 
-	if err := cs.Ping(t.Context(), nil); err != nil {
-		t.Errorf("ping: %v", err)
-	}
+	// The client discovered 2026-07-28 (server/discover answers), which has
+	// no ping; go-sdk v1.8.0's client still sends one, without the _meta the
+	// era requires. Older-era clients' ping is covered in http_test.go.
+
 }
 
 // tools/list shows a token only the tools its grants allow, and a call

@@ -44,6 +44,8 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerRepositories()
 	r.registerTokens()
 	r.registerAudit()
+	r.registerDiscovery()
+	r.registerResources()
 	return r
 }
 

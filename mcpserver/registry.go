@@ -76,6 +76,9 @@ type Method struct {
 	// that of the result. Define derives both from Go types.
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
+	// takesRepository is set by Register when the input schema has a
+	// repository_id property: tools/call then copies params.repository_id in.
+	takesRepository bool
 	// Handler runs inside the call's transaction. Its result is encoded as
 	// JSON; its error, when a *store.Denial, gives the outcome code.
 	Handler func(c *Call) (any, error)
@@ -164,6 +167,13 @@ func (r *Registry) Register(m Method) {
 	if m.InputSchema == nil {
 		m.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(m.InputSchema, &schema); err != nil {
+		panic("mcpserver: input schema of " + m.Name + " is not a JSON object: " + err.Error())
+	}
+	_, m.takesRepository = schema.Properties["repository_id"]
 	// Two names that map to one tool name would leave one method unreachable
 	// over MCP: the SDK silently replaces a tool added under a taken name.
 	for _, n := range r.order {
@@ -280,6 +290,13 @@ func authorize(tx *store.Tx, p Principal, m *Method, repoID string) error {
 		return err
 	}
 	return tx.TouchToken(p.KeyID)
+}
+
+// Refuse audits a call that is denied before any method runs (a tool name
+// that names nothing) and returns the denial.
+func (r *Registry) Refuse(p Principal, t Transport, method string, d *store.Denial) Result {
+	rec := store.AuditRecord{Transport: string(t), KeyID: p.KeyID, SessionID: p.SessionID, Method: method}
+	return r.auditFailure(Result{Method: method, Err: d}, rec, time.Now())
 }
 
 func (r *Registry) auditFailure(res Result, rec store.AuditRecord, start time.Time) Result {

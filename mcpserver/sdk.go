@@ -9,25 +9,38 @@ import (
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/switchboard-dev/switchboard/store"
 )
 
-// newSDKHandler builds the stateless go-sdk server whose tools call the
-// registry, behind the SDK's bearer middleware, which is the only way it
-// passes a caller to tool handlers (in RequestExtra.TokenInfo).
+// newSDKHandler builds the stateless go-sdk server whose tools and resources
+// call the registry, behind the SDK's bearer middleware, which is the only
+// way it passes a caller to handlers (in RequestExtra.TokenInfo).
 func newSDKHandler(reg *Registry, version string) http.Handler {
 	server := mcp.NewServer(&mcp.Implementation{Name: "switchboard", Title: "Switchboard", Version: version}, &mcp.ServerOptions{
 		Instructions: Instructions,
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		// Tools and resources, declared up front so that discovery is the
+		// same whatever a token may see. No prompts and no logging: their
+		// methods answer -32601.
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{},
+			Resources: &mcp.ResourceCapabilities{},
+		},
+		// Every list depends on the token that asked.
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope = "private" },
 	})
 	for _, m := range reg.Methods() {
 		if m.Flags&Internal != 0 {
 			continue
 		}
+		// Hidden methods are tools too, so that calling one reaches the
+		// registry and fails closed there, audited, with tool_hidden.
 		server.AddTool(toolFor(m), toolHandler(reg, m))
 	}
-	server.AddReceivingMiddleware(filterToolsList(reg), acceptMethodNames(reg))
+	addResources(server, reg)
+	server.AddReceivingMiddleware(filterLists(reg), resolveToolNames(reg))
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
@@ -45,14 +58,37 @@ func newSDKHandler(reg *Registry, version string) http.Handler {
 	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(streamable)
 }
 
+// envelopeSchema is the output schema of every tool: the shape of
+// structuredContent, success and denial alike, with the method's own result
+// schema under "result".
+func envelopeSchema(result json.RawMessage) json.RawMessage {
+	if len(result) == 0 {
+		result = json.RawMessage(`{}`)
+	}
+	b, _ := json.Marshal(map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"ok":       map[string]any{"type": "boolean", "description": "true on success; false with error set on a denial or failure"},
+			"method":   map[string]any{"type": "string"},
+			"audit_id": map[string]any{"type": "string", "description": "the audit record of this call"},
+			"result":   result,
+			"error":    map[string]any{"type": "string", "description": "the denial or error code"},
+			"message":  map[string]any{"type": "string"},
+		},
+		"required": []string{"ok", "method"},
+	})
+	return b
+}
+
 func toolFor(m *Method) *mcp.Tool {
 	ro := m.Flags&ReadOnly != 0
 	f := false
 	return &mcp.Tool{
-		Name:        ToolName(m.Name),
-		Title:       m.Name,
-		Description: m.Description,
-		InputSchema: m.InputSchema,
+		Name:         ToolName(m.Name),
+		Title:        m.Name,
+		Description:  m.Description,
+		InputSchema:  m.InputSchema,
+		OutputSchema: envelopeSchema(m.OutputSchema),
 		Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint: ro,
 			// Switchboard's tools change only Switchboard's own state.
@@ -75,16 +111,41 @@ func callerOf(req mcp.Request) (caller, bool) {
 
 // toolHandler calls m through the registry and shapes the result as the spec
 // wants: the same result in structuredContent and in the text content, since
-// some clients show the model only one of them.
+// some clients show the model only one of them. Denials are answered here,
+// inside the handler, so that the SDK still stamps resultType on them.
 func toolHandler(reg *Registry, m *Method) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c, ok := callerOf(req)
 		if !ok {
 			return nil, errors.New("no caller on this request")
 		}
-		res := reg.Invoke(ctx, c.principal, c.transport, m.Name, req.Params.Arguments)
+		args := withRepository(req.Params.Arguments, c.repositoryID, m)
+		res := reg.Invoke(ctx, c.principal, c.transport, m.Name, args)
 		return toolResult(&res), nil
 	}
+}
+
+// withRepository copies params.repository_id into the arguments when the
+// method takes one and the arguments lack it.
+func withRepository(args json.RawMessage, repoID string, m *Method) json.RawMessage {
+	if repoID == "" || !m.takesRepository {
+		return args
+	}
+	obj := map[string]json.RawMessage{}
+	if len(args) > 0 && string(args) != "null" {
+		if err := json.Unmarshal(args, &obj); err != nil {
+			return args // the registry reports the bad arguments
+		}
+	}
+	if _, ok := obj["repository_id"]; ok {
+		return args
+	}
+	obj["repository_id"], _ = json.Marshal(repoID)
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return args
+	}
+	return out
 }
 
 func toolResult(res *Result) *mcp.CallToolResult {
@@ -116,47 +177,70 @@ func toolResult(res *Result) *mcp.CallToolResult {
 	}
 }
 
-// filterToolsList keeps tools/list to what this token may call: visible
-// methods it holds the capability for.
-func filterToolsList(reg *Registry) mcp.Middleware {
+// filterLists keeps tools/list to the tools this token may call (visible
+// methods it holds the capability for, on params.repository_id when given)
+// and resources/list and resources/templates/list to what it may read.
+func filterLists(reg *Registry) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
-			if method != "tools/list" || err != nil {
-				return res, err
-			}
-			list, ok := res.(*mcp.ListToolsResult)
-			if !ok {
+			if err != nil {
 				return res, err
 			}
 			c, _ := callerOf(req)
-			allowed := reg.toolsFor(c.principal)
-			list.Tools = slices.DeleteFunc(list.Tools, func(t *mcp.Tool) bool { return !allowed[t.Name] })
-			// The list differs per token; the SDK's default scope is "public".
-			list.CacheScope = "private"
-			return list, nil
+			switch list := res.(type) {
+			case *mcp.ListToolsResult:
+				allowed := reg.toolsFor(c.principal, c.repositoryID)
+				list.Tools = slices.DeleteFunc(list.Tools, func(t *mcp.Tool) bool { return !allowed[t.Name] })
+			case *mcp.ListResourcesResult:
+				list.Resources = slices.DeleteFunc(list.Resources, func(r *mcp.Resource) bool { return !reg.mayRead(c.principal, r.URI) })
+			case *mcp.ListResourceTemplatesResult:
+				list.ResourceTemplates = slices.DeleteFunc(list.ResourceTemplates, func(r *mcp.ResourceTemplate) bool {
+					return !reg.mayRead(c.principal, r.URITemplate)
+				})
+			}
+			return res, nil
 		}
 	}
 }
 
-// acceptMethodNames lets tools/call name a tool by its dotted method name
-// too ("audit.query" for audit_query): the SDK knows each tool only by its
-// tool name.
-func acceptMethodNames(reg *Registry) mcp.Middleware {
+// resolveToolNames lets tools/call name a tool by its dotted method name too
+// ("audit.query" for audit_query): the SDK knows each tool only by its tool
+// name. A name that is neither is audited as method_unknown and answered
+// with a JSON-RPC error carrying that code.
+func resolveToolNames(reg *Registry) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil {
-				if m, ok := reg.MethodForTool(call.Params.Name); ok {
-					call.Params.Name = ToolName(m.Name)
-				}
+			call, ok := req.(*mcp.CallToolRequest)
+			if !ok || call.Params == nil {
+				return next(ctx, method, req)
 			}
-			return next(ctx, method, req)
+			if m, ok := reg.MethodForTool(call.Params.Name); ok && m.Flags&Internal == 0 {
+				call.Params.Name = ToolName(m.Name)
+				return next(ctx, method, req)
+			}
+			c, _ := callerOf(req)
+			res := reg.Refuse(c.principal, c.transport, call.Params.Name, store.Deny(store.CodeMethodUnknown, "no tool %q", call.Params.Name))
+			return nil, rpcError(-32602, &res)
 		}
 	}
 }
 
-// toolsFor returns the tool names p may see listed.
-func (r *Registry) toolsFor(p Principal) map[string]bool {
+// rpcError turns a registry denial into a JSON-RPC error with our code in
+// error.data, for requests that are not tool calls.
+func rpcError(code int64, res *Result) *jsonrpc.Error {
+	reason := res.Err.Error()
+	var d *store.Denial
+	if errors.As(res.Err, &d) {
+		reason = d.Reason
+	}
+	data, _ := json.Marshal(map[string]any{"code": res.Code(), "audit_id": res.AuditID})
+	return &jsonrpc.Error{Code: code, Message: reason, Data: data}
+}
+
+// toolsFor returns the tool names p may see listed, for repository repoID
+// when not empty.
+func (r *Registry) toolsFor(p Principal, repoID string) map[string]bool {
 	out := map[string]bool{}
 	r.db.View(func(tx *store.Tx) error {
 		var tok store.Token
@@ -170,7 +254,7 @@ func (r *Registry) toolsFor(p Principal) map[string]bool {
 			if !m.Visible() {
 				continue
 			}
-			if p.Operator || tx.Authorize(tok, m.Capability, "") == nil {
+			if p.Operator || tx.Authorize(tok, m.Capability, repoID) == nil {
 				out[ToolName(m.Name)] = true
 			}
 		}
