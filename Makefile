@@ -45,10 +45,11 @@ test-gui:
 # gnome-keyring: headless daemon, CLI, crashes, keyring restarts, the tray
 # over D-Bus and the clipboard.
 test-e2e:
-	SWITCHBOARD_E2E_GUI=1 $(XVFB) sh scripts/with-keyring.sh $(GO) test -count=1 -timeout 10m ./test/e2e/
+	SWITCHBOARD_E2E_GUI=1 SWITCHBOARD_E2E_NODE=1 $(XVFB) sh scripts/with-keyring.sh $(GO) test -count=1 -timeout 10m ./test/e2e/
 
 bench:
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchmem ./store/ ./mcpserver/
+	CGO_ENABLED=0 $(GO) run ./bench/mcpbench
 
 clean:
 	rm -rf bin

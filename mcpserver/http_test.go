@@ -288,8 +288,11 @@ func (e *httpEnv) frontLayerCases() []httpCase {
 		{name: "body over 4 MiB", body: big, status: 413, code: store.CodePayloadTooLarge},
 		{name: "body of 4 MiB", body: exact, status: 200},
 
-		{name: "GET", method: http.MethodGet, status: 405},
-		{name: "GET without token", method: http.MethodGet, header: map[string]string{"Authorization": ""}, status: 405},
+		// A modern client's GET (it names its protocol version) is refused;
+		// a legacy one opens an SSE stream (sse_test.go), after the token.
+		{name: "GET modern", method: http.MethodGet, header: map[string]string{"MCP-Protocol-Version": "2025-06-18"}, status: 405},
+		{name: "GET with session id", method: http.MethodGet, header: map[string]string{"Mcp-Session-Id": "x"}, status: 405},
+		{name: "GET legacy without token", method: http.MethodGet, header: map[string]string{"Authorization": ""}, status: 401, code: store.CodeTokenMissing},
 		{name: "DELETE", method: http.MethodDelete, status: 405},
 		{name: "PUT", method: http.MethodPut, status: 405},
 	}

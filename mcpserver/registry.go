@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -139,6 +140,7 @@ type Registry struct {
 	log     *slog.Logger
 	env     Env
 	version string
+	commit  *groupCommitter
 	methods map[string]*Method
 	order   []string
 }
@@ -152,7 +154,7 @@ func NewRegistry(db *store.DB, opts Options) *Registry {
 	if opts.Env == nil {
 		opts.Env = offlineEnv{}
 	}
-	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, methods: map[string]*Method{}}
+	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, methods: map[string]*Method{}, commit: newGroupCommitter(db)}
 }
 
 // Register adds m. Registering a name twice is a programming error and
@@ -240,18 +242,24 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 		return r.auditFailure(res, rec, start)
 	}
 	call := &Call{Ctx: ctx, Principal: p, Transport: t, Method: m, Args: args, RepositoryID: repoID}
-	err = r.db.Update(func(tx *store.Tx) error {
-		call.Tx = tx
-		if err := authorize(tx, p, m, repoID); err != nil {
-			return errRollback{err}
-		}
-		v, err := m.Handler(call)
-		if err != nil {
-			return errRollback{err}
-		}
-		res.Value = v
-		rec.Outcome = "ok"
+	// The function may run more than once (group commit retries a batch
+	// without a failed member), so it starts from a clean slate each time.
+	err = r.commit.update(func(tx *store.Tx) error {
+		call.Tx, call.afterCommit = tx, nil
+		res.Value, res.Err, res.AuditID = nil, nil, ""
 		rec.DurationMicros = time.Since(start).Microseconds()
+		if err := authorize(tx, p, m, repoID); err != nil {
+			// Nothing was written: the denial's record commits right here.
+			res.Err = err
+			rec.Outcome = string(res.Code())
+		} else {
+			v, err := runHandler(m, call)
+			if err != nil {
+				return errRollback{err}
+			}
+			res.Value = v
+			rec.Outcome = "ok"
+		}
 		if err := tx.AppendAudit(&rec); err != nil {
 			return err
 		}
@@ -274,6 +282,17 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 		fn()
 	}
 	return res
+}
+
+// runHandler runs m's handler, turning a panic into an internal error: a bug
+// in one method must not take the server, or a batch of other calls, down.
+func runHandler(m *Method, c *Call) (v any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			v, err = nil, fmt.Errorf("%s panicked: %v", m.Name, p)
+		}
+	}()
+	return m.Handler(c)
 }
 
 // authorize re-checks a token principal inside the transaction (it may have
@@ -302,7 +321,7 @@ func (r *Registry) Refuse(p Principal, t Transport, method string, d *store.Deni
 func (r *Registry) auditFailure(res Result, rec store.AuditRecord, start time.Time) Result {
 	rec.Outcome = string(res.Code())
 	rec.DurationMicros = time.Since(start).Microseconds()
-	err := r.db.Update(func(tx *store.Tx) error { return tx.AppendAudit(&rec) })
+	err := r.commit.update(func(tx *store.Tx) error { return tx.AppendAudit(&rec) })
 	if err != nil {
 		r.log.Error("audit of a failed call could not be written", "method", rec.Method, "err", err)
 		return res
