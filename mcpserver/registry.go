@@ -308,7 +308,7 @@ func authorize(tx *store.Tx, p Principal, m *Method, repoID string) error {
 	if err := tx.Authorize(tok, m.Capability, repoID); err != nil {
 		return err
 	}
-	return tx.TouchToken(p.KeyID)
+	return tx.MarkUsed(tok)
 }
 
 // Refuse audits a call that is denied before any method runs (a tool name

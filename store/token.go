@@ -299,6 +299,20 @@ func (tx *Tx) Token(keyID string) (Token, bool, error) {
 	return rec.Token, true, nil
 }
 
+// lastUsedResolution is how stale LastUsedAt may be: a token used many times
+// a second is rewritten at most once a second.
+const lastUsedResolution = time.Second
+
+// MarkUsed records that t was just used, unless its last use is recorded
+// within lastUsedResolution: a token used many times a second is rewritten
+// at most once a second.
+func (tx *Tx) MarkUsed(t Token) error {
+	if t.LastUsedAt != nil && tx.now.Sub(*t.LastUsedAt) < lastUsedResolution {
+		return nil
+	}
+	return tx.TouchToken(t.KeyID)
+}
+
 // TouchToken records that the token was just used.
 func (tx *Tx) TouchToken(keyID string) error {
 	rec, err := tx.tokenRecord(keyID)
