@@ -60,6 +60,11 @@ type caller struct {
 	principal    Principal
 	transport    Transport
 	repositoryID string
+	// request is the context of the HTTP request (or SSE stream) the call
+	// came on. The SDK does not pass its end to handlers of pre-2026
+	// protocol versions; handlers link to it themselves, so that a client
+	// that goes away stops its long poll.
+	request context.Context
 }
 
 // NewHTTPHandler returns the handler for /mcp, /mcp/sse and /mcp/messages.
@@ -130,8 +135,12 @@ func writeError(w http.ResponseWriter, id json.RawMessage, d *store.Denial) {
 // knownMethods are the JSON-RPC methods handed to the SDK; anything else is
 // method_unknown before it gets there.
 var knownMethods = []string{
-	"initialize", "ping", "tools/list", "tools/call",
+	"initialize", "ping", "server/discover",
+	"tools/list", "tools/call",
+	"resources/list", "resources/read", "resources/templates/list",
+	"prompts/list", "prompts/get", "logging/setLevel",
 	"notifications/initialized", "notifications/cancelled", "notifications/progress",
+	"notifications/roots/list_changed",
 }
 
 // Paths served.
@@ -140,6 +149,10 @@ const (
 	PathSSE      = "/mcp/sse"
 	PathMessages = "/mcp/messages"
 )
+
+// TransportHeader names the transport a bridge carried a request over.
+// "stdio" (from `switchboard mcp --stdio`) records the call as mcp-stdio.
+const TransportHeader = "X-Switchboard-Transport"
 
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !loopbackHost(r.Host) {
@@ -255,6 +268,13 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request, t Transp
 	if !ok {
 		return
 	}
+	// The header is an audit label, never a credential: any client may
+	// send it, and it grants and removes nothing. Permissions come from the
+	// token alone, and mcp-stdio is an MCP transport like mcp (hidden
+	// methods fail closed on both).
+	if t == TransportMCP && r.Header.Get(TransportHeader) == "stdio" {
+		t = TransportMCPStdio
+	}
 	h.dispatch(w, r, body, caller{principal: p, transport: t, repositoryID: msg.Params.RepositoryID})
 }
 
@@ -269,6 +289,7 @@ func (h *HTTPHandler) dispatch(w http.ResponseWriter, r *http.Request, body []by
 	// not worth refusing a person for. Browsers cannot reach this far
 	// without a bearer header, which needs a preflight.
 	r.Header.Set("Content-Type", "application/json")
+	c.request = r.Context()
 	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
 }
 

@@ -46,6 +46,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerAudit()
 	r.registerDiscovery()
 	r.registerResources()
+	r.registerPrompts()
 	return r
 }
 

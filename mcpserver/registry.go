@@ -80,7 +80,9 @@ type Method struct {
 	// takesRepository is set by Register when the input schema has a
 	// repository_id property: tools/call then copies params.repository_id in.
 	takesRepository bool
-	// Handler runs inside the call's transaction. Its result is encoded as
+	// Handler runs inside the call's transaction, which group commit shares
+	// with other calls: it must not block. A method that waits (a long poll)
+	// waits before or between transactions, never inside one. Its result is encoded as
 	// JSON; its error, when a *store.Denial, gives the outcome code.
 	Handler func(c *Call) (any, error)
 }

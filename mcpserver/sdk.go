@@ -21,12 +21,14 @@ import (
 func newSDKHandler(reg *Registry, version string) http.Handler {
 	server := mcp.NewServer(&mcp.Implementation{Name: "switchboard", Title: "Switchboard", Version: version}, &mcp.ServerOptions{
 		Instructions: Instructions,
-		// Tools and resources, declared up front so that discovery is the
-		// same whatever a token may see. No prompts and no logging: their
-		// methods answer -32601.
+		// Declared up front so that discovery is the same whatever a token
+		// may see. Logging is declared for the eras that have it: clients
+		// may set a level; the server sends no log notifications.
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{},
 			Resources: &mcp.ResourceCapabilities{},
+			Prompts:   &mcp.PromptCapabilities{},
+			Logging:   &mcp.LoggingCapabilities{},
 		},
 		// Every list depends on the token that asked.
 		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope = "private" },
@@ -40,6 +42,7 @@ func newSDKHandler(reg *Registry, version string) http.Handler {
 		server.AddTool(toolFor(m), toolHandler(reg, m))
 	}
 	addResources(server, reg)
+	addPrompts(server, reg)
 	server.AddReceivingMiddleware(filterLists(reg), resolveToolNames(reg))
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
@@ -119,10 +122,22 @@ func toolHandler(reg *Registry, m *Method) mcp.ToolHandler {
 		if !ok {
 			return nil, errors.New("no caller on this request")
 		}
+		ctx, stop := linkContext(ctx, c.request)
+		defer stop()
 		args := withRepository(req.Params.Arguments, c.repositoryID, m)
 		res := reg.Invoke(ctx, c.principal, c.transport, m.Name, args)
 		return toolResult(&res), nil
 	}
+}
+
+// linkContext returns a context that also ends when request does.
+func linkContext(ctx, request context.Context) (context.Context, func()) {
+	if request == nil {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(request, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
 // withRepository copies params.repository_id into the arguments when the
@@ -194,6 +209,8 @@ func filterLists(reg *Registry) mcp.Middleware {
 				list.Tools = slices.DeleteFunc(list.Tools, func(t *mcp.Tool) bool { return !allowed[t.Name] })
 			case *mcp.ListResourcesResult:
 				list.Resources = slices.DeleteFunc(list.Resources, func(r *mcp.Resource) bool { return !reg.mayRead(c.principal, r.URI) })
+			case *mcp.ListPromptsResult:
+				list.Prompts = slices.DeleteFunc(list.Prompts, func(pr *mcp.Prompt) bool { return !reg.mayCall(c.principal, promptMethod) })
 			case *mcp.ListResourceTemplatesResult:
 				list.ResourceTemplates = slices.DeleteFunc(list.ResourceTemplates, func(r *mcp.ResourceTemplate) bool {
 					return !reg.mayRead(c.principal, r.URITemplate)

@@ -46,6 +46,7 @@ func commands() []command {
 		{"token", "create, list, revoke, rotate tokens; print the client token", runToken},
 		{"repo", "register and list repositories", runRepo},
 		{"audit", "show the audit log, or --verify its hash chain", runAudit},
+		{"mcp", "bridge MCP over stdio to the running Switchboard", runMCP},
 	}
 }
 

@@ -1,0 +1,71 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// The one prompt: the canonical workflow, for clients that let a person pick
+// a server's prompt to start an agent with.
+const (
+	promptName   = "switchboard_workflow"
+	promptMethod = "prompt.workflow"
+)
+
+// PromptText is the result of prompt.workflow.
+type PromptText struct {
+	Text string `json:"text"`
+}
+
+func (r *Registry) registerPrompts() {
+	r.Register(Define(promptMethod, store.CapStatusRead, Internal|ReadOnly,
+		"prompts/get "+promptName,
+		func(c *Call, _ NoArgs) (PromptText, error) { return PromptText{Text: Instructions}, nil }))
+}
+
+// mayCall reports whether p holds the capability of method on any
+// repository.
+func (r *Registry) mayCall(p Principal, method string) bool {
+	m, ok := r.methods[method]
+	if !ok {
+		return false
+	}
+	if p.Operator {
+		return true
+	}
+	return r.db.View(func(tx *store.Tx) error {
+		tok, err := tx.TokenByKeyID(p.KeyID)
+		if err != nil {
+			return err
+		}
+		return tx.Authorize(tok, m.Capability, "")
+	}) == nil
+}
+
+func addPrompts(server *mcp.Server, reg *Registry) {
+	if _, ok := reg.methods[promptMethod]; !ok {
+		return
+	}
+	server.AddPrompt(&mcp.Prompt{
+		Name:        promptName,
+		Title:       "Work with Switchboard",
+		Description: "The workflow an agent follows: discover tools, claim a packet under a lease, publish, complete, report.",
+	}, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		c, ok := callerOf(req)
+		if !ok {
+			return nil, errors.New("no caller on this request")
+		}
+		res := reg.Invoke(ctx, c.principal, c.transport, promptMethod, nil)
+		if res.Err != nil {
+			return nil, rpcError(jsonrpcCode(res.Code()), &res)
+		}
+		return &mcp.GetPromptResult{
+			Description: "Switchboard's agent workflow",
+			Messages:    []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: res.Value.(PromptText).Text}}},
+		}, nil
+	})
+}
