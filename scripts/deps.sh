@@ -32,6 +32,18 @@ if [ -n "$missing" ]; then
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 
+# The end-to-end tests drive the server with the official TypeScript MCP SDK
+# and the conformance suite (test/node), which need Node.js and npm.
+if [ "$mode" = test ] && ! command -v npm >/dev/null 2>&1; then
+	sudo=""
+	if [ "$(id -u)" -ne 0 ]; then
+		sudo="sudo"
+	fi
+	echo "deps: installing nodejs npm" >&2
+	$sudo apt-get update -qq >/dev/null
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
+
 if ! command -v go >/dev/null 2>&1; then
 	if [ -x /usr/local/go/bin/go ]; then
 		echo "deps: Go is in /usr/local/go/bin; add it to PATH" >&2
