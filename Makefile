@@ -28,6 +28,7 @@ test: deps-test vet test-pure test-gui test-e2e
 
 vet:
 	CGO_ENABLED=0 $(GO) vet $(PURE)
+	CGO_ENABLED=0 $(GO) vet ./bench/...
 	$(GO) vet ./app/ ./test/...
 
 # The cgo-free core, race detector on (it needs cgo itself, not the code).

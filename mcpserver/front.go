@@ -11,8 +11,12 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -215,47 +219,196 @@ func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (Prin
 
 // envelope is the part of a JSON-RPC message the front layer reads.
 type envelope struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  *string         `json:"method"`
-	Params  struct {
-		RepositoryID string `json:"repository_id"`
-	} `json:"params"`
+	ID     json.RawMessage
+	Method *string
+	Params envelopeParams
 }
+
+// envelopeParams are the params fields the front layer reads.
+type envelopeParams struct {
+	RepositoryID string `json:"repository_id"`
+	URI          string `json:"uri"`
+}
+
+// maxNesting bounds how deep a request's JSON may nest. The SDK refuses
+// deeper than 1000 with a plain-text answer; refusing here gives the
+// client a JSON-RPC error instead, and no legitimate call nests this deep.
+const maxNesting = 64
+
+// methodsNeedingParams are the methods whose params object is required.
+var methodsNeedingParams = []string{"tools/call", "resources/read", "prompts/get"}
 
 // readMessage reads and checks one JSON-RPC request body, answering the
 // transport errors (payload_too_large, parse_error, invalid_request,
 // method_unknown) itself.
 func (h *HTTPHandler) readMessage(w http.ResponseWriter, r *http.Request) ([]byte, envelope, bool) {
-	var msg envelope
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			writeError(w, nil, store.Deny(store.CodePayloadTooLarge, "request body exceeds %d bytes", MaxBodyBytes))
-			return nil, msg, false
+			return nil, envelope{}, false
 		}
 		writeError(w, nil, store.Deny(store.CodeInvalidRequest, "reading body: %v", err))
+		return nil, envelope{}, false
+	}
+	msg, d := parseEnvelope(body)
+	if d != nil {
+		writeError(w, msg.ID, d)
 		return nil, msg, false
 	}
-	if err := json.Unmarshal(body, &msg); err != nil {
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) {
-			writeError(w, nil, store.Deny(store.CodeInvalidRequest, "body must be one JSON-RPC request object"))
-			return nil, msg, false
-		}
-		writeError(w, nil, store.Deny(store.CodeParseError, "body is not valid JSON"))
-		return nil, msg, false
-	}
-	switch {
-	case msg.JSONRPC != "2.0" || msg.Method == nil:
-		writeError(w, msg.ID, store.Deny(store.CodeInvalidRequest, `body must be a JSON-RPC 2.0 request with "method"`))
-		return nil, msg, false
-	case !slices.Contains(knownMethods, *msg.Method):
-		writeError(w, msg.ID, store.Deny(store.CodeMethodUnknown, "unknown JSON-RPC method %q", *msg.Method))
+	if d := checkProtocolVersion(r.Header.Get("MCP-Protocol-Version")); d != nil {
+		writeVersionError(w, msg.ID, r.Header.Get("MCP-Protocol-Version"))
 		return nil, msg, false
 	}
 	return body, msg, true
+}
+
+// parseEnvelope checks that body is one JSON-RPC 2.0 request or
+// notification the server knows, strictly enough that the SDK behind will
+// not answer it with plain text: member names match exactly (encoding/json
+// would match "Method"), an id is a string or an integer, requests have
+// ids, params is an object, nesting is bounded. The returned envelope's ID
+// is set only when it is a valid id, so errors echo nothing else.
+func parseEnvelope(body []byte) (envelope, *store.Denial) {
+	var msg envelope
+	if nestingDepth(body) > maxNesting {
+		return msg, store.Deny(store.CodeInvalidRequest, "JSON nests deeper than %d levels", maxNesting)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) {
+			return msg, store.Deny(store.CodeInvalidRequest, "body must be one JSON-RPC request object")
+		}
+		return msg, store.Deny(store.CodeParseError, "body is not valid JSON")
+	}
+	id, hasID := top["id"]
+	if hasID {
+		if !validID(id) {
+			return msg, store.Deny(store.CodeInvalidRequest, "id must be a string or an integer")
+		}
+		msg.ID = id
+	}
+	var method string
+	if string(top["jsonrpc"]) != `"2.0"` || json.Unmarshal(top["method"], &method) != nil || method == "" {
+		return msg, store.Deny(store.CodeInvalidRequest, `body must be a JSON-RPC 2.0 request with "method"`)
+	}
+	msg.Method = &method
+	if !hasID && !strings.HasPrefix(method, "notifications/") {
+		return msg, store.Deny(store.CodeInvalidRequest, "%s is a request and needs an id", method)
+	}
+	if !slices.Contains(knownMethods, method) {
+		return msg, store.Deny(store.CodeMethodUnknown, "unknown JSON-RPC method %q", method)
+	}
+	params, hasParams := top["params"]
+	if hasParams && string(params) != "null" {
+		if len(params) == 0 || params[0] != '{' {
+			return msg, store.Deny(store.CodeInvalidRequest, "params must be an object")
+		}
+		if err := json.Unmarshal(params, &msg.Params); err != nil {
+			return msg, store.Deny(store.CodeInvalidRequest, "params: %v", err)
+		}
+	} else if slices.Contains(methodsNeedingParams, method) {
+		return msg, store.Deny(store.CodeInvalidRequest, "%s needs params", method)
+	}
+	if method == "resources/read" && !printableURI(msg.Params.URI) {
+		// go-sdk v1.8.0 quotes a not-found URI with Go's %q into JSON: a
+		// control character or invalid UTF-8 makes it drop the answer.
+		return msg, store.Deny(store.CodeInvalidRequest, "params.uri must be printable UTF-8")
+	}
+	return msg, nil
+}
+
+// validID reports whether a JSON-RPC id is a string or an integer that fits
+// an int64: what the SDK answers faithfully.
+func validID(id json.RawMessage) bool {
+	if len(id) > 0 && id[0] == '"' {
+		var s string
+		return json.Unmarshal(id, &s) == nil
+	}
+	_, err := strconv.ParseInt(string(id), 10, 64)
+	return err == nil
+}
+
+func printableURI(s string) bool {
+	if s == "" || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// nestingDepth returns how deep arrays and objects nest in b, skipping
+// strings; it stops counting past maxNesting.
+func nestingDepth(b []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			if depth > deepest {
+				deepest = depth
+				if deepest > maxNesting {
+					return deepest
+				}
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// checkProtocolVersion refuses an MCP-Protocol-Version header naming an
+// older version this server does not speak: the SDK would answer it in plain
+// text. Unknown later versions are the SDK's to refuse (-32022, as the
+// 2026-07-28 revision specifies).
+func checkProtocolVersion(v string) *store.Denial {
+	if v == "" || v >= "2026-07-28" || slices.Contains(mcp.SupportedProtocolVersions(), v) {
+		return nil
+	}
+	return store.Deny(store.CodeInvalidRequest, "unsupported MCP-Protocol-Version %q", v)
+}
+
+// writeVersionError answers an unsupported protocol version with -32022
+// and the supported list, so a client can retry with one of them.
+func writeVersionError(w http.ResponseWriter, id json.RawMessage, requested string) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	body, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      id,
+		"error": map[string]any{
+			"code":    -32022,
+			"message": "unsupported protocol version",
+			"data": map[string]any{
+				"code":      store.CodeInvalidRequest,
+				"supported": mcp.SupportedProtocolVersions(),
+				"requested": requested,
+			},
+		},
+	})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusBadRequest)
+	w.Write(body)
 }
 
 // servePOST answers one JSON-RPC request in the response body.

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// cell is one measured row: a server at one client concurrency.
+type cell struct {
+	server  string
+	conc    int
+	calls   int
+	elapsed time.Duration
+	p50     time.Duration
+	p99     time.Duration
+	// mallocs and bytes are runtime.MemStats deltas (Mallocs, TotalAlloc)
+	// over the measured window: everything this process allocated,
+	// clients included.
+	mallocs uint64
+	bytes   uint64
+	// cpu is the process's user+system CPU time over the window; hasCPU
+	// says whether the platform reports it.
+	cpu    time.Duration
+	hasCPU bool
+}
+
+func (c cell) rate() float64             { return float64(c.calls) / c.elapsed.Seconds() }
+func (c cell) allocsPerCall() float64    { return float64(c.mallocs) / float64(c.calls) }
+func (c cell) bytesPerCall() float64     { return float64(c.bytes) / float64(c.calls) }
+func (c cell) cpuPerCall() time.Duration { return c.cpu / time.Duration(c.calls) }
+
+// protocolVersion is what a 2025-06-18 client sends on every request after
+// initialize. The servers are stateless, so no initialize is needed first.
+const protocolVersion = "2025-06-18"
+
+// okNeedle is in every successful answer: Switchboard's structuredContent
+// and the baselines' copies of it.
+const okNeedle = `"ok":true`
+
+// worker is one client connection's loop: a prepared request, reused
+// buffers and the latencies it measured.
+type worker struct {
+	client *http.Client
+	url    string
+	// header is built once and never changed: a request may be reused
+	// once its response body is closed, and so may its header map.
+	header http.Header
+	body   []byte
+	// okNeedle and idNeedle must be in the answer: success, and the
+	// request's id echoed.
+	okNeedle []byte
+	idNeedle []byte
+	buf      bytes.Buffer
+	lat      []time.Duration
+}
+
+func newWorker(client *http.Client, t *target, id int) *worker {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json, text/event-stream")
+	h.Set("MCP-Protocol-Version", protocolVersion)
+	if t.auth != "" {
+		h.Set("Authorization", t.auth)
+	}
+	return &worker{
+		client:   client,
+		url:      t.url,
+		header:   h,
+		body:     fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"status","arguments":{}}}`, id),
+		okNeedle: []byte(okNeedle),
+		idNeedle: fmt.Appendf(nil, `"id":%d,`, id),
+	}
+}
+
+// call makes one request, reads the whole answer and checks it.
+func (w *worker) call(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url, bytes.NewReader(w.body))
+	if err != nil {
+		return err
+	}
+	req.Header = w.header
+	start := time.Now()
+	resp, err := w.client.Do(req)
+	if err != nil {
+		return err
+	}
+	w.buf.Reset()
+	_, err = w.buf.ReadFrom(resp.Body)
+	resp.Body.Close()
+	d := time.Since(start)
+	if err != nil {
+		return fmt.Errorf("reading the answer: %w", err)
+	}
+	body := w.buf.Bytes()
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(body, w.okNeedle) || !bytes.Contains(body, w.idNeedle) {
+		return fmt.Errorf("unexpected answer: HTTP %d: %s", resp.StatusCode, excerpt(body, 400))
+	}
+	w.lat = append(w.lat, d)
+	return nil
+}
+
+func excerpt(b []byte, n int) string {
+	if len(b) > n {
+		return strconv.Quote(string(b[:n])) + "…"
+	}
+	return strconv.Quote(string(b))
+}
+
+// runPhase runs every worker in its own goroutine until the deadline. The
+// first failure stops all of them and is returned.
+func runPhase(ctx context.Context, workers []*worker, until time.Time) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Go(func() {
+			for ctx.Err() == nil && time.Now().Before(until) {
+				if err := w.call(ctx); err != nil {
+					cancel(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+// measure loads t with conc keep-alive clients: a warm-up, then the
+// measured window with memory and CPU counters read around it.
+func measure(ctx context.Context, t *target, conc int, warmup, dur time.Duration) (cell, error) {
+	tr := &http.Transport{
+		// Loopback: no proxy from the environment, no compression.
+		Proxy:               nil,
+		MaxIdleConns:        conc,
+		MaxIdleConnsPerHost: conc,
+		IdleConnTimeout:     time.Minute,
+		DisableCompression:  true,
+	}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	workers := make([]*worker, conc)
+	for i := range workers {
+		workers[i] = newWorker(client, t, i+1)
+	}
+	fail := func(err error) (cell, error) {
+		return cell{}, fmt.Errorf("%s at concurrency %d: %w", t.name, conc, err)
+	}
+	if warmup > 0 {
+		if err := runPhase(ctx, workers, time.Now().Add(warmup)); err != nil {
+			return fail(err)
+		}
+	}
+	// Size each latency slice from the warm-up's pace, so that growing it
+	// does not count as the servers' allocations.
+	for _, w := range workers {
+		want := 1024
+		if warmup > 0 {
+			want += int(1.5 * float64(len(w.lat)) * dur.Seconds() / warmup.Seconds())
+		}
+		w.lat = make([]time.Duration, 0, want)
+	}
+
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	cpu0, hasCPU := processCPU()
+	start := time.Now()
+	err := runPhase(ctx, workers, start.Add(dur))
+	elapsed := time.Since(start)
+	cpu1, _ := processCPU()
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		return fail(err)
+	}
+
+	var all []time.Duration
+	for _, w := range workers {
+		all = append(all, w.lat...)
+	}
+	if len(all) == 0 {
+		return fail(fmt.Errorf("no call completed in %v", dur))
+	}
+	slices.Sort(all)
+	return cell{
+		server:  t.name,
+		conc:    conc,
+		calls:   len(all),
+		elapsed: elapsed,
+		p50:     percentile(all, 0.50),
+		p99:     percentile(all, 0.99),
+		mallocs: after.Mallocs - before.Mallocs,
+		bytes:   after.TotalAlloc - before.TotalAlloc,
+		cpu:     cpu1 - cpu0,
+		hasCPU:  hasCPU,
+	}, nil
+}
+
+// percentile is the nearest-rank percentile of sorted latencies.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}
