@@ -46,11 +46,13 @@ type HTTPOptions struct {
 // bodies, unknown methods) and hands the rest to a stateless SDK server
 // whose tools call the registry.
 type HTTPHandler struct {
-	reg  *Registry
-	opts HTTPOptions
-	log  *slog.Logger
-	sdk  http.Handler
-	sse  *sseSessions
+	// noFastPath sends every tools/call through the SDK (tests compare).
+	noFastPath bool
+	reg        *Registry
+	opts       HTTPOptions
+	log        *slog.Logger
+	sdk        http.Handler
+	sse        *sseSessions
 }
 
 // callerKey carries the authenticated caller from the front layer, through
@@ -226,8 +228,13 @@ type envelope struct {
 
 // envelopeParams are the params fields the front layer reads.
 type envelopeParams struct {
-	RepositoryID string `json:"repository_id"`
-	URI          string `json:"uri"`
+	RepositoryID string          `json:"repository_id"`
+	URI          string          `json:"uri"`
+	Name         string          `json:"name"`
+	Arguments    json.RawMessage `json:"arguments"`
+	Meta         struct {
+		ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
+	} `json:"_meta"`
 }
 
 // maxNesting bounds how deep a request's JSON may nest. The SDK refuses
@@ -428,7 +435,11 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request, t Transp
 	if t == TransportMCP && r.Header.Get(TransportHeader) == "stdio" {
 		t = TransportMCPStdio
 	}
-	h.dispatch(w, r, body, caller{principal: p, transport: t, repositoryID: msg.Params.RepositoryID})
+	c := caller{principal: p, transport: t, repositoryID: msg.Params.RepositoryID}
+	if h.fastToolCall(w, r, msg, c) {
+		return
+	}
+	h.dispatch(w, r, body, c)
 }
 
 // dispatch hands a checked request to the SDK with the caller attached.
