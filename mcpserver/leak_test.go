@@ -38,6 +38,29 @@ func TestNoTokenLeaks(t *testing.T) {
 			}
 		}
 	}
+	// Every resource and the prompt, for both tokens; and templates with an
+	// id that names nothing.
+	for _, raw := range []string{e.clientRaw, e.auditRaw} {
+		cs := e.connect(t, raw)
+		for _, uri := range []string{"switchboard://policies/current", "switchboard://tools/catalog", "switchboard://repositories", "switchboard://packets/pkt_x", "switchboard://sessions/ses_x", "switchboard://nothing"} {
+			res, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri})
+			keepErr(err)
+			if res != nil {
+				for _, c := range res.Contents {
+					errs = append(errs, c.Text)
+				}
+			}
+		}
+		pr, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: promptName})
+		keepErr(err)
+		if pr != nil {
+			for _, m := range pr.Messages {
+				if tc, ok := m.Content.(*mcp.TextContent); ok {
+					errs = append(errs, tc.Text)
+				}
+			}
+		}
+	}
 	// Tokens that do not authenticate, at connect time.
 	for _, raw := range []string{e.revokedRaw, e.expiredRaw, e.unknownRaw, e.wrongSecretRaw} {
 		client := mcp.NewClient(&mcp.Implementation{Name: "leak", Version: "0"}, nil)

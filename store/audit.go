@@ -97,11 +97,9 @@ func (tx *Tx) AppendAudit(r *AuditRecord) error {
 	r.Time = r.Time.UTC()
 	r.PrevHash = ""
 	if k, v := b.Cursor().Last(); k != nil {
-		var prev AuditRecord
-		if err := json.Unmarshal(v, &prev); err != nil {
-			return fmt.Errorf("decode audit record %d: %w", binary.BigEndian.Uint64(k), err)
+		if r.PrevHash, err = tx.db.prevAuditHash(k, v); err != nil {
+			return err
 		}
-		r.PrevHash = prev.Hash
 	}
 	r.Hash = chainHash(r)
 	v, err := json.Marshal(r)
@@ -111,6 +109,9 @@ func (tx *Tx) AppendAudit(r *AuditRecord) error {
 	if err := b.Put(u64(seq), v); err != nil {
 		return fmt.Errorf("store audit record %d: %w", seq, err)
 	}
+	// The tail is set only once the write has happened: prevAuditHash's
+	// argument is about writes, and a failed Put wrote nothing.
+	tx.db.setAuditTail(auditTail{seq: seq, raw: v, hash: r.Hash})
 	return nil
 }
 
@@ -135,6 +136,9 @@ func (tx *Tx) VerifyAudit() (AuditVerification, error) {
 		var r AuditRecord
 		if err := json.Unmarshal(val, &r); err != nil {
 			return v, fmt.Errorf("record at key %x: %v: %w", k, err, ErrAuditChain)
+		}
+		if len(k) != 8 {
+			return v, fmt.Errorf("audit key %x is not a sequence number: %w", k, ErrAuditChain)
 		}
 		seq := binary.BigEndian.Uint64(k)
 		switch {

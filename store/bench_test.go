@@ -18,6 +18,93 @@ func BenchmarkAppendAudit(b *testing.B) {
 	}
 }
 
+// Many records per Update, as the registry's group commit writes them when
+// calls arrive during a commit. This measures the per-record work (finding
+// the previous hash, hashing, encoding), so fsync is off: BenchmarkAppendAudit
+// measures it, and here it would only be noise. One op is one Update;
+// ns/record divides it out.
+func BenchmarkAppendAuditGrouped(b *testing.B) {
+	const perUpdate = 64
+	db := openTestDB(b, Options{})
+	db.bolt.NoSync = true
+	i := 0
+	for b.Loop() {
+		if err := db.Update(func(tx *Tx) error {
+			for range perUpdate {
+				if err := tx.AppendAudit(sampleRecord(i)); err != nil {
+					return err
+				}
+				i++
+			}
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(i), "ns/record")
+}
+
+// benchTokens creates n tokens with the given grants and returns the raw
+// form of the last one.
+func benchTokens(b *testing.B, db *DB, n int, grants []Grant) (Token, string) {
+	b.Helper()
+	var tok Token
+	var raw string
+	mustUpdate(b, db, func(tx *Tx) error {
+		for i := range n {
+			var err error
+			tok, raw, err = tx.CreateToken(TokenSpec{Label: fmt.Sprint("t", i), Grants: grants})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return tok, raw
+}
+
+// clientGrants is what the client token holds: every agent capability on
+// every repository.
+func clientGrants() []Grant {
+	var gs []Grant
+	for _, c := range AgentCapabilities() {
+		gs = append(gs, Grant{Capability: c, Repositories: []string{AllRepositories}})
+	}
+	return gs
+}
+
+// TokenByKeyID in a read-only transaction, as the registry re-checks the
+// caller's token on every call; the token is shaped like the client token.
+func BenchmarkTokenByKeyID(b *testing.B) {
+	db := openTestDB(b, Options{})
+	tok, _ := benchTokens(b, db, 100, clientGrants())
+	for b.Loop() {
+		if err := db.View(func(tx *Tx) error {
+			_, err := tx.TokenByKeyID(tok.KeyID)
+			return err
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Tokens lists every token, as Counts does for status.
+func BenchmarkTokens(b *testing.B) {
+	db := openTestDB(b, Options{})
+	benchTokens(b, db, 100, clientGrants())
+	for b.Loop() {
+		if err := db.View(func(tx *Tx) error {
+			toks, err := tx.Tokens()
+			if err == nil && len(toks) != 100 {
+				err = fmt.Errorf("%d tokens", len(toks))
+			}
+			return err
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // Authenticate in a read-only transaction, among a realistic number of
 // tokens.
 func BenchmarkAuthenticate(b *testing.B) {

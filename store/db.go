@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -32,6 +33,23 @@ type Options struct {
 type DB struct {
 	bolt *bolt.DB
 	now  func() time.Time
+
+	// tokensMu guards the tokens map. The entries are never modified once
+	// in it, so they are read after the lock is let go.
+	tokensMu sync.Mutex
+	// tokens holds decoded token records by key id, so that the token
+	// lookup every call makes need not decode JSON; see decodeToken.
+	// Guarded by tokensMu; nil until the first lookup.
+	tokens map[string]*cachedToken
+
+	// auditMu guards auditTail. Updates, the only place it is used, are
+	// serialised by bbolt already; the lock keeps the tail safe without
+	// leaning on that.
+	auditMu sync.Mutex
+	// auditTail is the record AppendAudit wrote last, so that the next
+	// append need not decode it for its hash; see prevAuditHash. Guarded by
+	// auditMu.
+	auditTail auditTail
 }
 
 // Open opens (creating if needed) the database at path, applies pending
@@ -78,6 +96,7 @@ func (db *DB) Path() string { return db.bolt.Path() }
 // valid inside the function given to View or Update.
 type Tx struct {
 	tx  *bolt.Tx
+	db  *DB // for its caches
 	now time.Time
 }
 
@@ -91,7 +110,7 @@ func (tx *Tx) Writable() bool { return tx.tx.Writable() }
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(*Tx) error) error {
 	return db.bolt.View(func(btx *bolt.Tx) error {
-		return fn(&Tx{tx: btx, now: db.now().UTC()})
+		return fn(&Tx{tx: btx, db: db, now: db.now().UTC()})
 	})
 }
 
@@ -99,7 +118,7 @@ func (db *DB) View(fn func(*Tx) error) error {
 // returns nil. Only one Update runs at a time.
 func (db *DB) Update(fn func(*Tx) error) error {
 	return db.bolt.Update(func(btx *bolt.Tx) error {
-		return fn(&Tx{tx: btx, now: db.now().UTC()})
+		return fn(&Tx{tx: btx, db: db, now: db.now().UTC()})
 	})
 }
 

@@ -233,14 +233,18 @@ func (tx *Tx) putTokenRecord(rec *tokenRecord) error {
 	return nil
 }
 
+// tokenRecord returns the stored record for keyID, or nil if there is none.
+// It comes from the DB's cache when the stored bytes are the ones decoded
+// last (see decodeToken); its Token is the caller's to change, its Salt and
+// Hash are not.
 func (tx *Tx) tokenRecord(keyID string) (*tokenRecord, error) {
 	v := tx.tx.Bucket(bucketTokens).Get([]byte(keyID))
 	if v == nil {
 		return nil, nil
 	}
-	var rec tokenRecord
-	if err := json.Unmarshal(v, &rec); err != nil {
-		return nil, fmt.Errorf("decode token %s: %w", keyID, err)
+	rec, err := tx.db.decodeToken(keyID, v, false)
+	if err != nil {
+		return nil, err
 	}
 	return &rec, nil
 }
@@ -347,9 +351,9 @@ func (tx *Tx) RevokeToken(keyID string) (Token, error) {
 func (tx *Tx) Tokens() ([]Token, error) {
 	var out []Token
 	err := tx.tx.Bucket(bucketTokens).ForEach(func(k, v []byte) error {
-		var rec tokenRecord
-		if err := json.Unmarshal(v, &rec); err != nil {
-			return fmt.Errorf("decode token %s: %w", k, err)
+		rec, err := tx.db.decodeToken(string(k), v, true)
+		if err != nil {
+			return err
 		}
 		out = append(out, rec.Token)
 		return nil

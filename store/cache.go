@@ -1,0 +1,194 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// maxCachedTokens bounds DB.tokens. Past it the cache is dropped whole
+// rather than managed: the tokens in use at any time are few (the client
+// token, one per live session), so they are back after one decode each.
+const maxCachedTokens = 4096
+
+// cachedToken is one token record as stored and as decoded. Once in
+// DB.tokens it is never modified, only replaced, so it may be read without
+// holding DB.tokensMu.
+type cachedToken struct {
+	raw []byte      // the stored value, copied out of its transaction
+	rec tokenRecord // raw decoded; handed out only through cloneToken
+}
+
+// decodeToken returns the record stored as v under keyID, decoding v only if
+// the cache holds no decoding of exactly these bytes.
+//
+// An entry is used only when its bytes equal the value the current
+// transaction reads, so it is never trusted for anything it remembers about
+// commits. An entry filled inside an Update that then rolled back holds
+// bytes the database no longer has: the next lookup reads the committed
+// bytes, misses and replaces it. A rolled-back write can therefore never
+// serve a stale record, nor can a View and an Update that race to fill the
+// same key: each compares against what its own transaction sees.
+//
+// The Token in the record returned is the caller's own (see cloneToken).
+// Salt and Hash are shared with the cache: they never leave the package and
+// nothing in it writes to them.
+//
+// scan says the lookup is one of a walk over the whole bucket. A scan adds
+// entries only while there is room: dropping the cache as it fills would,
+// on a bucket past the bound (session tokens accumulate), drop it again every
+// maxCachedTokens records and leave it holding the tokens last in key order
+// rather than those in use.
+func (db *DB) decodeToken(keyID string, v []byte, scan bool) (tokenRecord, error) {
+	db.tokensMu.Lock()
+	e := db.tokens[keyID]
+	db.tokensMu.Unlock()
+	if e != nil && bytes.Equal(e.raw, v) {
+		return e.record(), nil
+	}
+
+	// Decode outside the lock: concurrent Views should not wait on each
+	// other's JSON.
+	e = &cachedToken{raw: bytes.Clone(v)}
+	if err := json.Unmarshal(e.raw, &e.rec); err != nil {
+		return tokenRecord{}, fmt.Errorf("decode token %s: %w", keyID, err)
+	}
+	db.cacheToken(keyID, e, scan)
+	return e.record(), nil
+}
+
+// cacheToken makes e the entry for keyID, dropping the cache first when it
+// is full, or, for a scan, leaving it as it is.
+func (db *DB) cacheToken(keyID string, e *cachedToken, scan bool) {
+	db.tokensMu.Lock()
+	defer db.tokensMu.Unlock()
+	if _, replace := db.tokens[keyID]; !replace && len(db.tokens) >= maxCachedTokens {
+		if scan {
+			return
+		}
+		db.tokens = nil // drop the map whole: clear would keep its memory
+	}
+	if db.tokens == nil {
+		db.tokens = make(map[string]*cachedToken)
+	}
+	db.tokens[keyID] = e
+}
+
+// record returns a copy of the entry's record that the caller may change.
+func (e *cachedToken) record() tokenRecord {
+	rec := e.rec
+	rec.Token = cloneToken(rec.Token)
+	return rec
+}
+
+// cloneToken returns a copy of t that shares nothing a caller could write
+// through with t: Grants, each grant's Repositories and every *time.Time
+// are fresh (strings are immutable, so sharing them is safe). The token
+// cache hands out only such copies, rather than values callers must promise
+// not to alias: callers edit what they get (TouchToken sets LastUsedAt, a
+// handler may pass Grants on into a new TokenSpec that is then stored), and
+// an edit must reach the caller's copy alone, never the cache or another
+// caller.
+//
+// The copy costs three allocations however many grants t has: one for the
+// grants, one for all their repository lists, one for all the times. Each
+// repository list is capped at its own length, so appending to one cannot
+// overwrite the next.
+func cloneToken(t Token) Token {
+	var nTimes, nRepos int
+	for _, p := range [...]*time.Time{t.ExpiresAt, t.RevokedAt, t.LastUsedAt} {
+		if p != nil {
+			nTimes++
+		}
+	}
+	for _, g := range t.Grants {
+		nRepos += len(g.Repositories)
+		if g.ExpiresAt != nil {
+			nTimes++
+		}
+	}
+	times := timeArena(make([]time.Time, 0, nTimes))
+	t.ExpiresAt = times.dup(t.ExpiresAt)
+	t.RevokedAt = times.dup(t.RevokedAt)
+	t.LastUsedAt = times.dup(t.LastUsedAt)
+	if t.Grants != nil { // keep nil and empty apart: they encode differently
+		grants := make([]Grant, len(t.Grants))
+		repos := make([]string, 0, nRepos)
+		for i, g := range t.Grants {
+			if g.Repositories != nil {
+				start := len(repos)
+				repos = append(repos, g.Repositories...)
+				g.Repositories = repos[start:len(repos):len(repos)]
+			}
+			g.ExpiresAt = times.dup(g.ExpiresAt)
+			grants[i] = g
+		}
+		t.Grants = grants
+	}
+	return t
+}
+
+// timeArena hands out *time.Time from one backing array. It is sized up
+// front; were it ever too small, append would move on to a new array and the
+// pointers already handed out would keep the old one alive, so a miscount
+// costs an allocation, never a shared time.
+type timeArena []time.Time
+
+func (a *timeArena) dup(p *time.Time) *time.Time {
+	if p == nil {
+		return nil
+	}
+	*a = append(*a, *p)
+	return &(*a)[len(*a)-1]
+}
+
+// auditTail is the record AppendAudit wrote last.
+type auditTail struct {
+	seq  uint64
+	raw  []byte // the value given to Put; bbolt only reads it, and so do we
+	hash string
+}
+
+// setAuditTail records the append just written.
+func (db *DB) setAuditTail(t auditTail) {
+	db.auditMu.Lock()
+	db.auditTail = t
+	db.auditMu.Unlock()
+}
+
+// prevAuditHash returns the hash of the record stored as v under k, the
+// audit log's last key, decoding v only when it is not the record this DB
+// appended last.
+//
+// Matching the key alone would be enough, even across rolled-back
+// transactions. Key seq is written only by the append that NextSequence
+// gave seq to, and that append makes itself the tail as it writes. bbolt
+// rolls back the sequence together with the keys, so seq may be handed out
+// again after a rollback, but only to a later append, which writes the key
+// anew and becomes the tail; once a write of seq commits, the sequence has
+// passed seq for good and no append writes that key again. So when the last
+// key is the tail's seq, the record there is the latest write of that key
+// (committed, or earlier in this same transaction) and the tail holds its
+// hash. When the transaction that wrote the tail rolled back instead, its
+// key is gone, the last key is smaller, and the record is decoded.
+//
+// That argument leans on every audit write going through AppendAudit.
+// Comparing the bytes as well removes the assumption for the price of a
+// memcmp: equal bytes decode to the same hash whatever wrote them, so a
+// record rewritten in place by other code, or by hand with the tamper tests'
+// tools, costs a decode and never chains a record to a hash not stored.
+func (db *DB) prevAuditHash(k, v []byte) (string, error) {
+	db.auditMu.Lock()
+	t := db.auditTail
+	db.auditMu.Unlock()
+	if t.raw != nil && len(k) == 8 && binary.BigEndian.Uint64(k) == t.seq && bytes.Equal(v, t.raw) {
+		return t.hash, nil
+	}
+	var prev AuditRecord
+	if err := json.Unmarshal(v, &prev); err != nil {
+		return "", fmt.Errorf("decode audit record %x: %w", k, err)
+	}
+	return prev.Hash, nil
+}
