@@ -117,24 +117,26 @@ func httpStatus(c store.Code) int {
 
 // writeError answers with a JSON-RPC error object whose data.code is ours.
 func writeError(w http.ResponseWriter, id json.RawMessage, d *store.Denial) {
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
 	if d.Code.IsTokenDenial() {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
+	}
+	writeRPCError(w, httpStatus(d.Code), id, jsonrpcCode(d.Code), d.Reason, map[string]any{"code": d.Code})
+}
+
+// writeRPCError writes one JSON-RPC error response. data carries our code
+// ("code") and whatever else the client needs to act on the error.
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int64, message string, data map[string]any) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
 	}
 	body, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
 		"id":      id,
-		"error": map[string]any{
-			"code":    jsonrpcCode(d.Code),
-			"message": d.Reason,
-			"data":    map[string]any{"code": d.Code},
-		},
+		"error":   map[string]any{"code": code, "message": message, "data": data},
 	})
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(httpStatus(d.Code))
+	w.WriteHeader(status)
 	w.Write(body)
 }
 
@@ -396,26 +398,11 @@ func checkProtocolVersion(v string) *store.Denial {
 // writeVersionError answers an unsupported protocol version with -32022
 // and the supported list, so a client can retry with one of them.
 func writeVersionError(w http.ResponseWriter, id json.RawMessage, requested string) {
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	body, _ := json.Marshal(map[string]any{
-		"jsonrpc": "2.0",
-		"id":      id,
-		"error": map[string]any{
-			"code":    -32022,
-			"message": "unsupported protocol version",
-			"data": map[string]any{
-				"code":      store.CodeInvalidRequest,
-				"supported": mcp.SupportedProtocolVersions(),
-				"requested": requested,
-			},
-		},
+	writeRPCError(w, http.StatusBadRequest, id, -32022, "unsupported protocol version", map[string]any{
+		"code":      store.CodeInvalidRequest,
+		"supported": mcp.SupportedProtocolVersions(),
+		"requested": requested,
 	})
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusBadRequest)
-	w.Write(body)
 }
 
 // servePOST answers one JSON-RPC request in the response body.

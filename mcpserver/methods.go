@@ -124,13 +124,15 @@ func (r *Registry) registerRepositories() {
 		}))
 	r.Register(Define("repository.list", store.CapStatusRead, ReadOnly,
 		"List the registered repositories: the ids that work tools take as repository_id, with names and paths.",
-		func(c *Call, _ NoArgs) (RepositoryList, error) {
-			repos, err := c.Tx.Repositories()
-			if repos == nil {
-				repos = []store.Repository{}
-			}
-			return RepositoryList{Repositories: repos}, err
-		}))
+		listRepositories))
+}
+
+func listRepositories(c *Call, _ NoArgs) (RepositoryList, error) {
+	repos, err := c.Tx.Repositories()
+	if repos == nil {
+		repos = []store.Repository{}
+	}
+	return RepositoryList{Repositories: repos}, err
 }
 
 // AuditRecords is the result of audit.query.

@@ -188,14 +188,7 @@ func (r *Registry) registerResources() {
 			return out, err
 		}))
 	r.Register(Define("resource.repositories", store.CapStatusRead, Internal|ReadOnly,
-		"switchboard://repositories",
-		func(c *Call, _ NoArgs) (RepositoryList, error) {
-			repos, err := c.Tx.Repositories()
-			if repos == nil {
-				repos = []store.Repository{}
-			}
-			return RepositoryList{Repositories: repos}, err
-		}))
+		"switchboard://repositories", listRepositories))
 }
 
 func all[T any](xs []T, f func(T) bool) bool {

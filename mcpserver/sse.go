@@ -377,20 +377,5 @@ func (b *bufferedResponse) message(id json.RawMessage) []byte {
 // writeStatusError answers like writeError, with a status and code of this
 // transport's own.
 func writeStatusError(w http.ResponseWriter, status int, id json.RawMessage, code store.Code, reason string) {
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	body, _ := json.Marshal(map[string]any{
-		"jsonrpc": "2.0",
-		"id":      id,
-		"error": map[string]any{
-			"code":    jsonrpcCode(code),
-			"message": reason,
-			"data":    map[string]any{"code": code},
-		},
-	})
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	w.Write(body)
+	writeRPCError(w, status, id, jsonrpcCode(code), reason, map[string]any{"code": code})
 }

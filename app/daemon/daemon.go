@@ -149,16 +149,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		mcpHandler := mcpserver.NewHTTPHandler(d.reg, mcpserver.HTTPOptions{AllowOrigins: cfg.AllowOrigins, Version: cfg.Version, Log: d.log})
 		mux.Handle("/mcp", mcpHandler)
 		mux.Handle("/mcp/", mcpHandler)
-		d.httpSrv = &http.Server{
-			Handler:           mux,
-			ReadHeaderTimeout: 5 * time.Second,
-			ReadTimeout:       30 * time.Second,
-			// Long polls run up to 60 s; the write deadline leaves room.
-			WriteTimeout:   90 * time.Second,
-			IdleTimeout:    2 * time.Minute,
-			MaxHeaderBytes: 64 << 10,
-			ErrorLog:       slog.NewLogLogger(d.log.Handler(), slog.LevelDebug),
-		}
+		d.httpSrv = mcpserver.NewServer(mux, d.log)
 		d.serve("mcp http", func() error { return d.httpSrv.Serve(ln) })
 		cleanup = append(cleanup, func() { d.httpSrv.Close() })
 	}

@@ -59,18 +59,10 @@ func startTarget(name, dir string, log *slog.Logger) (*target, error) {
 	return nil, fmt.Errorf("unknown server %q", name)
 }
 
-// newHTTPServer is an http.Server with the daemon's settings
-// (app/daemon/daemon.go), so every target pays for the same server.
+// newHTTPServer is the daemon's server (mcpserver.NewServer), so every
+// target pays for the same one.
 func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
-	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      90 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
+	return mcpserver.NewServer(h, log)
 }
 
 // serve runs h on a fresh loopback port. The returned stop function shuts
