@@ -49,6 +49,17 @@ var migrations = []migration{
 		}
 		return nil
 	}},
+	{2, "work packets, leases and artifacts", func(tx *bolt.Tx) error { return createBuckets(tx, workBuckets) }},
+	{3, "sessions, questions and trace events", func(tx *bolt.Tx) error { return createBuckets(tx, sessionBuckets) }},
+}
+
+func createBuckets(tx *bolt.Tx, names [][]byte) error {
+	for _, name := range names {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // SchemaVersion is the version this program writes.
