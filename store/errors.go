@@ -37,7 +37,15 @@ const (
 const (
 	CodeInvalidArgument Code = "invalid_argument"
 	CodeNotFound        Code = "not_found"
+	CodeInvalidState    Code = "invalid_state" // the target's state forbids it: a report from an ended session, a second answer
 	CodeInternal        Code = "internal_error"
+)
+
+// Workflow refusals (SPEC §5): work packets, leases and artifacts.
+const (
+	CodeLeaseLost           Code = "lease_lost"            // the lease named is not the packet's live lease: stale, expired, another session's
+	CodeArtifactsMissing    Code = "artifacts_missing"     // complete before every expected artifact is published
+	CodeWriteScopeViolation Code = "write_scope_violation" // an artifact path outside the packet's write scope or the repository
 )
 
 // Denial is an error with a stable code and a one-line reason for people.

@@ -1,14 +1,713 @@
 package store
 
-// Agent sessions (SPEC §5). The buckets, under the tree drawn in schema.go:
-//
-//	sessions/   <ses_id> -> Session JSON
-//	questions/  <q_id> -> Question JSON
-//	trace/      <ses_id>/ (one nested bucket per session) <seq BE> -> TraceEvent JSON
-var (
-	bucketSessions  = []byte("sessions")
-	bucketQuestions = []byte("questions")
-	bucketTrace     = []byte("trace")
-
-	sessionBuckets = [][]byte{bucketSessions, bucketQuestions, bucketTrace}
+import (
+	"cmp"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
 )
+
+// Agent sessions, their reports and questions (SPEC §5, §6). The buckets,
+// under the tree drawn in schema.go:
+//
+//	sessions/        <ses_id> -> Session JSON
+//	session_order/   <seq BE> -> ses_id, in creation order (the sessions
+//	                 bucket's sequence), so a listing pages from the newest
+//	                 without decoding every session ever run
+//	live_sessions/   <ses_id> -> its session_order seq BE, for every session
+//	                 starting or running: the crash sweep and the tray read
+//	                 only these
+//	reports/         <ses_id>/ (one nested bucket per session)
+//	                   <seq BE> -> Report JSON, seq from the nested bucket
+//	questions/       <q_id> -> Question JSON
+//	open_questions/  <seq BE> -> q_id, in asking order (the questions
+//	                 bucket's sequence), for each unanswered question of a
+//	                 live session
+//	trace/           <ses_id>/ (one nested bucket per session, see trace.go)
+//	                   <seq BE> -> TraceEvent JSON
+//
+// None of the methods in this file appends a trace event: the caller (the
+// method registry) decides what each change means on the timeline and
+// appends it with AppendTrace in the same transaction. One writer of trace
+// events keeps the timeline free of doubles.
+var (
+	bucketSessions      = []byte("sessions")
+	bucketSessionOrder  = []byte("session_order")
+	bucketLiveSessions  = []byte("live_sessions")
+	bucketReports       = []byte("reports")
+	bucketQuestions     = []byte("questions")
+	bucketOpenQuestions = []byte("open_questions")
+	bucketTrace         = []byte("trace")
+
+	sessionBuckets = [][]byte{
+		bucketSessions, bucketSessionOrder, bucketLiveSessions, bucketReports,
+		bucketQuestions, bucketOpenQuestions, bucketTrace,
+	}
+)
+
+// Bounds on what agents and callers may store. Beyond them a call is refused
+// with invalid_argument rather than cut: an agent should learn that its text
+// did not arrive whole.
+const (
+	// MaxReportText bounds a report's text (and so a question's).
+	MaxReportText = 16 << 10
+	// MaxAnswerText bounds the answer a person gives to a question.
+	MaxAnswerText = 16 << 10
+	// maxSessionName bounds identifiers and names stored as given: ids,
+	// profile names, who answered.
+	maxSessionName = 256
+	// maxEndReason is where an end reason is cut (not refused: ending a
+	// session must not fail because the reason is long).
+	maxEndReason = 1 << 10
+)
+
+// SessionKind says who started a session.
+type SessionKind string
+
+const (
+	// SessionSupervised is an agent the supervisor started in a PTY.
+	SessionSupervised SessionKind = "supervised"
+	// SessionExternal is an agent started elsewhere that registered itself
+	// with a `ready` report.
+	SessionExternal SessionKind = "external"
+)
+
+// SessionState is where a session is in its life. Starting and running are
+// live; ended and lost are final.
+type SessionState string
+
+const (
+	// SessionStarting: the record exists, the process is not yet known to
+	// run.
+	SessionStarting SessionState = "starting"
+	// SessionRunning: the process runs (or, for an external session, the
+	// agent has reported).
+	SessionRunning SessionState = "running"
+	// SessionEnded: the process exited or was stopped, with Switchboard
+	// watching.
+	SessionEnded SessionState = "ended"
+	// SessionLost: Switchboard stopped watching before the session ended,
+	// e.g. the app crashed and the next start found the session still
+	// marked live.
+	SessionLost SessionState = "lost"
+)
+
+// Live reports whether a session in state s may still report and be
+// answered.
+func (s SessionState) Live() bool { return s == SessionStarting || s == SessionRunning }
+
+func (s SessionState) known() bool {
+	return s.Live() || s == SessionEnded || s == SessionLost
+}
+
+// Session is one agent run.
+type Session struct {
+	ID           string       `json:"id"`
+	Kind         SessionKind  `json:"kind"`
+	RepositoryID string       `json:"repository_id,omitempty"`
+	Profile      string       `json:"profile,omitempty"`
+	TokenKeyID   string       `json:"keyid,omitempty"`
+	State        SessionState `json:"state"`
+	PID          int          `json:"pid,omitempty"`
+	StartedAt    time.Time    `json:"started_at"`
+	EndedAt      *time.Time   `json:"ended_at,omitempty"`
+	ExitCode     *int         `json:"exit_code,omitempty"`
+	EndReason    string       `json:"end_reason,omitempty"`
+	LastReportAt *time.Time   `json:"last_report_at,omitempty"`
+	LastReport   *Report      `json:"last_report,omitempty"`
+}
+
+// SessionSpec describes a session to create.
+type SessionSpec struct {
+	// ID is the session's id; "" makes a new one. A caller names it when
+	// it must mint the session token (which carries the session id) before
+	// the session record, in the same transaction. It must start with
+	// "ses_" and be unused.
+	ID   string
+	Kind SessionKind
+	// RepositoryID, when given, must be registered.
+	RepositoryID string
+	// Profile is the agent profile a supervised session was started with.
+	Profile string
+	// TokenKeyID, when given, must name an existing token. EndSession
+	// revokes it if it is this session's own session token.
+	TokenKeyID string
+	PID        int
+}
+
+// CreateSession records a new session. A supervised session starts in
+// "starting" (MarkSessionRunning or its first report moves it on); an
+// external one registers with its first report and so starts "running".
+// Denials: invalid_argument (kind, id, unknown token), repo_not_registered.
+func (tx *Tx) CreateSession(spec SessionSpec) (Session, error) {
+	var state SessionState
+	switch spec.Kind {
+	case SessionSupervised:
+		state = SessionStarting
+	case SessionExternal:
+		state = SessionRunning
+	default:
+		return Session{}, Deny(CodeInvalidArgument, "session kind must be %q or %q, not %q", SessionSupervised, SessionExternal, spec.Kind)
+	}
+	id := spec.ID
+	if id == "" {
+		id = NewID("ses")
+	} else {
+		if !strings.HasPrefix(id, "ses_") || len(id) <= len("ses_") || len(id) > maxSessionName {
+			return Session{}, Deny(CodeInvalidArgument, "session id must start with \"ses_\" and be at most %d bytes", maxSessionName)
+		}
+		if tx.tx.Bucket(bucketSessions).Get([]byte(id)) != nil {
+			return Session{}, Deny(CodeInvalidArgument, "session %s already exists", id)
+		}
+	}
+	if len(spec.Profile) > maxSessionName {
+		return Session{}, Deny(CodeInvalidArgument, "profile name longer than %d bytes", maxSessionName)
+	}
+	if spec.RepositoryID != "" && !tx.RepositoryExists(spec.RepositoryID) {
+		return Session{}, Deny(CodeRepoNotRegistered, "repository %s is not registered", spec.RepositoryID)
+	}
+	if spec.TokenKeyID != "" {
+		if _, ok, err := tx.Token(spec.TokenKeyID); err != nil {
+			return Session{}, err
+		} else if !ok {
+			return Session{}, Deny(CodeInvalidArgument, "no token %s", spec.TokenKeyID)
+		}
+	}
+	s := Session{
+		ID:           id,
+		Kind:         spec.Kind,
+		RepositoryID: spec.RepositoryID,
+		Profile:      spec.Profile,
+		TokenKeyID:   spec.TokenKeyID,
+		State:        state,
+		PID:          spec.PID,
+		StartedAt:    tx.now,
+	}
+	seq, err := tx.tx.Bucket(bucketSessions).NextSequence()
+	if err != nil {
+		return Session{}, fmt.Errorf("session sequence: %w", err)
+	}
+	if err := tx.tx.Bucket(bucketSessionOrder).Put(u64(seq), []byte(id)); err != nil {
+		return Session{}, fmt.Errorf("index session %s: %w", id, err)
+	}
+	if err := tx.tx.Bucket(bucketLiveSessions).Put([]byte(id), u64(seq)); err != nil {
+		return Session{}, fmt.Errorf("index session %s: %w", id, err)
+	}
+	return s, tx.putSession(&s)
+}
+
+func (tx *Tx) putSession(s *Session) error {
+	v, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("encode session %s: %w", s.ID, err)
+	}
+	if err := tx.tx.Bucket(bucketSessions).Put([]byte(s.ID), v); err != nil {
+		return fmt.Errorf("store session %s: %w", s.ID, err)
+	}
+	return nil
+}
+
+func decodeSession(id, v []byte) (Session, error) {
+	var s Session
+	if err := json.Unmarshal(v, &s); err != nil {
+		return Session{}, fmt.Errorf("decode session %s: %w", id, err)
+	}
+	return s, nil
+}
+
+// Session returns one session by id, or a not_found denial.
+func (tx *Tx) Session(id string) (Session, error) {
+	v := tx.tx.Bucket(bucketSessions).Get([]byte(id))
+	if v == nil {
+		return Session{}, Deny(CodeNotFound, "no session %s", id)
+	}
+	return decodeSession([]byte(id), v)
+}
+
+// liveSession returns a session that may still report, or not_found or
+// invalid_state.
+func (tx *Tx) liveSession(id string) (Session, error) {
+	s, err := tx.Session(id)
+	if err != nil {
+		return Session{}, err
+	}
+	if !s.State.Live() {
+		return Session{}, Deny(CodeInvalidState, "session %s has %s", id, s.State)
+	}
+	return s, nil
+}
+
+// MarkSessionRunning moves a starting session to running and records its
+// process id (0 keeps the one recorded). On a running session it only
+// records the pid. An ended or lost session gives invalid_state.
+func (tx *Tx) MarkSessionRunning(id string, pid int) (Session, error) {
+	s, err := tx.liveSession(id)
+	if err != nil {
+		return Session{}, err
+	}
+	if s.State == SessionRunning && (pid == 0 || pid == s.PID) {
+		return s, nil
+	}
+	s.State = SessionRunning
+	if pid != 0 {
+		s.PID = pid
+	}
+	return s, tx.putSession(&s)
+}
+
+// EndSession records that a session ended (state SessionEnded) or was lost
+// (SessionLost), with its exit code when known. Ending a session that has
+// already ended changes nothing and returns it as it was: the first end
+// stands, whichever of the supervisor and the crash sweep gets there first.
+//
+// In the same transaction it drops the session's unanswered questions from
+// OpenQuestions (nobody is left to read an answer), and revokes the
+// session's token when that token is this session's own session token; a
+// client or operator token named by an external session is left alone.
+// Releasing the session's leases is the work store's part
+// (ReleaseSessionLeases), which the caller runs in the same transaction.
+//
+// A reason longer than 1 KiB is cut, not refused. Denials: invalid_argument
+// (state), not_found.
+func (tx *Tx) EndSession(id string, state SessionState, exitCode *int, reason string) (Session, error) {
+	if state != SessionEnded && state != SessionLost {
+		return Session{}, Deny(CodeInvalidArgument, "a session ends as %q or %q, not %q", SessionEnded, SessionLost, state)
+	}
+	s, err := tx.Session(id)
+	if err != nil {
+		return Session{}, err
+	}
+	if !s.State.Live() {
+		return s, nil
+	}
+	now := tx.now
+	s.State = state
+	s.EndedAt = &now
+	if exitCode != nil {
+		code := *exitCode // not the caller's variable
+		s.ExitCode = &code
+	}
+	s.EndReason = cutSessionText(reason, maxEndReason)
+	if err := tx.tx.Bucket(bucketLiveSessions).Delete([]byte(id)); err != nil {
+		return Session{}, fmt.Errorf("unindex session %s: %w", id, err)
+	}
+	if err := tx.closeQuestions(id); err != nil {
+		return Session{}, err
+	}
+	if s.TokenKeyID != "" {
+		tok, ok, err := tx.Token(s.TokenKeyID)
+		if err != nil {
+			return Session{}, err
+		}
+		if ok && tok.Kind == KindSession && tok.SessionID == id {
+			if _, err := tx.RevokeToken(tok.KeyID); err != nil {
+				return Session{}, err
+			}
+		}
+	}
+	return s, tx.putSession(&s)
+}
+
+// cutSessionText cuts s to at most n bytes without splitting a character,
+// and replaces invalid bytes.
+func cutSessionText(s string, n int) string {
+	if len(s) > n {
+		cut := n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// SessionFilter selects sessions. Empty fields match everything.
+type SessionFilter struct {
+	State        SessionState `json:"state,omitempty"`
+	RepositoryID string       `json:"repository_id,omitempty"`
+	// Limit is how many to return: default 100, at most 1000.
+	Limit int `json:"limit,omitempty"`
+}
+
+// sessionListLimit applies the default (100) and the cap (1000) that the
+// session, report and trace listings share with QueryAudit.
+func sessionListLimit(n int) int {
+	if n <= 0 {
+		return 100
+	}
+	return min(n, 1000)
+}
+
+// Sessions lists matching sessions, newest first. Live states are read from
+// the live index, so the tray's "which agents run" costs what runs, not
+// what ever ran; other listings walk back from the newest session and stop
+// at the limit.
+func (tx *Tx) Sessions(f SessionFilter) ([]Session, error) {
+	if f.State != "" && !f.State.known() {
+		return nil, Deny(CodeInvalidArgument, "unknown session state %q", f.State)
+	}
+	limit := sessionListLimit(f.Limit)
+	match := func(s *Session) bool {
+		return (f.State == "" || s.State == f.State) && (f.RepositoryID == "" || s.RepositoryID == f.RepositoryID)
+	}
+	out := []Session{}
+	if f.State.Live() {
+		live, err := tx.liveSessions()
+		if err != nil {
+			return nil, err
+		}
+		slices.Reverse(live)
+		for _, s := range live {
+			if len(out) == limit {
+				break
+			}
+			if match(&s) {
+				out = append(out, s)
+			}
+		}
+		return out, nil
+	}
+	sessions := tx.tx.Bucket(bucketSessions)
+	c := tx.tx.Bucket(bucketSessionOrder).Cursor()
+	for k, id := c.Last(); k != nil && len(out) < limit; k, id = c.Prev() {
+		v := sessions.Get(id)
+		if v == nil {
+			return nil, fmt.Errorf("session index names missing session %s", id)
+		}
+		s, err := decodeSession(id, v)
+		if err != nil {
+			return nil, err
+		}
+		if match(&s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// RunningSessions returns every live session (starting or running), oldest
+// first. At start nothing can be running yet: whatever this returns was left
+// behind by a crash, and the sweep ends it as lost.
+func (tx *Tx) RunningSessions() ([]Session, error) {
+	return tx.liveSessions()
+}
+
+// liveSessions returns the sessions in the live index in creation order.
+func (tx *Tx) liveSessions() ([]Session, error) {
+	type entry struct {
+		seq uint64
+		s   Session
+	}
+	var es []entry
+	sessions := tx.tx.Bucket(bucketSessions)
+	err := tx.tx.Bucket(bucketLiveSessions).ForEach(func(id, seq []byte) error {
+		v := sessions.Get(id)
+		if v == nil || len(seq) != 8 {
+			return fmt.Errorf("live session index names missing session %s", id)
+		}
+		s, err := decodeSession(id, v)
+		if err != nil {
+			return err
+		}
+		es = append(es, entry{binary.BigEndian.Uint64(seq), s})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(es, func(a, b entry) int { return cmp.Compare(a.seq, b.seq) })
+	out := make([]Session, len(es))
+	for i, e := range es {
+		out[i] = e.s
+	}
+	return out, nil
+}
+
+// ReportKind is what an agent's report says.
+type ReportKind string
+
+const (
+	ReportReady     ReportKind = "ready"     // the agent is up and connected
+	ReportHeartbeat ReportKind = "heartbeat" // still alive, optionally with progress text
+	ReportQuestion  ReportKind = "question"  // needs a person's answer; creates a Question
+	ReportEscalate  ReportKind = "escalate"  // needs a person's attention
+)
+
+func (k ReportKind) known() bool {
+	switch k {
+	case ReportReady, ReportHeartbeat, ReportQuestion, ReportEscalate:
+		return true
+	}
+	return false
+}
+
+// Report is one session.report call.
+type Report struct {
+	ID string `json:"id"`
+	// Seq numbers the session's reports from 1, gap-free.
+	Seq        uint64     `json:"seq"`
+	SessionID  string     `json:"session_id"`
+	Kind       ReportKind `json:"kind"`
+	Text       string     `json:"text,omitempty"`
+	PacketID   string     `json:"packet_id,omitempty"`
+	QuestionID string     `json:"question_id,omitempty"`
+	At         time.Time  `json:"at"`
+}
+
+// checkSessionText refuses text that is too long or not UTF-8 (which JSON
+// would silently mangle).
+func checkSessionText(what, s string, limit int) error {
+	if len(s) > limit {
+		return Deny(CodeInvalidArgument, "%s is %d bytes, at most %d allowed", what, len(s), limit)
+	}
+	if !utf8.ValidString(s) {
+		return Deny(CodeInvalidArgument, "%s is not valid UTF-8", what)
+	}
+	return nil
+}
+
+// AddReport records a report from a live session and makes it the session's
+// last report. A `question` report also creates the Question (returned, nil
+// otherwise) and puts it on OpenQuestions. Any report from a starting
+// session is proof of life and moves it to running.
+//
+// packetID is stored as given: whether the packet exists and belongs to the
+// session is the work store's question, asked by the caller.
+//
+// AddReport appends no trace event; the caller appends its `report` (and
+// `question`) event in the same transaction.
+//
+// Denials: invalid_argument (kind; text over MaxReportText or not UTF-8;
+// empty text for a question or an escalation), not_found, invalid_state
+// (the session has ended or is lost).
+func (tx *Tx) AddReport(sessionID string, kind ReportKind, text, packetID string) (Report, *Question, error) {
+	if !kind.known() {
+		return Report{}, nil, Deny(CodeInvalidArgument, "report kind must be ready, heartbeat, question or escalate, not %q", kind)
+	}
+	if err := checkSessionText("report text", text, MaxReportText); err != nil {
+		return Report{}, nil, err
+	}
+	if (kind == ReportQuestion || kind == ReportEscalate) && strings.TrimSpace(text) == "" {
+		return Report{}, nil, Deny(CodeInvalidArgument, "a %s report needs text", kind)
+	}
+	if len(packetID) > maxSessionName {
+		return Report{}, nil, Deny(CodeInvalidArgument, "packet id longer than %d bytes", maxSessionName)
+	}
+	s, err := tx.liveSession(sessionID)
+	if err != nil {
+		return Report{}, nil, err
+	}
+	b, err := tx.tx.Bucket(bucketReports).CreateBucketIfNotExists([]byte(sessionID))
+	if err != nil {
+		return Report{}, nil, fmt.Errorf("reports of session %s: %w", sessionID, err)
+	}
+	seq, err := b.NextSequence()
+	if err != nil {
+		return Report{}, nil, fmt.Errorf("report sequence: %w", err)
+	}
+	r := Report{
+		ID:        NewID("rep"),
+		Seq:       seq,
+		SessionID: sessionID,
+		Kind:      kind,
+		Text:      text,
+		PacketID:  packetID,
+		At:        tx.now,
+	}
+	var q *Question
+	if kind == ReportQuestion {
+		q = &Question{ID: NewID("q"), SessionID: sessionID, PacketID: packetID, Text: text, AskedAt: tx.now}
+		r.QuestionID = q.ID
+		if err := tx.openQuestion(q); err != nil {
+			return Report{}, nil, err
+		}
+	}
+	v, err := json.Marshal(&r)
+	if err != nil {
+		return Report{}, nil, fmt.Errorf("encode report: %w", err)
+	}
+	if err := b.Put(u64(seq), v); err != nil {
+		return Report{}, nil, fmt.Errorf("store report %s: %w", r.ID, err)
+	}
+	last := r
+	at := tx.now
+	s.LastReport, s.LastReportAt = &last, &at
+	if s.State == SessionStarting {
+		s.State = SessionRunning
+	}
+	if err := tx.putSession(&s); err != nil {
+		return Report{}, nil, err
+	}
+	return r, q, nil
+}
+
+// Reports returns a session's reports with a sequence above afterSeq, oldest
+// first, at most limit of them (default 100, at most 1000). Paging: pass the
+// last Seq returned.
+func (tx *Tx) Reports(sessionID string, afterSeq uint64, limit int) ([]Report, error) {
+	if _, err := tx.Session(sessionID); err != nil {
+		return nil, err
+	}
+	out := []Report{}
+	b := tx.tx.Bucket(bucketReports).Bucket([]byte(sessionID))
+	if b == nil || afterSeq == ^uint64(0) {
+		return out, nil
+	}
+	limit = sessionListLimit(limit)
+	c := b.Cursor()
+	for k, v := c.Seek(u64(afterSeq + 1)); k != nil && len(out) < limit; k, v = c.Next() {
+		var r Report
+		if err := json.Unmarshal(v, &r); err != nil {
+			return nil, fmt.Errorf("decode report %x of session %s: %w", k, sessionID, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// Question is what an agent asked a person, and the answer once given.
+type Question struct {
+	ID         string     `json:"id"`
+	SessionID  string     `json:"session_id"`
+	PacketID   string     `json:"packet_id,omitempty"`
+	Text       string     `json:"text"`
+	AskedAt    time.Time  `json:"asked_at"`
+	Answer     string     `json:"answer,omitempty"`
+	AnsweredAt *time.Time `json:"answered_at,omitempty"`
+	AnsweredBy string     `json:"answered_by,omitempty"`
+}
+
+// Answered reports whether the question has its answer.
+func (q *Question) Answered() bool { return q.AnsweredAt != nil }
+
+func (tx *Tx) putQuestion(q *Question) error {
+	v, err := json.Marshal(q)
+	if err != nil {
+		return fmt.Errorf("encode question %s: %w", q.ID, err)
+	}
+	if err := tx.tx.Bucket(bucketQuestions).Put([]byte(q.ID), v); err != nil {
+		return fmt.Errorf("store question %s: %w", q.ID, err)
+	}
+	return nil
+}
+
+// openQuestion stores a new question and puts it at the end of the open
+// index.
+func (tx *Tx) openQuestion(q *Question) error {
+	seq, err := tx.tx.Bucket(bucketQuestions).NextSequence()
+	if err != nil {
+		return fmt.Errorf("question sequence: %w", err)
+	}
+	if err := tx.tx.Bucket(bucketOpenQuestions).Put(u64(seq), []byte(q.ID)); err != nil {
+		return fmt.Errorf("index question %s: %w", q.ID, err)
+	}
+	return tx.putQuestion(q)
+}
+
+// Question returns one question by id, or a not_found denial.
+func (tx *Tx) Question(id string) (Question, error) {
+	v := tx.tx.Bucket(bucketQuestions).Get([]byte(id))
+	if v == nil {
+		return Question{}, Deny(CodeNotFound, "no question %s", id)
+	}
+	var q Question
+	if err := json.Unmarshal(v, &q); err != nil {
+		return Question{}, fmt.Errorf("decode question %s: %w", id, err)
+	}
+	return q, nil
+}
+
+// AnswerQuestion records a person's answer. by says who answered (the
+// transport or key id); it is stored as given.
+//
+// It appends no trace event; the caller appends the `answer` event to the
+// question's session in the same transaction.
+//
+// Denials: invalid_argument (empty or over MaxAnswerText), not_found,
+// invalid_state (already answered: the first answer stands; or the session
+// has ended, so nobody would read it).
+func (tx *Tx) AnswerQuestion(qID, answer, by string) (Question, error) {
+	if strings.TrimSpace(answer) == "" {
+		return Question{}, Deny(CodeInvalidArgument, "the answer is empty")
+	}
+	if err := checkSessionText("answer", answer, MaxAnswerText); err != nil {
+		return Question{}, err
+	}
+	if len(by) > maxSessionName {
+		return Question{}, Deny(CodeInvalidArgument, "answerer longer than %d bytes", maxSessionName)
+	}
+	q, err := tx.Question(qID)
+	if err != nil {
+		return Question{}, err
+	}
+	if q.Answered() {
+		return Question{}, Deny(CodeInvalidState, "question %s was answered at %s", qID, q.AnsweredAt.Format(time.RFC3339))
+	}
+	if _, err := tx.liveSession(q.SessionID); err != nil {
+		return Question{}, err
+	}
+	now := tx.now
+	q.Answer, q.AnsweredAt, q.AnsweredBy = answer, &now, by
+	if err := tx.unindexQuestions(func(q2 *Question) bool { return q2.ID == qID }); err != nil {
+		return Question{}, err
+	}
+	return q, tx.putQuestion(&q)
+}
+
+// closeQuestions drops the open questions of an ending session from the
+// open index; the records stay, unanswered.
+func (tx *Tx) closeQuestions(sessionID string) error {
+	return tx.unindexQuestions(func(q *Question) bool { return q.SessionID == sessionID })
+}
+
+// unindexQuestions removes from the open index every question drop selects.
+// The index holds only what waits for a person, so a walk is short.
+func (tx *Tx) unindexQuestions(drop func(*Question) bool) error {
+	var keys [][]byte
+	err := tx.forOpenQuestions(func(k []byte, q *Question) error {
+		if drop(q) {
+			keys = append(keys, k)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	b := tx.tx.Bucket(bucketOpenQuestions)
+	for _, k := range keys {
+		if err := b.Delete(k); err != nil {
+			return fmt.Errorf("unindex question: %w", err)
+		}
+	}
+	return nil
+}
+
+// forOpenQuestions calls fn for each open question in asking order. k is a
+// copy of the index key, safe to keep.
+func (tx *Tx) forOpenQuestions(fn func(k []byte, q *Question) error) error {
+	return tx.tx.Bucket(bucketOpenQuestions).ForEach(func(k, id []byte) error {
+		q, err := tx.Question(string(id))
+		if err != nil {
+			// Not %w: a missing record here is corruption, not the
+			// caller's not_found.
+			return fmt.Errorf("open question index: %v", err)
+		}
+		return fn(append([]byte(nil), k...), &q)
+	})
+}
+
+// OpenQuestions returns the questions waiting for a person, oldest first:
+// unanswered, from sessions still live. For the GUI and the tray's "needs
+// you" state.
+func (tx *Tx) OpenQuestions() ([]Question, error) {
+	out := []Question{}
+	err := tx.forOpenQuestions(func(_ []byte, q *Question) error {
+		out = append(out, *q)
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,41 @@
+package mcpserver
+
+import "sync"
+
+// signals wakes long polls when the state they wait on may have changed:
+// work.await_packet waits on its repository, session.await_answer on its
+// question. A waiter takes the channel first, then re-checks the state in a
+// transaction, then waits on the channel: a change committed between the
+// check and the wait still closes the channel it holds, so no wake-up is
+// lost. Signals are sent after commit, never inside a transaction.
+type signals struct {
+	mu sync.Mutex
+	// waiting maps a key to the channel its next signal closes. Guarded by
+	// mu.
+	waiting map[string]chan struct{}
+}
+
+func newSignals() *signals { return &signals{waiting: map[string]chan struct{}{}} }
+
+// wait returns a channel closed by the next signal of key.
+func (s *signals) wait(key string) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch, ok := s.waiting[key]
+	if !ok {
+		ch = make(chan struct{})
+		s.waiting[key] = ch
+	}
+	return ch
+}
+
+// signal wakes every waiter of key.
+func (s *signals) signal(key string) {
+	s.mu.Lock()
+	ch, ok := s.waiting[key]
+	delete(s.waiting, key)
+	s.mu.Unlock()
+	if ok {
+		close(ch)
+	}
+}
