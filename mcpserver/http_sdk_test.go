@@ -123,7 +123,7 @@ func TestMCPClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := toolNames(list.Tools), []string{"audit_query", "repository_list", "status", "tools_describe", "tools_search"}; !slices.Equal(got, want) {
+	if got, want := toolNames(list.Tools), []string{"artifact_publish", "audit_query", "repository_list", "review_verdict", "session_await_answer", "session_report", "status", "tools_describe", "tools_search", "work_ack", "work_await_packet", "work_complete", "work_get", "work_list", "work_release"}; !slices.Equal(got, want) {
 		t.Errorf("tools/list for the client token: %v, want %v", got, want)
 	}
 	if list.CacheScope != "private" {

@@ -47,6 +47,8 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerDiscovery()
 	r.registerResources()
 	r.registerPrompts()
+	r.registerWork()
+	r.registerSessions()
 	return r
 }
 

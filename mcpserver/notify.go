@@ -39,3 +39,12 @@ func (s *signals) signal(key string) {
 		close(ch)
 	}
 }
+
+// hasWaiters reports whether anyone waits on key (tests use it to know a long
+// poll is parked).
+func (s *signals) hasWaiters(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.waiting[key]
+	return ok
+}

@@ -96,6 +96,11 @@ type Call struct {
 	Method       *Method
 	Args         json.RawMessage
 	RepositoryID string
+	// SessionID is the session the call belongs to: the session token's,
+	// or the "session_id" argument.
+	SessionID string
+	// Final is set on a long poll's last run: answer with what there is.
+	Final bool
 
 	afterCommit []func()
 }
@@ -143,6 +148,7 @@ type Registry struct {
 	env     Env
 	version string
 	commit  *groupCommitter
+	sig     *signals
 	methods map[string]*Method
 	order   []string
 }
@@ -156,7 +162,7 @@ func NewRegistry(db *store.DB, opts Options) *Registry {
 	if opts.Env == nil {
 		opts.Env = offlineEnv{}
 	}
-	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, methods: map[string]*Method{}, commit: newGroupCommitter(db)}
+	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, methods: map[string]*Method{}, commit: newGroupCommitter(db), sig: newSignals()}
 }
 
 // Register adds m. Registering a name twice is a programming error and
@@ -231,31 +237,87 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 	repoID, err := repositoryArg(args)
 	if err != nil {
 		res.Err = err
-		return r.auditFailure(res, rec, start)
+		return r.auditFailure(res, rec, p.SessionID, start)
 	}
 	rec.Repository = repoID
 	m, ok := r.methods[method]
 	switch {
 	case !ok:
 		res.Err = store.Deny(store.CodeMethodUnknown, "no method %q", method)
-		return r.auditFailure(res, rec, start)
+		return r.auditFailure(res, rec, p.SessionID, start)
 	case t.IsMCP() && m.Flags&Hidden != 0:
 		res.Err = store.Deny(store.CodeToolHidden, "%s is not available over MCP", method)
-		return r.auditFailure(res, rec, start)
+		return r.auditFailure(res, rec, p.SessionID, start)
 	}
-	call := &Call{Ctx: ctx, Principal: p, Transport: t, Method: m, Args: args, RepositoryID: repoID}
-	// The function may run more than once (group commit retries a batch
-	// without a failed member), so it starts from a clean slate each time.
-	err = r.commit.update(func(tx *store.Tx) error {
+	sessionID := p.SessionID
+	if sessionID == "" {
+		sessionID = sessionArg(args)
+	}
+	call := &Call{Ctx: ctx, Principal: p, Transport: t, Method: m, Args: args, RepositoryID: repoID, SessionID: sessionID}
+	// A long poll runs its handler, and when it asks to wait, takes the
+	// signal channel and runs it once more before blocking: a change
+	// committed between the first try and the wait is seen by the second,
+	// one committed after it closes the channel. Waiting happens between
+	// transactions, never inside one.
+	var waitKey string
+	var deadline time.Time
+	for {
+		var wake <-chan struct{}
+		if waitKey != "" {
+			wake = r.sig.wait(waitKey)
+		}
+		res, err = r.attempt(call, rec, start)
+		var wf waitFor
+		if !errors.As(err, &wf) {
+			break
+		}
+		if waitKey == "" {
+			waitKey, deadline = wf.key, time.Now().Add(wf.d)
+			continue
+		}
+		timer := time.NewTimer(time.Until(deadline))
+		select {
+		case <-wake:
+		case <-timer.C:
+			call.Final = true
+		case <-ctx.Done():
+			call.Final = true
+		}
+		timer.Stop()
+	}
+	var rb errRollback
+	switch {
+	case errors.As(err, &rb):
+		res.Err = rb.err
+		res.Value = nil
+		return r.auditFailure(res, rec, sessionID, start)
+	case err != nil:
+		r.log.Error("registry call failed", "method", method, "transport", t, "err", err)
+		res.Err = store.Deny(store.CodeInternal, "%s failed to commit", method)
+		res.Value = nil
+		return r.auditFailure(res, rec, sessionID, start)
+	}
+	for _, fn := range call.afterCommit {
+		fn()
+	}
+	return res
+}
+
+// attempt runs the call once in a shared transaction. The function may run
+// more than once (group commit retries a batch without a failed member), so
+// it starts from a clean slate each time.
+func (r *Registry) attempt(call *Call, rec store.AuditRecord, start time.Time) (Result, error) {
+	res := Result{Method: rec.Method}
+	err := r.commit.update(func(tx *store.Tx) error {
 		call.Tx, call.afterCommit = tx, nil
 		res.Value, res.Err, res.AuditID = nil, nil, ""
 		rec.DurationMicros = time.Since(start).Microseconds()
-		if err := authorize(tx, p, m, repoID); err != nil {
+		if err := authorize(tx, call.Principal, call.Method, call.RepositoryID); err != nil {
 			// Nothing was written: the denial's record commits right here.
 			res.Err = err
 			rec.Outcome = string(res.Code())
 		} else {
-			v, err := runHandler(m, call)
+			v, err := runHandler(call.Method, call)
 			if err != nil {
 				return errRollback{err}
 			}
@@ -266,24 +328,50 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 			return err
 		}
 		res.AuditID = rec.ID
-		return nil
+		return traceCall(tx, call.SessionID, &rec)
 	})
 	var rb errRollback
-	switch {
-	case errors.As(err, &rb):
-		res.Err = rb.err
-		res.Value = nil
-		return r.auditFailure(res, rec, start)
-	case err != nil:
-		r.log.Error("registry call failed", "method", method, "transport", t, "err", err)
-		res.Err = store.Deny(store.CodeInternal, "%s failed to commit", method)
-		res.Value = nil
-		return r.auditFailure(res, rec, start)
+	if errors.As(err, &rb) {
+		var wf waitFor
+		if errors.As(rb.err, &wf) {
+			return res, wf
+		}
 	}
-	for _, fn := range call.afterCommit {
-		fn()
+	return res, err
+}
+
+// waitFor is what a long-poll handler returns when there is nothing yet: the
+// registry waits for a signal on key, until the deadline, and runs it again
+// (with Call.Final set once the deadline has passed or the client left).
+type waitFor struct {
+	key string
+	d   time.Duration
+}
+
+func (w waitFor) Error() string { return "waiting on " + w.key }
+
+// WaitFor asks the registry to run the call again when key is signalled, or
+// with Final set once d has passed (wall-clock time: the transaction clock
+// may be a test's).
+func (c *Call) WaitFor(key string, d time.Duration) error { return waitFor{key, d} }
+
+// traceCall appends the call's trace event to its session, in the call's
+// transaction: a denial or a tool call. Calls that name no known session
+// leave no trace.
+func traceCall(tx *store.Tx, sessionID string, rec *store.AuditRecord) error {
+	if sessionID == "" {
+		return nil
 	}
-	return res
+	typ := store.TraceToolCall
+	if rec.Outcome != "ok" {
+		typ = store.TraceDenial
+	}
+	data, _ := json.Marshal(map[string]string{"outcome": rec.Outcome})
+	_, err := tx.AppendTrace(sessionID, store.TraceEvent{Type: typ, Method: rec.Method, AuditID: rec.ID, Data: data})
+	if store.CodeOf(err) == store.CodeNotFound {
+		return nil
+	}
+	return err
 }
 
 // runHandler runs m's handler, turning a panic into an internal error: a bug
@@ -317,19 +405,36 @@ func authorize(tx *store.Tx, p Principal, m *Method, repoID string) error {
 // that names nothing) and returns the denial.
 func (r *Registry) Refuse(p Principal, t Transport, method string, d *store.Denial) Result {
 	rec := store.AuditRecord{Transport: string(t), KeyID: p.KeyID, SessionID: p.SessionID, Method: method}
-	return r.auditFailure(Result{Method: method, Err: d}, rec, time.Now())
+	return r.auditFailure(Result{Method: method, Err: d}, rec, p.SessionID, time.Now())
 }
 
-func (r *Registry) auditFailure(res Result, rec store.AuditRecord, start time.Time) Result {
+func (r *Registry) auditFailure(res Result, rec store.AuditRecord, sessionID string, start time.Time) Result {
 	rec.Outcome = string(res.Code())
 	rec.DurationMicros = time.Since(start).Microseconds()
-	err := r.commit.update(func(tx *store.Tx) error { return tx.AppendAudit(&rec) })
+	err := r.commit.update(func(tx *store.Tx) error {
+		if err := tx.AppendAudit(&rec); err != nil {
+			return err
+		}
+		return traceCall(tx, sessionID, &rec)
+	})
 	if err != nil {
 		r.log.Error("audit of a failed call could not be written", "method", rec.Method, "err", err)
 		return res
 	}
 	res.AuditID = rec.ID
 	return res
+}
+
+// sessionArg extracts the optional "session_id" argument; a malformed one
+// is the handler's to refuse.
+func sessionArg(args json.RawMessage) string {
+	var a struct {
+		SessionID string `json:"session_id"`
+	}
+	if len(args) == 0 || json.Unmarshal(args, &a) != nil {
+		return ""
+	}
+	return a.SessionID
 }
 
 // repositoryArg extracts the optional "repository_id" argument, which scopes

@@ -77,6 +77,9 @@ type Daemon struct {
 	ctlSrv  *control.Server
 	wg      sync.WaitGroup
 
+	// stopLoops ends the background loops (lease expiry).
+	stopLoops context.CancelFunc
+
 	mu sync.Mutex
 	// clientToken is the raw client token. Guarded by mu.
 	clientToken string
@@ -137,6 +140,12 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	d.clientToken, d.source = tok.raw, tok.source
 
 	d.reg = mcpserver.New(d.db, mcpserver.Options{Version: cfg.Version, Env: d, Log: d.log})
+	// Leases expire whether or not anyone polls: a sweep now for those that
+	// expired while nothing ran, then a timer on the next expiry.
+	loopCtx, stopLoops := context.WithCancel(context.Background())
+	d.stopLoops = stopLoops
+	cleanup = append(cleanup, stopLoops)
+	d.serve("lease expiry", func() error { d.expireLeases(loopCtx); return nil })
 
 	if !cfg.Listen.Off {
 		ln, err := d.listenHTTP()
@@ -241,6 +250,7 @@ func (d *Daemon) Close(ctx context.Context) error {
 		d.httpSrv.Shutdown(ctx)
 	}
 	d.ctlSrv.Shutdown(ctx)
+	d.stopLoops()
 	d.wg.Wait()
 	os.Remove(d.cfg.Paths.Endpoint())
 	os.Remove(filepath.Join(d.cfg.Paths.Runtime, PIDFile))
@@ -314,4 +324,38 @@ func (d *Daemon) StartupLines(headless bool) []string {
 		lines = append(lines, "Running headless. Print the client token with: switchboard token client")
 	}
 	return lines
+}
+
+// expireLeases returns packets whose lease expired to the queue, through the
+// registry (audited, signalled to waiting agents), each time the earliest
+// lease expires. It wakes when leases change, and looks at least once a
+// minute in case the clock jumped.
+func (d *Daemon) expireLeases(ctx context.Context) {
+	for {
+		changed := d.reg.LeasesChanged()
+		wait := time.Minute
+		if at, ok := d.reg.NextLeaseExpiry(); ok {
+			if !time.Now().Before(at) {
+				res := d.reg.Invoke(ctx, mcpserver.Operator, mcpserver.TransportSupervisor, "work.expire_leases", nil)
+				if res.Err == nil {
+					continue
+				}
+				if ctx.Err() == nil {
+					d.log.Error("lease expiry", "err", res.Err)
+				}
+				wait = time.Second // do not spin on a failing store
+			} else {
+				wait = min(wait, time.Until(at))
+			}
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-changed:
+		case <-t.C:
+		}
+		t.Stop()
+	}
 }

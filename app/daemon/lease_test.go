@@ -1,0 +1,45 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/store/keyring"
+)
+
+// A lease that runs out returns its packet to the queue without anyone
+// polling: the daemon's timer does it.
+func TestLeaseExpiresWithoutPolling(t *testing.T) {
+	d := start(t, Config{Paths: newPaths(t), Listen: ListenAddr{Off: true}, Keyring: keyring.NewMemory()})
+	reg := d.Registry()
+	call := func(p mcpserver.Principal, method string, args any) mcpserver.Result {
+		b, _ := json.Marshal(args)
+		res := reg.Invoke(context.Background(), p, mcpserver.TransportRPC, method, b)
+		if res.Err != nil {
+			t.Fatalf("%s: %v", method, res.Err)
+		}
+		return res
+	}
+	repo := call(mcpserver.Operator, "repository.register", map[string]any{"path": t.TempDir()}).Value.(mcpserver.RepositoryRegistered).Repository
+	pkt := call(mcpserver.Operator, "work.create", map[string]any{"repository_id": repo.ID, "title": "t"}).Value.(mcpserver.PacketResult).Packet
+	ses := call(mcpserver.Operator, "session.report", map[string]any{"kind": "ready", "repository_id": repo.ID}).Value.(mcpserver.ReportResult).SessionID
+	claimed := call(mcpserver.Operator, "work.await_packet", map[string]any{"repository_id": repo.ID, "session_id": ses, "lease_seconds": 1}).Value.(mcpserver.AwaitResult)
+	if claimed.Packet == nil || claimed.Packet.ID != pkt.ID {
+		t.Fatalf("claim: %+v", claimed)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := call(mcpserver.Operator, "work.get", map[string]any{"packet_id": pkt.ID}).Value.(mcpserver.WorkGetResult).Packet
+		if got.State == store.PacketState("queued") && got.Lease == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("packet still %s 10 s after its 1 s lease", got.State)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

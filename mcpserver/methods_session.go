@@ -1,0 +1,130 @@
+package mcpserver
+
+import (
+	"time"
+
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// ReportArgs are the arguments of session.report.
+type ReportArgs struct {
+	SessionID    string `json:"session_id,omitempty" jsonschema:"omit on your first ready report to register a session; a session token implies it"`
+	RepositoryID string `json:"repository_id,omitempty" jsonschema:"the repository a new session works in"`
+	Kind         string `json:"kind" jsonschema:"ready, heartbeat, question or escalate"`
+	Text         string `json:"text,omitempty"`
+	PacketID     string `json:"packet_id,omitempty"`
+}
+
+// ReportResult is the result of session.report.
+type ReportResult struct {
+	SessionID  string `json:"session_id"`
+	ReportID   string `json:"report_id"`
+	QuestionID string `json:"question_id,omitempty"`
+}
+
+// AwaitAnswerArgs are the arguments of session.await_answer.
+type AwaitAnswerArgs struct {
+	QuestionID  string `json:"question_id"`
+	SessionID   string `json:"session_id,omitempty"`
+	WaitSeconds int    `json:"wait_seconds,omitempty" jsonschema:"at most 60 (default 60)"`
+}
+
+// AnswerResult is the result of session.await_answer: answered false when
+// the wait ended first.
+type AnswerResult struct {
+	QuestionID string     `json:"question_id"`
+	Answered   bool       `json:"answered"`
+	Answer     string     `json:"answer,omitempty"`
+	AnsweredAt *time.Time `json:"answered_at,omitempty"`
+}
+
+// AnswerArgs are the arguments of session.answer.
+type AnswerArgs struct {
+	QuestionID string `json:"question_id"`
+	Answer     string `json:"answer"`
+}
+
+// QuestionResult is the result of session.answer.
+type QuestionResult struct {
+	Question store.Question `json:"question"`
+}
+
+func (r *Registry) registerSessions() {
+	r.Register(Define("session.report", store.CapSessionReport, 0,
+		"Report ready, heartbeat, question or escalate. ready without a session_id registers your session and returns its id; a question returns question_id for session_await_answer.",
+		func(c *Call, in ReportArgs) (ReportResult, error) {
+			kind := store.ReportKind(in.Kind)
+			ses := c.Principal.SessionID
+			if ses == "" {
+				ses = in.SessionID
+			}
+			if ses == "" {
+				if kind != store.ReportReady {
+					return ReportResult{}, store.Deny(store.CodeInvalidArgument, "session_id is required after the first ready report")
+				}
+				s, err := c.Tx.CreateSession(store.SessionSpec{Kind: store.SessionExternal, RepositoryID: in.RepositoryID, TokenKeyID: c.Principal.KeyID})
+				if err != nil {
+					return ReportResult{}, err
+				}
+				ses = s.ID
+				if _, err := c.Tx.AppendTrace(ses, store.TraceEvent{Type: store.TraceSessionOpen, Method: c.Method.Name}); err != nil {
+					return ReportResult{}, err
+				}
+			} else if _, err := c.session(ses); err != nil {
+				return ReportResult{}, err
+			}
+			c.SessionID = ses
+			rep, q, err := c.Tx.AddReport(ses, kind, in.Text, in.PacketID)
+			if err != nil {
+				return ReportResult{}, err
+			}
+			out := ReportResult{SessionID: ses, ReportID: rep.ID}
+			typ := store.TraceReport
+			if q != nil {
+				out.QuestionID = q.ID
+				typ = store.TraceQuestion
+			}
+			if err := c.trace(typ, in.PacketID); err != nil {
+				return ReportResult{}, err
+			}
+			if kind == store.ReportQuestion || kind == store.ReportEscalate {
+				r.signalAfter(c, attentionKey)
+			}
+			return out, nil
+		}))
+	r.Register(Define("session.await_answer", store.CapSessionReport, ReadOnly,
+		"Wait (at most 60 s) for the human's answer to your question.",
+		func(c *Call, in AwaitAnswerArgs) (AnswerResult, error) {
+			q, err := c.Tx.Question(in.QuestionID)
+			if err != nil {
+				return AnswerResult{}, err
+			}
+			if c.Principal.SessionID != "" && q.SessionID != c.Principal.SessionID {
+				return AnswerResult{}, store.Deny(store.CodeCapabilityScopeMismatch, "question %s belongs to another session", q.ID)
+			}
+			if !q.Answered() {
+				if c.Final {
+					return AnswerResult{QuestionID: q.ID}, nil
+				}
+				return AnswerResult{}, c.WaitFor(questionKey(q.ID), seconds(in.WaitSeconds, maxWait, maxWait))
+			}
+			return AnswerResult{QuestionID: q.ID, Answered: true, Answer: q.Answer, AnsweredAt: q.AnsweredAt}, nil
+		}))
+	r.Register(Define("session.answer", store.CapAdmin, Hidden,
+		"Answer an agent's question (the person, from the GUI or the CLI).",
+		func(c *Call, in AnswerArgs) (QuestionResult, error) {
+			q, err := c.Tx.AnswerQuestion(in.QuestionID, in.Answer, "operator")
+			if err != nil {
+				return QuestionResult{}, err
+			}
+			if _, err := c.Tx.AppendTrace(q.SessionID, store.TraceEvent{Type: store.TraceAnswer, Method: c.Method.Name, PacketID: q.PacketID}); err != nil && store.CodeOf(err) != store.CodeNotFound {
+				return QuestionResult{}, err
+			}
+			r.signalAfter(c, questionKey(q.ID), attentionKey)
+			return QuestionResult{Question: q}, nil
+		}))
+}
+
+// attentionKey is signalled when a question is asked or answered: the tray's
+// "needs you" state follows it.
+const attentionKey = "attention"

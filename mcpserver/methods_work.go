@@ -1,0 +1,398 @@
+package mcpserver
+
+import (
+	"time"
+
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// Long polls wait at most this long (SPEC §5).
+const maxWait = 60 * time.Second
+
+// Leases last this long unless the call asks otherwise.
+const defaultLease = 10 * time.Minute
+
+func repoKey(repoID string) string  { return "repo:" + repoID }
+func questionKey(qID string) string { return "question:" + qID }
+
+const leasesKey = "leases"
+
+// WorkCreateArgs are the arguments of work.create.
+type WorkCreateArgs struct {
+	RepositoryID      string                   `json:"repository_id"`
+	Title             string                   `json:"title"`
+	Instructions      string                   `json:"instructions,omitempty"`
+	ExpectedArtifacts []store.ExpectedArtifact `json:"expected_artifacts,omitempty"`
+	WriteScope        []string                 `json:"write_scope,omitempty" jsonschema:"globs, relative to the repository, that path artifacts must match"`
+	Priority          int                      `json:"priority,omitempty" jsonschema:"higher is claimed first"`
+	MaxAttempts       int                      `json:"max_attempts,omitempty"`
+	ReviewRequired    bool                     `json:"review_required,omitempty"`
+}
+
+// PacketResult is the result of the methods that change one packet.
+type PacketResult struct {
+	Packet store.Packet `json:"packet"`
+}
+
+// PacketRef names one packet, with a reason for the record.
+type PacketRef struct {
+	PacketID string `json:"packet_id"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// WorkGetArgs are the arguments of work.get.
+type WorkGetArgs struct {
+	PacketID string `json:"packet_id"`
+}
+
+// WorkGetResult is the result of work.get.
+type WorkGetResult struct {
+	Packet    store.Packet     `json:"packet"`
+	Artifacts []store.Artifact `json:"artifacts"`
+}
+
+// WorkList is the result of work.list.
+type WorkList struct {
+	Packets []store.Packet `json:"packets"`
+}
+
+// AwaitArgs are the arguments of work.await_packet.
+type AwaitArgs struct {
+	RepositoryID string `json:"repository_id"`
+	SessionID    string `json:"session_id,omitempty" jsonschema:"your session (from session_report ready); a session token implies it"`
+	LeaseSeconds int    `json:"lease_seconds,omitempty" jsonschema:"how long the lease lasts before the packet returns to the queue (default 600)"`
+	WaitSeconds  int    `json:"wait_seconds,omitempty" jsonschema:"how long to wait for a packet, at most 60 (default 60)"`
+}
+
+// ClaimedPacket is what an agent sees of a claimed packet.
+type ClaimedPacket struct {
+	ID                string                   `json:"id"`
+	RepositoryID      string                   `json:"repository_id"`
+	Title             string                   `json:"title"`
+	Instructions      string                   `json:"instructions"`
+	ExpectedArtifacts []store.ExpectedArtifact `json:"expected_artifacts"`
+	WriteScope        []string                 `json:"write_scope"`
+	Priority          int                      `json:"priority"`
+	Attempt           int                      `json:"attempt"`
+	ReviewNotes       string                   `json:"review_notes,omitempty"`
+}
+
+// AwaitResult is the result of work.await_packet: a packet with its lease,
+// or packet null when the wait ended empty.
+type AwaitResult struct {
+	Packet         *ClaimedPacket `json:"packet"`
+	LeaseID        string         `json:"lease_id,omitempty"`
+	LeaseExpiresAt *time.Time     `json:"lease_expires_at,omitempty"`
+}
+
+// LeaseArgs name a leased packet: every call after a claim carries them.
+type LeaseArgs struct {
+	PacketID     string `json:"packet_id"`
+	SessionID    string `json:"session_id,omitempty"`
+	LeaseID      string `json:"lease_id"`
+	LeaseSeconds int    `json:"lease_seconds,omitempty" jsonschema:"work_ack only: the renewed lease's length (default 600)"`
+}
+
+// AckResult is the result of work.ack.
+type AckResult struct {
+	LeaseExpiresAt time.Time `json:"lease_expires_at"`
+	State          string    `json:"state"`
+}
+
+// PublishArgs are the arguments of artifact.publish.
+type PublishArgs struct {
+	PacketID  string  `json:"packet_id"`
+	SessionID string  `json:"session_id,omitempty"`
+	LeaseID   string  `json:"lease_id"`
+	Name      string  `json:"name"`
+	Kind      string  `json:"kind,omitempty"`
+	Content   *string `json:"content,omitempty" jsonschema:"inline content, at most 1 MiB"`
+	Path      string  `json:"path,omitempty" jsonschema:"a file in the repository, inside the packet's write scope"`
+	SHA256    string  `json:"sha256,omitempty" jsonschema:"hex SHA-256 of the file at path"`
+	Size      int64   `json:"size,omitempty"`
+}
+
+// ArtifactResult is the result of artifact.publish.
+type ArtifactResult struct {
+	Artifact store.Artifact `json:"artifact"`
+}
+
+// CompleteArgs are the arguments of work.complete and work.release.
+type CompleteArgs struct {
+	PacketID  string `json:"packet_id"`
+	SessionID string `json:"session_id,omitempty"`
+	LeaseID   string `json:"lease_id"`
+	Summary   string `json:"summary,omitempty" jsonschema:"work_complete: what was done; work_release: why it goes back"`
+}
+
+// VerdictArgs are the arguments of review.verdict.
+type VerdictArgs struct {
+	PacketID string        `json:"packet_id"`
+	Verdict  store.Verdict `json:"verdict" jsonschema:"approve, request_changes or reject"`
+	Notes    string        `json:"notes,omitempty"`
+}
+
+// ExpiredLeases is the result of work.expire_leases.
+type ExpiredLeases struct {
+	Packets []string `json:"packets"`
+}
+
+// session resolves the session a work call acts for: the session token's
+// own, or the argument, which must name a live session. A session token may
+// not act for another session.
+func (c *Call) session(arg string) (string, error) {
+	id := c.Principal.SessionID
+	switch {
+	case id != "" && arg != "" && arg != id:
+		return "", store.Deny(store.CodeCapabilityScopeMismatch, "this token belongs to session %s", id)
+	case id == "":
+		id = arg
+	}
+	if id == "" {
+		return "", store.Deny(store.CodeInvalidArgument, "session_id is required (session_report ready registers one)")
+	}
+	s, err := c.Tx.Session(id)
+	if err != nil {
+		return "", err
+	}
+	if !s.State.Live() {
+		return "", store.Deny(store.CodeInvalidState, "session %s has ended", id)
+	}
+	return id, nil
+}
+
+func seconds(n int, def, max time.Duration) time.Duration {
+	d := time.Duration(n) * time.Second
+	if n <= 0 {
+		d = def
+	}
+	return min(d, max)
+}
+
+func claimed(p store.Packet) *ClaimedPacket {
+	return &ClaimedPacket{ID: p.ID, RepositoryID: p.RepositoryID, Title: p.Title, Instructions: p.Instructions,
+		ExpectedArtifacts: p.ExpectedArtifacts, WriteScope: p.WriteScope, Priority: p.Priority, Attempt: p.Attempt, ReviewNotes: p.ReviewNotes}
+}
+
+// trace appends a workflow event to the call's session, if it has one.
+func (c *Call) trace(typ store.TraceType, packetID string) error {
+	if c.SessionID == "" {
+		return nil
+	}
+	_, err := c.Tx.AppendTrace(c.SessionID, store.TraceEvent{Type: typ, Method: c.Method.Name, PacketID: packetID})
+	if store.CodeOf(err) == store.CodeNotFound {
+		return nil
+	}
+	return err
+}
+
+func (r *Registry) signalAfter(c *Call, keys ...string) {
+	c.AfterCommit(func() {
+		for _, k := range keys {
+			r.sig.signal(k)
+		}
+	})
+}
+
+func (r *Registry) registerWork() {
+	r.Register(Define("work.create", store.CapWorkAuthor, Hidden,
+		"Create a work packet in a repository's queue.",
+		func(c *Call, in WorkCreateArgs) (PacketResult, error) {
+			p, err := c.Tx.CreatePacket(store.PacketSpec{
+				RepositoryID: in.RepositoryID, Title: in.Title, Instructions: in.Instructions,
+				ExpectedArtifacts: in.ExpectedArtifacts, WriteScope: in.WriteScope, Priority: in.Priority,
+				MaxAttempts: in.MaxAttempts, ReviewRequired: in.ReviewRequired,
+			})
+			r.signalAfter(c, repoKey(p.RepositoryID))
+			return PacketResult{Packet: p}, err
+		}))
+	r.Register(Define("work.cancel", store.CapWorkAuthor, Hidden,
+		"Cancel a packet; a lease on it is lost.",
+		func(c *Call, in PacketRef) (PacketResult, error) {
+			p, err := c.Tx.CancelPacket(in.PacketID, in.Reason)
+			r.signalAfter(c, leasesKey)
+			return PacketResult{Packet: p}, err
+		}))
+	r.Register(Define("work.requeue", store.CapWorkAuthor, Hidden,
+		"Put a packet back in the queue with its attempts reset.",
+		func(c *Call, in PacketRef) (PacketResult, error) {
+			p, err := c.Tx.RequeuePacket(in.PacketID, in.Reason)
+			r.signalAfter(c, repoKey(p.RepositoryID), leasesKey)
+			return PacketResult{Packet: p}, err
+		}))
+	r.Register(Define("work.get", store.CapWorkRead, ReadOnly,
+		"One packet with its state, lease, history and artifacts.",
+		func(c *Call, in WorkGetArgs) (WorkGetResult, error) {
+			p, err := c.Tx.Packet(in.PacketID)
+			if err != nil {
+				return WorkGetResult{}, err
+			}
+			if err := c.authorizeRepo(p.RepositoryID); err != nil {
+				return WorkGetResult{}, err
+			}
+			arts, err := c.Tx.Artifacts(p.ID)
+			if arts == nil {
+				arts = []store.Artifact{}
+			}
+			return WorkGetResult{Packet: p, Artifacts: arts}, err
+		}))
+	r.Register(Define("work.list", store.CapWorkRead, ReadOnly,
+		"Packets, newest first, by repository and state.",
+		func(c *Call, f store.PacketFilter) (WorkList, error) {
+			if f.RepositoryID == "" {
+				if all, err := holdsEverywhere(c.Tx, c.Principal, store.CapWorkRead); err != nil || !all {
+					return WorkList{}, firstErr(err, store.Deny(store.CodeCapabilityScopeMismatch, "name a repository_id: this token reads some repositories only"))
+				}
+			}
+			ps, err := c.Tx.Packets(f)
+			if ps == nil {
+				ps = []store.Packet{}
+			}
+			return WorkList{Packets: ps}, err
+		}))
+	r.Register(Define("work.await_packet", store.CapWorkClaim, 0,
+		"Wait (at most wait_seconds, ≤ 60) for the repository's best queued packet and claim it under a new lease; packet is null when the wait ends empty.",
+		func(c *Call, in AwaitArgs) (AwaitResult, error) {
+			ses, err := c.session(in.SessionID)
+			if err != nil {
+				return AwaitResult{}, err
+			}
+			if c.Ctx.Err() != nil {
+				// The caller left: claim nothing it would never hear of.
+				return AwaitResult{}, nil
+			}
+			p, ok, err := c.Tx.ClaimPacket(in.RepositoryID, ses, seconds(in.LeaseSeconds, defaultLease, store.MaxLease))
+			if err != nil {
+				return AwaitResult{}, err
+			}
+			if !ok {
+				wait := seconds(in.WaitSeconds, maxWait, maxWait)
+				if c.Final || in.WaitSeconds < 0 {
+					return AwaitResult{}, nil
+				}
+				return AwaitResult{}, c.WaitFor(repoKey(in.RepositoryID), wait)
+			}
+			if err := c.trace(store.TracePacketClaimed, p.ID); err != nil {
+				return AwaitResult{}, err
+			}
+			r.signalAfter(c, leasesKey)
+			exp := p.Lease.ExpiresAt
+			return AwaitResult{Packet: claimed(p), LeaseID: p.Lease.ID, LeaseExpiresAt: &exp}, nil
+		}))
+	r.Register(Define("work.ack", store.CapWorkClaim, 0,
+		"Confirm you started a claimed packet; renews the lease.",
+		func(c *Call, in LeaseArgs) (AckResult, error) {
+			ses, err := c.session(in.SessionID)
+			if err != nil {
+				return AckResult{}, err
+			}
+			p, err := c.Tx.AckPacket(in.PacketID, ses, in.LeaseID, seconds(in.LeaseSeconds, defaultLease, store.MaxLease))
+			if err != nil {
+				return AckResult{}, err
+			}
+			r.signalAfter(c, leasesKey)
+			return AckResult{LeaseExpiresAt: p.Lease.ExpiresAt, State: string(p.State)}, c.trace(store.TraceState, p.ID)
+		}))
+	r.Register(Define("artifact.publish", store.CapArtifactWrite, 0,
+		"Publish an expected artifact of a leased packet: inline content (≤ 1 MiB) or a path inside the write scope with its sha256.",
+		func(c *Call, in PublishArgs) (ArtifactResult, error) {
+			ses, err := c.session(in.SessionID)
+			if err != nil {
+				return ArtifactResult{}, err
+			}
+			a, err := c.Tx.PublishArtifact(in.PacketID, ses, in.LeaseID, store.ArtifactSpec{
+				Name: in.Name, Kind: in.Kind, Content: in.Content, Path: in.Path, SHA256: in.SHA256, Size: in.Size,
+			}, "")
+			return ArtifactResult{Artifact: a}, err
+		}))
+	r.Register(Define("work.complete", store.CapWorkClaim, 0,
+		"Finish a leased packet once every expected artifact is published; it goes to review when the packet asks for one.",
+		func(c *Call, in CompleteArgs) (PacketResult, error) {
+			ses, err := c.session(in.SessionID)
+			if err != nil {
+				return PacketResult{}, err
+			}
+			p, err := c.Tx.CompletePacket(in.PacketID, ses, in.LeaseID, in.Summary)
+			if err != nil {
+				return PacketResult{}, err
+			}
+			r.signalAfter(c, leasesKey)
+			return PacketResult{Packet: p}, c.trace(store.TraceState, p.ID)
+		}))
+	r.Register(Define("work.release", store.CapWorkClaim, 0,
+		"Give a leased packet back to the queue, with the reason in summary.",
+		func(c *Call, in CompleteArgs) (PacketResult, error) {
+			ses, err := c.session(in.SessionID)
+			if err != nil {
+				return PacketResult{}, err
+			}
+			p, err := c.Tx.ReleasePacket(in.PacketID, ses, in.LeaseID, in.Summary)
+			if err != nil {
+				return PacketResult{}, err
+			}
+			r.signalAfter(c, repoKey(p.RepositoryID), leasesKey)
+			return PacketResult{Packet: p}, c.trace(store.TraceState, p.ID)
+		}))
+	r.Register(Define("review.verdict", store.CapReviewWrite, 0,
+		"Review a packet in review: approve, request_changes (back to the queue with the notes) or reject.",
+		func(c *Call, in VerdictArgs) (PacketResult, error) {
+			p, err := c.Tx.Packet(in.PacketID)
+			if err != nil {
+				return PacketResult{}, err
+			}
+			if err := c.authorizeRepo(p.RepositoryID); err != nil {
+				return PacketResult{}, err
+			}
+			p, err = c.Tx.ReviewVerdict(in.PacketID, in.Verdict, in.Notes)
+			r.signalAfter(c, repoKey(p.RepositoryID))
+			return PacketResult{Packet: p}, err
+		}))
+	r.Register(Define("work.expire_leases", store.CapAdmin, Hidden|Internal,
+		"Return packets whose lease expired to the queue (or fail them after their last attempt).",
+		func(c *Call, _ NoArgs) (ExpiredLeases, error) {
+			ps, err := c.Tx.ExpireLeases()
+			out := ExpiredLeases{Packets: []string{}}
+			keys := []string{}
+			for _, p := range ps {
+				out.Packets = append(out.Packets, p.ID)
+				keys = append(keys, repoKey(p.RepositoryID))
+			}
+			r.signalAfter(c, keys...)
+			return out, err
+		}))
+}
+
+// authorizeRepo checks the caller's capability on a repository the call
+// names only through an object (a packet's repository).
+func (c *Call) authorizeRepo(repoID string) error {
+	if c.Principal.Operator {
+		return nil
+	}
+	tok, err := c.Tx.TokenByKeyID(c.Principal.KeyID)
+	if err != nil {
+		return err
+	}
+	return c.Tx.Authorize(tok, c.Method.Capability, repoID)
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// NextLeaseExpiry reports when the earliest lease expires, for the daemon's
+// expiry timer.
+func (r *Registry) NextLeaseExpiry() (time.Time, bool) {
+	var at time.Time
+	var ok bool
+	r.db.View(func(tx *store.Tx) error { at, ok = tx.NextLeaseExpiry(); return nil })
+	return at, ok
+}
+
+// LeasesChanged returns a channel closed when a lease is next granted,
+// renewed or dropped, so the expiry timer can look again.
+func (r *Registry) LeasesChanged() <-chan struct{} { return r.sig.wait(leasesKey) }
