@@ -49,6 +49,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerPrompts()
 	r.registerWork()
 	r.registerSessions()
+	r.registerSessionEnd()
 	return r
 }
 

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
@@ -120,8 +121,54 @@ func (r *Registry) registerSessions() {
 			if _, err := c.Tx.AppendTrace(q.SessionID, store.TraceEvent{Type: store.TraceAnswer, Method: c.Method.Name, PacketID: q.PacketID}); err != nil && store.CodeOf(err) != store.CodeNotFound {
 				return QuestionResult{}, err
 			}
-			r.signalAfter(c, questionKey(q.ID), attentionKey)
+			r.signalAfter(c, questionKey(q.ID), attentionKey, traceKey(q.SessionID))
 			return QuestionResult{Question: q}, nil
+		}))
+}
+
+// SessionEndArgs are the arguments of session.end.
+type SessionEndArgs struct {
+	SessionID string `json:"session_id"`
+	// Lost marks a session found dead (an app crash) rather than ended.
+	Lost     bool   `json:"lost,omitempty"`
+	ExitCode *int   `json:"exit_code,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// SessionEnded is the result of session.end.
+type SessionEnded struct {
+	Session  store.Session `json:"session"`
+	Released []string      `json:"released_packets"`
+}
+
+func (r *Registry) registerSessionEnd() {
+	r.Register(Define("session.end", store.CapAdmin, Hidden,
+		"End a session: its leases go back to the queue, its session token is revoked, its trace gets an exit event.",
+		func(c *Call, in SessionEndArgs) (SessionEnded, error) {
+			state := store.SessionEnded
+			if in.Lost {
+				state = store.SessionLost
+			}
+			ses, err := c.Tx.EndSession(in.SessionID, state, in.ExitCode, in.Reason)
+			if err != nil {
+				return SessionEnded{}, err
+			}
+			ps, err := c.Tx.ReleaseSessionLeases(ses.ID, "session ended: "+in.Reason)
+			if err != nil {
+				return SessionEnded{}, err
+			}
+			out := SessionEnded{Session: ses, Released: []string{}}
+			keys := []string{leasesKey, traceKey(ses.ID)}
+			for _, p := range ps {
+				out.Released = append(out.Released, p.ID)
+				keys = append(keys, repoKey(p.RepositoryID))
+			}
+			data, _ := json.Marshal(map[string]any{"state": state, "exit_code": in.ExitCode, "reason": in.Reason})
+			if _, err := c.Tx.AppendTrace(ses.ID, store.TraceEvent{Type: store.TraceExit, Method: c.Method.Name, Data: data}); err != nil {
+				return SessionEnded{}, err
+			}
+			r.signalAfter(c, keys...)
+			return out, nil
 		}))
 }
 

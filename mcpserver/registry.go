@@ -300,8 +300,17 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 	for _, fn := range call.afterCommit {
 		fn()
 	}
+	if call.SessionID != "" {
+		r.sig.signal(traceKey(call.SessionID))
+	}
 	return res
 }
+
+func traceKey(sessionID string) string { return "trace:" + sessionID }
+
+// TraceChanged returns a channel closed after the next commit that may have
+// appended to the session's trace, for live replay feeds.
+func (r *Registry) TraceChanged(sessionID string) <-chan struct{} { return r.sig.wait(traceKey(sessionID)) }
 
 // attempt runs the call once in a shared transaction. The function may run
 // more than once (group commit retries a batch without a failed member), so
@@ -420,6 +429,9 @@ func (r *Registry) auditFailure(res Result, rec store.AuditRecord, sessionID str
 	if err != nil {
 		r.log.Error("audit of a failed call could not be written", "method", rec.Method, "err", err)
 		return res
+	}
+	if sessionID != "" {
+		r.sig.signal(traceKey(sessionID))
 	}
 	res.AuditID = rec.ID
 	return res

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -228,4 +229,37 @@ func TestQuestionAndAnswer(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the answer never reached the waiting agent")
 	}
+}
+
+// A session's end gives its leases back and revokes nothing but its own
+// session token.
+func TestSessionEndReleasesLeases(t *testing.T) {
+	f, url, repo := workflowEnv(t)
+	_, raw := f.createClientToken(t)
+	a := &agent{t, url, raw}
+	pkt := f.createPacket(t, repo.ID, nil)
+	ses := a.ok("session_report", map[string]any{"kind": "ready", "repository_id": repo.ID})["session_id"].(string)
+	lease := a.ok("work_await_packet", map[string]any{"repository_id": repo.ID, "session_id": ses})["lease_id"].(string)
+	res := f.reg.Invoke(t.Context(), Operator, TransportRPC, "session.end", json.RawMessage(fmt.Sprintf(`{"session_id":%q,"reason":"exit 0"}`, ses)))
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if got := res.Value.(SessionEnded).Released; len(got) != 1 || got[0] != pkt {
+		t.Fatalf("released %v", got)
+	}
+	a.denied("work_ack", map[string]any{"packet_id": pkt, "session_id": ses, "lease_id": lease}, store.CodeInvalidState)
+	a.ok("status", nil) // the client token is not the session's: still valid
+	f.view(t, func(tx *store.Tx) error {
+		p, err := tx.Packet(pkt)
+		if p.State != "queued" {
+			t.Errorf("packet %s after its session ended", p.State)
+		}
+		// The exit event is there; the denied ack after the end is last.
+		evs, _ := tx.TraceEvents(ses, 0, 1000)
+		exited := slices.ContainsFunc(evs, func(ev store.TraceEvent) bool { return ev.Type == store.TraceExit })
+		if n := len(evs); !exited || evs[n-1].Type != store.TraceDenial {
+			t.Errorf("trace %v: want an exit event, and the denied ack last", evs)
+		}
+		return err
+	})
 }
