@@ -180,6 +180,11 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveSSEStream(w, r)
 	case r.URL.Path == PathMessages && r.Method == http.MethodPost:
 		h.serveSSEMessage(w, r)
+	case r.URL.Path == PathEvents && r.Method == http.MethodGet:
+		h.serveEvents(w, r)
+	case r.URL.Path == PathEvents:
+		w.Header().Set("Allow", "GET")
+		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
 	case r.URL.Path == PathMCP || r.URL.Path == PathSSE || r.URL.Path == PathMessages:
 		// A modern client's GET (the standalone stream) and DELETE (session
 		// end) belong to stateful sessions, which this server does not keep.

@@ -50,6 +50,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerWork()
 	r.registerSessions()
 	r.registerSessionEnd()
+	r.registerWorkResources()
 	return r
 }
 

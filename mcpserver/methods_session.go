@@ -100,8 +100,10 @@ func (r *Registry) registerSessions() {
 			if err != nil {
 				return AnswerResult{}, err
 			}
-			if c.Principal.SessionID != "" && q.SessionID != c.Principal.SessionID {
-				return AnswerResult{}, store.Deny(store.CodeCapabilityScopeMismatch, "question %s belongs to another session", q.ID)
+			if _, err := c.session(q.SessionID); err != nil && store.CodeOf(err) != store.CodeInvalidState {
+				// Only the asking session's token waits for its answer
+				// (an ended session may still read it).
+				return AnswerResult{}, err
 			}
 			if !q.Answered() {
 				if c.Final {

@@ -155,6 +155,9 @@ func (c *Call) session(arg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if !c.Principal.Operator && s.TokenKeyID != c.Principal.KeyID {
+		return "", store.Deny(store.CodeCapabilityScopeMismatch, "session %s belongs to another token", id)
+	}
 	if !s.State.Live() {
 		return "", store.Deny(store.CodeInvalidState, "session %s has ended", id)
 	}

@@ -310,7 +310,9 @@ func traceKey(sessionID string) string { return "trace:" + sessionID }
 
 // TraceChanged returns a channel closed after the next commit that may have
 // appended to the session's trace, for live replay feeds.
-func (r *Registry) TraceChanged(sessionID string) <-chan struct{} { return r.sig.wait(traceKey(sessionID)) }
+func (r *Registry) TraceChanged(sessionID string) <-chan struct{} {
+	return r.sig.wait(traceKey(sessionID))
+}
 
 // attempt runs the call once in a shared transaction. The function may run
 // more than once (group commit retries a batch without a failed member), so
@@ -365,11 +367,18 @@ func (w waitFor) Error() string { return "waiting on " + w.key }
 func (c *Call) WaitFor(key string, d time.Duration) error { return waitFor{key, d} }
 
 // traceCall appends the call's trace event to its session, in the call's
-// transaction: a denial or a tool call. Calls that name no known session
-// leave no trace.
+// transaction: a denial or a tool call. Calls that name no known session,
+// or a session that is not the caller's, leave no trace: a stranger must
+// not write into another agent's record by naming its session.
 func traceCall(tx *store.Tx, sessionID string, rec *store.AuditRecord) error {
 	if sessionID == "" {
 		return nil
+	}
+	if rec.KeyID != "" {
+		s, err := tx.Session(sessionID)
+		if err != nil || s.TokenKeyID != rec.KeyID {
+			return nil
+		}
 	}
 	typ := store.TraceToolCall
 	if rec.Outcome != "ok" {

@@ -45,7 +45,9 @@ func commands() []command {
 		{"endpoint", "print the MCP endpoint URL of the running Switchboard", runEndpoint},
 		{"token", "create, list, revoke, rotate tokens; print the client token", runToken},
 		{"repo", "register and list repositories", runRepo},
-		{"audit", "show the audit log, or --verify its hash chain", runAudit},
+		{"work", "create, list, show, cancel and requeue work packets", runWork},
+		{"answer", "answer an agent's question", runAnswer},
+		{"audit", "show the audit log, --follow it, or --verify its hash chain", runAudit},
 		{"mcp", "bridge MCP over stdio to the running Switchboard", runMCP},
 	}
 }

@@ -354,8 +354,9 @@ func reorder(args []string) []string {
 }
 
 func runAudit(ctx context.Context, c *cli, args []string) error {
-	fs := c.newFlags("audit", "audit [--verify] [--limit N] [--method M] [--outcome O] [--keyid K] [--json]")
+	fs := c.newFlags("audit", "audit [--verify | --follow] [--limit N] [--method M] [--outcome O] [--keyid K] [--json]")
 	verify := fs.Bool("verify", false, "check the hash chain of the whole log")
+	follow := fs.Bool("follow", false, "after the newest records (oldest first), print new ones as they come, until interrupted")
 	limit := fs.Int("limit", 20, "how many records, newest first")
 	method := fs.String("method", "", "only this method")
 	outcome := fs.String("outcome", "", "only this outcome (ok or a code)")
@@ -363,6 +364,10 @@ func runAudit(ctx context.Context, c *cli, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *verify && *follow {
+		fs.Usage()
+		return errUsage
 	}
 	if *verify {
 		var out struct {
@@ -388,6 +393,9 @@ func runAudit(ctx context.Context, c *cli, args []string) error {
 		Records []store.AuditRecord `json:"records"`
 	}
 	f := store.AuditFilter{Method: *method, Outcome: *outcome, KeyID: *keyid, Limit: *limit}
+	if *follow {
+		return c.followAudit(ctx, f, *asJSON)
+	}
 	if err := c.call(ctx, "audit.query", f, &out); err != nil {
 		return err
 	}

@@ -158,6 +158,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		mcpHandler := mcpserver.NewHTTPHandler(d.reg, mcpserver.HTTPOptions{AllowOrigins: cfg.AllowOrigins, Version: cfg.Version, Log: d.log})
 		mux.Handle("/mcp", mcpHandler)
 		mux.Handle("/mcp/", mcpHandler)
+		mux.Handle("/events", mcpHandler)
 		d.httpSrv = mcpserver.NewServer(mux, d.log)
 		d.serve("mcp http", func() error { return d.httpSrv.Serve(ln) })
 		cleanup = append(cleanup, func() { d.httpSrv.Close() })

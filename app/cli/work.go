@@ -1,0 +1,664 @@
+package cli
+
+// The work commands (create, list, get, cancel, requeue), answer, and
+// audit --follow.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+func runWork(ctx context.Context, c *cli, args []string) error {
+	sub := ""
+	if len(args) > 0 {
+		sub, args = args[0], args[1:]
+	}
+	switch sub {
+	case "create":
+		return workCreate(ctx, c, args)
+	case "list":
+		return workList(ctx, c, args)
+	case "get":
+		return workGet(ctx, c, args)
+	case "cancel":
+		return workMove(ctx, c, "cancel", args)
+	case "requeue":
+		return workMove(ctx, c, "requeue", args)
+	case "-h", "--help", "help":
+		c.workUsage()
+		return nil
+	}
+	c.workUsage()
+	return errUsage
+}
+
+func (c *cli) workUsage() {
+	fmt.Fprint(c.env.Stderr, `Usage: switchboard work COMMAND
+  create --repo ID --title T [--instructions TEXT | --instructions-file F | -]
+         [--artifact NAME[:KIND]]... [--scope GLOB]... [--priority N]
+         [--max-attempts N] [--review] [--json]
+                             queue a packet; its id is printed on its own line
+  list [--repo ID] [--state S] [--limit N] [--after PKT] [--json]
+                             packets, newest first
+  get PKT [--json]           a packet with its history and artifacts
+  cancel PKT [--reason R]    cancel a packet that has not ended
+  requeue PKT [--reason R]   put a failed, cancelled or leased packet back in
+                             the queue, its attempts reset
+`)
+}
+
+// artifactFlags collects repeated --artifact NAME[:KIND] values.
+type artifactFlags []store.ExpectedArtifact
+
+func (a *artifactFlags) String() string { return "" }
+func (a *artifactFlags) Set(v string) error {
+	name, kind, _ := strings.Cut(v, ":")
+	if strings.TrimSpace(name) == "" {
+		return fmt.Errorf("artifact %q has no name", v)
+	}
+	*a = append(*a, store.ExpectedArtifact{Name: name, Kind: kind})
+	return nil
+}
+
+// listFlags collects a repeated flag's values.
+type listFlags []string
+
+func (l *listFlags) String() string     { return "" }
+func (l *listFlags) Set(v string) error { *l = append(*l, v); return nil }
+
+func workCreate(ctx context.Context, c *cli, args []string) error {
+	const usage = "work create --repo ID --title T [--instructions TEXT | --instructions-file F | -] [flags]"
+	fs := c.newFlags("work create", usage)
+	repo := fs.String("repo", "", "the repository `ID` (required)")
+	title := fs.String("title", "", "a one-line title (required)")
+	instructions := fs.String("instructions", "", "what the agent is to do")
+	instructionsFile := fs.String("instructions-file", "", "read the instructions from `FILE` (- for standard input, as is a lone -)")
+	priority := fs.Int("priority", 0, "higher is claimed first")
+	maxAttempts := fs.Int("max-attempts", 0, "claims before the packet fails (default 3)")
+	review := fs.Bool("review", false, "completing sends the packet to review instead of done")
+	asJSON := fs.Bool("json", false, "print the packet as JSON")
+	var artifacts artifactFlags
+	fs.Var(&artifacts, "artifact", "an expected artifact, `NAME[:KIND]` (repeatable)")
+	var scope listFlags
+	fs.Var(&scope, "scope", "a `GLOB`, relative to the repository, that path artifacts must match (repeatable; none: inline artifacts only)")
+	if err := parse(fs, interleave(fs, args)); err != nil {
+		return err
+	}
+	set := setFlags(fs)
+	misuse := func(msg string) error {
+		fmt.Fprintln(c.env.Stderr, "switchboard work create: "+msg)
+		fs.Usage()
+		return errUsage
+	}
+	switch {
+	case fs.NArg() > 1 || fs.NArg() == 1 && fs.Arg(0) != "-":
+		return misuse("the only argument is -, to read the instructions from standard input")
+	case *repo == "" || strings.TrimSpace(*title) == "":
+		return misuse("--repo and --title are required")
+	case set["max-attempts"] && *maxAttempts < 1:
+		// Left to the server, 0 would silently mean the default.
+		return misuse("--max-attempts must be at least 1")
+	}
+	sources := 0
+	for _, s := range []bool{set["instructions"], set["instructions-file"], fs.NArg() == 1} {
+		if s {
+			sources++
+		}
+	}
+	if sources > 1 {
+		return misuse("give the instructions one way: --instructions, --instructions-file or -")
+	}
+	text := *instructions
+	switch {
+	case fs.NArg() == 1:
+		*instructionsFile = "-"
+		fallthrough
+	case set["instructions-file"]:
+		b, err := readInput(*instructionsFile)
+		if err != nil {
+			return err
+		}
+		text = b
+	}
+	in := mcpserver.WorkCreateArgs{
+		RepositoryID:      *repo,
+		Title:             *title,
+		Instructions:      text,
+		ExpectedArtifacts: artifacts,
+		WriteScope:        scope,
+		Priority:          *priority,
+		MaxAttempts:       *maxAttempts,
+		ReviewRequired:    *review,
+	}
+	var out mcpserver.PacketResult
+	if err := c.call(ctx, "work.create", in, &out); err != nil {
+		return err
+	}
+	if *asJSON {
+		return c.printJSON(out)
+	}
+	c.printf("%s\n", out.Packet.ID)
+	return nil
+}
+
+func workList(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("work list", "work list [--repo ID] [--state S] [--limit N] [--after PKT] [--json]")
+	repo := fs.String("repo", "", "only this repository")
+	state := fs.String("state", "", "only this state: "+strings.Join(stateNames(), ", "))
+	limit := fs.Int("limit", 0, "how many packets, newest first (default 100, at most 1000)")
+	after := fs.String("after", "", "go on after this packet `ID` (the last of the previous page)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, interleave(fs, args)); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() != 0:
+		fs.Usage()
+		return errUsage
+	case *state != "" && !store.PacketState(*state).Valid():
+		fmt.Fprintf(c.env.Stderr, "switchboard work list: no state %q: one of %s\n", *state, strings.Join(stateNames(), ", "))
+		return errUsage
+	case *limit < 0:
+		fmt.Fprintln(c.env.Stderr, "switchboard work list: --limit must not be negative")
+		return errUsage
+	}
+	f := store.PacketFilter{RepositoryID: *repo, State: store.PacketState(*state), Limit: *limit, After: *after}
+	var out mcpserver.WorkList
+	if err := c.call(ctx, "work.list", f, &out); err != nil {
+		return err
+	}
+	if *asJSON {
+		return c.printJSON(out)
+	}
+	tw := tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATE\tPRI\tATTEMPT\tREPO\tTITLE\tUPDATED")
+	for _, p := range out.Packets {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d/%d\t%s\t%s\t%s\n", p.ID, p.State, p.Priority, p.Attempt, p.MaxAttempts,
+			p.RepositoryID, cell(p.Title, 60), fmtTime(&p.UpdatedAt))
+	}
+	return tw.Flush()
+}
+
+func stateNames() []string {
+	var out []string
+	for _, s := range store.PacketStates() {
+		out = append(out, string(s))
+	}
+	return out
+}
+
+func workGet(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("work get", "work get PKT [--json]")
+	asJSON := fs.Bool("json", false, "print the packet and its artifacts as JSON")
+	if err := parse(fs, interleave(fs, args)); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	var out mcpserver.WorkGetResult
+	if err := c.call(ctx, "work.get", mcpserver.WorkGetArgs{PacketID: fs.Arg(0)}, &out); err != nil {
+		return err
+	}
+	if *asJSON {
+		return c.printJSON(out)
+	}
+	c.printPacket(&out.Packet, out.Artifacts)
+	return nil
+}
+
+// printPacket writes a packet for a person. Everything an agent wrote (a
+// summary, artifact names and paths) goes through cell or block, so it
+// cannot move the cursor or recolour the terminal.
+func (c *cli) printPacket(p *store.Packet, arts []store.Artifact) {
+	field := func(name, value string) { c.printf("%-13s %s\n", name+":", value) }
+	field("Packet", p.ID)
+	field("Title", cell(p.Title, 0))
+	field("Repository", p.RepositoryID)
+	field("State", string(p.State))
+	field("Priority", strconv.Itoa(p.Priority))
+	field("Attempt", fmt.Sprintf("%d of %d", p.Attempt, p.MaxAttempts))
+	if p.ReviewRequired {
+		field("Review", "required")
+	} else {
+		field("Review", "not required")
+	}
+	field("Created", fmtTime(&p.CreatedAt))
+	field("Updated", fmtTime(&p.UpdatedAt))
+	if l := p.Lease; l != nil {
+		field("Lease", fmt.Sprintf("%s, session %s, until %s", l.ID, cell(l.SessionID, 0), fmtTime(&l.ExpiresAt)))
+	}
+	if len(p.WriteScope) == 0 {
+		field("Write scope", "none (inline artifacts only)")
+	} else {
+		field("Write scope", cell(strings.Join(p.WriteScope, " "), 0))
+	}
+	if p.Summary != "" {
+		c.printf("Summary:\n%s", block(p.Summary))
+	}
+	if p.ReviewNotes != "" {
+		c.printf("Review notes:\n%s", block(p.ReviewNotes))
+	}
+	if p.Instructions != "" {
+		c.printf("Instructions:\n%s", block(p.Instructions))
+	}
+	published := map[string]bool{}
+	for _, a := range arts {
+		published[a.Name] = true
+	}
+	tw := tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
+	if len(p.ExpectedArtifacts) > 0 {
+		fmt.Fprintln(tw, "Expected artifacts:")
+		for _, e := range p.ExpectedArtifacts {
+			state := "missing"
+			if published[e.Name] {
+				state = "published"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", cell(e.Name, 0), orDash(cell(e.Kind, 0)), state)
+		}
+	}
+	fmt.Fprintln(tw, "History:")
+	for _, h := range p.History {
+		from := string(h.From)
+		if from == "" {
+			from = "(new)"
+		}
+		who := ""
+		if h.SessionID != "" {
+			who = "session " + cell(h.SessionID, 0)
+		}
+		fmt.Fprintf(tw, "  %s\t%s -> %s\t%s\t%s\n", fmtTime(&h.At), from, h.To, cell(h.Reason, 80), who)
+	}
+	tw.Flush()
+	if len(arts) == 0 {
+		c.printf("Artifacts:    none\n")
+		return
+	}
+	c.printf("Artifacts:\n")
+	tw = tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  NAME\tKIND\tWHERE\tSIZE\tSHA256\tSESSION\tCREATED")
+	for _, a := range arts {
+		where := "inline"
+		if a.Path != "" {
+			where = cell(a.Path, 0)
+		}
+		sum := a.SHA256
+		if len(sum) > 12 {
+			sum = sum[:12]
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\t%s\t%s\n", cell(a.Name, 0), orDash(cell(a.Kind, 0)), where, a.Size,
+			cell(sum, 0), cell(a.SessionID, 0), fmtTime(&a.CreatedAt))
+	}
+	tw.Flush()
+}
+
+// workMove cancels or requeues a packet.
+func workMove(ctx context.Context, c *cli, verb string, args []string) error {
+	fs := c.newFlags("work "+verb, "work "+verb+" PKT [--reason R] [--json]")
+	reason := fs.String("reason", "", "why, for the packet's history")
+	asJSON := fs.Bool("json", false, "print the packet as JSON")
+	if err := parse(fs, interleave(fs, args)); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	var out mcpserver.PacketResult
+	if err := c.call(ctx, "work."+verb, mcpserver.PacketRef{PacketID: fs.Arg(0), Reason: *reason}, &out); err != nil {
+		return err
+	}
+	if *asJSON {
+		return c.printJSON(out)
+	}
+	c.printf("%s %s\n", out.Packet.ID, out.Packet.State)
+	return nil
+}
+
+func runAnswer(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("answer", "answer [--json] QUESTION_ID TEXT...")
+	asJSON := fs.Bool("json", false, "print the answered question as JSON")
+	fs.Usage = func() {
+		fmt.Fprint(c.env.Stderr, `Usage: switchboard answer [--json] QUESTION_ID TEXT...
+       switchboard answer [--json] QUESTION_ID -      (the answer from standard input)
+Everything after QUESTION_ID is the answer, joined by spaces: flags go before it.
+`)
+		fs.PrintDefaults()
+	}
+	// No interleave: "--force" in an answer is a word of the answer.
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() < 2 {
+		fs.Usage()
+		return errUsage
+	}
+	id, words := fs.Arg(0), fs.Args()[1:]
+	text := strings.Join(words, " ")
+	if len(words) == 1 && words[0] == "-" {
+		b, err := readInput("-")
+		if err != nil {
+			return err
+		}
+		text = strings.TrimRight(b, "\r\n")
+	}
+	var out mcpserver.QuestionResult
+	if err := c.call(ctx, "session.answer", mcpserver.AnswerArgs{QuestionID: id, Answer: text}, &out); err != nil {
+		return err
+	}
+	if *asJSON {
+		return c.printJSON(out)
+	}
+	c.printf("%s answered\n", out.Question.ID)
+	return nil
+}
+
+// maxInput bounds what readInput reads: far above anything the store takes
+// (which refuses the excess with a clear reason), low enough that a wrong
+// file cannot fill memory.
+const maxInput = 16 << 20
+
+// readInput reads a file, or standard input for "-".
+func readInput(name string) (string, error) {
+	var r io.Reader = os.Stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	switch {
+	case err != nil:
+		return "", err
+	case len(b) > maxInput:
+		return "", fmt.Errorf("%s is over %d MiB", inputName(name), maxInput>>20)
+	case !utf8.Valid(b):
+		return "", fmt.Errorf("%s is not UTF-8 text", inputName(name))
+	}
+	return string(b), nil
+}
+
+func inputName(name string) string {
+	if name == "-" {
+		return "standard input"
+	}
+	return name
+}
+
+// interleave is reorder for a FlagSet it can ask: a boolean flag takes no
+// value, so "--review PKT" keeps PKT a positional argument, and a lone "-"
+// (standard input) is a positional argument. The "--" it puts before the
+// positional arguments keeps one that starts with a dash from being read as
+// a flag.
+func interleave(fs *flag.FlagSet, args []string) []string {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			pos = append(pos, args[i+1:]...)
+			i = len(args)
+		case a == "-" || !strings.HasPrefix(a, "-"):
+			pos = append(pos, a)
+		default:
+			flags = append(flags, a)
+			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if !hasValue && !isBoolFlag(fs, name) && i+1 < len(args) {
+				flags = append(flags, args[i+1])
+				i++
+			}
+		}
+	}
+	return append(append(flags, "--"), pos...)
+}
+
+func isBoolFlag(fs *flag.FlagSet, name string) bool {
+	f := fs.Lookup(name)
+	if f == nil {
+		return true // unknown (or -h): parse refuses it, taking nothing with it
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// setFlags names the flags given on the command line.
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// cell makes text fit one table cell: control characters (newlines and
+// terminal escapes included) and bidirectional overrides become spaces or
+// U+FFFD, and it is cut to max characters (0: no limit).
+func cell(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			return ' '
+		case unsafeRune(r):
+			return utf8.RuneError
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	if max > 0 && utf8.RuneCountInString(s) > max {
+		s = string([]rune(s)[:max-1]) + "…"
+	}
+	return s
+}
+
+// block indents multi-line text by two spaces, keeping its line breaks and
+// tabs but no other control character.
+func block(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && unsafeRune(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		if l != "" {
+			b.WriteString("  ")
+		}
+		b.WriteString(l)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// unsafeRune reports a character that changes how a terminal shows what
+// follows: C0 and C1 controls (ESC starts every escape sequence) and the
+// bidirectional embeddings, overrides and isolates.
+func unsafeRune(r rune) bool {
+	return unicode.IsControl(r) || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
+}
+
+// ---- audit --follow ---------------------------------------------------------
+
+const (
+	// followInterval is how often audit --follow asks for new records.
+	followInterval = 500 * time.Millisecond
+	// followPage is how many records one poll asks for; a full page is
+	// followed at once by the next.
+	followPage = 1000
+)
+
+// errDenied is the registry's refusal of a call, as opposed to failing to
+// reach the registry at all.
+type errDenied struct {
+	code    store.Code
+	message string
+}
+
+func (e *errDenied) Error() string { return fmt.Sprintf("%s: %s", e.code, e.message) }
+
+// followAudit is audit --follow: the newest page of records matching f,
+// oldest first so the newest comes last, then every new matching record as
+// it is written, until ctx ends (an interrupt), which is success.
+//
+// It pages by the audit log's sequence. Each audit.query is itself audited,
+// in the transaction that ran the query, so the query's own record (the
+// audit_id of the answer) is newer than everything the query saw and older
+// than everything it did not: it is exactly where the next poll starts. The
+// follower's own queries are thus never printed, and a filter that matches
+// little does not make each poll read the whole log again.
+//
+// Without a running Switchboard the CLI opens the database itself; it lets
+// go of it between polls, so that meanwhile Switchboard can start (it needs
+// the database's lock), and the next poll goes over the socket.
+func (c *cli) followAudit(ctx context.Context, f store.AuditFilter, asJSON bool) error {
+	show := c.auditLinePrinter(asJSON)
+	recs, upto, err := c.auditQuery(ctx, f)
+	if err != nil {
+		return err
+	}
+	slices.Reverse(recs)
+	for i := range recs {
+		show(&recs[i])
+	}
+	c.letGoOfDatabase()
+
+	tick := time.NewTicker(followInterval)
+	defer tick.Stop()
+	f.Limit = followPage
+	lost := false
+	// mine holds our own records that a later poll of this round can
+	// still return: those of polls that came back with a full page.
+	mine := map[uint64]bool{}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		for {
+			f.AfterSeq = upto
+			recs, own, err := c.auditQuery(ctx, f)
+			if ctx.Err() != nil {
+				return nil
+			}
+			var denied *errDenied
+			if errors.As(err, &denied) {
+				return err
+			}
+			if err != nil {
+				// Switchboard stopped or is starting: say so once, look
+				// for it again at the next tick.
+				if !lost {
+					fmt.Fprintf(c.env.Stderr, "switchboard audit: %v; trying again\n", err)
+					lost = true
+				}
+				c.disconnect()
+				break
+			}
+			if lost {
+				fmt.Fprintln(c.env.Stderr, "switchboard audit: following again")
+				lost = false
+			}
+			for i := range recs {
+				if !mine[recs[i].Seq] {
+					show(&recs[i])
+				}
+			}
+			if len(recs) < f.Limit {
+				upto = own
+				clear(mine)
+				break
+			}
+			// A full page: more may wait before our own record, which the
+			// next poll will return.
+			upto = recs[len(recs)-1].Seq
+			mine[own] = true
+		}
+		c.letGoOfDatabase()
+	}
+}
+
+// auditQuery runs audit.query and returns the records and the sequence of
+// the query's own audit record.
+func (c *cli) auditQuery(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, uint64, error) {
+	cl, err := c.connect(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	resp, err := cl.Call(ctx, "audit.query", f)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !resp.OK {
+		return nil, 0, &errDenied{resp.Error, resp.Message}
+	}
+	var out mcpserver.AuditRecords
+	if err := json.Unmarshal(resp.Result, &out); err != nil {
+		return nil, 0, fmt.Errorf("decode result of audit.query: %w", err)
+	}
+	own, err := auditSeq(resp.AuditID)
+	if err != nil {
+		return nil, 0, err
+	}
+	return out.Records, own, nil
+}
+
+// auditSeq is the sequence in an audit id (store.AuditID).
+func auditSeq(id string) (uint64, error) {
+	hex, ok := strings.CutPrefix(id, "aud_")
+	seq, err := strconv.ParseUint(hex, 16, 64)
+	if !ok || err != nil || seq == 0 {
+		return 0, fmt.Errorf("audit.query answered with audit id %q, not aud_<hex>", id)
+	}
+	return seq, nil
+}
+
+// letGoOfDatabase closes the database when the CLI opened it itself (no
+// Switchboard answered), so the next call connects afresh.
+func (c *cli) letGoOfDatabase() {
+	if _, local := c.caller.(localCaller); local {
+		c.disconnect()
+	}
+}
+
+// disconnect forgets the connection: the next call looks for a running
+// Switchboard again.
+func (c *cli) disconnect() {
+	c.close()
+	c.caller, c.closer = nil, nil
+}
+
+// auditLinePrinter returns what prints one record of audit --follow: a JSON
+// line, or a table row in fixed columns (a tabwriter aligns only what it
+// has seen, and rows here come one poll at a time). It prints the table's
+// header first.
+func (c *cli) auditLinePrinter(asJSON bool) func(*store.AuditRecord) {
+	if asJSON {
+		enc := json.NewEncoder(c.env.Stdout)
+		return func(r *store.AuditRecord) { enc.Encode(r) }
+	}
+	const row = "%-20s  %-19s  %-9s  %-16s  %-22s  %-25s  %-14s  %s\n"
+	c.printf(row, "ID", "TIME", "TRANSPORT", "KEYID", "METHOD", "REPO", "OUTCOME", "DURATION")
+	return func(r *store.AuditRecord) {
+		// An MCP client chooses the method name of a call refused for
+		// naming no tool: it is printed made safe.
+		c.printf(row, r.ID, r.Time.Local().Format("2006-01-02 15:04:05"), cell(r.Transport, 0), orDash(cell(r.KeyID, 0)),
+			cell(r.Method, 60), orDash(cell(r.Repository, 0)), cell(r.Outcome, 0), time.Duration(r.DurationMicros)*time.Microsecond)
+	}
+}

@@ -1,0 +1,290 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// The replay feed (SPEC §5): GET /events?session_id=ses_… streams a
+// session's trace events as server-sent events, from a resume point on, then
+// follows the new ones live. Each event is
+//
+//	id: <seq>
+//	event: <type>
+//	data: <the TraceEvent as one line of JSON>
+//
+// A client that reconnects with Last-Event-ID (or ?after_seq=) set to the
+// last id it saw gets exactly the events after it, in order: sequence
+// numbers are gap-free, so "strictly after" loses nothing and repeats
+// nothing.
+//
+// The connection is authorized and audited once, by the trace.read call
+// that returns its first page; the pages after it are plain reads, as the
+// pages of one long answer.
+
+// PathEvents is the replay feed's path.
+const PathEvents = "/events"
+
+const (
+	// tracePageSize bounds the events read in one transaction.
+	tracePageSize = 500
+	// tracePoll is how often a waiting feed looks again without a signal.
+	// Not every append is signalled (a lease that expires under the
+	// daemon's timer belongs to no call of the session), so a feed also
+	// polls; signals make it prompt, the poll makes it complete.
+	tracePoll = time.Second
+)
+
+// TraceReadArgs are the arguments of trace.read.
+type TraceReadArgs struct {
+	SessionID string `json:"session_id" jsonschema:"the session whose trace to read"`
+	AfterSeq  uint64 `json:"after_seq,omitempty" jsonschema:"read the events with a greater seq (0: from the first)"`
+}
+
+// TraceReadResult is the result of trace.read: the first page of the feed.
+type TraceReadResult struct {
+	Events []store.TraceEvent `json:"events" jsonschema:"at most 500 events after after_seq, in order"`
+	// LastSeq is the session's last sequence number when the page was read.
+	LastSeq uint64 `json:"last_seq"`
+}
+
+func (r *Registry) registerTraceRead() {
+	r.Register(Define("trace.read", store.CapAuditRead, Internal|ReadOnly,
+		"Open a session's replay feed: authorize the reader on the session's repository and return the first page of trace events after after_seq.",
+		func(c *Call, in TraceReadArgs) (TraceReadResult, error) {
+			if in.SessionID == "" {
+				return TraceReadResult{}, store.Deny(store.CodeInvalidArgument, "session_id is required")
+			}
+			s, err := c.Tx.Session(in.SessionID)
+			if err != nil {
+				return TraceReadResult{}, err
+			}
+			if err := c.authorizeSession(s); err != nil {
+				return TraceReadResult{}, err
+			}
+			last := c.Tx.LastTraceSeq(s.ID)
+			if in.AfterSeq > last {
+				// Sequence numbers never go back: an id from the future is
+				// another database's, and waiting for it would look like a
+				// feed that hangs.
+				return TraceReadResult{}, store.Deny(store.CodeInvalidArgument, "after_seq %d is past the session's last event (%d)", in.AfterSeq, last)
+			}
+			evs, err := c.Tx.TraceEvents(s.ID, in.AfterSeq, tracePageSize)
+			if err != nil {
+				return TraceReadResult{}, err
+			}
+			// Reading a timeline is not an event of it. Left to the
+			// registry, the session_id argument would append a tool_call to
+			// the very trace being read, and every reconnect of a feed would
+			// lengthen what it replays. The audit record keeps the read.
+			if c.SessionID == s.ID {
+				c.SessionID = ""
+			}
+			return TraceReadResult{Events: evs, LastSeq: last}, nil
+		}))
+}
+
+// authorizeSession checks the caller's capability on the session's
+// repository. A session that names none (an external agent that registered
+// without one) is read only with the capability on every repository, as
+// audit.query is.
+func (c *Call) authorizeSession(s store.Session) error {
+	if s.RepositoryID != "" {
+		return c.authorizeRepo(s.RepositoryID)
+	}
+	all, err := holdsEverywhere(c.Tx, c.Principal, c.Method.Capability)
+	if err != nil {
+		return err
+	}
+	if !all {
+		return store.Deny(store.CodeCapabilityScopeMismatch, "session %s names no repository: reading it needs %s on every repository", s.ID, c.Method.Capability)
+	}
+	return nil
+}
+
+// serveEvents serves the replay feed of one session.
+func (h *HTTPHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
+	p, ok := h.authenticate(w, r)
+	if !ok {
+		return
+	}
+	after, d := resumePoint(r)
+	if d != nil {
+		writeError(w, nil, d)
+		return
+	}
+	sessionID := r.URL.Query().Get("session_id")
+	args, _ := json.Marshal(TraceReadArgs{SessionID: sessionID, AfterSeq: after})
+	// Agents and the GUI's viewers reach the feed with the same bearer
+	// tokens as /mcp, so the call is MCP's: hidden methods fail closed.
+	res := h.reg.Invoke(r.Context(), p, TransportMCP, "trace.read", args)
+	if res.Err != nil {
+		writeFeedError(w, &res)
+		return
+	}
+	first, _ := res.Value.(TraceReadResult)
+	stopping := h.sse.shutdownOf(r)
+
+	rc := http.NewResponseController(w)
+	// As on the legacy stream: after the headers the server reads only to
+	// notice the client leaving, which may take hours.
+	rc.SetReadDeadline(time.Time{})
+	sw := sseWriter{w: w, rc: rc}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if err := sw.write(nil); err != nil {
+		h.log.Debug("events feed not writable", "err", err)
+		return
+	}
+	keepAlive := time.NewTicker(h.sse.keepAlive)
+	defer keepAlive.Stop()
+	poll := time.NewTimer(tracePoll)
+	defer poll.Stop()
+
+	page := first.Events
+	for {
+		if len(page) > 0 {
+			if err := sw.events(page); err != nil {
+				h.log.Debug("events feed ended", "session", sessionID, "err", err)
+				return
+			}
+			after = page[len(page)-1].Seq
+		}
+		// The channel is taken before the read: an append committed after
+		// the read closes it, so no wake-up falls between the two.
+		wake := h.reg.TraceChanged(sessionID)
+		var err error
+		if page, err = h.tracePage(sessionID, after); err != nil {
+			h.log.Error("events feed read failed", "session", sessionID, "err", err)
+			return
+		}
+		if len(page) > 0 {
+			continue
+		}
+		poll.Reset(tracePoll)
+	wait:
+		for {
+			select {
+			case <-wake:
+				break wait
+			case <-poll.C:
+				break wait
+			case <-keepAlive.C:
+				if err := sw.write([]byte(": keep-alive\n\n")); err != nil {
+					h.log.Debug("events feed ended", "session", sessionID, "err", err)
+					return
+				}
+			case <-r.Context().Done():
+				return
+			case <-stopping:
+				return
+			}
+		}
+	}
+}
+
+// tracePage reads the events after seq, one page, in a transaction of its
+// own: not a call, so neither authorized again nor audited.
+func (h *HTTPHandler) tracePage(sessionID string, after uint64) ([]store.TraceEvent, error) {
+	var evs []store.TraceEvent
+	err := h.reg.db.View(func(tx *store.Tx) error {
+		var err error
+		evs, err = tx.TraceEvents(sessionID, after, tracePageSize)
+		return err
+	})
+	return evs, err
+}
+
+// resumePoint is the seq a feed starts after: the Last-Event-ID header of a
+// reconnecting EventSource, else ?after_seq=, else 0.
+func resumePoint(r *http.Request) (uint64, *store.Denial) {
+	v, from := r.Header.Get("Last-Event-ID"), "Last-Event-ID"
+	if v == "" {
+		v, from = r.URL.Query().Get("after_seq"), "after_seq"
+	}
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		return 0, store.Deny(store.CodeInvalidRequest, "%s must be a trace sequence number", from)
+	}
+	return n, nil
+}
+
+// writeFeedError answers a refused trace.read like writeError, with the
+// statuses a plain GET gets: 403 for a capability the token lacks, 404 for
+// a session that does not exist. The audit id names the refusal's record.
+func writeFeedError(w http.ResponseWriter, res *Result) {
+	code := res.Code()
+	reason := res.Err.Error()
+	var d *store.Denial
+	if errors.As(res.Err, &d) {
+		reason = d.Reason
+	}
+	status := httpStatus(code)
+	switch code {
+	case store.CodeCapabilityMissing, store.CodeCapabilityScopeMismatch, store.CodeCapabilityExpired, store.CodeToolHidden:
+		status = http.StatusForbidden
+	case store.CodeNotFound:
+		status = http.StatusNotFound
+	}
+	if code.IsTokenDenial() {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
+	}
+	writeRPCError(w, status, nil, jsonrpcCode(code), reason, map[string]any{"code": code, "audit_id": res.AuditID})
+}
+
+// sseWriter writes to one event stream, moving the write deadline on before
+// every write as the legacy stream does: the server's WriteTimeout is for
+// whole responses, and a stream never ends by itself.
+type sseWriter struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+// write sends b (nothing: just the headers) and flushes it.
+func (s sseWriter) write(b []byte) error {
+	if err := s.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	if len(b) > 0 {
+		if _, err := s.w.Write(b); err != nil {
+			return err
+		}
+	}
+	return s.rc.Flush()
+}
+
+// events sends a page of trace events in one write.
+func (s sseWriter) events(evs []store.TraceEvent) error {
+	var buf bytes.Buffer
+	for i := range evs {
+		// json.Marshal escapes every line break, so the data is one line;
+		// the type is one of the known, single-word ones.
+		data, err := json.Marshal(&evs[i])
+		if err != nil {
+			return fmt.Errorf("encode trace event %d: %w", evs[i].Seq, err)
+		}
+		fmt.Fprintf(&buf, "id: %d\nevent: %s\ndata: %s\n\n", evs[i].Seq, evs[i].Type, data)
+	}
+	return s.write(buf.Bytes())
+}
+
+// shutdownOf returns the channel closed when r's server shuts down (nil
+// when r has none), shared with the legacy streams.
+func (ss *sseSessions) shutdownOf(r *http.Request) <-chan struct{} {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.stoppingLocked(r)
+}

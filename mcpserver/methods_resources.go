@@ -1,0 +1,81 @@
+package mcpserver
+
+import (
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// What switchboard://sessions/{id} holds of a session's history; the rest
+// is a tools or feed call away.
+const (
+	// sessionResourceReports is how many of the newest reports it holds.
+	sessionResourceReports = 50
+	// sessionResourceTrace is how many of the first trace events it holds;
+	// the replay feed (/events) has them all.
+	sessionResourceTrace = tracePageSize
+)
+
+// PacketResource is the switchboard://packets/{id} resource.
+type PacketResource struct {
+	Packet    store.Packet     `json:"packet"`
+	Artifacts []store.Artifact `json:"artifacts"`
+}
+
+// SessionResource is the switchboard://sessions/{id} resource. It holds no
+// token material: the session names its token by key id only, which is
+// public.
+type SessionResource struct {
+	Session store.Session  `json:"session"`
+	Reports []store.Report `json:"reports" jsonschema:"the newest 50 reports, oldest first"`
+	// TraceEvents are the first events of the trace; TraceLastSeq says how
+	// many there are in all (sequence numbers are gap-free from 1).
+	TraceEvents  []store.TraceEvent `json:"trace_events" jsonschema:"the first 500 trace events, in order"`
+	TraceLastSeq uint64             `json:"trace_last_seq" jsonschema:"the seq of the session's last trace event: more follow trace_events when it is greater"`
+}
+
+// registerWorkResources registers the reads behind the packet and session
+// resource templates, and trace.read, which opens the session replay feed.
+func (r *Registry) registerWorkResources() {
+	r.Register(Define("resource.packet", store.CapWorkRead, Internal|ReadOnly,
+		"switchboard://packets/{id}",
+		func(c *Call, in IDArg) (PacketResource, error) {
+			p, err := c.Tx.Packet(in.ID)
+			if err != nil {
+				return PacketResource{}, err
+			}
+			if err := c.authorizeRepo(p.RepositoryID); err != nil {
+				return PacketResource{}, err
+			}
+			arts, err := c.Tx.Artifacts(p.ID)
+			if err != nil {
+				return PacketResource{}, err
+			}
+			return PacketResource{Packet: p, Artifacts: arts}, nil
+		}))
+	r.Register(Define("resource.session", store.CapAuditRead, Internal|ReadOnly,
+		"switchboard://sessions/{id}",
+		func(c *Call, in IDArg) (SessionResource, error) {
+			s, err := c.Tx.Session(in.ID)
+			if err != nil {
+				return SessionResource{}, err
+			}
+			if err := c.authorizeSession(s); err != nil {
+				return SessionResource{}, err
+			}
+			// Reports are numbered gap-free from 1, and the last one is
+			// the session's: the newest page starts right after this.
+			var after uint64
+			if s.LastReport != nil && s.LastReport.Seq > sessionResourceReports {
+				after = s.LastReport.Seq - sessionResourceReports
+			}
+			reports, err := c.Tx.Reports(s.ID, after, sessionResourceReports)
+			if err != nil {
+				return SessionResource{}, err
+			}
+			evs, err := c.Tx.TraceEvents(s.ID, 0, sessionResourceTrace)
+			if err != nil {
+				return SessionResource{}, err
+			}
+			return SessionResource{Session: s, Reports: reports, TraceEvents: evs, TraceLastSeq: c.Tx.LastTraceSeq(s.ID)}, nil
+		}))
+	r.registerTraceRead()
+}
