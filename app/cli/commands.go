@@ -405,7 +405,7 @@ func runAudit(ctx context.Context, c *cli, args []string) error {
 	tw := tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tTIME\tTRANSPORT\tKEYID\tMETHOD\tREPO\tOUTCOME\tDURATION")
 	for _, r := range out.Records {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Time.Local().Format("2006-01-02 15:04:05"), r.Transport, orDash(r.KeyID), r.Method, orDash(r.Repository), r.Outcome, time.Duration(r.DurationMicros)*time.Microsecond)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Time.Local().Format("2006-01-02 15:04:05"), r.Transport, orDash(r.KeyID), cell(r.Method, 0), cell(orDash(r.Repository), 0), cell(r.Outcome, 0), time.Duration(r.DurationMicros)*time.Microsecond)
 	}
 	return tw.Flush()
 }
