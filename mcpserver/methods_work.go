@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
@@ -359,6 +360,17 @@ func (r *Registry) registerWork() {
 			for _, p := range ps {
 				out.Packets = append(out.Packets, p.ID)
 				keys = append(keys, repoKey(p.RepositoryID))
+				// The session that lost the lease learns why its next calls
+				// fail: the expiry is on its trace.
+				if n := len(p.History); n > 0 && p.History[n-1].SessionID != "" {
+					ses := p.History[n-1].SessionID
+					data, _ := json.Marshal(map[string]any{"state": p.State, "attempt": p.Attempt})
+					_, err := c.Tx.AppendTrace(ses, store.TraceEvent{Type: store.TraceLeaseExpired, Method: c.Method.Name, PacketID: p.ID, Data: data})
+					if err != nil && store.CodeOf(err) != store.CodeNotFound {
+						return ExpiredLeases{}, err
+					}
+					keys = append(keys, traceKey(ses))
+				}
 			}
 			r.signalAfter(c, keys...)
 			return out, err

@@ -335,6 +335,10 @@ func (r *Registry) attempt(call *Call, rec store.AuditRecord, start time.Time) (
 			res.Value = v
 			rec.Outcome = "ok"
 		}
+		if rec.SessionID == "" && ownSession(tx, call.SessionID, rec.KeyID) {
+			// An external agent names its session in the arguments.
+			rec.SessionID = call.SessionID
+		}
 		if err := tx.AppendAudit(&rec); err != nil {
 			return err
 		}
@@ -366,19 +370,23 @@ func (w waitFor) Error() string { return "waiting on " + w.key }
 // may be a test's).
 func (c *Call) WaitFor(key string, d time.Duration) error { return waitFor{key, d} }
 
+// ownSession reports whether sessionID names a session of the token keyID
+// (any session, for the operator's empty key id).
+func ownSession(tx *store.Tx, sessionID, keyID string) bool {
+	if sessionID == "" {
+		return false
+	}
+	s, err := tx.Session(sessionID)
+	return err == nil && (keyID == "" || s.TokenKeyID == keyID)
+}
+
 // traceCall appends the call's trace event to its session, in the call's
 // transaction: a denial or a tool call. Calls that name no known session,
 // or a session that is not the caller's, leave no trace: a stranger must
 // not write into another agent's record by naming its session.
 func traceCall(tx *store.Tx, sessionID string, rec *store.AuditRecord) error {
-	if sessionID == "" {
+	if !ownSession(tx, sessionID, rec.KeyID) {
 		return nil
-	}
-	if rec.KeyID != "" {
-		s, err := tx.Session(sessionID)
-		if err != nil || s.TokenKeyID != rec.KeyID {
-			return nil
-		}
 	}
 	typ := store.TraceToolCall
 	if rec.Outcome != "ok" {

@@ -175,7 +175,9 @@ type AuditFilter struct {
 	// starts from the newest.
 	BeforeSeq uint64 `json:"before_seq,omitempty"`
 	// AfterSeq pages forwards: only records with a larger sequence. When set,
-	// records come oldest first; otherwise newest first. With both set, the
+	// records come oldest first; otherwise newest first. 0 means "not set",
+	// so a forward scan from the very first record pages backwards with
+	// BeforeSeq instead, or starts with AfterSeq 0 read newest first. With both set, the
 	// records strictly between them, oldest first.
 	AfterSeq uint64 `json:"after_seq,omitempty"`
 	Limit    int    `json:"limit,omitempty"`

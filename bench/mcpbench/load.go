@@ -134,25 +134,42 @@ func runPhase(ctx context.Context, workers []*worker, until time.Time) error {
 	return context.Cause(ctx)
 }
 
-// measure loads t with conc keep-alive clients: a warm-up, then the
-// measured window with memory and CPU counters read around it.
+// measure loads t with conc keep-alive clients calling status: a warm-up,
+// then the measured window with memory and CPU counters read around it.
 func measure(ctx context.Context, t *target, conc int, warmup, dur time.Duration) (cell, error) {
-	tr := &http.Transport{
+	return measureWith(ctx, t, conc, warmup, dur, func(client *http.Client, id int) (*worker, error) {
+		return newWorker(client, t, id), nil
+	})
+}
+
+// newClient is the HTTP client of conc keep-alive connections every load
+// uses.
+func newClient(conc int) *http.Client {
+	return &http.Client{Transport: &http.Transport{
 		// Loopback: no proxy from the environment, no compression.
 		Proxy:               nil,
 		MaxIdleConns:        conc,
 		MaxIdleConnsPerHost: conc,
 		IdleConnTimeout:     time.Minute,
 		DisableCompression:  true,
-	}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr}
-	workers := make([]*worker, conc)
-	for i := range workers {
-		workers[i] = newWorker(client, t, i+1)
-	}
+	}}
+}
+
+// measureWith is measure with workers made by newW (id counts from 1), for
+// loads that send another call than status.
+func measureWith(ctx context.Context, t *target, conc int, warmup, dur time.Duration, newW func(client *http.Client, id int) (*worker, error)) (cell, error) {
+	client := newClient(conc)
+	defer client.CloseIdleConnections()
 	fail := func(err error) (cell, error) {
 		return cell{}, fmt.Errorf("%s at concurrency %d: %w", t.name, conc, err)
+	}
+	workers := make([]*worker, conc)
+	for i := range workers {
+		w, err := newW(client, i+1)
+		if err != nil {
+			return fail(err)
+		}
+		workers[i] = w
 	}
 	if warmup > 0 {
 		if err := runPhase(ctx, workers, time.Now().Add(warmup)); err != nil {

@@ -16,7 +16,8 @@
 // client's share can be subtracted. Reference rows give bbolt's rate of
 // fsync'd single-Put transactions, the ceiling of any design that commits
 // each call on its own, and of bbolt's Batch (many Puts per fsync), the
-// ceiling of a group commit.
+// ceiling of a group commit. Workflow rows (workflow.go) measure agents
+// draining packets and session_report heartbeats on Switchboard.
 //
 // It prints one table and writes the same numbers as JSON rows (see
 // [jsonRow]) for tracking across commits.
@@ -45,6 +46,9 @@ type config struct {
 	conc          []int
 	servers       []string
 	references    bool
+	workflow      bool
+	drainAgents   int
+	heartbeatConc int
 	dir           string
 	jsonPath      string
 	cpuProfile    string
@@ -65,6 +69,9 @@ func main() {
 	flag.StringVar(&concList, "conc", "1,16,64", "client concurrencies, comma-separated")
 	flag.StringVar(&serverList, "servers", strings.Join(serverNames(), ","), "servers to measure, comma-separated")
 	flag.BoolVar(&cfg.references, "references", true, "also measure the client-only and bbolt reference rows")
+	flag.BoolVar(&cfg.workflow, "workflow", true, "also measure the workflow rows: agents draining packets, and session_report heartbeats")
+	flag.IntVar(&cfg.drainAgents, "drain-agents", 8, "agents draining packets in the workflow rows")
+	flag.IntVar(&cfg.heartbeatConc, "heartbeat-conc", 16, "clients sending session_report heartbeats in the workflow rows")
 	flag.StringVar(&cfg.dir, "dir", "", "parent folder of the temporary databases (default: the system temp dir); put it on the disk you care about")
 	flag.StringVar(&cfg.jsonPath, "json", "bench/latest.json", `where to write the JSON rows; "" to skip`)
 	flag.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the server cells (clients included) to this file")
@@ -89,6 +96,9 @@ func main() {
 	}
 	if cfg.duration <= 0 || cfg.warmup < 0 || cfg.fsyncDuration <= 0 {
 		fatalf("-duration and -fsync-duration must be positive, -warmup not negative")
+	}
+	if cfg.drainAgents < 1 || cfg.heartbeatConc < 1 {
+		fatalf("-drain-agents and -heartbeat-conc must be positive")
 	}
 	if err := run(context.Background(), cfg); err != nil {
 		fatalf("%v", err)
@@ -143,6 +153,13 @@ func run(ctx context.Context, cfg config) error {
 		return err
 	}
 
+	var wf []wfResult
+	if cfg.workflow {
+		if wf, err = measureWorkflow(ctx, dir, log, cfg.drainAgents, cfg.heartbeatConc, cfg.warmup, cfg.duration); err != nil {
+			return err
+		}
+	}
+
 	var refs []cell
 	if cfg.references {
 		fmt.Fprintf(os.Stderr, "mcpbench: client-only rows (net/http server in a child process)…\n")
@@ -180,6 +197,7 @@ func run(ctx context.Context, cfg config) error {
 	}
 
 	r := newReport(cells, refs)
+	r.workflow = wf
 	r.printTable(os.Stdout)
 	if cfg.jsonPath != "" {
 		if err := r.writeJSON(cfg.jsonPath); err != nil {

@@ -16,8 +16,9 @@ import (
 
 // report is one run's cells, printed as a table and written as JSON rows.
 type report struct {
-	cells []cell // the servers under test
-	refs  []cell // client-only and bbolt rows
+	cells    []cell     // the servers under test
+	refs     []cell     // client-only and bbolt rows
+	workflow []wfResult // the workflow rows, on Switchboard only
 }
 
 func newReport(cells, refs []cell) *report { return &report{cells: cells, refs: refs} }
@@ -124,6 +125,7 @@ transaction (Update) or one batch member (Batch) per "call", a 420-byte Put each
 		fmt.Fprintln(w, "\nSwitchboard relative to bare go-sdk (rates ours/theirs, times and sizes theirs/ours: higher is better):")
 		fmt.Fprintln(w, strings.Join(lines, "\n"))
 	}
+	r.printWorkflow(w)
 	if fs, ok := find(r.refs, refUpdate, 1); ok {
 		// A design that commits each call in a transaction of its own
 		// cannot pass the first rate; the batch rows bound a group commit.
@@ -134,6 +136,51 @@ transaction (Update) or one batch member (Batch) per "call", a 420-byte Put each
 			}
 		}
 	}
+}
+
+// printWorkflow prints the workflow rows, each call's rate set beside the
+// fsync'd single-Update rate.
+func (r *report) printWorkflow(w io.Writer) {
+	if len(r.workflow) == 0 {
+		return
+	}
+	fs, hasFsync := find(r.refs, refUpdate, 1)
+	fmt.Fprintln(w, "\nWorkflow calls on Switchboard over loopback HTTP, each an audited transaction:")
+	width := len("load")
+	for _, wf := range r.workflow {
+		width = max(width, utf8.RuneCountInString(wfLabel(wf.kind)))
+	}
+	pad := func(s string) string { return s + strings.Repeat(" ", width-utf8.RuneCountInString(s)) }
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s\tconc\tcalls/s\tclaims/s\tcompletes/s\tp50\tp99\tallocs/call\tCPU/call\tcalls/s vs 1 fsync'd Update\t\n", pad("load"))
+	for _, wf := range r.workflow {
+		c := wf.cell
+		claims, completes := "-", "-"
+		if wf.kind == wfDrain {
+			claims, completes = fmt.Sprintf("%.0f", wf.claimRate()), fmt.Sprintf("%.0f", wf.completeRate())
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t\n",
+			pad(wfLabel(wf.kind)), c.conc, c.rate(), claims, completes, fmtDur(c.p50), fmtDur(c.p99),
+			c.allocsPerCall(), cpuCell(c.cpuPerCall(), c.hasCPU), ifOK(hasFsync, fmt.Sprintf("%.2f×", c.rate()/fs.rate())))
+	}
+	tw.Flush()
+	for line := range strings.Lines(buf.String()) {
+		fmt.Fprintln(w, strings.TrimRight(line, " \n"))
+	}
+	fmt.Fprintln(w, `drain: agents with a session each run work_await_packet → work_ack → artifact_publish (inline)
+→ work_complete on one repository's queue; every call counts. heartbeat: session_report
+kind heartbeat (a report, a trace event and an audit record per call).`)
+}
+
+func wfLabel(kind string) string {
+	switch kind {
+	case wfDrain:
+		return "drain (await→ack→publish→complete)"
+	case wfHeartbeat:
+		return "session_report heartbeat"
+	}
+	return kind
 }
 
 func ifOK(ok bool, s string) string {
@@ -280,6 +327,41 @@ func (r *report) rows() []jsonRow {
 				}
 			}
 			out = append(out, row)
+		}
+	}
+	return append(out, r.workflowRows()...)
+}
+
+// workflowRows are the workflow measurements as JSON rows. Rates of calls
+// have the run's fsync'd single-Update rate as their baseline: the ratio is
+// how many such transactions' worth of calls were committed per second.
+func (r *report) workflowRows() []jsonRow {
+	fsName := fmt.Sprintf("bbolt_put/%s/c1/calls_per_sec", slug(refUpdate))
+	fs, hasFsync := find(r.refs, refUpdate, 1)
+	var out []jsonRow
+	for _, wf := range r.workflow {
+		c := wf.cell
+		prefix := fmt.Sprintf("mcp_workflow_drain/switchboard/c%d/", c.conc)
+		if wf.kind == wfHeartbeat {
+			prefix = fmt.Sprintf("mcp_tools_call_session_report_heartbeat/switchboard/c%d/", c.conc)
+		}
+		calls := jsonRow{Name: prefix + "calls_per_sec", Value: round(c.rate()), Unit: "calls/s"}
+		if hasFsync {
+			calls.BaselineName, calls.BaselineValue = ptr(fsName), ptr(round(fs.rate()))
+			calls.Ratio = ptr(round(c.rate() / fs.rate()))
+		}
+		if wf.kind == wfDrain {
+			out = append(out,
+				jsonRow{Name: prefix + "claims_per_sec", Value: round(wf.claimRate()), Unit: "claims/s"},
+				jsonRow{Name: prefix + "completes_per_sec", Value: round(wf.completeRate()), Unit: "completes/s"})
+		}
+		us := func(d time.Duration) float64 { return round(float64(d) / float64(time.Microsecond)) }
+		out = append(out, calls,
+			jsonRow{Name: prefix + "p50", Value: us(c.p50), Unit: "µs"},
+			jsonRow{Name: prefix + "p99", Value: us(c.p99), Unit: "µs"},
+			jsonRow{Name: prefix + "allocs_per_call", Value: round(c.allocsPerCall()), Unit: "allocs/call"})
+		if c.hasCPU {
+			out = append(out, jsonRow{Name: prefix + "cpu_per_call", Value: us(c.cpuPerCall()), Unit: "µs/call"})
 		}
 	}
 	return out

@@ -99,12 +99,24 @@ func startHTTP(name string, h http.Handler, log *slog.Logger) (*target, error) {
 // the registry, the front layer on /mcp and /mcp/, and a client token with
 // the agent capabilities on every repository.
 func startSwitchboard(path string, log *slog.Logger) (*target, error) {
+	return startSwitchboardWith(path, log, nil)
+}
+
+// startSwitchboardWith is startSwitchboard with setup, when not nil, run
+// in the transaction that creates the client token: the workflow rows
+// register a repository and queue their packets there.
+func startSwitchboardWith(path string, log *slog.Logger, setup func(*store.Tx) error) (*target, error) {
 	db, err := store.Open(path, store.Options{})
 	if err != nil {
 		return nil, err
 	}
 	var raw string
 	err = db.Update(func(tx *store.Tx) error {
+		if setup != nil {
+			if err := setup(tx); err != nil {
+				return err
+			}
+		}
 		var grants []store.Grant
 		for _, c := range store.AgentCapabilities() {
 			grants = append(grants, store.Grant{Capability: c, Repositories: []string{store.AllRepositories}})
