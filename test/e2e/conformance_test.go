@@ -76,19 +76,32 @@ func TestConformance(t *testing.T) {
 				"--url", proxyURL, "--expected-failures", baseline, "-o", out}, run.args...)
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, node22, args...)
-			cmd.Dir = dir
-			cmd.Env = nodeEnv("NO_COLOR=1", "FORCE_COLOR=0")
-			begin := time.Now()
-			output, runErr := cmd.CombinedOutput()
-
 			expected, err := readBaseline(baseline)
 			if err != nil {
 				t.Fatal(err)
 			}
-			results, err := readConformanceResults(out)
-			if err != nil {
-				t.Fatal(err)
+			var output []byte
+			var runErr error
+			var results conformanceResults
+			begin := time.Now()
+			for try := 1; ; try++ {
+				os.RemoveAll(out)
+				cmd := exec.CommandContext(ctx, node22, args...)
+				cmd.Dir = dir
+				cmd.Env = nodeEnv("NO_COLOR=1", "FORCE_COLOR=0")
+				output, runErr = cmd.CombinedOutput()
+				if results, err = readConformanceResults(out); err != nil {
+					t.Fatal(err)
+				}
+				// On the first run after a fresh npm ci the suite's HTTP
+				// client has been seen to drop a request ("terminated")
+				// without any answer from the server; a second run passes.
+				// Retry once when that is the only kind of failure, and say
+				// so: any real failure still fails the test.
+				if runErr == nil || try == 2 || !onlyDroppedRequests(results.failures(expected)) {
+					break
+				}
+				t.Logf("conformance %s: only dropped requests (\"terminated\") failed; running the suite once more:\n%s", run.name, results.failures(expected))
 			}
 			t.Logf("conformance %s (%s) against %s: %d scenarios in %s\n%s", run.name, packageVersion(dir, run.pkg),
 				ep, len(results), time.Since(begin).Round(100*time.Millisecond), results.table(expected))
@@ -297,4 +310,19 @@ func packageVersion(dir, pkg string) string {
 	var p struct{ Name, Version string }
 	json.Unmarshal(b, &p)
 	return p.Name + "@" + p.Version
+}
+
+// onlyDroppedRequests reports whether every failing check in a failures
+// listing failed with the suite's client's "terminated" error.
+func onlyDroppedRequests(failures string) bool {
+	n := 0
+	for _, line := range strings.Split(failures, "\n") {
+		if strings.Contains(line, ": FAILURE") || strings.Contains(line, ": WARNING") {
+			if !strings.Contains(line, "terminated") {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }

@@ -92,7 +92,9 @@ func TestTrayMenuOverDBus(t *testing.T) {
 		t.Fatalf("clipboard after Copy MCP endpoint = %q, want %q", got, endpoint)
 	}
 
-	trayClick(t, menu, items, "Copy client token")
+	// Fyne may rebuild the tray menu after a click, with new item ids: read
+	// the layout again before each click.
+	trayClick(t, menu, trayMenuItems(t, menu), "Copy client token")
 	token := trayWaitClipboard(t, p, trayTokenRE.MatchString)
 	if !trayTokenRE.MatchString(token) {
 		// Say only the shape of what was there: it may be a real token.
@@ -100,7 +102,7 @@ func TestTrayMenuOverDBus(t *testing.T) {
 	}
 	p.setSecret(token)
 
-	trayClick(t, menu, items, "Quit")
+	trayClick(t, menu, trayMenuItems(t, menu), "Quit")
 	code, exited := p.wait(trayQuitTimeout)
 	if !exited {
 		t.Fatalf("switchboard still runs %s after Quit", trayQuitTimeout)
