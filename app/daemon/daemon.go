@@ -5,6 +5,7 @@
 package daemon
 
 import (
+	"encoding/json"
 	"context"
 	"errors"
 	"fmt"
@@ -140,6 +141,9 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	d.clientToken, d.source = tok.raw, tok.source
 
 	d.reg = mcpserver.New(d.db, mcpserver.Options{Version: cfg.Version, Env: d, Log: d.log})
+	if err := d.sweepLostSessions(ctx); err != nil {
+		return nil, fmt.Errorf("end sessions of an earlier run: %w", err)
+	}
 	// Leases expire whether or not anyone polls: a sweep now for those that
 	// expired while nothing ran, then a timer on the next expiry.
 	loopCtx, stopLoops := context.WithCancel(context.Background())
@@ -359,4 +363,32 @@ func (d *Daemon) expireLeases(ctx context.Context) {
 		}
 		t.Stop()
 	}
+}
+
+// sweepLostSessions ends, as lost, the supervised sessions an earlier run
+// left running: their agents died with it (or were orphaned by a crash), so
+// their leases go back to the queue and their session tokens are revoked.
+// External sessions live in processes Switchboard never owned and stay.
+func (d *Daemon) sweepLostSessions(ctx context.Context) error {
+	var lost []string
+	err := d.db.View(func(tx *store.Tx) error {
+		ss, err := tx.RunningSessions()
+		for _, s := range ss {
+			if s.Kind == store.SessionSupervised {
+				lost = append(lost, s.ID)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, id := range lost {
+		args, _ := json.Marshal(map[string]any{"session_id": id, "lost": true, "reason": "Switchboard stopped while it ran"})
+		if res := d.reg.Invoke(ctx, mcpserver.Operator, mcpserver.TransportSupervisor, "session.end", args); res.Err != nil {
+			return res.Err
+		}
+		d.log.Warn("session left running by an earlier run marked lost", "session", id)
+	}
+	return nil
 }

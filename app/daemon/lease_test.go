@@ -43,3 +43,51 @@ func TestLeaseExpiresWithoutPolling(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// A supervised session left running by a run that crashed is ended as lost
+// at the next start: its lease goes back to the queue, its token is revoked.
+func TestStartEndsSessionsOfACrashedRun(t *testing.T) {
+	paths := newPaths(t)
+	kr := keyring.NewMemory()
+	d := start(t, Config{Paths: paths, Listen: ListenAddr{Off: true}, Keyring: kr})
+	var sesID, pktID, tokKey string
+	err := d.db.Update(func(tx *store.Tx) error {
+		repo, _, err := tx.RegisterRepository("", t.TempDir())
+		if err != nil {
+			return err
+		}
+		id := store.NewID("ses")
+		tok, _, err := tx.CreateToken(store.TokenSpec{Kind: store.KindSession, SessionID: id, Grants: []store.Grant{{Capability: store.CapWorkClaim, Repositories: []string{repo.ID}}}})
+		if err != nil {
+			return err
+		}
+		s, err := tx.CreateSession(store.SessionSpec{ID: id, Kind: store.SessionSupervised, RepositoryID: repo.ID, TokenKeyID: tok.KeyID})
+		if err != nil {
+			return err
+		}
+		p, err := tx.CreatePacket(store.PacketSpec{RepositoryID: repo.ID, Title: "t"})
+		if err != nil {
+			return err
+		}
+		if _, ok, err := tx.ClaimPacket(repo.ID, s.ID, time.Hour); err != nil || !ok {
+			return err
+		}
+		sesID, pktID, tokKey = s.ID, p.ID, tok.KeyID
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.stop() // as if it had crashed: nothing ended the session
+
+	d = start(t, Config{Paths: paths, Listen: ListenAddr{Off: true}, Keyring: kr})
+	d.db.View(func(tx *store.Tx) error {
+		s, _ := tx.Session(sesID)
+		p, _ := tx.Packet(pktID)
+		tok, _, _ := tx.Token(tokKey)
+		if s.State != store.SessionLost || p.State != "queued" || tok.RevokedAt == nil {
+			t.Errorf("after restart: session %s, packet %s, token revoked %v", s.State, p.State, tok.RevokedAt != nil)
+		}
+		return nil
+	})
+}
