@@ -73,18 +73,19 @@ func summary(m *Method) ToolSummary {
 	return ToolSummary{Name: ToolName(m.Name), Method: m.Name, Capability: m.Capability, ReadOnly: m.Flags&ReadOnly != 0, Description: m.Description}
 }
 
-// callable returns the visible methods c's principal may call on repoID.
-func (r *Registry) callable(c *Call, repoID string) ([]*Method, error) {
+// callable returns the visible methods p may call on repoID (any
+// repository when empty): what tools/list, tools.search and the catalog show.
+func (r *Registry) callable(tx *store.Tx, p Principal, repoID string) ([]*Method, error) {
 	var tok store.Token
-	if !c.Principal.Operator {
+	if !p.Operator {
 		var err error
-		if tok, err = c.Tx.TokenByKeyID(c.Principal.KeyID); err != nil {
+		if tok, err = tx.TokenByKeyID(p.KeyID); err != nil {
 			return nil, err
 		}
 	}
 	var out []*Method
 	for _, m := range r.Methods() {
-		if m.Visible() && (c.Principal.Operator || c.Tx.Authorize(tok, m.Capability, repoID) == nil) {
+		if m.Visible() && (p.Operator || tx.Authorize(tok, m.Capability, repoID) == nil) {
 			out = append(out, m)
 		}
 	}
@@ -95,7 +96,7 @@ func (r *Registry) registerDiscovery() {
 	r.Register(Define("tools.search", store.CapStatusRead, ReadOnly,
 		"Find tools by words or capability without loading every schema; then tools_describe the ones you need.",
 		func(c *Call, in ToolsSearchArgs) (ToolsSearchResult, error) {
-			ms, err := r.callable(c, in.RepositoryID)
+			ms, err := r.callable(c.Tx, c.Principal, in.RepositoryID)
 			if err != nil {
 				return ToolsSearchResult{}, err
 			}
@@ -180,7 +181,7 @@ func (r *Registry) registerResources() {
 	r.Register(Define("resource.tools_catalog", store.CapStatusRead, Internal|ReadOnly,
 		"switchboard://tools/catalog",
 		func(c *Call, _ NoArgs) (CatalogResult, error) {
-			ms, err := r.callable(c, "")
+			ms, err := r.callable(c.Tx, c.Principal, "")
 			out := CatalogResult{Tools: []ToolSummary{}}
 			for _, m := range ms {
 				out.Tools = append(out.Tools, summary(m))

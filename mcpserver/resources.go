@@ -50,24 +50,7 @@ func resourceFor(uri string) (resourceDef, string, bool) {
 // mayRead reports whether p may read uri (or the resources of a template).
 func (r *Registry) mayRead(p Principal, uri string) bool {
 	d, _, ok := resourceFor(uri)
-	if !ok {
-		return false
-	}
-	m, ok := r.methods[d.method]
-	if !ok {
-		return false
-	}
-	if p.Operator {
-		return true
-	}
-	err := r.db.View(func(tx *store.Tx) error {
-		tok, err := tx.TokenByKeyID(p.KeyID)
-		if err != nil {
-			return err
-		}
-		return tx.Authorize(tok, m.Capability, "")
-	})
-	return err == nil
+	return ok && r.mayCall(p, d.method)
 }
 
 func addResources(server *mcp.Server, reg *Registry) {

@@ -260,22 +260,11 @@ func rpcError(code int64, res *Result) *jsonrpc.Error {
 func (r *Registry) toolsFor(p Principal, repoID string) map[string]bool {
 	out := map[string]bool{}
 	r.db.View(func(tx *store.Tx) error {
-		var tok store.Token
-		if !p.Operator {
-			var err error
-			if tok, err = tx.TokenByKeyID(p.KeyID); err != nil {
-				return err
-			}
+		ms, err := r.callable(tx, p, repoID)
+		for _, m := range ms {
+			out[ToolName(m.Name)] = true
 		}
-		for _, m := range r.Methods() {
-			if !m.Visible() {
-				continue
-			}
-			if p.Operator || tx.Authorize(tok, m.Capability, repoID) == nil {
-				out[ToolName(m.Name)] = true
-			}
-		}
-		return nil
+		return err
 	})
 	return out
 }

@@ -64,26 +64,28 @@ func runEndpoint(ctx context.Context, c *cli, args []string) error {
 }
 
 func runToken(ctx context.Context, c *cli, args []string) error {
-	sub := ""
+	return c.dispatch(ctx, args, c.tokenUsage, map[string]func(context.Context, *cli, []string) error{
+		"create": tokenCreate,
+		"list":   tokenList,
+		"revoke": tokenRevoke,
+		"rotate": tokenRotate,
+		"client": tokenClient,
+	})
+}
+
+// dispatch runs the subcommand named by args[0]. Asked for help it prints
+// usage and succeeds; anything else unknown is a usage error.
+func (c *cli) dispatch(ctx context.Context, args []string, usage func(), subs map[string]func(context.Context, *cli, []string) error) error {
 	if len(args) > 0 {
-		sub, args = args[0], args[1:]
+		if run, ok := subs[args[0]]; ok {
+			return run(ctx, c, args[1:])
+		}
+		if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+			usage()
+			return nil
+		}
 	}
-	switch sub {
-	case "create":
-		return tokenCreate(ctx, c, args)
-	case "list":
-		return tokenList(ctx, c, args)
-	case "revoke":
-		return tokenRevoke(ctx, c, args)
-	case "rotate":
-		return tokenRotate(ctx, c, args)
-	case "client":
-		return tokenClient(ctx, c, args)
-	case "-h", "--help", "help":
-		c.tokenUsage()
-		return nil
-	}
-	c.tokenUsage()
+	usage()
 	return errUsage
 }
 

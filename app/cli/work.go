@@ -24,27 +24,13 @@ import (
 )
 
 func runWork(ctx context.Context, c *cli, args []string) error {
-	sub := ""
-	if len(args) > 0 {
-		sub, args = args[0], args[1:]
-	}
-	switch sub {
-	case "create":
-		return workCreate(ctx, c, args)
-	case "list":
-		return workList(ctx, c, args)
-	case "get":
-		return workGet(ctx, c, args)
-	case "cancel":
-		return workMove(ctx, c, "cancel", args)
-	case "requeue":
-		return workMove(ctx, c, "requeue", args)
-	case "-h", "--help", "help":
-		c.workUsage()
-		return nil
-	}
-	c.workUsage()
-	return errUsage
+	return c.dispatch(ctx, args, c.workUsage, map[string]func(context.Context, *cli, []string) error{
+		"create":  workCreate,
+		"list":    workList,
+		"get":     workGet,
+		"cancel":  func(ctx context.Context, c *cli, args []string) error { return workMove(ctx, c, "cancel", args) },
+		"requeue": func(ctx context.Context, c *cli, args []string) error { return workMove(ctx, c, "requeue", args) },
+	})
 }
 
 func (c *cli) workUsage() {
