@@ -157,3 +157,57 @@ func BenchmarkQueryAudit(b *testing.B) {
 		})
 	}
 }
+
+// A group commit of heartbeats from 8 sessions, as the registry writes it
+// when 16 agents report at once: per session a report, two trace events
+// (the call and the report) and an audit record, in one fsync'd Update.
+// pages/commit is what the commit writes; every page is a pwrite and
+// part of the fsync, so it is the commit's cost on disk.
+func BenchmarkHeartbeatBatch(b *testing.B) {
+	const sessions = 8
+	db := openTestDB(b, Options{})
+	var ids []string
+	mustUpdate(b, db, func(tx *Tx) error {
+		for range sessions {
+			s, err := tx.CreateSession(SessionSpec{Kind: SessionExternal})
+			if err != nil {
+				return err
+			}
+			ids = append(ids, s.ID)
+		}
+		return nil
+	})
+	// Grow the logs first: a fresh bucket's pages are not the steady state.
+	heartbeats := func() error {
+		return db.Update(func(tx *Tx) error {
+			for i, id := range ids {
+				if _, _, err := tx.AddReport(id, ReportHeartbeat, "working", ""); err != nil {
+					return err
+				}
+				for _, typ := range []TraceType{TraceToolCall, TraceReport} {
+					if _, err := tx.AppendTrace(id, TraceEvent{Type: typ, Method: "session.report"}); err != nil {
+						return err
+					}
+				}
+				if err := tx.AppendAudit(sampleRecord(i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	for range 500 {
+		if err := heartbeats(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	before := db.bolt.Stats().TxStats
+	for b.Loop() {
+		if err := heartbeats(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	after := db.bolt.Stats().TxStats
+	b.ReportMetric(float64(after.GetWrite()-before.GetWrite())/float64(b.N), "pages/commit")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*sessions), "ns/heartbeat")
+}

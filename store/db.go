@@ -94,6 +94,13 @@ func (db *DB) Path() string { return db.bolt.Path() }
 
 // Tx is one bbolt transaction with Switchboard's accessors on it. It is only
 // valid inside the function given to View or Update.
+// appendFill is how full bbolt packs a page before splitting it, for the
+// buckets written only at their end (keys are increasing sequences): the
+// default half-full split suits random inserts, and would leave every page
+// of an append-only log half empty, doubling the file and the pages a
+// commit rewrites.
+const appendFill = 1.0
+
 type Tx struct {
 	tx  *bolt.Tx
 	db  *DB // for its caches

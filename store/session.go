@@ -505,6 +505,7 @@ func (tx *Tx) AddReport(sessionID string, kind ReportKind, text, packetID string
 	if err != nil {
 		return Report{}, nil, fmt.Errorf("reports of session %s: %w", sessionID, err)
 	}
+	b.FillPercent = appendFill
 	seq, err := b.NextSequence()
 	if err != nil {
 		return Report{}, nil, fmt.Errorf("report sequence: %w", err)

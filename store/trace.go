@@ -100,6 +100,7 @@ func (tx *Tx) AppendTrace(sessionID string, ev TraceEvent) (TraceEvent, error) {
 	if err != nil {
 		return TraceEvent{}, fmt.Errorf("trace of session %s: %w", sessionID, err)
 	}
+	b.FillPercent = appendFill
 	seq, err := b.NextSequence()
 	if err != nil {
 		return TraceEvent{}, fmt.Errorf("trace sequence: %w", err)

@@ -35,7 +35,12 @@ type cell struct {
 func (c cell) rate() float64             { return float64(c.calls) / c.elapsed.Seconds() }
 func (c cell) allocsPerCall() float64    { return float64(c.mallocs) / float64(c.calls) }
 func (c cell) bytesPerCall() float64     { return float64(c.bytes) / float64(c.calls) }
-func (c cell) cpuPerCall() time.Duration { return c.cpu / time.Duration(c.calls) }
+func (c cell) cpuPerCall() time.Duration {
+	if c.calls == 0 {
+		return 0
+	}
+	return c.cpu / time.Duration(c.calls)
+}
 
 // protocolVersion is what a 2025-06-18 client sends on every request after
 // initialize. The servers are stateless, so no initialize is needed first.

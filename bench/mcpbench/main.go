@@ -74,9 +74,9 @@ func main() {
 	flag.IntVar(&cfg.heartbeatConc, "heartbeat-conc", 16, "clients sending session_report heartbeats in the workflow rows")
 	flag.StringVar(&cfg.dir, "dir", "", "parent folder of the temporary databases (default: the system temp dir); put it on the disk you care about")
 	flag.StringVar(&cfg.jsonPath, "json", "bench/latest.json", `where to write the JSON rows; "" to skip`)
-	flag.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the server cells (clients included) to this file")
-	flag.StringVar(&cfg.memProfile, "memprofile", "", "write an allocation profile of the server cells to this file")
-	flag.StringVar(&cfg.blockProfile, "blockprofile", "", "write a blocking profile of the server cells to this file (slows them down)")
+	flag.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the server and workflow cells (clients included) to this file")
+	flag.StringVar(&cfg.memProfile, "memprofile", "", "write an allocation profile of the server and workflow cells to this file")
+	flag.StringVar(&cfg.blockProfile, "blockprofile", "", "write a blocking profile of the server and workflow cells to this file (slows them down)")
 	flag.BoolVar(&servePlain, "serve-plain", false, "internal: serve the net/http target for the client-only rows and print its URL")
 	flag.Parse()
 
@@ -149,15 +149,15 @@ func run(ctx context.Context, cfg config) error {
 			return fmt.Errorf("stop %s: %w", name, err)
 		}
 	}
-	if err := stopProfiles(); err != nil {
-		return err
-	}
-
 	var wf []wfResult
 	if cfg.workflow {
 		if wf, err = measureWorkflow(ctx, dir, log, cfg.drainAgents, cfg.heartbeatConc, cfg.warmup, cfg.duration); err != nil {
+			stopProfiles()
 			return err
 		}
+	}
+	if err := stopProfiles(); err != nil {
+		return err
 	}
 
 	var refs []cell
