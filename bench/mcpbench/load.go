@@ -32,9 +32,9 @@ type cell struct {
 	hasCPU bool
 }
 
-func (c cell) rate() float64             { return float64(c.calls) / c.elapsed.Seconds() }
-func (c cell) allocsPerCall() float64    { return float64(c.mallocs) / float64(c.calls) }
-func (c cell) bytesPerCall() float64     { return float64(c.bytes) / float64(c.calls) }
+func (c cell) rate() float64          { return float64(c.calls) / c.elapsed.Seconds() }
+func (c cell) allocsPerCall() float64 { return float64(c.mallocs) / float64(c.calls) }
+func (c cell) bytesPerCall() float64  { return float64(c.bytes) / float64(c.calls) }
 func (c cell) cpuPerCall() time.Duration {
 	if c.calls == 0 {
 		return 0
