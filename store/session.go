@@ -113,12 +113,16 @@ type Session struct {
 	TokenKeyID   string       `json:"keyid,omitempty"`
 	State        SessionState `json:"state"`
 	PID          int          `json:"pid,omitempty"`
-	StartedAt    time.Time    `json:"started_at"`
-	EndedAt      *time.Time   `json:"ended_at,omitempty"`
-	ExitCode     *int         `json:"exit_code,omitempty"`
-	EndReason    string       `json:"end_reason,omitempty"`
-	LastReportAt *time.Time   `json:"last_report_at,omitempty"`
-	LastReport   *Report      `json:"last_report,omitempty"`
+	// ProcStart is the agent process's start time as the kernel counts it
+	// (clock ticks since boot), so a later run can tell the agent from an
+	// unrelated process that reused its pid before it stops anything.
+	ProcStart    uint64     `json:"proc_start,omitempty"`
+	StartedAt    time.Time  `json:"started_at"`
+	EndedAt      *time.Time `json:"ended_at,omitempty"`
+	ExitCode     *int       `json:"exit_code,omitempty"`
+	EndReason    string     `json:"end_reason,omitempty"`
+	LastReportAt *time.Time `json:"last_report_at,omitempty"`
+	LastReport   *Report    `json:"last_report,omitempty"`
 }
 
 // SessionSpec describes a session to create.
@@ -242,19 +246,20 @@ func (tx *Tx) liveSession(id string) (Session, error) {
 }
 
 // MarkSessionRunning moves a starting session to running and records its
-// process id (0 keeps the one recorded). On a running session it only
-// records the pid. An ended or lost session gives invalid_state.
-func (tx *Tx) MarkSessionRunning(id string, pid int) (Session, error) {
+// process id and start time (pid 0 keeps the ones recorded). On a running
+// session it only records the process. An ended or lost session gives
+// invalid_state.
+func (tx *Tx) MarkSessionRunning(id string, pid int, procStart uint64) (Session, error) {
 	s, err := tx.liveSession(id)
 	if err != nil {
 		return Session{}, err
 	}
-	if s.State == SessionRunning && (pid == 0 || pid == s.PID) {
+	if s.State == SessionRunning && (pid == 0 || pid == s.PID && procStart == s.ProcStart) {
 		return s, nil
 	}
 	s.State = SessionRunning
 	if pid != 0 {
-		s.PID = pid
+		s.PID, s.ProcStart = pid, procStart
 	}
 	return s, tx.putSession(&s)
 }

@@ -205,9 +205,9 @@ func TestSessionLifecycle(t *testing.T) {
 		wantState SessionState
 		wantPID   int
 	}{
-		{"running", func(tx *Tx) (Session, error) { return tx.MarkSessionRunning(s.ID, 4242) }, SessionRunning, 4242},
-		{"running again, no pid", func(tx *Tx) (Session, error) { return tx.MarkSessionRunning(s.ID, 0) }, SessionRunning, 4242},
-		{"running again, new pid", func(tx *Tx) (Session, error) { return tx.MarkSessionRunning(s.ID, 4343) }, SessionRunning, 4343},
+		{"running", func(tx *Tx) (Session, error) { return tx.MarkSessionRunning(s.ID, 4242, 0) }, SessionRunning, 4242},
+		{"running again, no pid", func(tx *Tx) (Session, error) { return tx.MarkSessionRunning(s.ID, 0, 0) }, SessionRunning, 4242},
+		{"running again, new pid", func(tx *Tx) (Session, error) { return tx.MarkSessionRunning(s.ID, 4343, 0) }, SessionRunning, 4343},
 	}
 	for _, st := range steps {
 		clock.Add(time.Second)
@@ -348,7 +348,7 @@ func TestEndedSessionRefusals(t *testing.T) {
 				{"heartbeat", func(tx *Tx) error { _, _, err := tx.AddReport(s.ID, ReportHeartbeat, "still here", ""); return err }},
 				{"question", func(tx *Tx) error { _, _, err := tx.AddReport(s.ID, ReportQuestion, "again?", ""); return err }},
 				{"escalate", func(tx *Tx) error { _, _, err := tx.AddReport(s.ID, ReportEscalate, "help", ""); return err }},
-				{"mark running", func(tx *Tx) error { _, err := tx.MarkSessionRunning(s.ID, 7); return err }},
+				{"mark running", func(tx *Tx) error { _, err := tx.MarkSessionRunning(s.ID, 7, 0); return err }},
 				{"answer its question", func(tx *Tx) error { _, err := tx.AnswerQuestion(q.ID, "main", "gui"); return err }},
 			}
 			for _, r := range refusals {
@@ -746,7 +746,7 @@ func TestSessionsFilter(t *testing.T) {
 			var err error
 			switch p.state {
 			case SessionRunning:
-				_, err = tx.MarkSessionRunning(ids[i], 100+i)
+				_, err = tx.MarkSessionRunning(ids[i], 100+i, 0)
 			case SessionEnded, SessionLost:
 				_, err = tx.EndSession(ids[i], p.state, nil, "")
 			}
@@ -825,7 +825,7 @@ func TestCrashSweep(t *testing.T) {
 	for i := range 5 {
 		s := createSession(t, db, SessionSpec{Kind: SessionSupervised})
 		if i%2 == 0 {
-			mustUpdate(t, db, func(tx *Tx) error { _, err := tx.MarkSessionRunning(s.ID, 10+i); return err })
+			mustUpdate(t, db, func(tx *Tx) error { _, err := tx.MarkSessionRunning(s.ID, 10+i, 0); return err })
 		}
 		live = append(live, s.ID)
 	}

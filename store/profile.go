@@ -1,0 +1,202 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// bucketProfiles holds the agent profiles a person added or edited:
+//
+//	profiles/
+//	  <profile id>       -> Profile JSON
+//
+// The built-in profiles live in the supervisor's code; a stored profile with
+// a built-in's id overrides it, and deleting the override brings the
+// built-in back.
+var bucketProfiles = []byte("profiles")
+
+// PromptDelivery is how an agent receives its bootstrap prompt.
+type PromptDelivery string
+
+const (
+	// PromptArgument puts the prompt in the command line ({prompt}).
+	PromptArgument PromptDelivery = "argument"
+	// PromptTyped types the prompt into the terminal once the screen has
+	// settled: a bracketed paste when the program asked for one, then Enter.
+	PromptTyped PromptDelivery = "typed"
+	// PromptNone never sends one (a shell would run it as a command).
+	PromptNone PromptDelivery = "none"
+)
+
+// Profile says how to start one kind of agent CLI under the supervisor.
+//
+// Command and Args are templates: {endpoint}, {token_file}, {mcp_config},
+// {session_id}, {repository_id}, {repository_path} and {prompt} are
+// replaced per session, each placeholder standing for one whole argument
+// or part of one (never split into several).
+type Profile struct {
+	ID      string   `json:"id"`
+	Name    string   `json:"name"`
+	Command string   `json:"command"`
+	Args    []string `json:"args,omitempty"`
+	// Env is added to the agent's environment (NAME=value templates).
+	Env []string `json:"env,omitempty"`
+	// Prompt is how the bootstrap prompt is delivered.
+	Prompt PromptDelivery `json:"prompt"`
+	// TokenEnv also puts the raw token in SWITCHBOARD_MCP_TOKEN, for agents
+	// that read the bearer token from a variable (Codex, Gemini CLI). The
+	// token file is always there.
+	TokenEnv bool `json:"token_env,omitempty"`
+	// MCPConfig writes a per-session MCP client config file in this format
+	// ("claude": mcpServers JSON with the literal URL and header), named by
+	// {mcp_config}; "" writes none.
+	MCPConfig string `json:"mcp_config,omitempty"`
+	// Notes tell a person what the profile needs (a login, a one-time
+	// registration).
+	Notes string `json:"notes,omitempty"`
+}
+
+// MCP config formats a profile may ask for.
+const MCPConfigClaude = "claude"
+
+var profileID = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
+
+// Validate checks what can be checked without the machine: an id, a command,
+// known delivery modes, placeholders that exist.
+func (p *Profile) Validate() error {
+	if !profileID.MatchString(p.ID) {
+		return Deny(CodeInvalidArgument, "profile id must match %s", profileID)
+	}
+	if strings.TrimSpace(p.Name) == "" || len(p.Name) > 80 || !utf8.ValidString(p.Name) {
+		return Deny(CodeInvalidArgument, "profile name must be 1 to 80 bytes of text")
+	}
+	if strings.TrimSpace(p.Command) == "" {
+		return Deny(CodeInvalidArgument, "profile command is empty")
+	}
+	switch p.Prompt {
+	case PromptArgument, PromptTyped, PromptNone:
+	default:
+		return Deny(CodeInvalidArgument, "profile prompt delivery must be %q, %q or %q, not %q", PromptArgument, PromptTyped, PromptNone, p.Prompt)
+	}
+	switch p.MCPConfig {
+	case "", MCPConfigClaude:
+	default:
+		return Deny(CodeInvalidArgument, "profile mcp_config must be %q or empty, not %q", MCPConfigClaude, p.MCPConfig)
+	}
+	size := len(p.Command) + len(p.Notes)
+	for _, t := range slices.Concat([]string{p.Command}, p.Args, p.Env) {
+		size += len(t)
+		if err := checkTemplate(t); err != nil {
+			return err
+		}
+	}
+	for _, e := range p.Env {
+		name, _, ok := strings.Cut(e, "=")
+		if !ok || name == "" {
+			return Deny(CodeInvalidArgument, "profile env %q is not NAME=value", e)
+		}
+		if strings.HasPrefix(name, "SWITCHBOARD_") {
+			return Deny(CodeInvalidArgument, "profile env may not set %s: the supervisor sets SWITCHBOARD_* itself", name)
+		}
+	}
+	if size > 64<<10 {
+		return Deny(CodeInvalidArgument, "profile is larger than 64 KiB")
+	}
+	return nil
+}
+
+// Placeholders are the template names a profile may use.
+var Placeholders = []string{"endpoint", "token_file", "mcp_config", "session_id", "repository_id", "repository_path", "prompt"}
+
+func checkTemplate(t string) error {
+	if !utf8.ValidString(t) || strings.ContainsRune(t, 0) {
+		return Deny(CodeInvalidArgument, "profile template %q is not text", t)
+	}
+	rest := t
+	for {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			return nil
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			return nil // a lone brace is literal
+		}
+		name := rest[i+1 : i+j]
+		if isPlaceholderName(name) && !slices.Contains(Placeholders, name) {
+			return Deny(CodeInvalidArgument, "profile template %q names {%s}; known: %s", t, name, strings.Join(Placeholders, ", "))
+		}
+		rest = rest[i+j+1:]
+	}
+}
+
+// isPlaceholderName tells {name} (meant as a placeholder) from braces that
+// are part of an argument, like Codex's -c 'x={url="…"}'.
+func isPlaceholderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// Profiles returns the stored profiles, ordered by id.
+func (tx *Tx) Profiles() ([]Profile, error) {
+	var out []Profile
+	err := tx.tx.Bucket(bucketProfiles).ForEach(func(k, v []byte) error {
+		var p Profile
+		if err := json.Unmarshal(v, &p); err != nil {
+			return fmt.Errorf("decode profile %s: %w", k, err)
+		}
+		out = append(out, p)
+		return nil
+	})
+	return out, err
+}
+
+// Profile returns the stored profile id; ok is false when none is stored.
+func (tx *Tx) Profile(id string) (p Profile, ok bool, err error) {
+	v := tx.tx.Bucket(bucketProfiles).Get([]byte(id))
+	if v == nil {
+		return Profile{}, false, nil
+	}
+	if err := json.Unmarshal(v, &p); err != nil {
+		return Profile{}, false, fmt.Errorf("decode profile %s: %w", id, err)
+	}
+	return p, true, nil
+}
+
+// PutProfile stores p, adding it or replacing the one with its id.
+func (tx *Tx) PutProfile(p Profile) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	v, err := json.Marshal(&p)
+	if err != nil {
+		return fmt.Errorf("encode profile %s: %w", p.ID, err)
+	}
+	if err := tx.tx.Bucket(bucketProfiles).Put([]byte(p.ID), v); err != nil {
+		return fmt.Errorf("store profile %s: %w", p.ID, err)
+	}
+	return nil
+}
+
+// DeleteProfile removes the stored profile id; not_found when none is.
+func (tx *Tx) DeleteProfile(id string) error {
+	b := tx.tx.Bucket(bucketProfiles)
+	if b.Get([]byte(id)) == nil {
+		return Deny(CodeNotFound, "no stored profile %s", id)
+	}
+	if err := b.Delete([]byte(id)); err != nil {
+		return fmt.Errorf("delete profile %s: %w", id, err)
+	}
+	return nil
+}
