@@ -30,7 +30,7 @@ func Main(args []string) int {
 	if len(args) > 0 && cli.IsCommand(args[0]) {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return cli.Run(ctx, cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Version: Version}, args)
+		return cli.Run(ctx, cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Version: Version}, args)
 	}
 	return runApp(args)
 }

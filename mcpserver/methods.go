@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor"
 )
 
 // Env is what the methods need from the running program but cannot own: the
@@ -31,6 +32,9 @@ type Options struct {
 	Version string
 	Env     Env
 	Log     *slog.Logger
+	// Agents is the supervisor the agent.* methods drive; nil where no
+	// agents run (the CLI without the app), and they say so.
+	Agents *supervisor.Supervisor
 }
 
 // SettingClientKeyID names the setting that records which token is the
@@ -51,6 +55,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerSessions()
 	r.registerSessionEnd()
 	r.registerWorkResources()
+	r.registerAgents()
 	return r
 }
 

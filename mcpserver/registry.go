@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor"
 )
 
 // Transport names where a call came from. It is recorded in every audit
@@ -103,6 +104,7 @@ type Call struct {
 	Final bool
 
 	afterCommit []func()
+	then        func(result any) (any, error)
 }
 
 // Decode decodes the call's arguments into v, refusing unknown fields so a
@@ -122,6 +124,13 @@ func (c *Call) Decode(v any) error {
 // AfterCommit runs fn once the call's transaction has committed, for effects
 // outside the database (the keyring) that must not happen on rollback.
 func (c *Call) AfterCommit(fn func()) { c.afterCommit = append(c.afterCommit, fn) }
+
+// Then runs fn once the transaction has committed, with the handler's
+// result, and makes what fn returns the call's result: for work that can
+// only happen after the commit and can still fail (starting a process).
+// The call's audit record, committed already, says ok; fn records a
+// failure with calls of its own.
+func (c *Call) Then(fn func(result any) (any, error)) { c.then = fn }
 
 // Result is the outcome of Invoke.
 type Result struct {
@@ -151,6 +160,7 @@ type Registry struct {
 	sig     *signals
 	methods map[string]*Method
 	order   []string
+	agents  *supervisor.Supervisor // nil where no agents run
 }
 
 // NewRegistry returns a registry over db with no methods; New adds
@@ -162,7 +172,7 @@ func NewRegistry(db *store.DB, opts Options) *Registry {
 	if opts.Env == nil {
 		opts.Env = offlineEnv{}
 	}
-	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, methods: map[string]*Method{}, commit: newGroupCommitter(db), sig: newSignals()}
+	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, agents: opts.Agents, methods: map[string]*Method{}, commit: newGroupCommitter(db), sig: newSignals()}
 }
 
 // Register adds m. Registering a name twice is a programming error and
@@ -300,6 +310,11 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 	for _, fn := range call.afterCommit {
 		fn()
 	}
+	if call.then != nil {
+		if res.Value, res.Err = call.then(res.Value); res.Err != nil {
+			res.Value = nil
+		}
+	}
 	if call.SessionID != "" {
 		r.sig.signal(traceKey(call.SessionID))
 	}
@@ -320,7 +335,7 @@ func (r *Registry) TraceChanged(sessionID string) <-chan struct{} {
 func (r *Registry) attempt(call *Call, rec store.AuditRecord, start time.Time) (Result, error) {
 	res := Result{Method: rec.Method}
 	err := r.commit.update(func(tx *store.Tx) error {
-		call.Tx, call.afterCommit = tx, nil
+		call.Tx, call.afterCommit, call.then = tx, nil, nil
 		res.Value, res.Err, res.AuditID = nil, nil, ""
 		rec.DurationMicros = time.Since(start).Microseconds()
 		if err := authorize(tx, call.Principal, call.Method, call.RepositoryID); err != nil {

@@ -46,6 +46,7 @@ const (
 	CodeLeaseLost           Code = "lease_lost"            // the lease named is not the packet's live lease: stale, expired, another session's
 	CodeArtifactsMissing    Code = "artifacts_missing"     // complete before every expected artifact is published
 	CodeWriteScopeViolation Code = "write_scope_violation" // an artifact path outside the packet's write scope or the repository
+	CodeAgentUnavailable    Code = "agent_unavailable"     // the profile's command is not installed, or the agent failed to start
 )
 
 // Denial is an error with a stable code and a one-line reason for people.

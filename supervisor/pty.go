@@ -73,12 +73,7 @@ func (p *Process) Resize(cols, rows uint16) error {
 }
 
 // SignalGroup sends sig to the child's whole process group.
-func (p *Process) SignalGroup(sig syscall.Signal) error {
-	if err := syscall.Kill(-p.cmd.Process.Pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("signal process group %d: %w", p.cmd.Process.Pid, err)
-	}
-	return nil
-}
+func (p *Process) SignalGroup(sig syscall.Signal) error { return killGroup(p.cmd.Process.Pid, sig) }
 
 // Done is closed when the child has exited.
 func (p *Process) Done() <-chan struct{} { return p.done }

@@ -25,6 +25,8 @@ import (
 
 // Env is the process environment the CLI runs in.
 type Env struct {
+	// Stdin is where attach reads keystrokes; nil means os.Stdin.
+	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	// Keyring is the OS keyring; nil means go-keyring.
@@ -47,6 +49,8 @@ func commands() []command {
 		{"repo", "register and list repositories", runRepo},
 		{"work", "create, list, show, cancel and requeue work packets", runWork},
 		{"answer", "answer an agent's question", runAnswer},
+		{"agent", "start, list, stop and attach to supervised agents", runAgent},
+		{"profile", "list the agent profiles and whether each is installed", runProfile},
 		{"audit", "show the audit log, --follow it, or --verify its hash chain", runAudit},
 		{"mcp", "bridge MCP over stdio to the running Switchboard", runMCP},
 	}
@@ -86,6 +90,9 @@ func Run(ctx context.Context, env Env, args []string) int {
 	for _, cmd := range commands() {
 		if cmd.name != args[0] {
 			continue
+		}
+		if env.Stdin == nil {
+			env.Stdin = os.Stdin
 		}
 		c := &cli{env: env}
 		defer c.close()

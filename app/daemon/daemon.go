@@ -22,6 +22,7 @@ import (
 	"github.com/switchboard-dev/switchboard/mcpserver/control"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
+	"github.com/switchboard-dev/switchboard/supervisor"
 )
 
 // KeyringTimeout bounds every keyring call: a wedged Secret Service must not
@@ -69,6 +70,7 @@ type Daemon struct {
 	log      *slog.Logger
 	db       *store.DB
 	reg      *mcpserver.Registry
+	agents   *supervisor.Supervisor
 	keyring  keyring.Keyring
 	endpoint string
 	source   TokenSource
@@ -140,7 +142,14 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	}
 	d.clientToken, d.source = tok.raw, tok.source
 
-	d.reg = mcpserver.New(d.db, mcpserver.Options{Version: cfg.Version, Env: d, Log: d.log})
+	d.agents = supervisor.New(supervisor.Config{
+		RuntimeDir:    cfg.Paths.Runtime,
+		RecordingsDir: cfg.Paths.Recordings(),
+		// d.reg is set just below, before any agent can start.
+		Exited: func(id string, e supervisor.Exit) { d.reg.AgentExited(id, e) },
+		Log:    d.log,
+	})
+	d.reg = mcpserver.New(d.db, mcpserver.Options{Version: cfg.Version, Env: d, Log: d.log, Agents: d.agents})
 	if err := d.sweepLostSessions(ctx); err != nil {
 		return nil, fmt.Errorf("end sessions of an earlier run: %w", err)
 	}
@@ -248,9 +257,13 @@ func (d *Daemon) hello() control.Hello {
 	return control.Hello{PID: os.Getpid(), Endpoint: d.endpoint, Version: d.cfg.Version}
 }
 
-// Close stops the servers, removes the runtime files and closes the
-// database, waiting up to ctx for calls in flight.
+// Close stops every agent, then the servers, removes the runtime files and
+// closes the database, waiting up to ctx for calls in flight. Agents go
+// first: their ends are recorded through the registry.
 func (d *Daemon) Close(ctx context.Context) error {
+	if err := d.agents.Close(ctx); err != nil {
+		d.log.Error("stop agents", "err", err)
+	}
 	if d.httpSrv != nil {
 		d.httpSrv.Shutdown(ctx)
 	}
@@ -262,6 +275,9 @@ func (d *Daemon) Close(ctx context.Context) error {
 	os.Remove(d.cfg.Paths.ControlSocket())
 	return d.db.Close()
 }
+
+// Agents is the supervisor, for the GUI's terminal views.
+func (d *Daemon) Agents() *supervisor.Supervisor { return d.agents }
 
 // Registry is the method registry, for the GUI.
 func (d *Daemon) Registry() *mcpserver.Registry { return d.reg }
@@ -366,16 +382,18 @@ func (d *Daemon) expireLeases(ctx context.Context) {
 }
 
 // sweepLostSessions ends, as lost, the supervised sessions an earlier run
-// left running: their agents died with it (or were orphaned by a crash), so
-// their leases go back to the queue and their session tokens are revoked.
-// External sessions live in processes Switchboard never owned and stay.
+// left running: their agents died with it or were orphaned by a crash. An
+// orphan still alive (the very process: pid and start time) is stopped,
+// since nothing watches or records it any more; its token files go; its
+// leases go back to the queue and its session token is revoked. External
+// sessions live in processes Switchboard never owned and stay.
 func (d *Daemon) sweepLostSessions(ctx context.Context) error {
-	var lost []string
+	var lost []store.Session
 	err := d.db.View(func(tx *store.Tx) error {
 		ss, err := tx.RunningSessions()
 		for _, s := range ss {
 			if s.Kind == store.SessionSupervised {
-				lost = append(lost, s.ID)
+				lost = append(lost, s)
 			}
 		}
 		return err
@@ -383,12 +401,23 @@ func (d *Daemon) sweepLostSessions(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, id := range lost {
-		args, _ := json.Marshal(map[string]any{"session_id": id, "lost": true, "reason": "Switchboard stopped while it ran"})
+	for _, s := range lost {
+		reason := "Switchboard stopped while it ran"
+		if found, err := supervisor.StopStale(ctx, s.PID, s.ProcStart, 3*time.Second); err != nil {
+			d.log.Error("stop an agent orphaned by an earlier run", "session", s.ID, "pid", s.PID, "err", err)
+		} else if found {
+			reason += "; its orphaned agent was stopped"
+		}
+		for _, f := range supervisor.SessionFiles(d.cfg.Paths.Runtime, s.ID) {
+			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+				d.log.Warn("remove a lost session's file", "session", s.ID, "err", err)
+			}
+		}
+		args, _ := json.Marshal(map[string]any{"session_id": s.ID, "lost": true, "reason": reason})
 		if res := d.reg.Invoke(ctx, mcpserver.Operator, mcpserver.TransportSupervisor, "session.end", args); res.Err != nil {
 			return res.Err
 		}
-		d.log.Warn("session left running by an earlier run marked lost", "session", id)
+		d.log.Warn("session left running by an earlier run marked lost", "session", s.ID, "reason", reason)
 	}
 	return nil
 }

@@ -35,7 +35,10 @@ func (p Paths) Endpoint() string { return filepath.Join(p.Runtime, EndpointFile)
 // the keyring does not answer.
 func (p Paths) tokenFile() string { return filepath.Join(p.Data, "client-token.json") }
 
-// ControlSocket is the CLI's socket.
+// Recordings is the folder of the sessions' asciicast recordings.
+func (p Paths) Recordings() string { return filepath.Join(p.Data, "recordings") }
+
+// ControlSocket is the path of the owner-only socket the CLI talks to.
 func (p Paths) ControlSocket() string { return filepath.Join(p.Runtime, "control.sock") }
 
 // ResolvePaths applies SPEC §2: $SWITCHBOARD_DATA_DIR, else the platform's
@@ -104,7 +107,7 @@ func xdgDir(getenv func(string) string, name string) string {
 // MakeDirs creates the data and runtime folders owner-only, and tightens
 // them if they already exist looser.
 func (p Paths) MakeDirs() error {
-	for _, d := range []string{p.Data, filepath.Join(p.Data, "logs"), filepath.Join(p.Data, "recordings"), p.Runtime} {
+	for _, d := range []string{p.Data, filepath.Join(p.Data, "logs"), p.Recordings(), p.Runtime} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return fmt.Errorf("create %s: %w", d, err)
 		}

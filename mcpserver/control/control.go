@@ -116,6 +116,7 @@ func NewServer(reg *mcpserver.Registry, hello func() Hello, log *slog.Logger) *S
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/hello", s.serveHello)
 	mux.HandleFunc("POST /v1/call", s.serveCall)
+	mux.HandleFunc("GET /v1/attach", s.serveAttach)
 	s.http = &http.Server{
 		Handler:           s.checkPeer(mux),
 		ReadHeaderTimeout: 5 * time.Second,

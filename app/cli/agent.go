@@ -1,0 +1,224 @@
+package cli
+
+// The agent commands (start, list, stop, attach) and profile list.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/mcpserver/control"
+)
+
+func runAgent(ctx context.Context, c *cli, args []string) error {
+	return c.dispatch(ctx, args, c.agentUsage, map[string]func(context.Context, *cli, []string) error{
+		"start":  agentStart,
+		"list":   agentList,
+		"stop":   agentStop,
+		"attach": agentAttach,
+	})
+}
+
+func (c *cli) agentUsage() {
+	fmt.Fprint(c.env.Stderr, `Usage: switchboard agent COMMAND
+  start PROFILE --repo ID [--prompt TEXT] [--cols N --rows N] [--json]
+                             start an agent in a supervised terminal; the
+                             session id is printed on its own line
+  list [--json]              the agents the running app supervises
+  stop SESSION [--kill] [--json]
+                             interrupt, terminate, then kill the agent
+                             (--kill: at once) and print how it ended
+  attach SESSION             watch the agent's terminal here and type into
+                             it; Ctrl-] detaches
+Profiles: switchboard profile list
+`)
+}
+
+func agentStart(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("agent start", "agent start PROFILE --repo ID [--prompt TEXT] [--cols N --rows N] [--json]")
+	repo := fs.String("repo", "", "the repository `ID` the agent works in (required)")
+	prompt := fs.String("prompt", "", "the first prompt, instead of Switchboard's bootstrap prompt")
+	cols := fs.Int("cols", 0, "terminal columns (default 120)")
+	rows := fs.Int("rows", 0, "terminal rows (default 40)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	if err := parse(fs, interleave(fs, args)); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 || *repo == "" {
+		fmt.Fprintln(c.env.Stderr, "switchboard agent start: a PROFILE and --repo are required")
+		fs.Usage()
+		return errUsage
+	}
+	var out mcpserver.AgentStarted
+	err := c.call(ctx, "agent.start", mcpserver.AgentStartArgs{Profile: fs.Arg(0), RepositoryID: *repo, Prompt: *prompt, Cols: *cols, Rows: *rows}, &out)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return c.printJSON(out)
+	}
+	c.printf("%s\n", out.SessionID)
+	fmt.Fprintf(c.env.Stderr, "%s started (pid %d); recording %s\n", out.Profile, out.PID, out.Recording)
+	return nil
+}
+
+func agentList(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("agent list", "agent list [--json]")
+	asJSON := fs.Bool("json", false, "print the agents as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var out mcpserver.AgentList
+	if err := c.call(ctx, "agent.list", struct{}{}, &out); err != nil {
+		return err
+	}
+	if *asJSON {
+		return c.printJSON(out)
+	}
+	tw := tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SESSION\tPROFILE\tREPOSITORY\tPID\tSTATUS\tSIZE\tSTARTED")
+	for _, a := range out.Agents {
+		status := string(a.Status)
+		if a.Exit != nil {
+			status = fmt.Sprintf("%s (%s, code %d)", a.Status, a.Exit.Reason, a.Exit.Code)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%dx%d\t%s\n", a.SessionID, a.Profile, a.RepositoryID, a.PID, status, a.Cols, a.Rows, a.StartedAt.Local().Format(time.DateTime))
+	}
+	return tw.Flush()
+}
+
+func agentStop(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("agent stop", "agent stop SESSION [--kill] [--json]")
+	kill := fs.Bool("kill", false, "kill the process group at once")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	if err := parse(fs, interleave(fs, args)); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	var out mcpserver.AgentStopped
+	if err := c.call(ctx, "agent.stop", mcpserver.AgentStopArgs{SessionID: fs.Arg(0), Kill: *kill}, &out); err != nil {
+		return err
+	}
+	if *asJSON {
+		return c.printJSON(out)
+	}
+	how := fmt.Sprintf("code %d", out.Exit.Code)
+	if out.Exit.Signal != "" {
+		how = "signal " + out.Exit.Signal
+	}
+	c.printf("%s %s (%s)\n", out.SessionID, out.Exit.Reason, how)
+	return nil
+}
+
+// detachKey is Ctrl-]: it ends an attach, as in telnet.
+const detachKey = 0x1d
+
+func agentAttach(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("agent attach", "agent attach SESSION")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	if err := c.resolvePaths(); err != nil {
+		return err
+	}
+	conn, err := control.NewClient(c.paths.ControlSocket()).Attach(ctx, fs.Arg(0))
+	if errors.Is(err, control.ErrNotRunning) {
+		return errors.New("agents run inside the Switchboard app, and it is not running")
+	}
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	in, isFile := c.env.Stdin.(*os.File)
+	if isFile {
+		if restore, err := makeRaw(in); err == nil {
+			defer restore()
+		}
+	}
+	fmt.Fprintf(c.env.Stderr, "attached to %s; Ctrl-] detaches\r\n", fs.Arg(0))
+	done := make(chan error, 2)
+	go func() {
+		_, err := io.Copy(c.env.Stdout, conn)
+		done <- err
+	}()
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := c.env.Stdin.Read(buf)
+			if i := strings.IndexByte(string(buf[:n]), detachKey); i >= 0 {
+				conn.Write(buf[:i])
+				done <- nil
+				return
+			}
+			if n > 0 {
+				if _, werr := conn.Write(buf[:n]); werr != nil {
+					done <- werr
+					return
+				}
+			}
+			if err != nil {
+				done <- nil
+				return
+			}
+		}
+	}()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	fmt.Fprint(c.env.Stderr, "\r\ndetached\r\n")
+	return err
+}
+
+func runProfile(ctx context.Context, c *cli, args []string) error {
+	return c.dispatch(ctx, args, func() {
+		fmt.Fprint(c.env.Stderr, `Usage: switchboard profile COMMAND
+  list [--json]   the agent profiles, and whether each one's command is installed
+`)
+	}, map[string]func(context.Context, *cli, []string) error{
+		"list": profileList,
+	})
+}
+
+func profileList(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("profile list", "profile list [--json]")
+	asJSON := fs.Bool("json", false, "print the profiles as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var out mcpserver.ProfileList
+	if err := c.call(ctx, "profile.list", struct{}{}, &out); err != nil {
+		return err
+	}
+	if *asJSON {
+		return c.printJSON(out)
+	}
+	tw := tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROFILE\tNAME\tCOMMAND\tAVAILABLE\tPROMPT")
+	for _, p := range out.Profiles {
+		avail := "no"
+		if p.Available {
+			avail = "yes (" + p.Path + ")"
+		}
+		name := p.Name
+		if p.Edited {
+			name += " (edited)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.ID, name, p.Command, avail, p.Prompt)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,334 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor"
+)
+
+// The agent and profile methods are the GUI's and the CLI's: hidden from
+// MCP, admin only. Everything that touches a process happens after the
+// call's transaction commits (Then), never inside it: a transaction may run
+// more than once, and a keystroke must not.
+
+// ProfileList is the result of profile.list.
+type ProfileList struct {
+	Profiles []supervisor.ProfileInfo `json:"profiles"`
+}
+
+// ProfileArgs name one profile.
+type ProfileArgs struct {
+	ID string `json:"id"`
+}
+
+// ProfilePutArgs are the arguments of profile.put.
+type ProfilePutArgs struct {
+	Profile store.Profile `json:"profile"`
+}
+
+// ProfileResult is one profile after a change.
+type ProfileResult struct {
+	Profile supervisor.ProfileInfo `json:"profile"`
+}
+
+// AgentStartArgs are the arguments of agent.start.
+type AgentStartArgs struct {
+	Profile      string `json:"profile"`
+	RepositoryID string `json:"repository_id"`
+	// Prompt replaces the bootstrap prompt.
+	Prompt string `json:"prompt,omitempty"`
+	Cols   int    `json:"cols,omitempty"`
+	Rows   int    `json:"rows,omitempty"`
+}
+
+// AgentStarted is the result of agent.start.
+type AgentStarted struct {
+	SessionID    string `json:"session_id"`
+	Profile      string `json:"profile"`
+	RepositoryID string `json:"repository_id"`
+	PID          int    `json:"pid"`
+	Recording    string `json:"recording"`
+}
+
+// AgentArgs name a supervised session.
+type AgentArgs struct {
+	SessionID string `json:"session_id"`
+}
+
+// AgentStopArgs are the arguments of agent.stop.
+type AgentStopArgs struct {
+	SessionID string `json:"session_id"`
+	// Kill skips the interrupt and the terminate.
+	Kill bool `json:"kill,omitempty"`
+}
+
+// AgentInputArgs are the arguments of agent.input.
+type AgentInputArgs struct {
+	SessionID string `json:"session_id"`
+	// Data is sent as typed; with Paste, as a paste (bracketed when the
+	// program asked for it).
+	Data  string `json:"data"`
+	Paste bool   `json:"paste,omitempty"`
+}
+
+// AgentResizeArgs are the arguments of agent.resize.
+type AgentResizeArgs struct {
+	SessionID string `json:"session_id"`
+	Cols      int    `json:"cols"`
+	Rows      int    `json:"rows"`
+}
+
+// AgentList is the result of agent.list.
+type AgentList struct {
+	Agents []supervisor.Info `json:"agents"`
+}
+
+// AgentStopped is the result of agent.stop.
+type AgentStopped struct {
+	SessionID string          `json:"session_id"`
+	Exit      supervisor.Exit `json:"exit"`
+}
+
+// AgentStartedArgs are the arguments of agent.started, which records the
+// process of a session the supervisor started.
+type AgentStartedArgs struct {
+	SessionID string `json:"session_id"`
+	PID       int    `json:"pid"`
+	ProcStart uint64 `json:"proc_start,omitempty"`
+}
+
+// maxInput bounds one agent.input: a paste, not a file transfer.
+const maxInput = 1 << 20
+
+// stopTimeout bounds agent.stop: two grace periods and a kill.
+const stopTimeout = 30 * time.Second
+
+func (r *Registry) registerAgents() {
+	r.Register(Define("profile.list", store.CapAdmin, Hidden|ReadOnly,
+		"List the agent profiles: the built-ins (or the person's edit of one) and the person's own, each with whether its command is installed.",
+		func(c *Call, _ struct{}) (ProfileList, error) {
+			stored, err := c.Tx.Profiles()
+			if err != nil {
+				return ProfileList{}, err
+			}
+			return ProfileList{Profiles: supervisor.MergeProfiles(stored)}, nil
+		}))
+	r.Register(Define("profile.put", store.CapAdmin, Hidden,
+		"Add a profile, or replace one (a built-in's id overrides the built-in).",
+		func(c *Call, in ProfilePutArgs) (ProfileResult, error) {
+			if err := c.Tx.PutProfile(in.Profile); err != nil {
+				return ProfileResult{}, err
+			}
+			stored, err := c.Tx.Profiles()
+			if err != nil {
+				return ProfileResult{}, err
+			}
+			p, _ := supervisor.FindProfile(stored, in.Profile.ID)
+			return ProfileResult{Profile: p}, nil
+		}))
+	r.Register(Define("profile.delete", store.CapAdmin, Hidden,
+		"Delete a profile of the person's; for an edited built-in, bring the built-in back.",
+		func(c *Call, in ProfileArgs) (struct{}, error) {
+			return struct{}{}, c.Tx.DeleteProfile(in.ID)
+		}))
+
+	r.Register(Define("agent.start", store.CapAdmin, Hidden,
+		"Start an agent CLI from a profile in a supervised terminal, in a repository, with a session token scoped to it.",
+		func(c *Call, in AgentStartArgs) (AgentStarted, error) {
+			if r.agents == nil {
+				return AgentStarted{}, store.Deny(store.CodeInvalidState, "agents run inside the Switchboard app; start it first")
+			}
+			endpoint := r.env.Endpoint()
+			if endpoint == "" {
+				return AgentStarted{}, store.Deny(store.CodeInvalidState, "the MCP listener is off (--mcp-http-addr off): an agent could not connect")
+			}
+			stored, err := c.Tx.Profiles()
+			if err != nil {
+				return AgentStarted{}, err
+			}
+			prof, ok := supervisor.FindProfile(stored, in.Profile)
+			if !ok {
+				return AgentStarted{}, store.Deny(store.CodeNotFound, "no profile %q", in.Profile)
+			}
+			if !prof.Available {
+				return AgentStarted{}, store.Deny(store.CodeAgentUnavailable, "%s is not installed: %q is not on PATH", prof.Name, prof.Command)
+			}
+			if len(in.Prompt) > store.MaxReportText {
+				return AgentStarted{}, store.Deny(store.CodeInvalidArgument, "prompt longer than %d bytes", store.MaxReportText)
+			}
+			repo, err := c.Tx.Repository(in.RepositoryID)
+			if err != nil {
+				return AgentStarted{}, err
+			}
+			id := store.NewID("ses")
+			var grants []store.Grant
+			for _, cp := range store.AgentCapabilities() {
+				grants = append(grants, store.Grant{Capability: cp, Repositories: []string{repo.ID}})
+			}
+			tok, raw, err := c.Tx.CreateToken(store.TokenSpec{Label: prof.Name + " " + id, Kind: store.KindSession, Grants: grants, SessionID: id})
+			if err != nil {
+				return AgentStarted{}, err
+			}
+			if _, err := c.Tx.CreateSession(store.SessionSpec{ID: id, Kind: store.SessionSupervised, RepositoryID: repo.ID, Profile: prof.ID, TokenKeyID: tok.KeyID}); err != nil {
+				return AgentStarted{}, err
+			}
+			data, _ := json.Marshal(map[string]string{"profile": prof.ID, "repository_id": repo.ID})
+			if _, err := c.Tx.AppendTrace(id, store.TraceEvent{Type: store.TraceSessionOpen, Method: c.Method.Name, Data: data}); err != nil {
+				return AgentStarted{}, err
+			}
+			c.SessionID = id
+			spec := supervisor.LaunchSpec{SessionID: id, RepositoryID: repo.ID, Dir: repo.Path, Profile: prof.Profile,
+				Endpoint: endpoint, Token: raw, Prompt: in.Prompt, Cols: in.Cols, Rows: in.Rows}
+			ctx := context.WithoutCancel(c.Ctx)
+			c.Then(func(any) (any, error) { return r.launch(ctx, spec) })
+			return AgentStarted{SessionID: id, Profile: prof.ID, RepositoryID: repo.ID}, nil
+		}))
+	r.Register(Define("agent.started", store.CapAdmin, Hidden|Internal,
+		"Record the process of a supervised session (the supervisor, once it runs).",
+		func(c *Call, in AgentStartedArgs) (struct{}, error) {
+			if _, err := c.Tx.MarkSessionRunning(in.SessionID, in.PID, in.ProcStart); err != nil {
+				return struct{}{}, err
+			}
+			data, _ := json.Marshal(map[string]any{"state": store.SessionRunning, "pid": in.PID})
+			_, err := c.Tx.AppendTrace(in.SessionID, store.TraceEvent{Type: store.TraceState, Method: c.Method.Name, Data: data})
+			return struct{}{}, err
+		}))
+	r.Register(Define("agent.list", store.CapAdmin, Hidden|ReadOnly,
+		"List the agents this app supervises (live, and ended ones still shown).",
+		func(c *Call, _ struct{}) (AgentList, error) {
+			out := AgentList{Agents: []supervisor.Info{}}
+			if r.agents != nil {
+				out.Agents = append(out.Agents, r.agents.List()...)
+			}
+			return out, nil
+		}))
+	r.Register(Define("agent.attach", store.CapAdmin, Hidden|ReadOnly,
+		"Watch an agent's terminal and type into it (the CLI's attach; the stream itself is not an MCP call).",
+		func(c *Call, in AgentArgs) (struct{}, error) {
+			_, err := r.agent(in.SessionID)
+			c.SessionID = in.SessionID
+			return struct{}{}, err
+		}))
+	r.Register(Define("agent.stop", store.CapAdmin, Hidden,
+		"Stop an agent: interrupt, then terminate, then kill its process group, with a grace period between; or kill it at once.",
+		func(c *Call, in AgentStopArgs) (AgentStopped, error) {
+			s, err := r.agent(in.SessionID)
+			if err != nil {
+				return AgentStopped{}, err
+			}
+			c.SessionID = in.SessionID
+			ctx := c.Ctx
+			c.Then(func(any) (any, error) {
+				ctx, cancel := context.WithTimeout(ctx, stopTimeout)
+				defer cancel()
+				exit, err := s.Stop(ctx, in.Kill)
+				if err != nil {
+					return nil, store.Deny(store.CodeInternal, "stop %s: %v", in.SessionID, err)
+				}
+				return AgentStopped{SessionID: in.SessionID, Exit: exit}, nil
+			})
+			return AgentStopped{}, nil
+		}))
+	r.Register(Define("agent.input", store.CapAdmin, Hidden,
+		"Send keystrokes or a paste to an agent's terminal.",
+		func(c *Call, in AgentInputArgs) (struct{}, error) {
+			s, err := r.agent(in.SessionID)
+			if err != nil {
+				return struct{}{}, err
+			}
+			if len(in.Data) > maxInput {
+				return struct{}{}, store.Deny(store.CodeInvalidArgument, "input longer than %d bytes", maxInput)
+			}
+			c.SessionID = in.SessionID
+			c.Then(func(any) (any, error) {
+				var err error
+				if in.Paste {
+					err = s.Paste(in.Data)
+				} else {
+					err = s.Input([]byte(in.Data))
+				}
+				if err != nil {
+					return nil, store.Deny(store.CodeInvalidState, "input to %s: %v", in.SessionID, err)
+				}
+				return struct{}{}, nil
+			})
+			return struct{}{}, nil
+		}))
+	r.Register(Define("agent.resize", store.CapAdmin, Hidden,
+		"Resize an agent's terminal (the PTY and the emulator together).",
+		func(c *Call, in AgentResizeArgs) (struct{}, error) {
+			s, err := r.agent(in.SessionID)
+			if err != nil {
+				return struct{}{}, err
+			}
+			c.SessionID = in.SessionID
+			c.Then(func(any) (any, error) {
+				if err := s.Resize(in.Cols, in.Rows); err != nil {
+					return nil, store.Deny(store.CodeInvalidArgument, "resize %s: %v", in.SessionID, err)
+				}
+				return struct{}{}, nil
+			})
+			return struct{}{}, nil
+		}))
+}
+
+// Agents is the supervisor, or nil where no agents run.
+func (r *Registry) Agents() *supervisor.Supervisor { return r.agents }
+
+// agent finds a live supervised session.
+func (r *Registry) agent(id string) (*supervisor.Session, error) {
+	if r.agents == nil {
+		return nil, store.Deny(store.CodeInvalidState, "agents run inside the Switchboard app; start it first")
+	}
+	s, ok := r.agents.Get(id)
+	if !ok {
+		return nil, store.Deny(store.CodeNotFound, "no agent runs as session %s here", id)
+	}
+	if s.Exit() != nil {
+		return nil, store.Deny(store.CodeInvalidState, "the agent of session %s has exited", id)
+	}
+	return s, nil
+}
+
+// launch starts the agent of a session agent.start has just recorded. If
+// the process cannot start, the session ends at once (its token revoked),
+// and the caller gets agent_unavailable.
+func (r *Registry) launch(ctx context.Context, spec supervisor.LaunchSpec) (any, error) {
+	s, err := r.agents.Launch(spec)
+	if err != nil {
+		reason := "failed to start: " + err.Error()
+		if errors.Is(err, supervisor.ErrClosed) {
+			reason = "the app is shutting down"
+		}
+		args, _ := json.Marshal(SessionEndArgs{SessionID: spec.SessionID, Reason: reason})
+		if res := r.Invoke(ctx, Operator, TransportSupervisor, "session.end", args); res.Err != nil {
+			r.log.Error("end a session whose agent did not start", "session", spec.SessionID, "err", res.Err)
+		}
+		return nil, store.Deny(store.CodeAgentUnavailable, "%s", reason)
+	}
+	args, _ := json.Marshal(AgentStartedArgs{SessionID: spec.SessionID, PID: s.PID(), ProcStart: s.ProcStart()})
+	if res := r.Invoke(ctx, Operator, TransportSupervisor, "agent.started", args); res.Err != nil && store.CodeOf(res.Err) != store.CodeInvalidState {
+		// invalid_state: the agent already exited and its session ended.
+		r.log.Error("record an agent's process", "session", spec.SessionID, "err", res.Err)
+	}
+	info := s.Info()
+	return AgentStarted{SessionID: spec.SessionID, Profile: spec.Profile.ID, RepositoryID: spec.RepositoryID, PID: info.PID, Recording: info.Recording}, nil
+}
+
+// AgentExited is the supervisor's Config.Exited for a registry: the session
+// ends through session.end, as the supervisor.
+func (r *Registry) AgentExited(sessionID string, exit supervisor.Exit) {
+	code := exit.Code
+	reason := exit.Reason
+	if exit.Signal != "" {
+		reason += " (" + exit.Signal + ")"
+	}
+	args, _ := json.Marshal(SessionEndArgs{SessionID: sessionID, ExitCode: &code, Reason: reason})
+	if res := r.Invoke(context.Background(), Operator, TransportSupervisor, "session.end", args); res.Err != nil && store.CodeOf(res.Err) != store.CodeInvalidState {
+		r.log.Error("end the session of an exited agent", "session", sessionID, "err", res.Err)
+	}
+}

@@ -1,0 +1,184 @@
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// Builtins are the profiles Switchboard ships, from what each CLI accepts
+// (see AGENTS.md in the spec): how it takes an MCP server without touching
+// the user's own config, how it takes a first prompt, and what it needs
+// once by hand.
+func Builtins() []store.Profile {
+	return []store.Profile{
+		{
+			ID: "claude", Name: "Claude Code", Command: "claude",
+			// --strict-mcp-config: only this session's server, none of the
+			// user's. The prompt argument is submitted once the folder
+			// trust dialog is passed.
+			Args:      []string{"--mcp-config", "{mcp_config}", "--strict-mcp-config", "{prompt}"},
+			Env:       []string{"ENABLE_TOOL_SEARCH=false"},
+			Prompt:    store.PromptArgument,
+			MCPConfig: store.MCPConfigClaude,
+			Notes:     "Needs a Claude login (run claude once by hand). Asks to trust the repository folder on first start.",
+		},
+		{
+			ID: "codex", Name: "Codex", Command: "codex",
+			// daemon_auto_start off: otherwise the TUI leaves an app-server
+			// running in its own session, out of reach of a stop.
+			Args: []string{"--disable", "daemon_auto_start", "-c",
+				`mcp_servers.switchboard={url="{endpoint}",bearer_token_env_var="SWITCHBOARD_MCP_TOKEN",default_tools_approval_mode="approve"}`,
+				"{prompt}"},
+			Prompt:   store.PromptArgument,
+			TokenEnv: true,
+			Notes:    "Needs a Codex sign-in. Asks to trust the repository folder on first start.",
+		},
+		{
+			ID: "gemini", Name: "Gemini CLI", Command: "gemini",
+			Args:     []string{"--allowed-mcp-server-names", "switchboard", "-i", "{prompt}"},
+			Env:      []string{"GEMINI_CLI_TRUST_WORKSPACE=true", "COLORTERM=truecolor"},
+			Prompt:   store.PromptArgument,
+			TokenEnv: true,
+			Notes: "Gemini CLI has no per-session MCP config: register Switchboard once with " +
+				`gemini mcp add -t http switchboard "$SWITCHBOARD_MCP_URL" -H 'Authorization: Bearer ${SWITCHBOARD_MCP_TOKEN}' -s user` +
+				" (the variables are set in every session Switchboard starts).",
+		},
+		{
+			ID: "aider", Name: "aider", Command: "aider",
+			Prompt: store.PromptTyped,
+			Notes:  "aider has no MCP client: it gets the prompt typed in, and the endpoint and token in its environment.",
+		},
+		{
+			ID: "shell", Name: "Shell", Command: "{shell}",
+			Prompt: store.PromptNone,
+			Notes:  "Your login shell, with SWITCHBOARD_MCP_URL and SWITCHBOARD_MCP_TOKEN_FILE set.",
+		},
+	}
+}
+
+// ProfileInfo is a profile as the GUI and the CLI list it.
+type ProfileInfo struct {
+	store.Profile
+	Builtin bool `json:"builtin"`
+	// Edited is set on a built-in the person has overridden.
+	Edited bool `json:"edited,omitempty"`
+	// Available reports whether the command is found on PATH; Path is
+	// where. An unavailable profile is listed, not hidden, so a person
+	// sees what to install.
+	Available bool   `json:"available"`
+	Path      string `json:"path,omitempty"`
+}
+
+// MergeProfiles lays the stored profiles over the built-ins: a stored
+// profile with a built-in's id replaces it. Built-ins come first, in their
+// order, then the person's own by id.
+func MergeProfiles(stored []store.Profile) []ProfileInfo {
+	var out []ProfileInfo
+	byID := map[string]store.Profile{}
+	for _, p := range stored {
+		byID[p.ID] = p
+	}
+	for _, b := range Builtins() {
+		info := ProfileInfo{Profile: b, Builtin: true}
+		if p, ok := byID[b.ID]; ok {
+			info.Profile, info.Edited = p, true
+			delete(byID, b.ID)
+		}
+		out = append(out, info)
+	}
+	var own []string
+	for id := range byID {
+		own = append(own, id)
+	}
+	slices.Sort(own)
+	for _, id := range own {
+		out = append(out, ProfileInfo{Profile: byID[id]})
+	}
+	for i := range out {
+		out[i].Path, out[i].Available = lookCommand(out[i].Command)
+	}
+	return out
+}
+
+// FindProfile returns the profile id after merging, or false.
+func FindProfile(stored []store.Profile, id string) (ProfileInfo, bool) {
+	for _, p := range MergeProfiles(stored) {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return ProfileInfo{}, false
+}
+
+// lookCommand finds a profile's command on PATH. {shell} is the user's
+// login shell.
+func lookCommand(command string) (string, bool) {
+	path, err := exec.LookPath(shellCommand(command))
+	if err != nil {
+		return "", false
+	}
+	return path, true
+}
+
+func shellCommand(command string) string {
+	if command != "{shell}" {
+		return command
+	}
+	if sh := os.Getenv("SHELL"); sh != "" {
+		return sh
+	}
+	return "/bin/sh"
+}
+
+// expand replaces the placeholders of one template. Values are inserted as
+// they are: each template is one argv element, never re-split, so a prompt
+// with spaces or quotes stays one argument.
+func expand(t string, vars map[string]string) string {
+	if !strings.Contains(t, "{") {
+		return t
+	}
+	var b strings.Builder
+	rest := t
+	for {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			b.WriteString(rest)
+			return b.String()
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			b.WriteString(rest)
+			return b.String()
+		}
+		name := rest[i+1 : i+j]
+		if v, ok := vars[name]; ok {
+			b.WriteString(rest[:i])
+			b.WriteString(v)
+		} else {
+			b.WriteString(rest[:i+j+1])
+		}
+		rest = rest[i+j+1:]
+	}
+}
+
+// commandLine expands p for one session. An argument that is exactly
+// "{prompt}" is dropped when there is no prompt to pass, rather than
+// passing an empty one.
+func commandLine(p store.Profile, vars map[string]string) (path string, args []string, err error) {
+	path, ok := lookCommand(p.Command)
+	if !ok {
+		return "", nil, fmt.Errorf("%s: %q is not on PATH", p.ID, shellCommand(p.Command))
+	}
+	for _, a := range p.Args {
+		if a == "{prompt}" && vars["prompt"] == "" {
+			continue
+		}
+		args = append(args, expand(a, vars))
+	}
+	return path, args, nil
+}

@@ -1,0 +1,540 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/supervisor/asciicast"
+	"github.com/switchboard-dev/switchboard/supervisor/vt"
+)
+
+// Status is what the supervisor sees of an agent from its screen alone. It
+// is for people to look at: no workflow state is ever derived from it.
+type Status string
+
+const (
+	StatusRunning    Status = "running"     // the screen changed recently
+	StatusIdle       Status = "idle"        // the screen has been still for a while
+	StatusNeedsInput Status = "needs_input" // still, and showing what looks like a question
+	StatusExited     Status = "exited"
+)
+
+// Exit is how an agent's process ended.
+type Exit struct {
+	// Code is the exit status, or -1 when a signal ended the process.
+	Code int `json:"code"`
+	// Signal names the signal that ended it, if one did.
+	Signal string `json:"signal,omitempty"`
+	// Reason says who ended it: "exited", "stopped" (a stop asked for it),
+	// "killed" (a stop had to kill it), or "failed" with the error.
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+}
+
+// Info describes a live or just-ended session for listings.
+type Info struct {
+	SessionID    string    `json:"session_id"`
+	Profile      string    `json:"profile"`
+	RepositoryID string    `json:"repository_id,omitempty"`
+	PID          int       `json:"pid"`
+	Cols         int       `json:"cols"`
+	Rows         int       `json:"rows"`
+	Status       Status    `json:"status"`
+	StartedAt    time.Time `json:"started_at"`
+	Recording    string    `json:"recording"`
+	Exit         *Exit     `json:"exit,omitempty"`
+}
+
+// Session is one agent running under the supervisor.
+//
+// Output flows one way: a single read loop reads the PTY and hands each
+// chunk to the recorder queue, the emulator queue and every subscription,
+// none of which can make it wait (see queue). Input, emulator replies and
+// the bootstrap prompt go the other way through one writer goroutine, so a
+// program that stops reading its terminal stalls only that goroutine.
+type Session struct {
+	id, profile, repoID string
+	started             time.Time
+	proc                *Process
+	procStart           uint64
+	term                *vt.Terminal
+	recording           string
+	files               []string // token and config files removed at exit
+	cfg                 *Config
+	log                 *slog.Logger
+
+	emuQ   *queue
+	recQ   *queue
+	input  chan []byte   // to the writer goroutine
+	stopIn chan struct{} // closed when the writer must stop
+
+	mu        sync.Mutex
+	subs      map[*Subscription]struct{} // guarded by mu
+	screens   map[chan struct{}]struct{} // guarded by mu
+	cols      int                        // guarded by mu
+	rows      int                        // guarded by mu
+	changedAt time.Time                  // last screen change; guarded by mu
+	exit      *Exit                      // guarded by mu
+	stopping  string                     // the reason a stop gave; guarded by mu
+
+	readDone chan struct{} // the read loop has ended
+	emuDone  chan struct{} // the emulator has taken everything
+	done     chan struct{} // cleanup finished, exit set
+}
+
+const (
+	readSize   = 32 << 10
+	emuLimit   = 64 << 20 // bytes the emulator may be behind before the agent waits
+	recLimit   = 256 << 20
+	subLimit   = 4 << 20
+	inputQueue = 256
+)
+
+// ID is the session id.
+func (s *Session) ID() string { return s.id }
+
+// PID is the agent's process id (and process group id).
+func (s *Session) PID() int { return s.proc.PID() }
+
+// ProcStart is the agent process's kernel start time (see ProcStart).
+func (s *Session) ProcStart() uint64 { return s.procStart }
+
+// Done is closed once the agent has exited and the session is cleaned up.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Exit returns how the agent ended, or nil while it runs.
+func (s *Session) Exit() *Exit {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.exit == nil {
+		return nil
+	}
+	e := *s.exit
+	return &e
+}
+
+// Info describes the session.
+func (s *Session) Info() Info {
+	st := s.Status()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info := Info{SessionID: s.id, Profile: s.profile, RepositoryID: s.repoID, PID: s.proc.PID(),
+		Cols: s.cols, Rows: s.rows, Status: st, StartedAt: s.started, Recording: s.recording}
+	if s.exit != nil {
+		e := *s.exit
+		info.Exit = &e
+	}
+	return info
+}
+
+// Snapshot copies the current screen.
+func (s *Session) Snapshot() *vt.Snapshot { return s.term.Snapshot() }
+
+// Terminal is the session's emulator, for readers that want more than a
+// Snapshot (scrollback). It is safe for concurrent use.
+func (s *Session) Terminal() *vt.Terminal { return s.term }
+
+// Subscribe returns a subscription to the output from now on. Close it
+// when done.
+func (s *Session) Subscribe() *Subscription {
+	sub := newSubscription(subLimit)
+	s.mu.Lock()
+	if s.exit != nil {
+		s.mu.Unlock()
+		sub.end()
+		return sub
+	}
+	s.subs[sub] = struct{}{}
+	s.mu.Unlock()
+	sub.cancel = func() {
+		s.mu.Lock()
+		delete(s.subs, sub)
+		s.mu.Unlock()
+	}
+	return sub
+}
+
+// ScreenChanged returns a channel that receives (without ever blocking the
+// emulator) after the screen changes, coalescing changes that come faster
+// than the reader takes them, and a function to stop it. A viewer paints
+// from Snapshot when it fires, at whatever rate it chooses.
+func (s *Session) ScreenChanged() (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	s.mu.Lock()
+	s.screens[ch] = struct{}{}
+	s.mu.Unlock()
+	return ch, func() {
+		s.mu.Lock()
+		delete(s.screens, ch)
+		s.mu.Unlock()
+	}
+}
+
+// ErrEnded is returned for input to a session whose agent has exited.
+var ErrEnded = errors.New("the agent has exited")
+
+// Input sends bytes to the agent as if typed. It does not wait for the
+// agent to read them; it fails when too much input is already waiting.
+func (s *Session) Input(p []byte) error {
+	if len(p) == 0 {
+		return nil
+	}
+	select {
+	case <-s.done:
+		return ErrEnded
+	case <-s.stopIn:
+		return ErrEnded
+	default:
+	}
+	select {
+	case s.input <- append([]byte(nil), p...):
+		return nil
+	default:
+		return errors.New("the agent is not reading its input")
+	}
+}
+
+// Paste sends text the way a terminal pastes it: inside bracketed-paste
+// markers when the program asked for them, so it is taken as text and not
+// as keystrokes.
+func (s *Session) Paste(text string) error {
+	if s.term.Modes().BracketedPaste {
+		// A pasted end marker would end the paste early and turn the
+		// rest into keystrokes.
+		text = strings.ReplaceAll(text, "\x1b[201~", "")
+		return s.Input([]byte("\x1b[200~" + text + "\x1b[201~"))
+	}
+	return s.Input([]byte(text))
+}
+
+// Resize changes the terminal size of the PTY and the emulator together.
+func (s *Session) Resize(cols, rows int) error {
+	if cols < 2 || rows < 1 || cols > 1000 || rows > 500 {
+		return fmt.Errorf("terminal size %dx%d out of range", cols, rows)
+	}
+	s.mu.Lock()
+	if s.exit != nil {
+		s.mu.Unlock()
+		return ErrEnded
+	}
+	s.cols, s.rows = cols, rows
+	s.mu.Unlock()
+	// Emulator first: output the program draws for the new size must land
+	// on a screen of that size. The recording notes the resize in order
+	// with the output, through its queue.
+	s.term.Resize(cols, rows)
+	s.recQ.push(chunk{at: time.Now(), data: nil, resize: [2]int{cols, rows}})
+	return s.proc.Resize(uint16(cols), uint16(rows))
+}
+
+// Stop ends the agent: an interrupt to its process group, then after grace
+// a terminate, then after grace a kill. With kill it goes straight to the
+// kill. It returns once the agent has exited and the session is cleaned up,
+// or when ctx ends.
+func (s *Session) Stop(ctx context.Context, kill bool) (Exit, error) {
+	s.mu.Lock()
+	if s.stopping == "" {
+		s.stopping = "stopped"
+	}
+	s.mu.Unlock()
+	steps := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL}
+	if kill {
+		steps = steps[2:]
+	}
+	for i, sig := range steps {
+		if sig == syscall.SIGKILL {
+			s.mu.Lock()
+			s.stopping = "killed"
+			s.mu.Unlock()
+		}
+		if err := s.proc.SignalGroup(sig); err != nil {
+			s.log.Warn("signal agent", "session", s.id, "signal", sig, "err", err)
+		}
+		wait := s.cfg.StopGrace
+		if i == len(steps)-1 {
+			wait = time.Hour // after the kill there is nothing left but to wait
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-s.done:
+			timer.Stop()
+			return *s.Exit(), nil
+		case <-ctx.Done():
+			timer.Stop()
+			return Exit{}, ctx.Err()
+		case <-timer.C:
+		}
+	}
+	return Exit{}, errors.New("unreachable")
+}
+
+// Status reports what the screen suggests the agent is doing.
+func (s *Session) Status() Status {
+	s.mu.Lock()
+	exited, changed := s.exit != nil, s.changedAt
+	s.mu.Unlock()
+	switch {
+	case exited:
+		return StatusExited
+	case time.Since(changed) < s.cfg.IdleAfter:
+		return StatusRunning
+	case looksLikeQuestion(s.term.Text()):
+		return StatusNeedsInput
+	}
+	return StatusIdle
+}
+
+// questionMarks are what agent CLIs and common tools show when they wait
+// for a person: confirmation prompts, trust dialogs, selection menus.
+var questionMarks = []string{
+	"(y/n)", "[y/n]", "[Y/n]", "[y/N]", "(Y/n)", "(y/N)", "yes/no",
+	"Do you want", "Do you trust", "trust this folder", "Trust and continue",
+	"Press Enter", "press enter", "Allow", "Approve", "Continue?", "❯ 1.", "› 1.",
+}
+
+// looksLikeQuestion looks at the bottom of the screen, where prompts are.
+func looksLikeQuestion(screen string) bool {
+	lines := strings.Split(strings.TrimRight(screen, "\n "), "\n")
+	if len(lines) > 12 {
+		lines = lines[len(lines)-12:]
+	}
+	tail := strings.Join(lines, "\n")
+	for _, m := range questionMarks {
+		if strings.Contains(tail, m) {
+			return true
+		}
+	}
+	last := strings.TrimSpace(lines[len(lines)-1])
+	return strings.HasSuffix(last, "?") || strings.HasSuffix(last, "? ")
+}
+
+// readLoop is the only reader of the PTY.
+func (s *Session) readLoop() {
+	defer close(s.readDone)
+	tty := s.proc.PTY()
+	for {
+		buf := make([]byte, readSize)
+		n, err := tty.Read(buf)
+		if n > 0 {
+			c := chunk{data: buf[:n:n], at: time.Now()}
+			s.recQ.push(c)
+			s.emuQ.push(c)
+			s.mu.Lock()
+			for sub := range s.subs {
+				sub.offer(c.data)
+			}
+			s.mu.Unlock()
+		}
+		if err != nil {
+			// EIO once every process has closed the terminal: the normal
+			// end on Linux.
+			return
+		}
+	}
+}
+
+// emulate feeds the emulator from its queue and tells screen watchers.
+func (s *Session) emulate() {
+	defer close(s.emuDone)
+	var batch []chunk
+	for {
+		batch = s.emuQ.take(batch)
+		if batch == nil {
+			return
+		}
+		before := s.term.Seq()
+		for _, c := range batch {
+			s.term.Write(c.data)
+		}
+		if s.term.Seq() == before {
+			continue
+		}
+		s.mu.Lock()
+		s.changedAt = time.Now()
+		for ch := range s.screens {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// record writes the asciicast file from its queue. Each event carries the
+// time its bytes were read, not the time the recorder got to them.
+func (s *Session) record(f *os.File, w *asciicast.Writer, at *time.Time, done chan<- error) {
+	var batch []chunk
+	var werr error
+	for {
+		batch = s.recQ.take(batch)
+		if batch == nil {
+			break
+		}
+		for _, c := range batch {
+			if werr != nil {
+				continue // keep draining so the read loop never waits on a broken disk
+			}
+			*at = c.at
+			if c.resize != [2]int{} {
+				werr = w.Resize(c.resize[0], c.resize[1])
+			} else {
+				werr = w.Output(c.data)
+			}
+		}
+		if werr == nil {
+			werr = w.Flush()
+		}
+	}
+	if err := w.Close(); werr == nil {
+		werr = err
+	}
+	if err := f.Close(); werr == nil {
+		werr = err
+	}
+	done <- werr
+}
+
+// write is the only writer of the PTY: input, emulator replies and the
+// bootstrap prompt, in the order they were queued.
+func (s *Session) write() {
+	tty := s.proc.PTY()
+	for {
+		select {
+		case p := <-s.input:
+			if _, err := tty.Write(p); err != nil {
+				return
+			}
+		case <-s.stopIn:
+			return
+		}
+	}
+}
+
+// reply queues what the emulator answers the program (cursor position,
+// device attributes). It must not wait: it runs inside the emulator.
+func (s *Session) reply(p []byte) {
+	select {
+	case s.input <- append([]byte(nil), p...):
+	default:
+	}
+}
+
+// typePrompt types the bootstrap prompt once the agent's screen has
+// settled: some output, then quiet for SettleDelay (or PromptWait has
+// passed, for a program that never stops redrawing).
+func (s *Session) typePrompt(prompt string) {
+	deadline := time.Now().Add(s.cfg.PromptWait)
+	tick := time.NewTicker(s.cfg.SettleDelay / 4)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-tick.C:
+		}
+		s.mu.Lock()
+		changed := s.changedAt
+		s.mu.Unlock()
+		quiet := !changed.IsZero() && time.Since(changed) >= s.cfg.SettleDelay
+		if quiet || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err := s.Paste(prompt); err != nil {
+		return
+	}
+	// Enter on its own, after the paste: some programs treat a newline
+	// inside a paste as text.
+	time.Sleep(s.cfg.SettleDelay / 4)
+	s.Input([]byte("\r"))
+}
+
+// wait reaps the agent and cleans up: the output drained into the
+// recording, files removed, exit recorded, subscribers told.
+func (s *Session) wait(recDone <-chan error) {
+	code, werr := s.proc.Wait(context.Background())
+	exit := Exit{Code: code, Reason: "exited", At: time.Now()}
+	if werr != nil {
+		exit.Reason = "failed: " + werr.Error()
+	}
+	if ws, ok := s.proc.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		exit.Code, exit.Signal = -1, ws.Signal().String()
+	}
+	s.mu.Lock()
+	if s.stopping != "" {
+		exit.Reason = s.stopping
+	}
+	s.mu.Unlock()
+
+	// The leader is gone; what it started may still hold the terminal
+	// open. Give the output a moment to drain, then end the group so the
+	// read loop sees the end.
+	select {
+	case <-s.readDone:
+	case <-time.After(s.cfg.DrainWait):
+		killGroup(s.proc.PID(), syscall.SIGKILL)
+		select {
+		case <-s.readDone:
+		case <-time.After(s.cfg.DrainWait):
+			// A grandchild in another session keeps the terminal: close
+			// our side so the read fails.
+			s.proc.Close()
+			<-s.readDone
+		}
+	}
+	close(s.stopIn)
+	s.emuQ.close()
+	s.recQ.close()
+	<-s.emuDone
+	if err := <-recDone; err != nil {
+		s.log.Error("recording", "session", s.id, "err", err)
+	}
+	s.proc.Close()
+	for _, f := range s.files {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			s.log.Warn("remove session file", "session", s.id, "err", err)
+		}
+	}
+	s.mu.Lock()
+	s.exit = &exit
+	subs := s.subs
+	s.subs = map[*Subscription]struct{}{}
+	for ch := range s.screens {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+	s.mu.Unlock()
+	for sub := range subs {
+		sub.end()
+	}
+	// Recorded before Done: whoever waits for the agent to end (a stop)
+	// then finds the session ended everywhere.
+	s.cfg.Exited(s.id, exit)
+	close(s.done)
+}
+
+// openRecording creates the recording file (owner-only) and its writer.
+func openRecording(path string, cols, rows int, env map[string]string, title string, at *time.Time) (*os.File, *asciicast.Writer, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("create recording: %w", err)
+	}
+	*at = time.Now()
+	w, err := asciicast.NewWriter(f, asciicast.Header{Width: cols, Height: rows, Timestamp: *at, Env: env, Title: title},
+		func() time.Time { return *at })
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("start recording: %w", err)
+	}
+	return f, w, nil
+}

@@ -1,0 +1,367 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor/vt"
+)
+
+// Config is what a Supervisor needs from the program around it.
+type Config struct {
+	// RuntimeDir holds the per-session token and MCP config files
+	// (owner-only). RecordingsDir holds the asciicast recordings.
+	RuntimeDir, RecordingsDir string
+	// Exited is called once per session, after its agent exited and its
+	// files are gone, and before Done is closed, from the session's own
+	// goroutine. The daemon ends the session through the registry there
+	// (token revoked, leases released, trace event). It must not wait for
+	// the session (Stop, Done): that would wait for itself.
+	Exited func(sessionID string, exit Exit)
+	Log    *slog.Logger
+	// Env is the environment agents start from (default os.Environ()).
+	// Variables named SWITCHBOARD_* are removed from it: the app's own
+	// client token must never reach an agent.
+	Env []string
+
+	// Timings; zero means the default.
+	StopGrace   time.Duration // each step of a stop (3 s)
+	DrainWait   time.Duration // output drain after the agent exits (1 s)
+	IdleAfter   time.Duration // still screen before "idle" (2 s)
+	SettleDelay time.Duration // quiet screen before a typed prompt (800 ms)
+	PromptWait  time.Duration // longest wait before typing the prompt anyway (20 s)
+	Scrollback  int           // emulator scrollback lines (10,000)
+}
+
+func (c *Config) defaults() {
+	set := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	set(&c.StopGrace, 3*time.Second)
+	set(&c.DrainWait, time.Second)
+	set(&c.IdleAfter, 2*time.Second)
+	set(&c.SettleDelay, 800*time.Millisecond)
+	set(&c.PromptWait, 20*time.Second)
+	if c.Scrollback <= 0 {
+		c.Scrollback = 10000
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	if c.Env == nil {
+		c.Env = os.Environ()
+	}
+	if c.Exited == nil {
+		c.Exited = func(string, Exit) {}
+	}
+}
+
+// Supervisor runs agents in PTYs. It knows nothing of MCP: it is handed a
+// session id, a token and an endpoint, and reports exits through
+// Config.Exited.
+type Supervisor struct {
+	cfg Config
+
+	mu       sync.Mutex
+	sessions map[string]*Session // guarded by mu; live and ended, until Forget
+	closed   bool                // guarded by mu
+}
+
+// New returns a supervisor. The folders are created (0700) on first use.
+func New(cfg Config) *Supervisor {
+	cfg.defaults()
+	return &Supervisor{cfg: cfg, sessions: map[string]*Session{}}
+}
+
+// LaunchSpec is one agent to start.
+type LaunchSpec struct {
+	SessionID    string
+	RepositoryID string
+	// Dir is the working directory: the repository's path.
+	Dir     string
+	Profile store.Profile
+	// Endpoint is the MCP URL the agent connects to.
+	Endpoint string
+	// Token is the session's own token. It goes into a 0600 file (and the
+	// environment when the profile asks) and nowhere else.
+	Token string
+	// Prompt is the bootstrap prompt; "" means BootstrapPrompt's.
+	Prompt     string
+	Cols, Rows int
+}
+
+// ErrClosed is returned by Launch once Close has begun.
+var ErrClosed = errors.New("the supervisor is shutting down")
+
+// Launch starts an agent. On success the session runs until the agent
+// exits; Config.Exited is called then. On failure nothing is left behind
+// (no process, no files) and Exited is not called.
+func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
+	if spec.Cols == 0 || spec.Rows == 0 {
+		spec.Cols, spec.Rows = 120, 40
+	}
+	if spec.Cols < 2 || spec.Rows < 1 || spec.Cols > 1000 || spec.Rows > 500 {
+		return nil, fmt.Errorf("terminal size %dx%d out of range", spec.Cols, spec.Rows)
+	}
+	if !strings.HasPrefix(spec.SessionID, "ses_") || strings.ContainsAny(spec.SessionID, `/\.`) {
+		return nil, fmt.Errorf("bad session id %q", spec.SessionID)
+	}
+	sv.mu.Lock()
+	closed, dup := sv.closed, sv.sessions[spec.SessionID] != nil
+	sv.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	if dup {
+		return nil, fmt.Errorf("session %s is already running", spec.SessionID)
+	}
+	if spec.Prompt == "" {
+		spec.Prompt = BootstrapPrompt(spec.SessionID, spec.RepositoryID)
+	}
+
+	sesDir := sessionsDir(sv.cfg.RuntimeDir)
+	for _, d := range []string{sesDir, sv.cfg.RecordingsDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("create %s: %w", d, err)
+		}
+	}
+	var files []string
+	cleanup := func() {
+		for _, f := range files {
+			os.Remove(f)
+		}
+	}
+	tokenFile, configFile := sessionFiles(sv.cfg.RuntimeDir, spec.SessionID)
+	if err := writePrivate(tokenFile, []byte(spec.Token)); err != nil {
+		return nil, err
+	}
+	files = append(files, tokenFile)
+	vars := map[string]string{
+		"endpoint": spec.Endpoint, "token_file": tokenFile, "session_id": spec.SessionID,
+		"repository_id": spec.RepositoryID, "repository_path": spec.Dir, "prompt": "",
+	}
+	if spec.Profile.Prompt == store.PromptArgument {
+		vars["prompt"] = spec.Prompt
+	}
+	if spec.Profile.MCPConfig != "" {
+		if err := writePrivate(configFile, mcpConfig(spec.Endpoint, spec.Token)); err != nil {
+			cleanup()
+			return nil, err
+		}
+		files = append(files, configFile)
+		vars["mcp_config"] = configFile
+	}
+	path, args, err := commandLine(spec.Profile, vars)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	env := agentEnv(sv.cfg.Env, spec, tokenFile, vars)
+
+	recording := filepath.Join(sv.cfg.RecordingsDir, spec.SessionID+".cast")
+	var recAt time.Time
+	f, w, err := openRecording(recording, spec.Cols, spec.Rows,
+		map[string]string{"TERM": "xterm-256color", "SHELL": shellCommand("{shell}")},
+		spec.Profile.Name+" · "+spec.SessionID, &recAt)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	proc, err := Start(Spec{Path: path, Args: args, Dir: spec.Dir, Env: env, Cols: uint16(spec.Cols), Rows: uint16(spec.Rows)})
+	if err != nil {
+		f.Close()
+		os.Remove(recording)
+		cleanup()
+		return nil, err
+	}
+	procStart, err := ProcStart(proc.PID())
+	if err != nil {
+		sv.cfg.Log.Warn("agent start time unknown; a crash would leave it running", "session", spec.SessionID, "err", err)
+	}
+
+	s := &Session{
+		id: spec.SessionID, profile: spec.Profile.ID, repoID: spec.RepositoryID,
+		started: time.Now(), proc: proc, procStart: procStart, recording: recording, files: files,
+		cfg: &sv.cfg, log: sv.cfg.Log,
+		emuQ: newQueue(emuLimit), recQ: newQueue(recLimit),
+		input: make(chan []byte, inputQueue), stopIn: make(chan struct{}),
+		subs: map[*Subscription]struct{}{}, screens: map[chan struct{}]struct{}{},
+		cols: spec.Cols, rows: spec.Rows,
+		readDone: make(chan struct{}), emuDone: make(chan struct{}), done: make(chan struct{}),
+	}
+	s.term = vt.New(spec.Cols, spec.Rows, vt.WithScrollback(sv.cfg.Scrollback), vt.WithReply(s.reply))
+	recDone := make(chan error, 1)
+	go s.record(f, w, &recAt, recDone)
+	go s.emulate()
+	go s.write()
+	go s.readLoop()
+	go s.wait(recDone)
+	if spec.Profile.Prompt == store.PromptTyped {
+		go s.typePrompt(spec.Prompt)
+	}
+
+	sv.mu.Lock()
+	sv.sessions[s.id] = s
+	sv.mu.Unlock()
+	return s, nil
+}
+
+// Get returns the session id, live or ended (until Forget).
+func (sv *Supervisor) Get(id string) (*Session, bool) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	s, ok := sv.sessions[id]
+	return s, ok
+}
+
+// Forget drops an ended session from the supervisor's list.
+func (sv *Supervisor) Forget(id string) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	if s, ok := sv.sessions[id]; ok && s.Exit() != nil {
+		delete(sv.sessions, id)
+	}
+}
+
+// List describes every session the supervisor holds, oldest first.
+func (sv *Supervisor) List() []Info {
+	sv.mu.Lock()
+	ss := make([]*Session, 0, len(sv.sessions))
+	for _, s := range sv.sessions {
+		ss = append(ss, s)
+	}
+	sv.mu.Unlock()
+	out := make([]Info, 0, len(ss))
+	for _, s := range ss {
+		out = append(out, s.Info())
+	}
+	slices.SortFunc(out, func(a, b Info) int { return a.StartedAt.Compare(b.StartedAt) })
+	return out
+}
+
+// Close stops every agent (interrupt, terminate, kill, as Stop does) and
+// refuses new ones. It returns when all have exited or ctx ends.
+func (sv *Supervisor) Close(ctx context.Context) error {
+	sv.mu.Lock()
+	sv.closed = true
+	var live []*Session
+	for _, s := range sv.sessions {
+		if s.Exit() == nil {
+			live = append(live, s)
+		}
+	}
+	sv.mu.Unlock()
+	var wg sync.WaitGroup
+	errs := make([]error, len(live))
+	for i, s := range live {
+		wg.Go(func() {
+			_, errs[i] = s.Stop(ctx, false)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// agentEnv builds the agent's environment: the user's, without any
+// SWITCHBOARD_* variable of the app's own (its client token above all),
+// then the terminal, the session's variables and the profile's.
+func agentEnv(base []string, spec LaunchSpec, tokenFile string, vars map[string]string) []string {
+	env := make([]string, 0, len(base)+8)
+	for _, kv := range base {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(name, "SWITCHBOARD_"), name == "TERM", name == "COLUMNS", name == "LINES":
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env,
+		"TERM=xterm-256color",
+		"SWITCHBOARD_MCP_URL="+spec.Endpoint,
+		"SWITCHBOARD_MCP_TOKEN_FILE="+tokenFile,
+		"SWITCHBOARD_SESSION_ID="+spec.SessionID,
+		"SWITCHBOARD_REPOSITORY_ID="+spec.RepositoryID,
+	)
+	if spec.Profile.TokenEnv {
+		env = append(env, "SWITCHBOARD_MCP_TOKEN="+spec.Token)
+	}
+	for _, e := range spec.Profile.Env {
+		env = append(env, expand(e, vars))
+	}
+	return env
+}
+
+// mcpConfig is a Claude Code --mcp-config file: the literal URL and header,
+// so it works whatever the agent does or does not expand.
+func mcpConfig(endpoint, token string) []byte {
+	type server struct {
+		Type    string            `json:"type"`
+		URL     string            `json:"url"`
+		Headers map[string]string `json:"headers"`
+	}
+	b, _ := json.MarshalIndent(map[string]map[string]server{"mcpServers": {"switchboard": {
+		Type: "http", URL: endpoint, Headers: map[string]string{"Authorization": "Bearer " + token},
+	}}}, "", "  ")
+	return append(b, '\n')
+}
+
+func sessionsDir(runtimeDir string) string { return filepath.Join(runtimeDir, "sessions") }
+
+func sessionFiles(runtimeDir, sessionID string) (token, mcpConfig string) {
+	dir := sessionsDir(runtimeDir)
+	return filepath.Join(dir, sessionID+".token"), filepath.Join(dir, sessionID+".mcp.json")
+}
+
+// SessionFiles are the files a session's agent is given in runtimeDir
+// (its token, its MCP config), for removal after a crash left them.
+func SessionFiles(runtimeDir, sessionID string) []string {
+	t, c := sessionFiles(runtimeDir, sessionID)
+	return []string{t, c}
+}
+
+// writePrivate writes a new owner-only file.
+func writePrivate(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Base(path), err)
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return fmt.Errorf("chmod %s: %w", filepath.Base(path), err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+// BootstrapPrompt is the first thing an agent is told: where its work comes
+// from and how to report. It names the tools by their MCP names.
+func BootstrapPrompt(sessionID, repositoryID string) string {
+	return fmt.Sprintf("You are working under Switchboard (session %s, repository %s). "+
+		"Its MCP server \"switchboard\" is connected. First list its tools (tools/list). "+
+		"Then loop: call work_await_packet with repository_id %q to claim a work packet; "+
+		"call work_ack to start it, do what its instructions say inside its write scope, "+
+		"publish each expected artifact with artifact_publish, then call work_complete "+
+		"(or work_release with a reason if you cannot do it). "+
+		"Report progress with session_report (kind heartbeat), and when you need a person, "+
+		"session_report kind question, then session_await_answer. "+
+		"Use the packet_id and lease_id each call returns.",
+		sessionID, repositoryID, repositoryID)
+}
