@@ -235,7 +235,7 @@ func (s *Session) Resize(cols, rows int) error {
 }
 
 // Stop ends the agent: an interrupt to its process group, then after grace
-// a terminate, then after grace a kill. With kill it goes straight to the
+// a terminate (with a hangup), then after grace a kill. With kill it goes straight to the
 // kill. It returns once the agent has exited and the session is cleaned up,
 // or when ctx ends.
 func (s *Session) Stop(ctx context.Context, kill bool) (Exit, error) {
@@ -256,6 +256,11 @@ func (s *Session) Stop(ctx context.Context, kill bool) (Exit, error) {
 		}
 		if err := s.proc.SignalGroup(sig); err != nil {
 			s.log.Warn("signal agent", "session", s.id, "signal", sig, "err", err)
+		}
+		if sig == syscall.SIGTERM {
+			// Interactive shells ignore SIGTERM but end on a hangup, which
+			// is what closing a terminal window sends.
+			s.proc.SignalGroup(syscall.SIGHUP)
 		}
 		wait := s.cfg.StopGrace
 		if i == len(steps)-1 {

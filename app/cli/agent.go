@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/mcpserver/control"
+	"github.com/switchboard-dev/switchboard/store"
 )
 
 func runAgent(ctx context.Context, c *cli, args []string) error {
@@ -188,10 +189,64 @@ func runProfile(ctx context.Context, c *cli, args []string) error {
 	return c.dispatch(ctx, args, func() {
 		fmt.Fprint(c.env.Stderr, `Usage: switchboard profile COMMAND
   list [--json]   the agent profiles, and whether each one's command is installed
+  add ID --command CMD [--name NAME] [--arg A]... [--env K=V]...
+      [--prompt argument|typed|none] [--token-env] [--mcp-config claude]
+                  add a profile, or replace one (a built-in's ID edits the
+                  built-in); templates: {endpoint} {token_file} {mcp_config}
+                  {session_id} {repository_id} {repository_path} {prompt}
+  remove ID       remove a profile (an edited built-in comes back as shipped)
 `)
 	}, map[string]func(context.Context, *cli, []string) error{
-		"list": profileList,
+		"list":   profileList,
+		"add":    profileAdd,
+		"remove": profileRemove,
 	})
+}
+
+func profileAdd(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("profile add", "profile add ID --command CMD [flags]")
+	name := fs.String("name", "", "the name people see (default: the ID)")
+	command := fs.String("command", "", "the program, found on PATH (required)")
+	prompt := fs.String("prompt", "typed", "how the bootstrap prompt is delivered: argument ({prompt} in --arg), typed, or none")
+	tokenEnv := fs.Bool("token-env", false, "also put the token in SWITCHBOARD_MCP_TOKEN")
+	mcpConfig := fs.String("mcp-config", "", `write a per-session MCP config file ({mcp_config}) in this format: "claude"`)
+	var argv, env listFlags
+	fs.Var(&argv, "arg", "one command-line `ARGUMENT` template (repeatable, in order)")
+	fs.Var(&env, "env", "one `NAME=VALUE` template added to the environment (repeatable)")
+	if err := parse(fs, interleave(fs, args)); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 || *command == "" {
+		fmt.Fprintln(c.env.Stderr, "switchboard profile add: an ID and --command are required")
+		fs.Usage()
+		return errUsage
+	}
+	p := store.Profile{ID: fs.Arg(0), Name: *name, Command: *command, Args: argv, Env: env,
+		Prompt: store.PromptDelivery(*prompt), TokenEnv: *tokenEnv, MCPConfig: *mcpConfig}
+	if p.Name == "" {
+		p.Name = p.ID
+	}
+	var out mcpserver.ProfileResult
+	if err := c.call(ctx, "profile.put", mcpserver.ProfilePutArgs{Profile: p}, &out); err != nil {
+		return err
+	}
+	c.printf("%s\n", out.Profile.ID)
+	if !out.Profile.Available {
+		fmt.Fprintf(c.env.Stderr, "note: %q is not on PATH; the profile is listed as unavailable until it is\n", p.Command)
+	}
+	return nil
+}
+
+func profileRemove(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("profile remove", "profile remove ID")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	return c.call(ctx, "profile.delete", mcpserver.ProfileArgs{ID: fs.Arg(0)}, nil)
 }
 
 func profileList(ctx context.Context, c *cli, args []string) error {

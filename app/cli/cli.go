@@ -50,7 +50,7 @@ func commands() []command {
 		{"work", "create, list, show, cancel and requeue work packets", runWork},
 		{"answer", "answer an agent's question", runAnswer},
 		{"agent", "start, list, stop and attach to supervised agents", runAgent},
-		{"profile", "list the agent profiles and whether each is installed", runProfile},
+		{"profile", "list, add and remove agent profiles", runProfile},
 		{"audit", "show the audit log, --follow it, or --verify its hash chain", runAudit},
 		{"mcp", "bridge MCP over stdio to the running Switchboard", runMCP},
 	}
