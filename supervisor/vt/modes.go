@@ -48,12 +48,14 @@ func (t *Terminal) setMode(mode int, on bool) {
 		t.modes.Insert = on
 	case 20:
 		t.modes.LineFeedNewLine = on
+	default:
+		return
 	}
+	t.dirty = true
 }
 
 // setPrivateMode handles DECSET/DECRST.
 func (t *Terminal) setPrivateMode(mode int, on bool) {
-	t.dirty = true
 	switch mode {
 	case 1:
 		t.modes.AppCursorKeys = on
@@ -109,7 +111,10 @@ func (t *Terminal) setPrivateMode(mode int, on bool) {
 		t.modes.BracketedPaste = on
 	case 2026:
 		t.modes.SyncUpdate = on
+	default:
+		return
 	}
+	t.dirty = true
 }
 
 // privateModeState answers DECRQM for a private mode: 1 set, 2 reset,

@@ -160,11 +160,14 @@ func (t *Terminal) combine(r rune) {
 	t.dirty = true
 }
 
-// repeat is REP: it prints the last printed character n more times.
+// repeat is REP: it prints the last printed character n more times. The
+// count is capped at a screenful, which looks the same as any more: without
+// the cap eight bytes of input could cost 65,535 characters of work.
 func (t *Terminal) repeat(n int) {
 	if t.lastRune == 0 {
 		return
 	}
+	n = min(n, t.cols*t.rows)
 	r := t.lastRune
 	// Charset mapping already happened when r was first printed.
 	cs := t.charsets[t.gl]

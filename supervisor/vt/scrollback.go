@@ -17,8 +17,9 @@ type ring struct {
 }
 
 // push appends a copy of line as the newest line, evicting the oldest when
-// full. Trailing blank cells are not stored: most lines are far shorter than
-// the screen is wide, and a painter pads a short line with blanks anyway.
+// full. Trailing blank cells (and spaces printed with the default pen) are
+// not stored: most lines are far shorter than the screen is wide, and a
+// painter pads a short line with blanks anyway.
 func (r *ring) push(line []Cell) {
 	if r.max <= 0 {
 		return
@@ -69,7 +70,8 @@ func (r *ring) clear() {
 	r.start, r.n = 0, 0
 }
 
-// isBlank reports whether c is a blankCell, in fewer branches than ==.
+// isBlank reports whether c looks like an erased cell: nothing, or a space
+// printed with the default pen.
 func isBlank(c *Cell) bool {
-	return uint32(c.Rune)|uint32(c.Fg)|uint32(c.Bg)|uint32(c.Comb)|uint32(c.Attr) == 0 && c.Width == 1
+	return (c.Rune == 0 || c.Rune == ' ') && uint32(c.Fg)|uint32(c.Bg)|uint32(c.Comb)|uint32(c.Attr) == 0 && c.Width == 1
 }
