@@ -110,9 +110,7 @@ func (t *Terminal) softReset() {
 // alignmentTest is DECALN: the screen filled with E, margins reset, the
 // cursor home.
 func (t *Terminal) alignmentTest() {
-	for _, line := range t.scr.lines {
-		fill(line, Cell{Rune: 'E', Width: 1})
-	}
+	t.scr.clear(Cell{Rune: 'E', Width: 1})
 	t.top, t.bot = 0, t.rows-1
 	t.modes.Origin = false
 	t.cursorTo(0, 0)

@@ -23,7 +23,7 @@ func (t *Terminal) csiDispatch(final byte) {
 	n1 := ps.param(0, 1)
 	switch csiKey(ps.marker, ps.inter, final) {
 	case csiKey(0, 0, '@'): // ICH
-		t.insertBlanks(t.scr.lines[t.y], t.x, n1)
+		t.insertBlanks(t.y, t.x, n1)
 		t.wrapPending = false
 	case csiKey(0, 0, 'A'): // CUU
 		t.cursorUp(n1)
@@ -60,7 +60,7 @@ func (t *Terminal) csiDispatch(final byte) {
 			t.x, t.wrapPending = 0, false
 		}
 	case csiKey(0, 0, 'P'): // DCH
-		t.deleteCells(t.scr.lines[t.y], t.x, n1)
+		t.deleteCells(t.y, t.x, n1)
 		t.wrapPending = false
 	case csiKey(0, 0, 'S'): // SU
 		if ps.nparams() == 1 {
@@ -71,7 +71,7 @@ func (t *Terminal) csiDispatch(final byte) {
 			t.scrollDown(t.top, t.bot, n1)
 		}
 	case csiKey(0, 0, 'X'): // ECH
-		t.eraseRange(t.scr.lines[t.y], t.x, t.x+n1)
+		t.eraseRange(t.y, t.x, t.x+n1)
 		t.wrapPending = false
 	case csiKey(0, 0, 'Z'): // CBT
 		t.tabBack(n1)
@@ -132,22 +132,20 @@ func (t *Terminal) csiDispatch(final byte) {
 // eraseDisplay is ED: 0 below the cursor, 1 above it, 2 all, 3 the
 // scrollback (the screen stays, as in xterm).
 func (t *Terminal) eraseDisplay(mode int) {
-	lines := t.scr.lines
 	switch mode {
 	case 0:
-		t.eraseRange(lines[t.y], t.x, t.cols)
-		for _, line := range lines[t.y+1:] {
-			t.eraseRange(line, 0, t.cols)
+		t.eraseRange(t.y, t.x, t.cols)
+		for y := t.y + 1; y < t.rows; y++ {
+			t.eraseRange(y, 0, t.cols)
 		}
 	case 1:
-		for _, line := range lines[:t.y] {
-			t.eraseRange(line, 0, t.cols)
+		for y := range t.y {
+			t.eraseRange(y, 0, t.cols)
 		}
-		t.eraseRange(lines[t.y], 0, t.x+1)
+		t.eraseRange(t.y, 0, t.x+1)
 	case 2:
-		for _, line := range lines {
-			t.eraseRange(line, 0, t.cols)
-		}
+		t.scr.clear(t.eraseCell())
+		t.dirty = true
 	case 3:
 		t.sb.clear()
 		t.dirty = true
@@ -159,14 +157,13 @@ func (t *Terminal) eraseDisplay(mode int) {
 
 // eraseLine is EL: 0 right of the cursor, 1 left of it, 2 the whole line.
 func (t *Terminal) eraseLine(mode int) {
-	line := t.scr.lines[t.y]
 	switch mode {
 	case 0:
-		t.eraseRange(line, t.x, t.cols)
+		t.eraseRange(t.y, t.x, t.cols)
 	case 1:
-		t.eraseRange(line, 0, t.x+1)
+		t.eraseRange(t.y, 0, t.x+1)
 	case 2:
-		t.eraseRange(line, 0, t.cols)
+		t.eraseRange(t.y, 0, t.cols)
 	default:
 		return
 	}

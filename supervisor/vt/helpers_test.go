@@ -27,7 +27,7 @@ func write(t testing.TB, term *Terminal, s string) {
 func cell(term *Terminal, x, y int) Cell {
 	term.mu.Lock()
 	defer term.mu.Unlock()
-	return term.scr.lines[y][x]
+	return term.scr.line(y)[x]
 }
 
 // cursor returns the cursor position.
@@ -80,10 +80,28 @@ func checkInvariants(t testing.TB, term *Terminal) {
 		t.Fatalf("%d tab stops for %d columns", len(term.tabs), term.cols)
 	}
 	for name, s := range map[string]*screen{"main": &term.main, "alt": &term.alt} {
-		if len(s.lines) != term.rows {
-			t.Fatalf("%s screen has %d rows, want %d", name, len(s.lines), term.rows)
+		if len(s.rowmap) != term.rows || s.cols != term.cols || len(s.cells) != term.rows*term.cols {
+			t.Fatalf("%s screen has %d rows of %d, %d cells, want %dx%d", name, len(s.rowmap), s.cols, len(s.cells), term.cols, term.rows)
 		}
-		for y, line := range s.lines {
+		seen := make(map[int32]bool)
+		for _, r := range s.rowmap {
+			if seen[r] || r < 0 || int(r) >= term.rows {
+				t.Fatalf("%s row map %v is not a permutation", name, s.rowmap)
+			}
+			seen[r] = true
+		}
+		for r, e := range s.ext {
+			row := s.cells[r*s.cols : (r+1)*s.cols]
+			if e < 0 || int(e) > s.cols {
+				t.Fatalf("%s row %d: extent %d of %d columns", name, r, e, s.cols)
+			}
+			for x := int(e); x < s.cols; x++ {
+				if row[x] != blankCell {
+					t.Fatalf("%s row %d: cell %d is %+v, past the extent %d", name, r, x, row[x], e)
+				}
+			}
+		}
+		for y, line := range s.rows() {
 			if len(line) != term.cols {
 				t.Fatalf("%s row %d has %d cells, want %d", name, y, len(line), term.cols)
 			}
@@ -93,7 +111,7 @@ func checkInvariants(t testing.TB, term *Terminal) {
 		}
 	}
 	for i := range term.sb.n {
-		if err := checkLine(term.sb.at(i)); err != nil {
+		if err := checkLine(decodeLine(nil, term.sb.at(i))); err != nil {
 			t.Fatalf("scrollback line %d: %v", i, err)
 		}
 	}

@@ -25,9 +25,10 @@ func (t *Terminal) printASCII(run []byte) {
 			t.x = 0
 			t.index()
 		}
-		line := t.scr.lines[t.y]
+		line := t.scr.line(t.y)
 		x := t.x
 		n := min(len(run), cols-x)
+		t.scr.extend(t.y, x+n)
 		t.splitWide(line, x)
 		t.splitWide(line, x+n)
 		// Field by field: a Cell has too many fields for the compiler to
@@ -98,11 +99,12 @@ func (t *Terminal) printRune(r rune) {
 			t.x = t.cols - 2
 		}
 	}
-	line := t.scr.lines[t.y]
 	x := t.x
 	if t.modes.Insert {
-		t.insertBlanks(line, x, w)
+		t.insertBlanks(t.y, x, w)
 	}
+	line := t.scr.line(t.y)
+	t.scr.extend(t.y, x+w)
 	t.splitWide(line, x)
 	t.splitWide(line, x+w)
 	c := t.pen
@@ -131,7 +133,7 @@ func (t *Terminal) combine(r rune) {
 	if !t.wrapPending {
 		x--
 	}
-	line := t.scr.lines[t.y]
+	line := t.scr.line(t.y)
 	if x >= 0 && line[x].Width == 0 {
 		x--
 	}

@@ -17,9 +17,11 @@ func (t *Terminal) Resize(cols, rows int) {
 	}
 	if cols != t.cols {
 		for _, s := range []*screen{&t.main, &t.alt} {
-			for y, line := range s.lines {
-				s.lines[y] = resizeLine(line, cols)
+			lines := s.rows()
+			for y, line := range lines {
+				lines[y] = resizeLine(line, cols)
 			}
+			s.setRows(lines, cols)
 		}
 		t.tabs = defaultTabs(t.tabs[:0], cols)
 		t.cols = cols
@@ -39,7 +41,7 @@ func (t *Terminal) Resize(cols, rows int) {
 	t.endChange()
 }
 
-// resizeLine returns line cut or padded to cols cells.
+// resizeLine returns line cut or padded to cols cells. It may modify line.
 func resizeLine(line []Cell, cols int) []Cell {
 	if cols <= len(line) {
 		line = line[:cols:cols]
@@ -82,13 +84,14 @@ func (t *Terminal) resizeRows(rows int) {
 // shrinkRows cuts s to rows rows keeping row cy, and returns how many rows
 // went off the top (to scrollback, for the main screen).
 func (t *Terminal) shrinkRows(s *screen, rows, cy int) int {
+	lines := s.rows()
 	off := max(cy-(rows-1), 0)
 	if s == &t.main {
-		for _, line := range s.lines[:off] {
+		for _, line := range lines[:off] {
 			t.sb.push(line)
 		}
 	}
-	s.lines = append([][]Cell(nil), s.lines[off:off+rows]...)
+	s.setRows(lines[off:off+rows], t.cols)
 	return off
 }
 
@@ -97,30 +100,27 @@ func (t *Terminal) shrinkRows(s *screen, rows, cy int) int {
 // minus the number of rows added above the existing ones.
 func (t *Terminal) growRows(s *screen, rows int, active bool) int {
 	cols := t.cols
-	extra := rows - len(s.lines)
+	old := s.rows()
 	back := 0
 	if s == &t.main && active {
-		back = min(extra, t.sb.n)
+		back = min(rows-len(old), t.sb.n)
 	}
-	lines := make([][]Cell, 0, rows)
-	for range back {
-		lines = append(lines, nil)
-	}
+	lines := make([][]Cell, back, rows)
 	for i := back - 1; i >= 0; i-- {
 		line := make([]Cell, cols)
 		fill(line, blankCell)
-		copy(line, t.sb.popNewest())
+		copy(line, decodeLine(nil, t.sb.popNewest()))
 		if line[cols-1].Width == 2 {
 			line[cols-1] = blankCell
 		}
 		lines[i] = line
 	}
-	lines = append(lines, s.lines...)
+	lines = append(lines, old...)
+	blank := make([]Cell, cols)
+	fill(blank, blankCell)
 	for len(lines) < rows {
-		line := make([]Cell, cols)
-		fill(line, blankCell)
-		lines = append(lines, line)
+		lines = append(lines, blank)
 	}
-	s.lines = lines
+	s.setRows(lines, cols)
 	return -back
 }

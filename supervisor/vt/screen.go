@@ -1,12 +1,25 @@
 package vt
 
+import "slices"
+
 // screen is one of the two screen buffers (main and alternate).
 //
-// Each row is its own slice, so scrolling a region rotates row headers —
-// O(rows) per line feed — instead of copying every cell up a line.
+// The cells live in one block, row after row, and rowmap says which block
+// row shows on which screen row. Scrolling a region rotates rowmap — a few
+// hundred bytes of int32 for a tall screen — instead of copying every cell
+// up a line; and since rowmap holds no pointers, the rotation is a plain
+// memmove with no write barriers.
 type screen struct {
-	// lines holds rows×cols cells; every line is exactly cols long.
-	lines [][]Cell
+	// cells holds len(rowmap) rows of cols cells.
+	cells []Cell
+	// rowmap maps a screen row to its row in cells.
+	rowmap []int32
+	// ext holds, for each row of cells, a column from which on every cell
+	// is blankCell. It is kept as an upper bound, never exact: it lets a
+	// line that scrolls off be trimmed and cleared without scanning the
+	// (typically empty) right half of a wide screen.
+	ext  []int32
+	cols int
 	// saved is the cursor DECSC stored for this screen.
 	saved savedCursor
 }
@@ -21,23 +34,98 @@ type savedCursor struct {
 	gl          int
 }
 
-// newScreen returns a blank screen. The rows share one allocation for
-// locality; each is capped to its own cells so no append can spill into the
-// next row.
+// newScreen returns a blank screen.
 func newScreen(cols, rows int) screen {
-	block := make([]Cell, cols*rows)
-	fill(block, blankCell)
-	lines := make([][]Cell, rows)
-	for y := range lines {
-		lines[y] = block[y*cols : (y+1)*cols : (y+1)*cols]
+	s := screen{
+		cells:  make([]Cell, cols*rows),
+		rowmap: make([]int32, rows),
+		ext:    make([]int32, rows),
+		cols:   cols,
 	}
-	return screen{lines: lines}
+	fill(s.cells, blankCell)
+	for y := range s.rowmap {
+		s.rowmap[y] = int32(y)
+	}
+	return s
+}
+
+// line returns screen row y. Its capacity ends with the row, so no append
+// can spill into the next one.
+func (s *screen) line(y int) []Cell {
+	p := int(s.rowmap[y]) * s.cols
+	return s.cells[p : p+s.cols : p+s.cols]
+}
+
+// extend records that row y may hold something other than blanks up to
+// column to.
+func (s *screen) extend(y, to int) {
+	r := s.rowmap[y]
+	if int32(to) > s.ext[r] {
+		s.ext[r] = int32(to)
+	}
+}
+
+// used returns row y up to its extent: the cells that may not be blank.
+func (s *screen) used(y int) []Cell {
+	r := int(s.rowmap[y])
+	p := r * s.cols
+	return s.cells[p : p+int(s.ext[r])]
+}
+
+// clearLine fills row y with c, touching only the cells that are not
+// already blank when c is a blank.
+func (s *screen) clearLine(y int, c Cell) {
+	r := s.rowmap[y]
+	p := int(r) * s.cols
+	if c == blankCell {
+		fill(s.cells[p:p+int(s.ext[r])], c)
+		s.ext[r] = 0
+		return
+	}
+	fill(s.cells[p:p+s.cols], c)
+	s.ext[r] = int32(s.cols)
 }
 
 // clear fills the whole screen with c.
 func (s *screen) clear(c Cell) {
-	for _, line := range s.lines {
-		fill(line, c)
+	fill(s.cells, c)
+	e := int32(0)
+	if c != blankCell {
+		e = int32(s.cols)
+	}
+	for r := range s.ext {
+		s.ext[r] = e
+	}
+}
+
+// rows returns the screen's rows in order, as slices of its cells.
+func (s *screen) rows() [][]Cell {
+	lines := make([][]Cell, len(s.rowmap))
+	for y := range lines {
+		lines[y] = s.line(y)
+	}
+	return lines
+}
+
+// setRows replaces the screen's contents with lines, which must each be
+// cols cells long.
+func (s *screen) setRows(lines [][]Cell, cols int) {
+	rows := len(lines)
+	*s = screen{
+		cells:  make([]Cell, cols*rows),
+		rowmap: make([]int32, rows),
+		ext:    make([]int32, rows),
+		cols:   cols,
+		saved:  s.saved,
+	}
+	for y, line := range lines {
+		s.rowmap[y] = int32(y)
+		copy(s.line(y), line)
+		end := len(line)
+		for end > 0 && line[end-1] == blankCell {
+			end--
+		}
+		s.ext[y] = int32(end)
 	}
 }
 
@@ -62,7 +150,8 @@ func (t *Terminal) eraseCell() Cell {
 // splitWide makes sure no wide character straddles the boundary between
 // columns x-1 and x, blanking both halves of one that does. Every operation
 // that overwrites, erases or shifts part of a line calls it at the edges of
-// the part, so a line never holds half a wide character.
+// the part, so a line never holds half a wide character. The cells it
+// blanks held a character, so they are within the row's extent already.
 func (t *Terminal) splitWide(line []Cell, x int) {
 	if x > 0 && x < len(line) && line[x].Width == 0 {
 		e := t.eraseCell()
@@ -70,26 +159,38 @@ func (t *Terminal) splitWide(line []Cell, x int) {
 	}
 }
 
-// eraseRange blanks columns [from, to) of line.
-func (t *Terminal) eraseRange(line []Cell, from, to int) {
-	from, to = max(from, 0), min(to, len(line))
+// eraseRange blanks columns [from, to) of row y.
+func (t *Terminal) eraseRange(y, from, to int) {
+	from, to = max(from, 0), min(to, t.cols)
 	if from >= to {
 		return
 	}
+	scr := t.scr
+	line := scr.line(y)
 	t.splitWide(line, from)
 	t.splitWide(line, to)
-	fill(line[from:to], t.eraseCell())
+	e := t.eraseCell()
+	fill(line[from:to], e)
+	r := scr.rowmap[y]
+	switch {
+	case e != blankCell:
+		scr.extend(y, to)
+	case to >= int(scr.ext[r]) && int32(from) < scr.ext[r]:
+		// Everything from `from` on is blank now.
+		scr.ext[r] = int32(from)
+	}
 	t.dirty = true
 }
 
-// insertBlanks shifts the cells from column x right by n, dropping those
-// pushed past the end, and blanks the n cells opened at x.
-func (t *Terminal) insertBlanks(line []Cell, x, n int) {
-	cols := len(line)
+// insertBlanks shifts the cells of row y from column x right by n, dropping
+// those pushed past the end, and blanks the n cells opened at x.
+func (t *Terminal) insertBlanks(y, x, n int) {
+	cols := t.cols
 	n = min(n, cols-x)
 	if n <= 0 {
 		return
 	}
+	line := t.scr.line(y)
 	t.splitWide(line, x)
 	copy(line[x+n:], line[x:cols-n])
 	fill(line[x:x+n], t.eraseCell())
@@ -97,21 +198,28 @@ func (t *Terminal) insertBlanks(line []Cell, x, n int) {
 		// Its right half was pushed off the line.
 		line[cols-1] = t.eraseCell()
 	}
+	r := t.scr.rowmap[y]
+	t.scr.extend(y, min(cols, max(int(t.scr.ext[r]), x)+n))
 	t.dirty = true
 }
 
-// deleteCells removes n cells at column x, shifting the rest of the line
-// left and blanking the cells freed at the end.
-func (t *Terminal) deleteCells(line []Cell, x, n int) {
-	cols := len(line)
+// deleteCells removes n cells of row y at column x, shifting the rest of
+// the line left and blanking the cells freed at the end.
+func (t *Terminal) deleteCells(y, x, n int) {
+	cols := t.cols
 	n = min(n, cols-x)
 	if n <= 0 {
 		return
 	}
+	line := t.scr.line(y)
 	t.splitWide(line, x)
 	t.splitWide(line, x+n)
 	copy(line[x:], line[x+n:])
-	fill(line[cols-n:], t.eraseCell())
+	e := t.eraseCell()
+	fill(line[cols-n:], e)
+	if e != blankCell {
+		t.scr.extend(y, cols)
+	}
 	t.dirty = true
 }
 
@@ -121,30 +229,21 @@ func (t *Terminal) deleteCells(line []Cell, x, n int) {
 // the xterm rule, so a shell's output is kept even under a status line
 // that set a bottom margin.
 func (t *Terminal) scrollUp(top, bot, n int, toScrollback bool) {
-	h := bot - top + 1
-	n = min(n, h)
+	n = min(n, bot-top+1)
 	if n <= 0 {
 		return
 	}
 	t.dirty = true
-	region := t.scr.lines[top : bot+1]
-	if toScrollback && top == 0 && t.scr == &t.main {
-		for _, line := range region[:n] {
-			t.sb.push(line)
+	scr := t.scr
+	if toScrollback && top == 0 && scr == &t.main {
+		for y := range n {
+			t.sb.push(scr.used(y))
 		}
 	}
-	if n == 1 {
-		first := region[0]
-		copy(region, region[1:])
-		region[h-1] = first
-	} else {
-		t.scratch = append(t.scratch[:0], region[:n]...)
-		copy(region, region[n:])
-		copy(region[h-n:], t.scratch)
-	}
+	rotateUp(scr.rowmap[top:bot+1], n)
 	e := t.eraseCell()
-	for _, line := range region[h-n:] {
-		fill(line, e)
+	for y := bot - n + 1; y <= bot; y++ {
+		scr.clearLine(y, e)
 	}
 }
 
@@ -157,12 +256,22 @@ func (t *Terminal) scrollDown(top, bot, n int) {
 		return
 	}
 	t.dirty = true
-	region := t.scr.lines[top : bot+1]
-	t.scratch = append(t.scratch[:0], region[h-n:]...)
-	copy(region[n:], region[:h-n])
-	copy(region, t.scratch)
+	rotateUp(t.scr.rowmap[top:bot+1], h-n)
 	e := t.eraseCell()
-	for _, line := range region[:n] {
-		fill(line, e)
+	for y := top; y < top+n; y++ {
+		t.scr.clearLine(y, e)
 	}
+}
+
+// rotateUp moves the first n rows of m to its end.
+func rotateUp(m []int32, n int) {
+	if n == 1 {
+		first := m[0]
+		copy(m, m[1:])
+		m[len(m)-1] = first
+		return
+	}
+	slices.Reverse(m[:n])
+	slices.Reverse(m[n:])
+	slices.Reverse(m)
 }

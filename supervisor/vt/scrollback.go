@@ -1,25 +1,25 @@
 package vt
 
 // ring is the scrollback: the lines that scrolled off the top of the main
-// screen, oldest first, at most max of them.
+// screen, oldest first, at most max of them, each stored encoded (see
+// encodeLine).
 //
 // It is a ring rather than a slice that drops its head because at 10,000
 // lines a slices.Delete(lines, 0, 1) per line feed moves 10,000 headers for
 // every line printed. Each slot keeps its backing array when the line in it
-// is evicted, and the next line is copied into that storage, so a terminal
+// is evicted, and the next line is encoded into that storage, so a terminal
 // that has filled its scrollback prints without allocating.
 type ring struct {
 	// lines holds the slots; it grows up to max and then stays.
-	lines [][]Cell
+	lines [][]byte
 	// start is the slot of the oldest line; n is how many lines are held.
 	start, n int
 	max      int
 }
 
-// push appends a copy of line as the newest line, evicting the oldest when
-// full. Trailing blank cells (and spaces printed with the default pen) are
-// not stored: most lines are far shorter than the screen is wide, and a
-// painter pads a short line with blanks anyway.
+// push appends line as the newest line, evicting the oldest when full.
+// Trailing blank cells (and spaces printed with the default pen) are not
+// stored: a painter pads a short line with blanks anyway.
 func (r *ring) push(line []Cell) {
 	if r.max <= 0 {
 		return
@@ -45,11 +45,12 @@ func (r *ring) push(line []Cell) {
 			r.start = 0
 		}
 	}
-	r.lines[slot] = append(r.lines[slot][:0], line[:end]...)
+	r.lines[slot] = encodeLine(r.lines[slot][:0], line[:end])
 }
 
-// at returns line i, 0 being the oldest. The slice is the ring's own.
-func (r *ring) at(i int) []Cell {
+// at returns the encoding of line i, 0 being the oldest. The slice is the
+// ring's own.
+func (r *ring) at(i int) []byte {
 	slot := r.start + i
 	if slot >= r.max {
 		slot -= r.max
@@ -57,9 +58,9 @@ func (r *ring) at(i int) []Cell {
 	return r.lines[slot]
 }
 
-// popNewest removes the newest line and returns it; the slice stays the
-// ring's storage and is overwritten by the next push, so copy it first.
-func (r *ring) popNewest() []Cell {
+// popNewest removes the newest line and returns its encoding; the slice
+// stays the ring's storage and is overwritten by the next push.
+func (r *ring) popNewest() []byte {
 	line := r.at(r.n - 1)
 	r.n--
 	return line

@@ -54,9 +54,9 @@ func (t *Terminal) SnapshotInto(s *Snapshot) {
 		s.Lines = make([][]Cell, rows)
 	}
 	s.Lines = s.Lines[:rows]
-	for y, line := range t.scr.lines {
+	for y := range rows {
 		dst := s.cells[y*cols : (y+1)*cols : (y+1)*cols]
-		copy(dst, line)
+		copy(dst, t.scr.line(y))
 		s.Lines[y] = dst
 	}
 	s.Cols, s.Rows = cols, rows
@@ -95,11 +95,11 @@ func (t *Terminal) Text() string {
 	defer t.mu.Unlock()
 	var b strings.Builder
 	b.Grow(t.rows * (t.cols + 1))
-	for y, line := range t.scr.lines {
+	for y := range t.rows {
 		if y > 0 {
 			b.WriteByte('\n')
 		}
-		writeLine(&b, line, t.combs)
+		writeLine(&b, t.scr.line(y), t.combs)
 	}
 	return b.String()
 }
@@ -141,8 +141,7 @@ func (t *Terminal) ScrollbackLine(i int) []Cell {
 	if i < 0 || i >= t.sb.n {
 		return nil
 	}
-	line := t.sb.at(i)
-	return append(make([]Cell, 0, len(line)), line...)
+	return decodeLine(nil, t.sb.at(i))
 }
 
 // ScrollbackText returns scrollback line i as plain text, like a row of
@@ -154,6 +153,6 @@ func (t *Terminal) ScrollbackText(i int) string {
 		return ""
 	}
 	var b strings.Builder
-	writeLine(&b, t.sb.at(i), t.combs)
+	writeLine(&b, decodeLine(nil, t.sb.at(i)), t.combs)
 	return b.String()
 }

@@ -67,9 +67,6 @@ type Terminal struct {
 	// fgQuery and bgQuery are the answers to OSC 10/11 colour queries, in
 	// xterm's rgb:rrrr/gggg/bbbb form; empty means do not answer.
 	fgQuery, bgQuery string
-
-	// scratch holds row pointers while a region rotates.
-	scratch [][]Cell
 }
 
 // Option configures a Terminal in New.
