@@ -3,6 +3,7 @@ package vt
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -94,4 +95,32 @@ func firstDiff(got, want string) string {
 		}
 	}
 	return fmt.Sprintf("%d lines, want %d", len(g), len(w))
+}
+
+// TestRowLogsMatchCells feeds the same stream to a terminal that keeps row
+// logs and one that encodes every scrolled line from its cells, and
+// requires the same scrollback: the logs are only a shortcut.
+func TestRowLogsMatchCells(t *testing.T) {
+	stream := trickyStream()
+	logged := New(200, 50, WithScrollback(1000))
+	plain := New(200, 50, WithScrollback(1000))
+	plain.main.logs = nil
+	for _, term := range []*Terminal{logged, plain} {
+		for p := stream; len(p) > 0; {
+			n := min(len(p), 1000)
+			term.Write(p[:n])
+			p = p[n:]
+		}
+	}
+	if logged.ScrollbackLen() < 100 {
+		t.Fatalf("only %d lines of scrollback", logged.ScrollbackLen())
+	}
+	if logged.ScrollbackLen() != plain.ScrollbackLen() {
+		t.Fatalf("ScrollbackLen %d vs %d", logged.ScrollbackLen(), plain.ScrollbackLen())
+	}
+	for i := range logged.ScrollbackLen() {
+		if a, b := logged.ScrollbackLine(i), plain.ScrollbackLine(i); !slices.Equal(a, b) {
+			t.Fatalf("scrollback line %d:\n logged %+v\n cells  %+v", i, a, b)
+		}
+	}
 }

@@ -1,6 +1,9 @@
 package vt
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // FuzzWrite throws arbitrary output at a small terminal, split at an
 // arbitrary point, with a resize in between, and checks that nothing
@@ -25,16 +28,31 @@ func FuzzWrite(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, split, cols, rows uint8) {
 		term := New(20, 6, WithScrollback(30), WithReply(func([]byte) {}))
+		// plain encodes scrolled lines from their cells, never from row
+		// logs; its scrollback must come out the same.
+		plain := New(20, 6, WithScrollback(30))
+		plain.main.logs = nil
 		cut := 0
 		if len(data) > 0 {
 			cut = int(split) % (len(data) + 1)
 		}
 		term.Write(data[:cut])
+		plain.Write(data[:cut])
 		checkInvariants(t, term)
 		term.Resize(int(cols%40), int(rows%12))
+		plain.Resize(int(cols%40), int(rows%12))
 		checkInvariants(t, term)
 		term.Write(data[cut:])
+		plain.Write(data[cut:])
 		checkInvariants(t, term)
+		if term.ScrollbackLen() != plain.ScrollbackLen() {
+			t.Fatalf("ScrollbackLen %d, without row logs %d", term.ScrollbackLen(), plain.ScrollbackLen())
+		}
+		for i := range term.ScrollbackLen() {
+			if a, b := term.ScrollbackLine(i), plain.ScrollbackLine(i); !slices.Equal(a, b) {
+				t.Fatalf("scrollback line %d:\n with row logs %+v\n without       %+v", i, a, b)
+			}
+		}
 		s := term.Snapshot()
 		if s.Cursor.X < 0 || s.Cursor.X >= s.Cols || s.Cursor.Y < 0 || s.Cursor.Y >= s.Rows {
 			t.Fatalf("snapshot cursor %+v outside %dx%d", s.Cursor, s.Cols, s.Rows)

@@ -2,6 +2,7 @@ package vt
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -99,6 +100,32 @@ func checkInvariants(t testing.TB, term *Terminal) {
 				if row[x] != blankCell {
 					t.Fatalf("%s row %d: cell %d is %+v, past the extent %d", name, r, x, row[x], e)
 				}
+			}
+		}
+		if (s.logs != nil) != (s == &term.main) || s.logs != nil && len(s.logs) != term.rows {
+			t.Fatalf("%s screen has %d row logs", name, len(s.logs))
+		}
+		for y := range s.rowmap {
+			l := s.log(y)
+			if l == nil || !l.ok {
+				continue
+			}
+			line := s.line(y)
+			got := decodeLine(nil, l.b)
+			if int(l.n) > len(line) || !slices.Equal(got, line[:l.n]) {
+				t.Fatalf("%s row %d: log decodes to\n%+v\nrow is\n%+v", name, y, got, line[:min(int(l.n), len(line))])
+			}
+			for x := int(l.n); x < len(line); x++ {
+				if line[x] != blankCell {
+					t.Fatalf("%s row %d: cell %d is %+v, past the log's %d cells", name, y, x, line[x], l.n)
+				}
+			}
+			trimmed := len(line)
+			for trimmed > 0 && isBlank(&line[trimmed-1]) {
+				trimmed--
+			}
+			if got := decodeLine(nil, l.encoded()); !slices.Equal(got, line[:trimmed]) {
+				t.Fatalf("%s row %d: trimmed log decodes to\n%+v\nrow is\n%+v", name, y, got, line[:trimmed])
 			}
 		}
 		for y, line := range s.rows() {

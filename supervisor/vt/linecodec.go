@@ -40,14 +40,8 @@ func encodeLine(dst []byte, cells []Cell) []byte {
 	var attr Attr
 	for i := 0; i < len(cells); i++ {
 		// The common case first: a run of ASCII characters in one style,
-		// copied with one store per cell and no append bookkeeping.
-		if n := asciiRun(cells[i:], fg, bg, attr); n > 0 {
-			dst = slices.Grow(dst, n)
-			run := dst[len(dst) : len(dst)+n]
-			for k := range run {
-				run[k] = byte(cells[i+k].Rune)
-			}
-			dst = dst[:len(dst)+n]
+		// checked and copied in one pass with no append bookkeeping.
+		if n := appendASCIIRun(&dst, cells[i:], fg, bg, attr); n > 0 {
 			i += n - 1
 			continue
 		}
@@ -86,19 +80,23 @@ func encodeLine(dst []byte, cells []Cell) []byte {
 	return dst
 }
 
-// asciiRun returns how many cells at the start of cells hold a printable
-// ASCII character, drawn narrow in the given style with no marks.
-func asciiRun(cells []Cell, fg, bg Color, attr Attr) int {
+// appendASCIIRun appends to *dst the cells at the start of cells that hold
+// a printable ASCII character, drawn narrow in the given style with no
+// marks, one byte each, and returns how many there were.
+func appendASCIIRun(dst *[]byte, cells []Cell, fg, bg Color, attr Attr) int {
+	out := slices.Grow(*dst, len(cells))
+	buf := out[len(out):cap(out)]
+	n := 0
 	for k := range cells {
 		c := &cells[k]
-		// One branch per cell: every test is folded into a value that is
-		// zero only when they all pass. bad|bad+0x20 has bit 7 or above
-		// set exactly when the rune is outside 0x20–0x7f.
-		if c.Fg != fg || c.Bg != bg || c.Attr != attr || c.Comb != 0 || c.Width != 1 || uint32(c.Rune)-0x20 >= 0x60 {
-			return k
+		if c.Fg != fg || c.Bg != bg || c.Attr != attr || c.Comb != 0 || c.Width != 1 || uint32(c.Rune)-0x20 >= 0x60 || k >= len(buf) {
+			break
 		}
+		buf[k] = byte(c.Rune)
+		n++
 	}
-	return len(cells)
+	*dst = out[:len(out)+n]
+	return n
 }
 
 // decodeLine appends the cells src encodes to dst. It never panics, even on

@@ -29,6 +29,9 @@ func (t *Terminal) printASCII(run []byte) {
 		x := t.x
 		n := min(len(run), cols-x)
 		t.scr.extend(t.y, x+n)
+		if l := t.scr.log(t.y); l != nil {
+			l.ascii(x, run[:n], &t.pen)
+		}
 		t.splitWide(line, x)
 		t.splitWide(line, x+n)
 		// Field by field: a Cell has too many fields for the compiler to
@@ -61,6 +64,9 @@ func (t *Terminal) printASCII(run []byte) {
 			c := t.pen
 			c.Rune = rune(run[len(run)-1])
 			line[cols-1] = c
+			if l := t.scr.log(t.y); l != nil {
+				l.ok = false
+			}
 			run = nil
 		}
 	}
@@ -105,6 +111,13 @@ func (t *Terminal) printRune(r rune) {
 	}
 	line := t.scr.line(t.y)
 	t.scr.extend(t.y, x+w)
+	if l := t.scr.log(t.y); l != nil {
+		if t.modes.Insert {
+			l.ok = false
+		} else {
+			l.char(x, r, w, &t.pen)
+		}
+	}
 	t.splitWide(line, x)
 	t.splitWide(line, x+w)
 	c := t.pen
@@ -159,6 +172,9 @@ func (t *Terminal) combine(r rune) {
 		t.combIDs[marks] = id
 	}
 	line[x].Comb = id
+	if l := t.scr.log(t.y); l != nil {
+		l.mark(x, id)
+	}
 	t.dirty = true
 }
 

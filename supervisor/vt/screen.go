@@ -18,8 +18,15 @@ type screen struct {
 	// is blankCell. It is kept as an upper bound, never exact: it lets a
 	// line that scrolls off be trimmed and cleared without scanning the
 	// (typically empty) right half of a wide screen.
-	ext  []int32
-	cols int
+	ext []int32
+	// logs holds, for each row of cells, its scrollback encoding while
+	// the row is only appended to (see rowLog). Only the main screen has
+	// them: nothing scrolls from the alternate screen into scrollback.
+	logs []rowLog
+	// blank is one row of blankCell: clearing a row is then a single copy
+	// instead of a fill.
+	blank []Cell
+	cols  int
 	// saved is the cursor DECSC stored for this screen.
 	saved savedCursor
 }
@@ -34,19 +41,35 @@ type savedCursor struct {
 	gl          int
 }
 
-// newScreen returns a blank screen.
-func newScreen(cols, rows int) screen {
+// newScreen returns a blank screen, with row logs if logged.
+func newScreen(cols, rows int, logged bool) screen {
 	s := screen{
 		cells:  make([]Cell, cols*rows),
 		rowmap: make([]int32, rows),
 		ext:    make([]int32, rows),
+		blank:  make([]Cell, cols),
 		cols:   cols,
 	}
+	if logged {
+		s.logs = make([]rowLog, rows)
+	}
+	fill(s.blank, blankCell)
 	fill(s.cells, blankCell)
 	for y := range s.rowmap {
 		s.rowmap[y] = int32(y)
+		if logged {
+			s.logs[y].reset()
+		}
 	}
 	return s
+}
+
+// log returns row y's log, or nil on a screen without logs.
+func (s *screen) log(y int) *rowLog {
+	if s.logs == nil {
+		return nil
+	}
+	return &s.logs[s.rowmap[y]]
 }
 
 // line returns screen row y. Its capacity ends with the row, so no append
@@ -78,12 +101,18 @@ func (s *screen) clearLine(y int, c Cell) {
 	r := s.rowmap[y]
 	p := int(r) * s.cols
 	if c == blankCell {
-		fill(s.cells[p:p+int(s.ext[r])], c)
+		copy(s.cells[p:p+int(s.ext[r])], s.blank)
 		s.ext[r] = 0
+		if s.logs != nil {
+			s.logs[r].reset()
+		}
 		return
 	}
 	fill(s.cells[p:p+s.cols], c)
 	s.ext[r] = int32(s.cols)
+	if s.logs != nil {
+		s.logs[r].ok = false
+	}
 }
 
 // clear fills the whole screen with c.
@@ -95,6 +124,13 @@ func (s *screen) clear(c Cell) {
 	}
 	for r := range s.ext {
 		s.ext[r] = e
+	}
+	for r := range s.logs {
+		if e == 0 {
+			s.logs[r].reset()
+		} else {
+			s.logs[r].ok = false
+		}
 	}
 }
 
@@ -111,12 +147,18 @@ func (s *screen) rows() [][]Cell {
 // cols cells long.
 func (s *screen) setRows(lines [][]Cell, cols int) {
 	rows := len(lines)
+	logged := s.logs != nil
 	*s = screen{
 		cells:  make([]Cell, cols*rows),
 		rowmap: make([]int32, rows),
 		ext:    make([]int32, rows),
+		blank:  make([]Cell, cols),
 		cols:   cols,
 		saved:  s.saved,
+	}
+	fill(s.blank, blankCell)
+	if logged {
+		s.logs = make([]rowLog, rows)
 	}
 	for y, line := range lines {
 		s.rowmap[y] = int32(y)
@@ -126,6 +168,11 @@ func (s *screen) setRows(lines [][]Cell, cols int) {
 			end--
 		}
 		s.ext[y] = int32(end)
+		if logged {
+			// A log starts only on a blank row.
+			s.logs[y].reset()
+			s.logs[y].ok = end == 0
+		}
 	}
 }
 
@@ -139,6 +186,16 @@ func fill(line []Cell, c Cell) {
 	for n := 1; n < len(line); n *= 2 {
 		copy(line[n:], line[:n])
 	}
+}
+
+// fill sets the cells of part of a row to c, by copying the blank row
+// when c is a blank.
+func (s *screen) fill(cells []Cell, c Cell) {
+	if c == blankCell {
+		copy(cells, s.blank)
+		return
+	}
+	fill(cells, c)
 }
 
 // eraseCell is what erasing leaves behind: a blank in the current
@@ -170,7 +227,10 @@ func (t *Terminal) eraseRange(y, from, to int) {
 	t.splitWide(line, from)
 	t.splitWide(line, to)
 	e := t.eraseCell()
-	fill(line[from:to], e)
+	scr.fill(line[from:to], e)
+	if l := scr.log(y); l != nil {
+		l.erased(from, e)
+	}
 	r := scr.rowmap[y]
 	switch {
 	case e != blankCell:
@@ -191,9 +251,12 @@ func (t *Terminal) insertBlanks(y, x, n int) {
 		return
 	}
 	line := t.scr.line(y)
+	if l := t.scr.log(y); l != nil {
+		l.ok = false
+	}
 	t.splitWide(line, x)
 	copy(line[x+n:], line[x:cols-n])
-	fill(line[x:x+n], t.eraseCell())
+	t.scr.fill(line[x:x+n], t.eraseCell())
 	if line[cols-1].Width == 2 {
 		// Its right half was pushed off the line.
 		line[cols-1] = t.eraseCell()
@@ -212,11 +275,14 @@ func (t *Terminal) deleteCells(y, x, n int) {
 		return
 	}
 	line := t.scr.line(y)
+	if l := t.scr.log(y); l != nil {
+		l.ok = false
+	}
 	t.splitWide(line, x)
 	t.splitWide(line, x+n)
 	copy(line[x:], line[x+n:])
 	e := t.eraseCell()
-	fill(line[cols-n:], e)
+	t.scr.fill(line[cols-n:], e)
 	if e != blankCell {
 		t.scr.extend(y, cols)
 	}
@@ -237,7 +303,11 @@ func (t *Terminal) scrollUp(top, bot, n int, toScrollback bool) {
 	scr := t.scr
 	if toScrollback && top == 0 && scr == &t.main {
 		for y := range n {
-			t.sb.push(scr.used(y))
+			if l := scr.log(y); l != nil && l.ok {
+				t.sb.pushEncoded(l.encoded())
+			} else {
+				t.sb.push(scr.used(y))
+			}
 		}
 	}
 	rotateUp(scr.rowmap[top:bot+1], n)

@@ -28,9 +28,23 @@ func (r *ring) push(line []Cell) {
 	for end > 0 && isBlank(&line[end-1]) {
 		end--
 	}
-	var slot int
+	slot := r.next()
+	r.lines[slot] = encodeLine(r.lines[slot][:0], line[:end])
+}
+
+// pushEncoded appends a line already encoded.
+func (r *ring) pushEncoded(line []byte) {
+	if r.max <= 0 {
+		return
+	}
+	slot := r.next()
+	r.lines[slot] = append(r.lines[slot][:0], line...)
+}
+
+// next makes room for a new newest line and returns its slot.
+func (r *ring) next() int {
 	if r.n < r.max {
-		slot = r.start + r.n
+		slot := r.start + r.n
 		if slot >= r.max {
 			slot -= r.max
 		}
@@ -38,14 +52,14 @@ func (r *ring) push(line []Cell) {
 			r.lines = append(r.lines, nil)
 		}
 		r.n++
-	} else {
-		slot = r.start
-		r.start++
-		if r.start == r.max {
-			r.start = 0
-		}
+		return slot
 	}
-	r.lines[slot] = encodeLine(r.lines[slot][:0], line[:end])
+	slot := r.start
+	r.start++
+	if r.start == r.max {
+		r.start = 0
+	}
+	return slot
 }
 
 // at returns the encoding of line i, 0 being the oldest. The slice is the

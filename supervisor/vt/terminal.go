@@ -116,8 +116,8 @@ func New(cols, rows int, opts ...Option) *Terminal {
 	t := &Terminal{
 		cols:    cols,
 		rows:    rows,
-		main:    newScreen(cols, rows),
-		alt:     newScreen(cols, rows),
+		main:    newScreen(cols, rows, true),
+		alt:     newScreen(cols, rows, false),
 		sb:      ring{max: cfg.scrollback},
 		reply:   cfg.reply,
 		fgQuery: colorQueryAnswer(cfg.fg),
