@@ -75,3 +75,29 @@ func tuiStream(size int) []byte {
 	buf.WriteString("\x1b[?25h\x1b[?1049l")
 	return buf.Bytes()
 }
+
+// BenchmarkSnapshot measures what a painter pays per frame for a copy of a
+// full 200×50 screen.
+func BenchmarkSnapshot(b *testing.B) {
+	term := New(200, 50)
+	term.Write(tuiStream(64 << 10))
+	b.Run("into", func(b *testing.B) {
+		var s Snapshot
+		b.ReportAllocs()
+		for range b.N {
+			term.SnapshotInto(&s)
+		}
+	})
+	b.Run("new", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			_ = term.Snapshot()
+		}
+	})
+	b.Run("text", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			_ = term.Text()
+		}
+	})
+}
