@@ -51,6 +51,9 @@ test-e2e:
 bench:
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchmem ./store/ ./mcpserver/
 	CGO_ENABLED=0 $(GO) run ./bench/mcpbench
+	CGO_ENABLED=0 $(GO) test -run '^$$' -bench 'PTY|ScreenLag' -benchtime 5x ./supervisor/
+	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchtime 3x ./supervisor/vt/ ./supervisor/asciicast/
+	cd bench/vtcompare && CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchtime 3x
 
 clean:
 	rm -rf bin

@@ -144,6 +144,14 @@ func (s *Subscription) Read() (data []byte, dropped int64, ended bool) {
 	defer s.mu.Unlock()
 	data, dropped = s.buf, s.dropped
 	s.buf, s.dropped = nil, 0
+	if s.closed && (len(data) > 0 || dropped > 0) {
+		// The end is still to be told: wake the reader once more, or a
+		// reader that waits on Ready after this Read would wait forever.
+		select {
+		case s.notify <- struct{}{}:
+		default:
+		}
+	}
 	return data, dropped, s.closed && len(data) == 0 && dropped == 0
 }
 

@@ -91,6 +91,7 @@ type Session struct {
 
 const (
 	readSize   = 32 << 10
+	slabSize   = 1 << 20
 	emuLimit   = 64 << 20 // bytes the emulator may be behind before the agent waits
 	recLimit   = 256 << 20
 	subLimit   = 4 << 20
@@ -324,11 +325,19 @@ func looksLikeQuestion(screen string) bool {
 func (s *Session) readLoop() {
 	defer close(s.readDone)
 	tty := s.proc.PTY()
+	// Reads land in a slab that chunks are cut from: a chunk is shared,
+	// read-only, by every consumer, so it cannot be a reused buffer, and a
+	// fresh 32 KiB buffer per read (most reads are a few KiB) would make
+	// the garbage collector the agent's bottleneck.
+	var slab []byte
 	for {
-		buf := make([]byte, readSize)
-		n, err := tty.Read(buf)
+		if len(slab) < readSize {
+			slab = make([]byte, slabSize)
+		}
+		n, err := tty.Read(slab[:readSize])
 		if n > 0 {
-			c := chunk{data: buf[:n:n], at: time.Now()}
+			c := chunk{data: slab[:n:n], at: time.Now()}
+			slab = slab[n:]
 			s.recQ.push(c)
 			s.emuQ.push(c)
 			s.mu.Lock()
