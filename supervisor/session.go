@@ -178,6 +178,51 @@ func (s *Session) ScreenChanged() (<-chan struct{}, func()) {
 	}
 }
 
+// Frames sends a snapshot of the screen each time it has changed, at most
+// once per interval (a viewer painting at 30 frames a second passes 33 ms),
+// the first one at once, until ctx ends or the agent has exited and its
+// last screen was sent. A slow receiver gets the newest screen, never a
+// queue of stale ones.
+func (s *Session) Frames(ctx context.Context, interval time.Duration) <-chan *vt.Snapshot {
+	out := make(chan *vt.Snapshot, 1)
+	changed, stop := s.ScreenChanged()
+	go func() {
+		defer close(out)
+		defer stop()
+		var last uint64
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for first := true; ; first = false {
+			if !first {
+				select {
+				case <-ctx.Done():
+					return
+				case <-changed:
+				}
+			}
+			ended := s.Exit() != nil
+			if seq := s.term.Seq(); first || seq != last {
+				last = seq
+				snap := s.term.Snapshot()
+				select {
+				case <-out: // the receiver is behind: replace its frame
+				default:
+				}
+				out <- snap
+			}
+			if ended {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return out
+}
+
 // ErrEnded is returned for input to a session whose agent has exited.
 var ErrEnded = errors.New("the agent has exited")
 

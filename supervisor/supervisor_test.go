@@ -387,3 +387,56 @@ func TestLaunchFailsCleanly(t *testing.T) {
 		t.Errorf("Exited called for a launch that failed")
 	}
 }
+
+func TestFramesAreRateLimitedAndCurrent(t *testing.T) {
+	sv, _, _ := newTestSupervisor(t, os.Environ())
+	sh := store.Profile{ID: "sh", Name: "sh", Command: "/bin/sh", Prompt: store.PromptNone}
+	s, err := sv.Launch(LaunchSpec{SessionID: "ses_frames", Dir: t.TempDir(), Profile: sh})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	frames := s.Frames(ctx, 100*time.Millisecond)
+	// A loop that changes the screen continuously for a second.
+	s.Input([]byte("i=0; while [ $i -lt 2000 ]; do echo line $i; i=$((i+1)); done; echo FRAMES-END\r"))
+	start := time.Now()
+	n := 0
+	var last *vt.Snapshot
+	for snap := range frames {
+		n++
+		last = snap
+		if strings.Contains(textOf(snap), "FRAMES-END") {
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("no frame showed the end of the output")
+		}
+	}
+	elapsed := time.Since(start)
+	if max := int(elapsed/(100*time.Millisecond)) + 2; n > max {
+		t.Errorf("%d frames in %v at one per 100 ms", n, elapsed)
+	}
+	if last.Cols != 120 || last.Rows != 40 {
+		t.Errorf("frame size %dx%d", last.Cols, last.Rows)
+	}
+}
+
+// textOf is a snapshot's text, one line per row.
+func textOf(s *vt.Snapshot) string {
+	var b strings.Builder
+	for _, line := range s.Lines {
+		for _, c := range line {
+			if c.Width == 0 {
+				continue
+			}
+			r := c.Rune
+			if r == 0 {
+				r = ' '
+			}
+			b.WriteRune(r)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
