@@ -133,7 +133,9 @@ func runApp(args []string) int {
 		<-ctx.Done()
 	}
 	stop()
-	closeCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Long enough for agents to take an interrupt and a terminate (3 s
+	// each) before they are killed.
+	closeCtx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	defer cancel()
 	if err := d.Close(closeCtx); err != nil {
 		log.Error("close", "err", err)

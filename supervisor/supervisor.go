@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
@@ -252,7 +253,9 @@ func (sv *Supervisor) List() []Info {
 }
 
 // Close stops every agent (interrupt, terminate, kill, as Stop does) and
-// refuses new ones. It returns when all have exited or ctx ends.
+// refuses new ones. When ctx ends first, the agents still running are
+// killed at once: quitting the app never leaves one behind. It returns once
+// all have exited.
 func (sv *Supervisor) Close(ctx context.Context) error {
 	sv.mu.Lock()
 	sv.closed = true
@@ -271,6 +274,18 @@ func (sv *Supervisor) Close(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
+	for _, s := range live {
+		select {
+		case <-s.Done():
+			continue
+		default:
+		}
+		s.proc.SignalGroup(syscall.SIGKILL)
+		<-s.Done()
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("stop agents: %w; the rest were killed", ctx.Err())
+	}
 	return errors.Join(errs...)
 }
 

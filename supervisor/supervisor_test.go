@@ -440,3 +440,32 @@ func textOf(s *vt.Snapshot) string {
 	}
 	return b.String()
 }
+
+func TestCloseKillsWhatOutlivesItsContext(t *testing.T) {
+	sv, exits, _ := newTestSupervisor(t, os.Environ())
+	var ss []*Session
+	for i := range 2 {
+		s, err := sv.Launch(LaunchSpec{SessionID: fmt.Sprintf("ses_close%d", i), Dir: t.TempDir(), Profile: standinProfile(t, store.PromptNone, "stubborn")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitScreen(t, s, "ignoring signals")
+		ss = append(ss, s)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := sv.Close(ctx); err == nil {
+		t.Error("Close reported success although it had to kill")
+	}
+	for _, s := range ss {
+		if n := liveInGroup(s.PID()); n != 0 {
+			t.Errorf("%d processes of %s still run", n, s.ID())
+		}
+		if _, ok := exits.get(s.ID()); !ok {
+			t.Errorf("no exit recorded for %s", s.ID())
+		}
+	}
+	if _, err := sv.Launch(LaunchSpec{SessionID: "ses_after", Dir: t.TempDir(), Profile: standinProfile(t, store.PromptNone, "stubborn")}); err != ErrClosed {
+		t.Errorf("Launch after Close: %v", err)
+	}
+}
