@@ -92,28 +92,33 @@ type Subscription struct {
 	notify chan struct{} // capacity 1: "there is something to read"
 	cancel func()
 
-	mu      sync.Mutex
-	buf     []byte // guarded by mu
-	dropped int64  // bytes dropped since the last Read; guarded by mu
-	closed  bool   // guarded by mu
+	mu sync.Mutex
+	// pending holds the chunks themselves, not a copy: chunks are never
+	// written again, and the copy into one slice is then made by Read, on
+	// the reader's goroutine rather than in the read loop.
+	pending [][]byte // guarded by mu
+	size    int      // bytes in pending; guarded by mu
+	dropped int64    // bytes dropped since the last Read; guarded by mu
+	closed  bool     // guarded by mu
 }
 
 func newSubscription(limit int) *Subscription {
 	return &Subscription{limit: limit, notify: make(chan struct{}, 1)}
 }
 
-// offer appends p, or drops it when the reader is too far behind. It never
-// waits.
+// offer queues p, which must never be written again, or drops it when the
+// reader is too far behind. It never waits.
 func (s *Subscription) offer(p []byte) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return
 	}
-	if len(s.buf)+len(p) > s.limit {
+	if s.size+len(p) > s.limit {
 		s.dropped += int64(len(p))
 	} else {
-		s.buf = append(s.buf, p...)
+		s.pending = append(s.pending, p)
+		s.size += len(p)
 	}
 	s.mu.Unlock()
 	select {
@@ -142,8 +147,15 @@ func (s *Subscription) Ready() <-chan struct{} { return s.notify }
 func (s *Subscription) Read() (data []byte, dropped int64, ended bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	data, dropped = s.buf, s.dropped
-	s.buf, s.dropped = nil, 0
+	if s.size > 0 {
+		data = make([]byte, 0, s.size)
+		for _, p := range s.pending {
+			data = append(data, p...)
+		}
+	}
+	dropped = s.dropped
+	clear(s.pending)
+	s.pending, s.size, s.dropped = s.pending[:0], 0, 0
 	if s.closed && (len(data) > 0 || dropped > 0) {
 		// The end is still to be told: wake the reader once more, or a
 		// reader that waits on Ready after this Read would wait forever.
