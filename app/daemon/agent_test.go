@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -157,5 +158,47 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met in 10 s")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// The session views the GUI reads: lists, details with reports and open
+// questions.
+func TestSessionViews(t *testing.T) {
+	d := start(t, Config{Paths: newPaths(t), Listen: ListenAddr{Off: true}, Keyring: keyring.NewMemory()})
+	reg := d.Registry()
+	call := func(method string, args any) mcpserver.Result {
+		t.Helper()
+		b, _ := json.Marshal(args)
+		res := reg.Invoke(context.Background(), mcpserver.Operator, mcpserver.TransportGUI, method, b)
+		if res.Err != nil {
+			t.Fatalf("%s: %v", method, res.Err)
+		}
+		return res
+	}
+	repo := call("repository.register", map[string]any{"path": t.TempDir()}).Value.(mcpserver.RepositoryRegistered).Repository
+	ses := call("session.report", map[string]any{"kind": "ready", "repository_id": repo.ID, "text": "hello"}).Value.(mcpserver.ReportResult).SessionID
+	for i := range 5 {
+		call("session.report", map[string]any{"kind": "heartbeat", "session_id": ses, "text": fmt.Sprint("beat ", i)})
+	}
+	q := call("session.report", map[string]any{"kind": "question", "session_id": ses, "text": "which branch?"}).Value.(mcpserver.ReportResult).QuestionID
+
+	list := call("session.list", map[string]any{"state": "running"}).Value.(mcpserver.SessionListResult).Sessions
+	if len(list) != 1 || list[0].ID != ses {
+		t.Fatalf("session.list = %+v", list)
+	}
+	det := call("session.get", mcpserver.SessionGetArgs{SessionID: ses, Reports: 3}).Value.(mcpserver.SessionDetail)
+	if len(det.Reports) != 3 || det.Reports[2].Kind != store.ReportQuestion || det.Reports[0].Text != "beat 3" {
+		t.Errorf("session.get reports = %+v, want the newest three, oldest first", det.Reports)
+	}
+	if len(det.Questions) != 1 || det.Questions[0].ID != q || det.LastSeq == 0 {
+		t.Errorf("session.get questions %+v, last seq %d", det.Questions, det.LastSeq)
+	}
+	qs := call("question.list", struct{}{}).Value.(mcpserver.QuestionListResult).Questions
+	if len(qs) != 1 || qs[0].Text != "which branch?" {
+		t.Errorf("question.list = %+v", qs)
+	}
+	call("session.answer", mcpserver.AnswerArgs{QuestionID: q, Answer: "main"})
+	if qs := call("question.list", struct{}{}).Value.(mcpserver.QuestionListResult).Questions; len(qs) != 0 {
+		t.Errorf("answered question still listed: %+v", qs)
 	}
 }
