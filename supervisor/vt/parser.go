@@ -217,15 +217,28 @@ func (t *Terminal) escape(b byte) int {
 // of p, and returns how many it consumed.
 func (t *Terminal) csi(p []byte) int {
 	ps := &t.p
-	for i, b := range p {
+	for i := 0; i < len(p); i++ {
+		b := p[i]
 		switch {
 		case b >= '0' && b <= '9':
 			if ps.state != stCSI {
 				ps.state = stCSIIgnore
-			} else if ps.n < maxParams {
-				ps.params[ps.n] = min(ps.params[ps.n]*10+int(b-'0'), maxParamValue)
+				continue
+			}
+			// All the digits of the parameter at once, kept in a
+			// register rather than stored back per digit.
+			v, j := 0, i
+			if ps.n < maxParams {
+				v = ps.params[ps.n]
+			}
+			for ; j < len(p) && p[j] >= '0' && p[j] <= '9'; j++ {
+				v = min(v*10+int(p[j]-'0'), maxParamValue)
+			}
+			if ps.n < maxParams {
+				ps.params[ps.n] = v
 			}
 			ps.digits = true
+			i = j - 1
 		case b == ';' || b == ':':
 			if ps.state != stCSI {
 				ps.state = stCSIIgnore

@@ -15,9 +15,9 @@ type screen struct {
 	// rowmap maps a screen row to its row in cells.
 	rowmap []int32
 	// ext holds, for each row of cells, a column from which on every cell
-	// is blankCell. It is kept as an upper bound, never exact: it lets a
-	// line that scrolls off be trimmed and cleared without scanning the
-	// (typically empty) right half of a wide screen.
+	// is blankCell. It is an upper bound, not always the exact end of the
+	// text: it lets a line that scrolls off be trimmed and cleared without
+	// scanning the (typically empty) right half of a wide screen.
 	ext []int32
 	// logs holds, for each row of cells, its scrollback encoding while
 	// the row is only appended to (see rowLog). Only the main screen has
