@@ -202,7 +202,7 @@ func (t *Terminal) deviceStatus(req int, dec bool) {
 	case 6:
 		y := t.y
 		if t.modes.Origin {
-			y -= t.top
+			y = max(y-t.top, 0)
 		}
 		if dec {
 			t.sendReply("\x1b[?%d;%dR", y+1, t.x+1)

@@ -22,6 +22,7 @@ func TestReplies(t *testing.T) {
 		{"DSR cursor in the pending wrap", "\x1b[1;78Habc\x1b[6n", []string{"\x1b[1;80R"}},
 		{"DSR cursor in origin mode", "\x1b[5;20r\x1b[?6h\x1b[3;7H\x1b[6n", []string{"\x1b[3;7R"}},
 		{"DSR cursor without origin mode", "\x1b[5;20r\x1b[3;7H\x1b[6n", []string{"\x1b[3;7R"}},
+		{"DSR in origin mode after DECRC above the region", "\x1b[2;20r\x1b[?6h\x1b7\x1b[5;20r\x1b8\x1b[6n", []string{"\x1b[1;1R"}},
 		{"DECXCPR", "\x1b[2;2H\x1b[?6n", []string{"\x1b[?2;2R"}},
 		{"DA1", "\x1b[c", []string{"\x1b[?62;22c"}},
 		{"DA1 with 0", "\x1b[0c", []string{"\x1b[?62;22c"}},

@@ -1,6 +1,6 @@
 package vt
 
-// Resize changes the terminal's size (each side at least 1 cell). Lines are
+// Resize changes the terminal's size (clamped like New's). Lines are
 // cut or padded, not reflowed. When the screen loses rows, the rows above
 // the cursor that no longer fit go to scrollback and the rows below it are
 // dropped, so the line being typed on stays in view (xterm's rule). When the
@@ -9,7 +9,7 @@ package vt
 // window undoes shrinking it. The scroll region is reset to the whole
 // screen, as in xterm.
 func (t *Terminal) Resize(cols, rows int) {
-	cols, rows = max(cols, 1), max(rows, 1)
+	cols, rows = clampSize(cols, rows)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if cols == t.cols && rows == t.rows {

@@ -85,6 +85,17 @@ func TestResizeTiny(t *testing.T) {
 	checkInvariants(t, term)
 }
 
+func TestSizeLimits(t *testing.T) {
+	term := New(1<<30, 1<<30)
+	if c, r := term.Size(); c != MaxCols || r != MaxRows {
+		t.Errorf("Size = %d,%d", c, r)
+	}
+	term.Resize(5, 1<<40)
+	if c, r := term.Size(); c != 5 || r != MaxRows {
+		t.Errorf("Size after Resize = %d,%d", c, r)
+	}
+}
+
 func scrollbackTexts(term *Terminal) []string {
 	var lines []string
 	for i := range term.ScrollbackLen() {

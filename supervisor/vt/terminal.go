@@ -9,6 +9,14 @@ import (
 // before the oldest is forgotten, unless WithScrollback says otherwise.
 const DefaultScrollback = 10000
 
+// MaxCols and MaxRows bound the size of a terminal, far beyond any real
+// window, so that a nonsense size cannot make New or Resize allocate
+// gigabytes.
+const (
+	MaxCols = 2000
+	MaxRows = 1000
+)
+
 // Terminal is an emulated terminal: bytes a program prints go in through
 // Write, and the screen comes out through Snapshot, Text and friends.
 //
@@ -105,14 +113,15 @@ func WithDefaultColors(fg, bg Color) Option {
 	return func(c *config) { c.fg, c.bg = fg, bg }
 }
 
-// New returns a terminal of cols×rows cells (each at least 1), showing the
-// main screen with the cursor at the top left.
+// New returns a terminal of cols×rows cells (each at least 1 and at most
+// MaxCols, MaxRows), showing the main screen with the cursor at the top
+// left.
 func New(cols, rows int, opts ...Option) *Terminal {
 	cfg := config{scrollback: DefaultScrollback}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	cols, rows = max(cols, 1), max(rows, 1)
+	cols, rows = clampSize(cols, rows)
 	t := &Terminal{
 		cols:    cols,
 		rows:    rows,
@@ -242,4 +251,9 @@ func (t *Terminal) sendReply(format string, args ...any) {
 		return
 	}
 	t.reply(fmt.Appendf(nil, format, args...))
+}
+
+// clampSize brings a size within 1×1 to MaxCols×MaxRows.
+func clampSize(cols, rows int) (int, int) {
+	return clamp(cols, 1, MaxCols), clamp(rows, 1, MaxRows)
 }
