@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
@@ -15,6 +17,9 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/switchboard-dev/switchboard/assets"
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor"
 )
 
 // AppID is the application id: Fyne keys preferences and storage by it, desktops match the
@@ -29,6 +34,13 @@ const (
 	labelKeyringPrefix  = "Keyring "
 	labelCopyEndpoint   = "Copy MCP endpoint"
 	labelCopyToken      = "Copy client token"
+	labelCopyConfig     = "Copy client config"
+	labelConfigClaude   = "Claude Code command"
+	labelConfigCodex    = "Codex config.toml"
+	labelConfigJSON     = "JSON (mcpServers)"
+	labelStartAgent     = "Start agent"
+	labelNoRepos        = "No repositories yet (switchboard repo add PATH)"
+	labelNotInstalled   = " (not installed)"
 	labelQuit           = "Quit"
 )
 
@@ -57,7 +69,7 @@ type Backend interface {
 // without starting Fyne when no tray can appear at all (no display, or on Linux and the BSDs
 // no D-Bus session bus for the StatusNotifierItem), so the caller can fall back to running
 // headless instead of leaving an invisible process behind.
-func RunTray(ctx context.Context, b Backend, log *slog.Logger) error {
+func RunTray(ctx context.Context, core Core, log *slog.Logger) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -75,10 +87,12 @@ func RunTray(ctx context.Context, b Backend, log *slog.Logger) error {
 		return errors.New("tray: the Fyne driver in use has no system tray")
 	}
 	a.SetIcon(icon)
+	g := &gui{app: a, core: core, log: log, quit: a.Quit}
 	// The icon is set before the menu: setting the menu starts the tray, which picks up the
 	// icon already set. On Linux the bytes must be a PNG (the SNI pixmap is decoded from it).
-	desk.SetSystemTrayIcon(fyne.NewStaticResource("tray-idle.png", assets.TrayIdle()))
-	desk.SetSystemTrayMenu(trayMenu(a, b, log, a.Quit))
+	model := g.menuModel()
+	desk.SetSystemTrayIcon(trayIcon(model.state))
+	desk.SetSystemTrayMenu(g.trayMenu(model))
 
 	stopped := make(chan struct{})
 	defer close(stopped)
@@ -91,18 +105,129 @@ func RunTray(ctx context.Context, b Backend, log *slog.Logger) error {
 		case <-stopped:
 		}
 	}()
+	go g.refreshTray(desk, model, stopped)
 
-	log.Info("tray: running", "endpoint", b.Endpoint(), "keyring", b.KeyringState())
+	log.Info("tray: running", "endpoint", core.Endpoint(), "keyring", core.KeyringState())
 	a.Run()
 	log.Info("tray: stopped")
 	return nil
 }
 
-// trayMenu builds the tray menu. It only reads the backend and the app, so tests drive it
-// with Fyne's test app; quit is what the Quit item calls.
+// trayRefresh is how often the tray looks for new profiles, repositories and agent states.
+// Reading them is one read transaction and a look at each agent's screen: cheap enough to do
+// every few seconds, and a tray menu has no "about to open" event to hook instead.
+const trayRefresh = 2 * time.Second
+
+// refreshTray rebuilds the menu and swaps the icon when what they show has changed.
+func (g *gui) refreshTray(desk desktop.App, shown trayModel, stop <-chan struct{}) {
+	t := time.NewTicker(trayRefresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		m := g.menuModel()
+		if m.equal(shown) {
+			continue
+		}
+		iconChanged := m.state != shown.state
+		shown = m
+		fyne.Do(func() {
+			if iconChanged {
+				desk.SetSystemTrayIcon(trayIcon(m.state))
+			}
+			desk.SetSystemTrayMenu(g.trayMenu(m))
+		})
+	}
+}
+
+// trayState is what the tray icon says.
+type trayState int
+
+const (
+	stateIdle      trayState = iota
+	stateWorking             // an agent's screen is changing
+	stateAttention           // a question waits, or an agent's screen looks like one
+)
+
+func trayIcon(s trayState) fyne.Resource {
+	switch s {
+	case stateWorking:
+		return fyne.NewStaticResource("tray-working.png", assets.TrayWorking())
+	case stateAttention:
+		return fyne.NewStaticResource("tray-attention.png", assets.TrayAttention())
+	}
+	return fyne.NewStaticResource("tray-idle.png", assets.TrayIdle())
+}
+
+// trayModel is what the changing parts of the tray show.
+type trayModel struct {
+	profiles []supervisor.ProfileInfo
+	repos    []store.Repository
+	state    trayState
+}
+
+func (m trayModel) equal(o trayModel) bool {
+	if m.state != o.state || len(m.profiles) != len(o.profiles) || len(m.repos) != len(o.repos) {
+		return false
+	}
+	for i := range m.profiles {
+		a, b := m.profiles[i], o.profiles[i]
+		if a.ID != b.ID || a.Name != b.Name || a.Available != b.Available {
+			return false
+		}
+	}
+	for i := range m.repos {
+		if m.repos[i].ID != o.repos[i].ID || m.repos[i].Name != o.repos[i].Name {
+			return false
+		}
+	}
+	return true
+}
+
+// menuModel reads what the tray shows. A failed read leaves that part empty: the tray must
+// keep working when, say, the database is busy.
+func (g *gui) menuModel() trayModel {
+	var m trayModel
+	var profiles mcpserver.ProfileList
+	if err := g.call("profile.list", struct{}{}, &profiles); err != nil {
+		g.log.Warn("tray: profiles", "err", err)
+	}
+	m.profiles = profiles.Profiles
+	var repos mcpserver.RepositoryList
+	if err := g.call("repository.list", struct{}{}, &repos); err != nil {
+		g.log.Warn("tray: repositories", "err", err)
+	}
+	m.repos = repos.Repositories
+	var qs mcpserver.QuestionListResult
+	if err := g.call("question.list", struct{}{}, &qs); err != nil {
+		g.log.Warn("tray: questions", "err", err)
+	}
+	if len(qs.Questions) > 0 {
+		m.state = stateAttention
+	}
+	if agents := g.core.Agents(); agents != nil {
+		for _, a := range agents.List() {
+			switch {
+			case a.Exit != nil:
+			case a.Status == supervisor.StatusNeedsInput:
+				m.state = stateAttention
+			case a.Status == supervisor.StatusRunning && m.state == stateIdle:
+				m.state = stateWorking
+			}
+		}
+	}
+	return m
+}
+
+// trayMenu builds the tray menu from m. It only reads the core and the app, so tests drive
+// it with Fyne's test app.
 //
 // The endpoint is read once, here: the daemon picks its address before the tray starts.
-func trayMenu(a fyne.App, b Backend, log *slog.Logger, quit func()) *fyne.Menu {
+func (g *gui) trayMenu(m trayModel) *fyne.Menu {
+	a, b, log := g.app, g.core, g.log
 	endpoint := b.Endpoint()
 	status := fyne.NewMenuItem(endpointLabel(endpoint), nil)
 	status.Disabled = true
@@ -138,13 +263,83 @@ func trayMenu(a fyne.App, b Backend, log *slog.Logger, quit func()) *fyne.Menu {
 		log.Info("tray: client token copied") // never the token itself
 	})
 
-	quitItem := fyne.NewMenuItem(labelQuit, quit)
+	var configs []*fyne.MenuItem
+	for _, cc := range clientConfigs {
+		configs = append(configs, fyne.NewMenuItem(cc.label, func() {
+			token, err := b.ClientToken()
+			if err != nil {
+				log.Error("tray: client token unavailable, nothing copied", "err", err)
+				return
+			}
+			a.Clipboard().SetContent(cc.text(b.Endpoint(), token))
+			log.Info("tray: client config copied", "format", cc.label)
+		}))
+	}
+	copyConfig := fyne.NewMenuItem(labelCopyConfig, nil)
+	copyConfig.ChildMenu = fyne.NewMenu(labelCopyConfig, configs...)
+	copyConfig.Disabled = endpoint == ""
+
+	quitItem := fyne.NewMenuItem(labelQuit, g.quit)
 	// Marked explicitly: Fyne otherwise recognises Quit by its translated label and, in
 	// another locale, would append a second Quit of its own.
 	quitItem.IsQuit = true
 
-	items = append(items, copyEndpoint, copyToken, fyne.NewMenuItemSeparator(), quitItem)
+	items = append(items, copyEndpoint, copyToken, copyConfig, fyne.NewMenuItemSeparator(),
+		g.startAgentItem(m), fyne.NewMenuItemSeparator(), quitItem)
 	return fyne.NewMenu("Switchboard", items...)
+}
+
+// startAgentItem is "Start agent ▸ profile ▸ repository". Profiles whose command is not
+// installed are shown greyed, so a person sees what could run and what to install.
+func (g *gui) startAgentItem(m trayModel) *fyne.MenuItem {
+	var profiles []*fyne.MenuItem
+	for _, p := range m.profiles {
+		label := p.Name
+		if !p.Available {
+			label += labelNotInstalled
+		}
+		it := fyne.NewMenuItem(label, nil)
+		it.Disabled = !p.Available
+		var repos []*fyne.MenuItem
+		for _, r := range m.repos {
+			repos = append(repos, fyne.NewMenuItem(repoLabel(r), func() { go g.startAgent(p.ID, r.ID) }))
+		}
+		if len(repos) == 0 {
+			none := fyne.NewMenuItem(labelNoRepos, nil)
+			none.Disabled = true
+			repos = append(repos, none)
+		}
+		if p.Available {
+			it.ChildMenu = fyne.NewMenu(p.Name, repos...)
+		}
+		profiles = append(profiles, it)
+	}
+	item := fyne.NewMenuItem(labelStartAgent, nil)
+	item.ChildMenu = fyne.NewMenu(labelStartAgent, profiles...)
+	item.Disabled = len(profiles) == 0
+	return item
+}
+
+// repoLabel names a repository in a menu: its name, and the folder's base name when the
+// name is something else.
+func repoLabel(r store.Repository) string {
+	base := filepath.Base(r.Path)
+	if r.Name == "" || r.Name == base {
+		return shorten(base, maxStatusLabel)
+	}
+	return shorten(r.Name+" ("+base+")", maxStatusLabel)
+}
+
+// startAgent starts profile in repository. It runs off the Fyne thread: the call commits a
+// transaction and starts a process.
+func (g *gui) startAgent(profile, repository string) {
+	var out mcpserver.AgentStarted
+	if err := g.call("agent.start", mcpserver.AgentStartArgs{Profile: profile, RepositoryID: repository}, &out); err != nil {
+		g.log.Error("tray: start agent", "profile", profile, "repository", repository, "err", err)
+		g.app.SendNotification(fyne.NewNotification("Switchboard: the agent did not start", err.Error()))
+		return
+	}
+	g.log.Info("tray: agent started", "profile", profile, "session", out.SessionID, "pid", out.PID)
 }
 
 // endpointLabel is the first, disabled line of the menu.

@@ -6,16 +6,21 @@ import (
 	"errors"
 	"image/png"
 	"log/slog"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/switchboard-dev/switchboard/assets"
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor"
 )
 
 // fakeBackend is a Backend with fixed answers.
@@ -29,6 +34,56 @@ type fakeBackend struct {
 func (f *fakeBackend) Endpoint() string             { return f.endpoint }
 func (f *fakeBackend) KeyringState() string         { return f.keyring }
 func (f *fakeBackend) ClientToken() (string, error) { return f.token, f.tokenErr }
+
+// fakeCore is a Core over a real registry on a temporary database, with a
+// supervisor whose agents are real processes, and a Backend with fixed
+// answers.
+type fakeCore struct {
+	Backend
+	reg    *mcpserver.Registry
+	agents *supervisor.Supervisor
+}
+
+func (f *fakeCore) Registry() *mcpserver.Registry  { return f.reg }
+func (f *fakeCore) Agents() *supervisor.Supervisor { return f.agents }
+
+func newFakeCore(t *testing.T, b Backend) *fakeCore {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := store.Open(filepath.Join(dir, "state.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	f := &fakeCore{Backend: b}
+	f.agents = supervisor.New(supervisor.Config{
+		RuntimeDir: filepath.Join(dir, "run"), RecordingsDir: filepath.Join(dir, "rec"),
+		Exited: func(id string, e supervisor.Exit) { f.reg.AgentExited(id, e) },
+	})
+	t.Cleanup(func() { f.agents.Close(context.Background()) })
+	f.reg = mcpserver.New(db, mcpserver.Options{Env: envOf{b}, Agents: f.agents})
+	return f
+}
+
+// envOf gives the registry the backend's endpoint, so agent.start works.
+type envOf struct{ b Backend }
+
+func (e envOf) Endpoint() string                { return e.b.Endpoint() }
+func (e envOf) Running() bool                   { return true }
+func (e envOf) KeyringState() string            { return e.b.KeyringState() }
+func (e envOf) ClientToken() (string, error)    { return e.b.ClientToken() }
+func (e envOf) ClientTokenRotated(string) error { return nil }
+
+func newTestGUI(t *testing.T, a fyne.App, b Backend, log *slog.Logger, quit func()) *gui {
+	return &gui{app: a, core: newFakeCore(t, b), log: log, quit: quit}
+}
+
+// testMenu is the tray menu of a fresh GUI over b.
+func testMenu(t *testing.T, a fyne.App, b Backend, log *slog.Logger, quit func()) *fyne.Menu {
+	t.Helper()
+	g := newTestGUI(t, a, b, log, quit)
+	return g.trayMenu(g.menuModel())
+}
 
 const testEndpoint = "http://127.0.0.1:41234/mcp"
 
@@ -69,9 +124,9 @@ func item(t *testing.T, m *fyne.Menu, label string) *fyne.MenuItem {
 func TestTrayMenuItems(t *testing.T) {
 	a := test.NewTempApp(t)
 	log, _ := newTestLogger()
-	m := trayMenu(a, &fakeBackend{endpoint: testEndpoint, keyring: "available"}, log, func() {})
+	m := testMenu(t, a, &fakeBackend{endpoint: testEndpoint, keyring: "available"}, log, func() {})
 
-	want := []string{"MCP: " + testEndpoint, "Copy MCP endpoint", "Copy client token", "---", "Quit"}
+	want := []string{"MCP: " + testEndpoint, "Copy MCP endpoint", "Copy client token", "Copy client config", "---", "Start agent", "---", "Quit"}
 	if got := labels(m); !slices.Equal(got, want) {
 		t.Fatalf("menu labels = %q, want %q", got, want)
 	}
@@ -89,7 +144,7 @@ func TestTrayMenuItems(t *testing.T) {
 func TestTrayMenuListenerOff(t *testing.T) {
 	a := test.NewTempApp(t)
 	log, sink := newTestLogger()
-	m := trayMenu(a, &fakeBackend{keyring: "available"}, log, func() {})
+	m := testMenu(t, a, &fakeBackend{keyring: "available"}, log, func() {})
 
 	if got := m.Items[0].Label; got != "MCP listener off" {
 		t.Errorf("first line = %q, want %q", got, "MCP listener off")
@@ -112,9 +167,9 @@ func TestTrayMenuKeyringStates(t *testing.T) {
 	a := test.NewTempApp(t)
 	log, _ := newTestLogger()
 	for _, state := range []string{"available", "unknown", ""} {
-		m := trayMenu(a, &fakeBackend{endpoint: testEndpoint, keyring: state}, log, func() {})
-		if n := len(m.Items); n != 5 {
-			t.Errorf("keyring %q: menu has %d items %q, want 5 and no keyring line", state, n, labels(m))
+		m := testMenu(t, a, &fakeBackend{endpoint: testEndpoint, keyring: state}, log, func() {})
+		if n := len(m.Items); n != 8 {
+			t.Errorf("keyring %q: menu has %d items %q, want 8 and no keyring line", state, n, labels(m))
 		}
 	}
 }
@@ -122,9 +177,9 @@ func TestTrayMenuKeyringStates(t *testing.T) {
 func TestTrayMenuKeyringUnavailable(t *testing.T) {
 	a := test.NewTempApp(t)
 	log, _ := newTestLogger()
-	m := trayMenu(a, &fakeBackend{endpoint: testEndpoint, keyring: "unavailable: timeout"}, log, func() {})
+	m := testMenu(t, a, &fakeBackend{endpoint: testEndpoint, keyring: "unavailable: timeout"}, log, func() {})
 
-	want := []string{"MCP: " + testEndpoint, "Keyring unavailable: timeout", "Copy MCP endpoint", "Copy client token", "---", "Quit"}
+	want := []string{"MCP: " + testEndpoint, "Keyring unavailable: timeout", "Copy MCP endpoint", "Copy client token", "Copy client config", "---", "Start agent", "---", "Quit"}
 	if got := labels(m); !slices.Equal(got, want) {
 		t.Fatalf("menu labels = %q, want %q", got, want)
 	}
@@ -137,7 +192,7 @@ func TestTrayMenuLongKeyringState(t *testing.T) {
 	a := test.NewTempApp(t)
 	log, _ := newTestLogger()
 	state := "unavailable: failed to unlock correct collection '/org/freedesktop/secrets/aliases/default'"
-	m := trayMenu(a, &fakeBackend{endpoint: testEndpoint, keyring: state}, log, func() {})
+	m := testMenu(t, a, &fakeBackend{endpoint: testEndpoint, keyring: state}, log, func() {})
 
 	got := m.Items[1].Label
 	if n := utf8.RuneCountInString(got); n > 60 {
@@ -151,7 +206,7 @@ func TestTrayMenuLongKeyringState(t *testing.T) {
 func TestTrayCopyEndpoint(t *testing.T) {
 	a := test.NewTempApp(t)
 	log, _ := newTestLogger()
-	m := trayMenu(a, &fakeBackend{endpoint: testEndpoint}, log, func() {})
+	m := testMenu(t, a, &fakeBackend{endpoint: testEndpoint}, log, func() {})
 
 	item(t, m, "Copy MCP endpoint").Action()
 	if got := a.Clipboard().Content(); got != testEndpoint {
@@ -162,7 +217,7 @@ func TestTrayCopyEndpoint(t *testing.T) {
 func TestTrayCopyToken(t *testing.T) {
 	a := test.NewTempApp(t)
 	log, sink := newTestLogger()
-	m := trayMenu(a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
+	m := testMenu(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
 
 	item(t, m, "Copy client token").Action()
 	if got := a.Clipboard().Content(); got != testToken {
@@ -177,7 +232,7 @@ func TestTrayCopyTokenError(t *testing.T) {
 	a := test.NewTempApp(t)
 	log, sink := newTestLogger()
 	b := &fakeBackend{endpoint: testEndpoint, token: testToken, tokenErr: errors.New("keyring: timeout")}
-	m := trayMenu(a, b, log, func() {})
+	m := testMenu(t, a, b, log, func() {})
 
 	a.Clipboard().SetContent("before")
 	item(t, m, "Copy client token").Action()
@@ -196,7 +251,7 @@ func TestTrayQuit(t *testing.T) {
 	a := test.NewTempApp(t)
 	log, _ := newTestLogger()
 	quit := make(chan struct{}, 1)
-	m := trayMenu(a, &fakeBackend{endpoint: testEndpoint}, log, func() { quit <- struct{}{} })
+	m := testMenu(t, a, &fakeBackend{endpoint: testEndpoint}, log, func() { quit <- struct{}{} })
 
 	item(t, m, "Quit").Action()
 	select {
@@ -250,8 +305,85 @@ func TestRunTrayNoDisplay(t *testing.T) {
 	t.Setenv("DISPLAY", "")
 	t.Setenv("WAYLAND_DISPLAY", "")
 	log, _ := newTestLogger()
-	err := RunTray(context.Background(), &fakeBackend{}, log)
+	err := RunTray(context.Background(), &fakeCore{Backend: &fakeBackend{}}, log)
 	if err == nil || !strings.Contains(err.Error(), "no display") {
 		t.Fatalf("RunTray without a display = %v, want a no-display error", err)
+	}
+}
+
+func TestTrayStartAgent(t *testing.T) {
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	t.Setenv("SHELL", "/bin/sh")
+	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
+
+	// No repository yet: each installed profile says so.
+	m := g.trayMenu(g.menuModel())
+	shell := item(t, item(t, m, labelStartAgent).ChildMenu, "Shell")
+	if shell.Disabled || len(shell.ChildMenu.Items) != 1 || !shell.ChildMenu.Items[0].Disabled {
+		t.Fatalf("Shell without repositories: %+v", shell.ChildMenu.Items)
+	}
+	// A profile whose command is missing is listed, greyed.
+	if err := g.call("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "ghost", Name: "Ghost", Command: "switchboard-no-such-agent", Prompt: store.PromptNone}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var reg mcpserver.RepositoryRegistered
+	if err := g.call("repository.register", map[string]any{"path": t.TempDir(), "name": "demo"}, &reg); err != nil {
+		t.Fatal(err)
+	}
+	model := g.menuModel()
+	m = g.trayMenu(model)
+	agents := item(t, m, labelStartAgent).ChildMenu
+	if ghost := item(t, agents, "Ghost"+labelNotInstalled); !ghost.Disabled || ghost.ChildMenu != nil {
+		t.Errorf("uninstalled profile is not greyed: %+v", ghost)
+	}
+	shell = item(t, agents, "Shell")
+	repo := shell.ChildMenu.Items[0]
+	if !strings.HasPrefix(repo.Label, "demo") {
+		t.Fatalf("repository item %q", repo.Label)
+	}
+	repo.Action()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(g.core.Agents().List()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no agent started from the tray")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	info := g.core.Agents().List()[0]
+	if info.Profile != "shell" || info.RepositoryID != reg.Repository.ID {
+		t.Errorf("started %+v", info)
+	}
+	// The agent's shell runs: the icon follows its screen.
+	s, _ := g.core.Agents().Get(info.SessionID)
+	s.Input([]byte("while :; do echo busy; sleep 0.1; done\r"))
+	deadline = time.Now().Add(10 * time.Second)
+	for g.menuModel().state != stateWorking {
+		if time.Now().After(deadline) {
+			t.Fatalf("tray state %v while an agent prints, want working", g.menuModel().state)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if model.equal(g.menuModel()) {
+		t.Error("the model did not change when an agent started working")
+	}
+}
+
+func TestTrayAttentionOnQuestion(t *testing.T) {
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint}, log, func() {})
+	if s := g.menuModel().state; s != stateIdle {
+		t.Fatalf("state %v with nothing going on", s)
+	}
+	var rep mcpserver.ReportResult
+	if err := g.call("session.report", map[string]any{"kind": "ready"}, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.call("session.report", map[string]any{"kind": "question", "session_id": rep.SessionID, "text": "which branch?"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if s := g.menuModel().state; s != stateAttention {
+		t.Fatalf("state %v with a question waiting, want attention", s)
 	}
 }

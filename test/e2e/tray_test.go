@@ -102,6 +102,28 @@ func TestTrayMenuOverDBus(t *testing.T) {
 	}
 	p.setSecret(token)
 
+	// Copy client config ▸ Claude Code command: a command with the live endpoint and a
+	// token that works.
+	items = trayMenuItems(t, menu)
+	for _, want := range []string{"Copy client config", "Start agent"} {
+		if !slices.ContainsFunc(items, func(it trayItem) bool { return it.label == want }) {
+			t.Errorf("tray menu has no %q", want)
+		}
+	}
+	cfg := items[slices.IndexFunc(items, func(it trayItem) bool { return it.label == "Copy client config" })]
+	trayClick(t, menu, cfg.children, "Claude Code command")
+	cmdLine := trayWaitClipboard(t, p, func(s string) bool { return strings.HasPrefix(s, "claude mcp add") })
+	m := regexp.MustCompile(`^claude mcp add --transport http switchboard '([^']+)' --header 'Authorization: Bearer (sbt_[^']+)'$`).FindStringSubmatch(cmdLine)
+	if m == nil {
+		t.Fatalf("clipboard after Copy client config ▸ Claude Code command is not the command (%d bytes)", len(cmdLine))
+	}
+	if m[1] != endpoint {
+		t.Errorf("the command names %s, want the live endpoint %s", m[1], endpoint)
+	}
+	if res := post(t, endpoint, m[2], `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"status","arguments":{}}}`); res.Status != 200 || res.Result.IsError {
+		t.Errorf("the token in the copied command does not work: HTTP %d %s", res.Status, res.Body)
+	}
+
 	trayClick(t, menu, trayMenuItems(t, menu), "Quit")
 	code, exited := p.wait(trayQuitTimeout)
 	if !exited {
