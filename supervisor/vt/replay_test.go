@@ -10,8 +10,9 @@ import (
 
 // TestReplayMatchesTmux replays output recorded from real programs — ls
 // and git log in colour, cat of mixed-width text, readline editing across
-// a wrapped line, vim, less, a curses program, scroll-region sequences —
-// and requires the screen and cursor tmux showed for the same bytes.
+// a wrapped line, vim, less, a curses program, scroll-region sequences,
+// and the sign-in screens of the Codex and Gemini CLI agents — and
+// requires the screen and cursor tmux showed for the same bytes.
 //
 // Each recording in testdata/replay is NAME.raw, the bytes the program
 // wrote to its pane (tmux pipe-pane, after a clear, TERM=tmux-256color);
