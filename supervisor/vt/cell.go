@@ -16,7 +16,8 @@ type Cell struct {
 	Comb uint16
 	// Width is 1 for a normal cell and 2 for the left half of a wide
 	// character; the right half of a wide character is a cell of Width 0
-	// that carries nothing else worth drawing.
+	// with the same colours and no rune, which a painter skips once it has
+	// drawn the left half across both columns.
 	Width uint8
 	// Attr holds the rendition flags (bold, underline, ...).
 	Attr Attr
