@@ -34,18 +34,21 @@ type palette struct {
 	base [16]color.NRGBA
 }
 
-// ansiDark and ansiLight are VS Code's Dark+ and Light+ terminal colours,
-// widely used and tuned for readability on each kind of background.
-var (
-	ansiDark = [16]uint32{
+// ansiColors returns the 16 ANSI colours for a dark or a light
+// background: VS Code's Dark+ and Light+ terminal colours, widely used and
+// tuned for readability on each.
+func ansiColors(light bool) [16]uint32 {
+	if light {
+		return [16]uint32{
+			0x000000, 0xcd3131, 0x00bc00, 0x949800, 0x0451a5, 0xbc05bc, 0x0598bc, 0x555555,
+			0x666666, 0xcd3131, 0x14ce14, 0xb5ba00, 0x0451a5, 0xbc05bc, 0x0598bc, 0xa5a5a5,
+		}
+	}
+	return [16]uint32{
 		0x000000, 0xcd3131, 0x0dbc79, 0xe5e510, 0x2472c8, 0xbc3fbc, 0x11a8cd, 0xe5e5e5,
 		0x666666, 0xf14c4c, 0x23d18b, 0xf5f543, 0x3b8eea, 0xd670d6, 0x29b8db, 0xffffff,
 	}
-	ansiLight = [16]uint32{
-		0x000000, 0xcd3131, 0x00bc00, 0x949800, 0x0451a5, 0xbc05bc, 0x0598bc, 0x555555,
-		0x666666, 0xcd3131, 0x14ce14, 0xb5ba00, 0x0451a5, 0xbc05bc, 0x0598bc, 0xa5a5a5,
-	}
-)
+}
 
 // newPalette reads the default colours from th and picks the ANSI set by
 // how light the background is, not by the theme variant, so a custom theme
@@ -57,11 +60,7 @@ func newPalette(th fyne.Theme, v fyne.ThemeVariant) palette {
 	}
 	// The theme background may be translucent; a terminal paints opaque.
 	p.bg.A, p.fg.A = 0xff, 0xff
-	set := &ansiDark
-	if luminance(p.bg) > 0.5 {
-		set = &ansiLight
-	}
-	for i, c := range set {
+	for i, c := range ansiColors(luminance(p.bg) > 0.5) {
 		p.base[i] = color.NRGBA{uint8(c >> 16), uint8(c >> 8), uint8(c), 0xff}
 	}
 	return p

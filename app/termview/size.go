@@ -30,7 +30,10 @@ type metrics struct {
 	textSize float32
 	// cellW is the advance of a monospace character, so a run of cells
 	// drawn as one string lands exactly on the grid; cellH is the line
-	// height rounded up to whole units so rows do not leave seams.
+	// height rounded to whole units, so rows do not leave seams. Rounded
+	// down, a glyph overhangs its row by a fraction of a unit, which keeps
+	// box-drawing lines joined from row to row; rounded up, it would leave
+	// a gap between them.
 	cellW, cellH float32
 	// pad is the margin between the widget's edge and the grid.
 	pad float32
@@ -52,7 +55,7 @@ func (t *Terminal) metrics() metrics {
 	t.m = metrics{
 		textSize: size,
 		cellW:    w.Width / 10,
-		cellH:    float32(math.Ceil(float64(w.Height))),
+		cellH:    float32(math.Round(float64(w.Height))),
 		pad:      th.Size(theme.SizeNameInnerPadding) / 2,
 	}
 	return t.m

@@ -252,5 +252,6 @@ var (
 	_ fyne.Scrollable        = (*Terminal)(nil)
 	_ fyne.Draggable         = (*Terminal)(nil)
 	_ desktop.Keyable        = (*Terminal)(nil)
+	_ desktop.Mouseable      = (*Terminal)(nil)
 	_ desktop.Cursorable     = (*Terminal)(nil)
 )
