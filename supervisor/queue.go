@@ -75,6 +75,14 @@ func (q *queue) take(buf []chunk) []chunk {
 	return out
 }
 
+// idle reports whether nothing is queued: the moment for a consumer to
+// flush what it buffered.
+func (q *queue) idle() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.pending) == 0
+}
+
 // close lets the consumer drain what is queued and then stop.
 func (q *queue) close() {
 	q.mu.Lock()
@@ -143,11 +151,17 @@ func (s *Subscription) Ready() <-chan struct{} { return s.notify }
 
 // Read returns the output that arrived since the last Read, how many bytes
 // were dropped before it, and whether the subscription has ended (the
-// session exited or Close was called) with nothing left to read.
+// session exited or Close was called) with nothing left to read. The data
+// may be shared with the session's other readers: it must not be modified.
 func (s *Subscription) Read() (data []byte, dropped int64, ended bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.size > 0 {
+	switch {
+	case len(s.pending) == 1:
+		// A reader that keeps up mostly finds one chunk: hand it over as
+		// it is (read-only, like every chunk).
+		data = s.pending[0]
+	case s.size > 0:
 		data = make([]byte, 0, s.size)
 		for _, p := range s.pending {
 			data = append(data, p...)

@@ -448,7 +448,10 @@ func (s *Session) record(f *os.File, w *asciicast.Writer, at *time.Time, done ch
 				werr = w.Output(c.data)
 			}
 		}
-		if werr == nil {
+		// Flushed when the agent pauses, not after every batch: while it
+		// prints, the next batch is already waiting and the writer's
+		// buffer fills and writes on its own.
+		if werr == nil && s.recQ.idle() {
 			werr = w.Flush()
 		}
 	}
