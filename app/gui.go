@@ -34,6 +34,10 @@ type gui struct {
 	core Core
 	log  *slog.Logger
 	quit func()
+
+	// sessions is the open Sessions window, nil when closed; on the Fyne
+	// goroutine only.
+	sessions *sessionsWindow
 }
 
 // call runs a registry method as the person at the screen and decodes its

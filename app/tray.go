@@ -42,6 +42,8 @@ const (
 	labelNoRepos        = "No repositories yet (switchboard repo add PATH)"
 	labelNotInstalled   = " (not installed)"
 	labelQuit           = "Quit"
+
+	labelSessionsAttention = "Sessions… (an agent needs you)"
 )
 
 // maxStatusLabel caps a status line in runes: keyring errors can be long D-Bus messages,
@@ -80,7 +82,11 @@ func RunTray(ctx context.Context, core Core, log *slog.Logger) error {
 	icon := fyne.NewStaticResource("app.png", assets.AppIcon())
 	// A plain `go build` carries no FyneApp.toml metadata; without a name Fyne titles the
 	// tray item with the bare app id, which is what panels show on hover.
-	fyneapp.SetMetadata(fyne.AppMetadata{ID: AppID, Name: "Switchboard", Version: Version, Build: 1, Icon: icon})
+	//
+	// fyneDo: every change to the UI from another goroutine goes through fyne.Do (frames,
+	// refreshes, timers), so Fyne's transitional thread checks are off, as FyneApp.toml says.
+	fyneapp.SetMetadata(fyne.AppMetadata{ID: AppID, Name: "Switchboard", Version: Version, Build: 1, Icon: icon,
+		Migrations: map[string]bool{"fyneDo": true}})
 	a := fyneapp.NewWithID(AppID)
 	desk, ok := a.(desktop.App)
 	if !ok {
@@ -113,22 +119,26 @@ func RunTray(ctx context.Context, core Core, log *slog.Logger) error {
 	return nil
 }
 
-// trayRefresh is how often the tray looks for new profiles, repositories and agent states.
-// Reading them is one read transaction and a look at each agent's screen: cheap enough to do
-// every few seconds, and a tray menu has no "about to open" event to hook instead.
+// trayRefresh is how often the tray looks at the agents' screens for its icon. That costs
+// no registry call; profiles, repositories and questions are re-read only when the registry
+// says something changed, since every read is an audited call.
 const trayRefresh = 2 * time.Second
 
 // refreshTray rebuilds the menu and swaps the icon when what they show has changed.
 func (g *gui) refreshTray(desk desktop.App, shown trayModel, stop <-chan struct{}) {
 	t := time.NewTicker(trayRefresh)
 	defer t.Stop()
+	m := shown
 	for {
+		changed := g.core.Registry().Changed()
 		select {
 		case <-stop:
 			return
+		case <-changed:
+			m = g.menuModel()
 		case <-t.C:
+			m.state, m.attention = g.attentionState(m.questions)
 		}
-		m := g.menuModel()
 		if m.equal(shown) {
 			continue
 		}
@@ -164,13 +174,17 @@ func trayIcon(s trayState) fyne.Resource {
 
 // trayModel is what the changing parts of the tray show.
 type trayModel struct {
-	profiles []supervisor.ProfileInfo
-	repos    []store.Repository
-	state    trayState
+	profiles  []supervisor.ProfileInfo
+	repos     []store.Repository
+	questions []store.Question
+	state     trayState
+	// attention is the session that needs the person (the oldest question's,
+	// else an agent whose screen asks), "" when none does.
+	attention string
 }
 
 func (m trayModel) equal(o trayModel) bool {
-	if m.state != o.state || len(m.profiles) != len(o.profiles) || len(m.repos) != len(o.repos) {
+	if m.state != o.state || m.attention != o.attention || len(m.profiles) != len(o.profiles) || len(m.repos) != len(o.repos) {
 		return false
 	}
 	for i := range m.profiles {
@@ -205,21 +219,36 @@ func (g *gui) menuModel() trayModel {
 	if err := g.call("question.list", struct{}{}, &qs); err != nil {
 		g.log.Warn("tray: questions", "err", err)
 	}
-	if len(qs.Questions) > 0 {
-		m.state = stateAttention
+	m.questions = qs.Questions
+	m.state, m.attention = g.attentionState(m.questions)
+	return m
+}
+
+// attentionState is the icon's state and the session that needs the person: a waiting
+// question first, else an agent whose screen looks like one; working while an agent's
+// screen changes.
+func (g *gui) attentionState(questions []store.Question) (trayState, string) {
+	state, attention := stateIdle, ""
+	if len(questions) > 0 {
+		state, attention = stateAttention, questions[0].SessionID
 	}
-	if agents := g.core.Agents(); agents != nil {
-		for _, a := range agents.List() {
-			switch {
-			case a.Exit != nil:
-			case a.Status == supervisor.StatusNeedsInput:
-				m.state = stateAttention
-			case a.Status == supervisor.StatusRunning && m.state == stateIdle:
-				m.state = stateWorking
+	agents := g.core.Agents()
+	if agents == nil {
+		return state, attention
+	}
+	for _, a := range agents.List() {
+		switch {
+		case a.Exit != nil:
+		case a.Status == supervisor.StatusNeedsInput:
+			state = stateAttention
+			if attention == "" {
+				attention = a.SessionID
 			}
+		case a.Status == supervisor.StatusRunning && state == stateIdle:
+			state = stateWorking
 		}
 	}
-	return m
+	return state, attention
 }
 
 // trayMenu builds the tray menu from m. It only reads the core and the app, so tests drive
@@ -284,8 +313,14 @@ func (g *gui) trayMenu(m trayModel) *fyne.Menu {
 	// another locale, would append a second Quit of its own.
 	quitItem.IsQuit = true
 
+	sessions := fyne.NewMenuItem(labelSessions, func() { g.showSessions(m.attention) })
+	if m.attention != "" {
+		// The attention icon says someone waits: the item says who, and opens there.
+		sessions.Label = labelSessionsAttention
+	}
+
 	items = append(items, copyEndpoint, copyToken, copyConfig, fyne.NewMenuItemSeparator(),
-		g.startAgentItem(m), fyne.NewMenuItemSeparator(), quitItem)
+		g.startAgentItem(m), sessions, fyne.NewMenuItemSeparator(), quitItem)
 	return fyne.NewMenu("Switchboard", items...)
 }
 
@@ -340,6 +375,7 @@ func (g *gui) startAgent(profile, repository string) {
 		return
 	}
 	g.log.Info("tray: agent started", "profile", profile, "session", out.SessionID, "pid", out.PID)
+	fyne.Do(func() { g.showSessions(out.SessionID) })
 }
 
 // endpointLabel is the first, disabled line of the menu.

@@ -318,8 +318,20 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 	if call.SessionID != "" {
 		r.sig.signal(traceKey(call.SessionID))
 	}
+	if m.Flags&ReadOnly == 0 {
+		r.sig.signal(changedKey)
+	}
 	return res
 }
+
+// changedKey is signalled after every committed call that may have changed
+// state (any method not ReadOnly).
+const changedKey = "changed"
+
+// Changed returns a channel closed after the next call that may have
+// changed state commits. Views (the GUI) re-read when it fires instead of
+// polling: every read is an audited call.
+func (r *Registry) Changed() <-chan struct{} { return r.sig.wait(changedKey) }
 
 func traceKey(sessionID string) string { return "trace:" + sessionID }
 

@@ -1,0 +1,400 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/switchboard-dev/switchboard/app/termview"
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor"
+)
+
+// Sessions window labels, also what the tests tap.
+const (
+	titleSessions   = "Switchboard — Sessions"
+	labelSessions   = "Sessions…"
+	labelStop       = "Stop"
+	labelKill       = "Kill"
+	labelAnswer     = "Answer"
+	labelNoSession  = "Select a session on the left."
+	labelNoTerminal = "This agent does not run in this app: no live terminal."
+	frameInterval   = time.Second / 30
+	listRefresh     = time.Second
+)
+
+// sessionsWindow lists the sessions and shows one: its live terminal (for an
+// agent this app supervises), its reports and the questions it waits on.
+type sessionsWindow struct {
+	g   *gui
+	win fyne.Window
+
+	list     *widget.List
+	sessions []store.Session            // shown in list; on the Fyne goroutine only
+	repos    map[string]store.Repository // by id, for names; on the Fyne goroutine only
+	selected string          // session id; on the Fyne goroutine only
+
+	header    *widget.Label
+	status    *widget.Label
+	stop      *widget.Button
+	kill      *widget.Button
+	termBox   *fyne.Container // holds the terminal widget or a note
+	reports   *widget.List
+	detail    mcpserver.SessionDetail // on the Fyne goroutine only
+	questions *fyne.Container
+	answer    *widget.Entry
+
+	cancelFrames context.CancelFunc // stops the selected terminal's frames
+	stopRefresh  chan struct{}
+}
+
+// showSessions opens the Sessions window, or brings it forward, on sessionID
+// when given.
+func (g *gui) showSessions(sessionID string) {
+	if g.sessions == nil {
+		g.sessions = newSessionsWindow(g)
+	}
+	w := g.sessions
+	w.win.Show()
+	w.win.RequestFocus()
+	w.reload()
+	if sessionID == "" && w.selected == "" && len(w.sessions) > 0 {
+		// Opened from the tray: show the newest session rather than an
+		// empty pane.
+		sessionID = w.sessions[0].ID
+	}
+	if sessionID != "" {
+		w.selectSession(sessionID)
+	}
+}
+
+func newSessionsWindow(g *gui) *sessionsWindow {
+	w := &sessionsWindow{g: g, win: g.app.NewWindow(titleSessions), stopRefresh: make(chan struct{})}
+	w.list = widget.NewList(
+		func() int { return len(w.sessions) },
+		func() fyne.CanvasObject {
+			state := widget.NewLabel("running")
+			state.TextStyle.Bold = true
+			return container.NewBorder(nil, nil, state, nil,
+				container.NewVBox(widget.NewLabel("profile · repository"), widget.NewLabel("started")))
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			if i >= len(w.sessions) {
+				return
+			}
+			s := w.sessions[i]
+			row := o.(*fyne.Container)
+			texts := row.Objects[0].(*fyne.Container).Objects
+			texts[0].(*widget.Label).SetText(w.title(s))
+			texts[1].(*widget.Label).SetText(s.StartedAt.Local().Format("Jan 2 15:04:05") + " · " + s.ID)
+			row.Objects[1].(*widget.Label).SetText(w.badge(s))
+		})
+	w.list.OnSelected = func(i widget.ListItemID) {
+		if i < len(w.sessions) {
+			w.selectSession(w.sessions[i].ID)
+		}
+	}
+
+	w.header = widget.NewLabelWithStyle(labelNoSession, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	w.status = widget.NewLabel("")
+	w.stop = widget.NewButtonWithIcon(labelStop, theme.MediaStopIcon(), func() { w.stopAgent(false) })
+	w.kill = widget.NewButtonWithIcon(labelKill, theme.CancelIcon(), func() { w.stopAgent(true) })
+	w.kill.Importance = widget.DangerImportance
+	w.stop.Disable()
+	w.kill.Disable()
+	w.termBox = container.NewStack(widget.NewLabel(""))
+
+	w.reports = widget.NewList(
+		func() int { return len(w.detail.Reports) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("report")
+			l.Wrapping = fyne.TextWrapWord
+			return l
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			if i >= len(w.detail.Reports) {
+				return
+			}
+			// Newest first.
+			r := w.detail.Reports[len(w.detail.Reports)-1-i]
+			text := r.At.Local().Format("15:04:05") + "  " + string(r.Kind)
+			if r.Text != "" {
+				text += ": " + r.Text
+			}
+			o.(*widget.Label).SetText(text)
+		})
+	w.questions = container.NewVBox()
+	w.answer = widget.NewMultiLineEntry()
+	w.answer.SetPlaceHolder("Your answer to the agent's question")
+	w.answer.SetMinRowsVisible(2)
+
+	side := container.NewBorder(
+		container.NewVBox(widget.NewLabelWithStyle("Questions", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), w.questions),
+		nil, nil, nil,
+		container.NewBorder(widget.NewLabelWithStyle("Reports", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, w.reports))
+	top := container.NewBorder(nil, nil, nil, container.NewHBox(w.stop, w.kill), container.NewVBox(w.header, w.status))
+	right := container.NewHSplit(w.termBox, side)
+	right.SetOffset(0.72)
+	main := container.NewHSplit(w.list, container.NewBorder(top, nil, nil, nil, right))
+	main.SetOffset(0.22)
+	w.win.SetContent(main)
+	w.win.Resize(fyne.NewSize(1280, 760))
+	w.win.SetOnClosed(func() {
+		close(w.stopRefresh)
+		if w.cancelFrames != nil {
+			w.cancelFrames()
+		}
+		g.sessions = nil
+	})
+	w.reload()
+	go w.refreshLoop()
+	return w
+}
+
+// title is a session's first line: profile and repository.
+func (w *sessionsWindow) title(s store.Session) string {
+	who := s.Profile
+	if who == "" {
+		who = string(s.Kind)
+	}
+	repo := s.RepositoryID
+	if r, ok := w.repos[s.RepositoryID]; ok {
+		repo = r.Name
+		if repo == "" {
+			repo = filepath.Base(r.Path)
+		}
+	}
+	if repo == "" {
+		return who
+	}
+	return who + " · " + repo
+}
+
+// badge is the short state shown left of a session: the session's state,
+// or for a live agent of this app what its screen suggests.
+func (w *sessionsWindow) badge(s store.Session) string {
+	if s.State.Live() {
+		if a, ok := w.agent(s.ID); ok && a.Exit() == nil {
+			return statusBadge(a.Status())
+		}
+	}
+	switch s.State {
+	case store.SessionEnded:
+		return "◼ ended"
+	case store.SessionLost:
+		return "✕ lost"
+	case store.SessionStarting:
+		return "… starting"
+	}
+	return "● running"
+}
+
+func statusBadge(st supervisor.Status) string {
+	switch st {
+	case supervisor.StatusNeedsInput:
+		return "❗ needs you"
+	case supervisor.StatusIdle:
+		return "○ idle"
+	case supervisor.StatusExited:
+		return "◼ exited"
+	}
+	return "● working"
+}
+
+func (w *sessionsWindow) agent(id string) (*supervisor.Session, bool) {
+	agents := w.g.core.Agents()
+	if agents == nil {
+		return nil, false
+	}
+	return agents.Get(id)
+}
+
+// reload reads the session list, the repositories' names and the selected
+// session's detail.
+func (w *sessionsWindow) reload() {
+	var list mcpserver.SessionListResult
+	if err := w.g.call("session.list", store.SessionFilter{Limit: 200}, &list); err != nil {
+		w.g.log.Warn("sessions: list", "err", err)
+		return
+	}
+	var repos mcpserver.RepositoryList
+	if err := w.g.call("repository.list", struct{}{}, &repos); err == nil {
+		w.repos = map[string]store.Repository{}
+		for _, r := range repos.Repositories {
+			w.repos[r.ID] = r
+		}
+	}
+	w.sessions = list.Sessions
+	w.list.Refresh()
+	if w.selected != "" {
+		w.loadDetail()
+	}
+}
+
+// refreshLoop keeps the window current while it is open: it re-reads the
+// sessions when the registry says something changed (at most every
+// listRefresh: an agent reporting busily must not make the window read for
+// each report), and repaints the agents' badges, which come from their
+// screens and cost no call, every listRefresh.
+func (w *sessionsWindow) refreshLoop() {
+	t := time.NewTicker(listRefresh)
+	defer t.Stop()
+	stale := false
+	for {
+		changed := w.g.core.Registry().Changed()
+		select {
+		case <-w.stopRefresh:
+			return
+		case <-changed:
+			stale = true
+			continue
+		case <-t.C:
+		}
+		reload := stale
+		stale = false
+		fyne.Do(func() {
+			if reload {
+				w.reload()
+			} else {
+				w.list.Refresh()
+			}
+		})
+	}
+}
+
+// selectSession shows session id: its terminal, reports and questions.
+func (w *sessionsWindow) selectSession(id string) {
+	if id == w.selected {
+		return
+	}
+	w.selected = id
+	for i, s := range w.sessions {
+		if s.ID == id {
+			w.list.Select(i)
+		}
+	}
+	if w.cancelFrames != nil {
+		w.cancelFrames()
+		w.cancelFrames = nil
+	}
+	a, live := w.agent(id)
+	if live && a.Exit() == nil {
+		// Watching and typing into an agent's terminal is audited once,
+		// as the CLI's attach is; the keystrokes themselves go straight
+		// to the terminal (a keystroke is no workflow state, and an fsync
+		// for each would make typing lag).
+		if err := w.g.call("agent.attach", mcpserver.AgentArgs{SessionID: id}, nil); err != nil {
+			w.g.log.Warn("sessions: attach", "session", id, "err", err)
+		}
+		term := termview.New(a)
+		term.SetScrollback(a.Terminal())
+		ctx, cancel := context.WithCancel(context.Background())
+		w.cancelFrames = cancel
+		frames := a.Frames(ctx, frameInterval)
+		go func() {
+			for snap := range frames {
+				fyne.Do(func() { term.SetSnapshot(snap) })
+			}
+		}()
+		w.termBox.Objects = []fyne.CanvasObject{term}
+		w.termBox.Refresh()
+		w.win.Canvas().Focus(term)
+	} else {
+		note := widget.NewLabel(labelNoTerminal)
+		note.Wrapping = fyne.TextWrapWord
+		w.termBox.Objects = []fyne.CanvasObject{container.NewCenter(note)}
+		w.termBox.Refresh()
+	}
+	w.loadDetail()
+}
+
+// loadDetail reads the selected session's detail and shows it.
+func (w *sessionsWindow) loadDetail() {
+	var d mcpserver.SessionDetail
+	if err := w.g.call("session.get", mcpserver.SessionGetArgs{SessionID: w.selected}, &d); err != nil {
+		w.g.log.Warn("sessions: detail", "session", w.selected, "err", err)
+		return
+	}
+	w.detail = d
+	s := d.Session
+	w.header.SetText(w.title(s))
+	line := fmt.Sprintf("%s · %s · started %s", s.ID, s.State, s.StartedAt.Local().Format(time.DateTime))
+	if s.PID != 0 {
+		line += fmt.Sprintf(" · pid %d", s.PID)
+	}
+	if s.EndedAt != nil {
+		line += " · ended " + s.EndedAt.Local().Format(time.TimeOnly)
+		if s.EndReason != "" {
+			line += " (" + s.EndReason + ")"
+		}
+	}
+	w.status.SetText(line)
+	a, live := w.agent(s.ID)
+	if live && a.Exit() == nil {
+		w.stop.Enable()
+		w.kill.Enable()
+	} else {
+		w.stop.Disable()
+		w.kill.Disable()
+	}
+	w.reports.Refresh()
+	w.showQuestions()
+}
+
+// showQuestions lists the open questions with the answer box under the
+// first one.
+func (w *sessionsWindow) showQuestions() {
+	var objs []fyne.CanvasObject
+	if len(w.detail.Questions) == 0 {
+		objs = append(objs, widget.NewLabel("None waiting."))
+	}
+	for i, q := range w.detail.Questions {
+		text := widget.NewLabel(q.AskedAt.Local().Format("15:04:05") + "  " + q.Text)
+		text.Wrapping = fyne.TextWrapWord
+		objs = append(objs, text)
+		if i == 0 {
+			send := widget.NewButtonWithIcon(labelAnswer, theme.MailSendIcon(), func() { w.sendAnswer(q.ID) })
+			send.Importance = widget.HighImportance
+			objs = append(objs, w.answer, container.NewHBox(layout.NewSpacer(), send))
+		}
+	}
+	w.questions.Objects = objs
+	w.questions.Refresh()
+}
+
+func (w *sessionsWindow) sendAnswer(questionID string) {
+	text := strings.TrimSpace(w.answer.Text)
+	if text == "" {
+		return
+	}
+	if err := w.g.call("session.answer", mcpserver.AnswerArgs{QuestionID: questionID, Answer: text}, nil); err != nil {
+		w.g.log.Error("sessions: answer", "err", err)
+		w.status.SetText("The answer was not sent: " + err.Error())
+		return
+	}
+	w.answer.SetText("")
+	w.loadDetail()
+}
+
+// stopAgent stops the selected agent off the Fyne goroutine (a stop can
+// take two grace periods).
+func (w *sessionsWindow) stopAgent(kill bool) {
+	id := w.selected
+	w.stop.Disable()
+	w.kill.Disable()
+	go func() {
+		if err := w.g.call("agent.stop", mcpserver.AgentStopArgs{SessionID: id, Kill: kill}, nil); err != nil {
+			w.g.log.Error("sessions: stop", "session", id, "err", err)
+		}
+		fyne.Do(w.reload)
+	}()
+}

@@ -1,0 +1,67 @@
+package app
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/switchboard-dev/switchboard/app/termview"
+	"github.com/switchboard-dev/switchboard/mcpserver"
+)
+
+// The tray's path to a terminal: Start agent ▸ Shell ▸ repository opens the
+// Sessions window on the new agent; what is typed into its terminal widget
+// reaches the shell, and the shell's answer appears on the emulated screen.
+func TestStartShellAndTypeIntoIt(t *testing.T) {
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	t.Setenv("SHELL", "/bin/sh")
+	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
+	var reg mcpserver.RepositoryRegistered
+	if err := g.call("repository.register", map[string]any{"path": t.TempDir(), "name": "demo"}, &reg); err != nil {
+		t.Fatal(err)
+	}
+	m := g.trayMenu(g.menuModel())
+	item(t, item(t, m, labelStartAgent).ChildMenu, "Shell").ChildMenu.Items[0].Action()
+
+	var w *sessionsWindow
+	waitUntil(t, "the Sessions window on the new agent", func() bool {
+		w = g.sessions
+		return w != nil && w.selected != ""
+	})
+	var term *termview.Terminal
+	waitUntil(t, "the terminal widget", func() bool {
+		if len(w.termBox.Objects) == 0 {
+			return false
+		}
+		term, _ = w.termBox.Objects[0].(*termview.Terminal)
+		return term != nil
+	})
+	agent, _ := g.core.Agents().Get(w.selected)
+	waitUntil(t, "the shell's prompt", func() bool { return strings.TrimSpace(agent.Terminal().Text()) != "" })
+
+	test.Type(term, "echo hi$((40+2))\r")
+	waitUntil(t, "hi42 on the emulator screen", func() bool { return strings.Contains(agent.Terminal().Text(), "hi42") })
+	waitUntil(t, "hi42 painted in the widget", func() bool { return strings.Contains(term.Text(), "hi42") })
+
+	test.Tap(w.stop)
+	waitUntil(t, "the agent stopped", func() bool { return agent.Exit() != nil })
+	w.win.Close()
+	if g.sessions != nil {
+		t.Error("the closed window is still referenced")
+	}
+}
+
+// waitUntil polls cond for up to 10 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within 10 s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
