@@ -39,9 +39,9 @@ type sessionsWindow struct {
 	win fyne.Window
 
 	list     *widget.List
-	sessions []store.Session            // shown in list; on the Fyne goroutine only
+	sessions []store.Session             // shown in list; on the Fyne goroutine only
 	repos    map[string]store.Repository // by id, for names; on the Fyne goroutine only
-	selected string          // session id; on the Fyne goroutine only
+	selected string                      // session id; on the Fyne goroutine only
 
 	header    *widget.Label
 	status    *widget.Label
