@@ -75,7 +75,7 @@ type glyphCache struct {
 // newGlyphCache parses the theme's monospace font, falling back to Fyne's
 // own if the theme's cannot be read.
 func newGlyphCache(th fyne.Theme) *glyphCache {
-	face, err := font.ParseTTF(bytes.NewReader(th.Font(monoStyle).Content()))
+	face, err := font.ParseTTF(bytes.NewReader(th.Font(monoStyle()).Content()))
 	if err != nil {
 		fyne.LogError("terminal font", err)
 		face, err = font.ParseTTF(bytes.NewReader(theme.DefaultTextMonospaceFont().Content()))

@@ -124,7 +124,7 @@ func (r *renderer) updateCursor() {
 		text.Text = cs.glyph
 		text.Color = cs.glyphColor
 		text.TextSize = r.m.textSize
-		text.TextStyle = monoStyle
+		text.TextStyle = monoStyle()
 		text.Move(cs.pos)
 		text.Resize(fyne.NewSize(cs.glyphW, r.m.cellH))
 		text.Show()

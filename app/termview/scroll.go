@@ -17,7 +17,14 @@ const linesPerWheelUnit = 3.0 / 25
 // The view is a window onto the history: the scrollback lines (oldest
 // first) followed by the rows of the screen. Line numbers in the history
 // ("absolute lines") stay the same while new output scrolls more lines
-// off, so a scrolled-up view and a selection stay on their text.
+// off, so a scrolled-up view and a selection stay on their text — until
+// the scrollback is full: then each new line drops the oldest, and the
+// view and selection drift up by the lines dropped (the emulator does not
+// say how many were).
+
+// A frame's scrollback is read when the frame arrives, not with it: lines
+// that scroll off between the snapshot and the read show twice at the
+// seam until the next frame, which comes within one frame interval.
 
 // histLen is how many scrollback lines precede the screen: none on the
 // alternate screen (full-screen programs have no history) or without a
@@ -80,10 +87,11 @@ func (t *Terminal) viewLine(y int, buf []vt.Cell) (line, next []vt.Cell) {
 	return t.lineAt(t.viewTop()+y, buf)
 }
 
-// Scrolled scrolls the view into the scrollback. On the alternate screen
-// there is none, and the wheel goes to the program instead: as mouse
-// reports if it asked for the mouse, else as arrow keys (what xterm's
-// alternateScroll does), so pagers and TUIs scroll as people expect.
+// Scrolled scrolls the view into the scrollback. A program that asked for
+// the mouse gets the wheel as mouse reports instead, as in xterm; on the
+// alternate screen, which has no scrollback, the wheel is sent as arrow
+// keys (xterm's alternateScroll), so pagers and TUIs scroll as people
+// expect.
 func (t *Terminal) Scrolled(ev *fyne.ScrollEvent) {
 	if t.snap == nil {
 		return
@@ -94,7 +102,7 @@ func (t *Terminal) Scrolled(ev *fyne.ScrollEvent) {
 	if n == 0 {
 		return
 	}
-	if t.snap.AltScreen {
+	if t.snap.AltScreen || (t.snap.Modes.MouseTracking && t.offset == 0) {
 		t.wheelToProgram(n, ev.Position)
 		return
 	}

@@ -28,19 +28,18 @@ type gridSize struct{ cols, rows int }
 // metrics are the cell size and margin for the current theme.
 type metrics struct {
 	textSize float32
-	// cellW is the advance of a monospace character, so a run of cells
-	// drawn as one string lands exactly on the grid; cellH is the line
-	// height rounded to whole units, so rows do not leave seams. Rounded
-	// down, a glyph overhangs its row by a fraction of a unit, which keeps
-	// box-drawing lines joined from row to row; rounded up, it would leave
-	// a gap between them.
+	// cellW is the advance of a monospace character, so text is spaced
+	// as the font means it; cellH is the line height rounded to whole
+	// units, so rows start on whole pixels at the usual scales and leave
+	// no seams. Box-drawing characters are stretched to the cell
+	// (glyphs.go), so their lines join whatever the rounding.
 	cellW, cellH float32
 	// pad is the margin between the widget's edge and the grid.
 	pad float32
 }
 
 // monoStyle is the style every cell is drawn in.
-var monoStyle = fyne.TextStyle{Monospace: true}
+func monoStyle() fyne.TextStyle { return fyne.TextStyle{Monospace: true} }
 
 // metrics returns the cell metrics for the widget's theme, measuring again
 // only when the text size changes.
@@ -51,7 +50,7 @@ func (t *Terminal) metrics() metrics {
 		return t.m
 	}
 	// Ten characters measure the advance more exactly than one.
-	w := fyne.MeasureText(strings.Repeat("M", 10), size, monoStyle)
+	w := fyne.MeasureText(strings.Repeat("M", 10), size, monoStyle())
 	t.m = metrics{
 		textSize: size,
 		cellW:    w.Width / 10,
@@ -76,7 +75,6 @@ func (t *Terminal) GridSize() (cols, rows int) { return t.grid.cols, t.grid.rows
 
 // MinSize is minCols×minRows cells.
 func (t *Terminal) MinSize() fyne.Size {
-	t.ExtendBaseWidget(t)
 	m := t.metrics()
 	return fyne.NewSize(minCols*m.cellW+2*m.pad, minRows*m.cellH+2*m.pad)
 }

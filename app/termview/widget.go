@@ -14,9 +14,10 @@
 //		}
 //	}()
 //
-// One concern per file: colours (colors.go), painting (render.go), the
-// cursor and scroll indicator (overlay.go), keys (input.go), scrollback
-// (scroll.go), selection and the clipboard (select.go), size (size.go).
+// One concern per file: colours (colors.go), painting rows (render.go)
+// from cached glyphs (glyphs.go), the cursor and the scroll badge
+// (overlay.go), keys (input.go), scrollback and the wheel (scroll.go),
+// selection and the clipboard (select.go), size (size.go).
 package termview
 
 import (
@@ -133,7 +134,9 @@ func (t *Terminal) SetScrollback(sb Scrollback) {
 // SetSnapshot shows s, which the widget keeps and does not modify (the
 // owner must not modify it either). A frame with the Seq of the one shown
 // is the same screen and costs nothing, so an owner may call this as often
-// as frames arrive. Only rows that changed are repainted.
+// as frames arrive. Only rows that changed are repainted. Snapshots must
+// all come from one vt.Terminal: Seq is only comparable within one, so a
+// widget shows one session for its life (make a new one for another).
 func (t *Terminal) SetSnapshot(s *vt.Snapshot) {
 	if s == nil || (t.snap != nil && s.Seq == t.snap.Seq) {
 		return
