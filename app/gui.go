@@ -35,9 +35,10 @@ type gui struct {
 	log  *slog.Logger
 	quit func()
 
-	// sessions is the open Sessions window, nil when closed; on the Fyne
-	// goroutine only.
+	// The open windows, nil when closed; on the Fyne goroutine only.
 	sessions *sessionsWindow
+	work     *workWindow
+	audit    *auditWindow
 }
 
 // call runs a registry method as the person at the screen and decodes its

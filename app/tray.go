@@ -44,6 +44,8 @@ const (
 	labelQuit           = "Quit"
 
 	labelSessionsAttention = "Sessions… (an agent needs you)"
+	labelWork              = "Work…"
+	labelAudit             = "Audit…"
 )
 
 // maxStatusLabel caps a status line in runes: keyring errors can be long D-Bus messages,
@@ -320,7 +322,10 @@ func (g *gui) trayMenu(m trayModel) *fyne.Menu {
 	}
 
 	items = append(items, copyEndpoint, copyToken, copyConfig, fyne.NewMenuItemSeparator(),
-		g.startAgentItem(m), sessions, fyne.NewMenuItemSeparator(), quitItem)
+		g.startAgentItem(m), sessions,
+		fyne.NewMenuItem(labelWork, g.showWork),
+		fyne.NewMenuItem(labelAudit, g.showAudit),
+		fyne.NewMenuItemSeparator(), quitItem)
 	return fyne.NewMenu("Switchboard", items...)
 }
 
