@@ -138,8 +138,9 @@ func (g *gui) refreshTray(desk desktop.App, shown trayModel, stop <-chan struct{
 			return
 		case <-changed:
 			m = g.menuModel()
+			g.notifyAttention(shown, m)
 		case <-t.C:
-			m.state, m.attention = g.attentionState(m.questions)
+			m.state, m.attention = g.attentionState(m.questions, m.escalated)
 		}
 		if m.equal(shown) {
 			continue
@@ -152,6 +153,30 @@ func (g *gui) refreshTray(desk desktop.App, shown trayModel, stop <-chan struct{
 			}
 			desk.SetSystemTrayMenu(g.trayMenu(m))
 		})
+	}
+}
+
+// notifyAttention sends a desktop notification for each question and escalation in now
+// that was not in before: an agent waits for the person.
+func (g *gui) notifyAttention(before, now trayModel) {
+	seen := map[string]bool{}
+	for _, q := range before.questions {
+		seen[q.ID] = true
+	}
+	for _, r := range before.escalated {
+		seen[r.ID] = true
+	}
+	for _, q := range now.questions {
+		if !seen[q.ID] {
+			g.app.SendNotification(fyne.NewNotification("An agent asks", shorten(q.Text, 200)))
+			g.log.Info("tray: question notified", "question", q.ID, "session", q.SessionID)
+		}
+	}
+	for _, r := range now.escalated {
+		if !seen[r.ID] {
+			g.app.SendNotification(fyne.NewNotification("An agent escalates", shorten(r.Text, 200)))
+			g.log.Info("tray: escalation notified", "report", r.ID, "session", r.SessionID)
+		}
 	}
 }
 
@@ -179,6 +204,8 @@ type trayModel struct {
 	profiles  []supervisor.ProfileInfo
 	repos     []store.Repository
 	questions []store.Question
+	// escalated are the live sessions whose last report is an escalation.
+	escalated []store.Report
 	state     trayState
 	// attention is the session that needs the person (the oldest question's,
 	// else an agent whose screen asks), "" when none does.
@@ -222,17 +249,28 @@ func (g *gui) menuModel() trayModel {
 		g.log.Warn("tray: questions", "err", err)
 	}
 	m.questions = qs.Questions
-	m.state, m.attention = g.attentionState(m.questions)
+	var live mcpserver.SessionListResult
+	if err := g.call("session.list", store.SessionFilter{State: store.SessionRunning}, &live); err != nil {
+		g.log.Warn("tray: sessions", "err", err)
+	}
+	for _, s := range live.Sessions {
+		if s.LastReport != nil && s.LastReport.Kind == store.ReportEscalate {
+			m.escalated = append(m.escalated, *s.LastReport)
+		}
+	}
+	m.state, m.attention = g.attentionState(m.questions, m.escalated)
 	return m
 }
 
 // attentionState is the icon's state and the session that needs the person: a waiting
 // question first, else an agent whose screen looks like one; working while an agent's
 // screen changes.
-func (g *gui) attentionState(questions []store.Question) (trayState, string) {
+func (g *gui) attentionState(questions []store.Question, escalated []store.Report) (trayState, string) {
 	state, attention := stateIdle, ""
 	if len(questions) > 0 {
 		state, attention = stateAttention, questions[0].SessionID
+	} else if len(escalated) > 0 {
+		state, attention = stateAttention, escalated[0].SessionID
 	}
 	agents := g.core.Agents()
 	if agents == nil {

@@ -387,3 +387,30 @@ func TestTrayAttentionOnQuestion(t *testing.T) {
 		t.Fatalf("state %v with a question waiting, want attention", s)
 	}
 }
+
+func TestNotifyQuestionsAndEscalations(t *testing.T) {
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint}, log, func() {})
+	before := g.menuModel()
+	var rep mcpserver.ReportResult
+	if err := g.call("session.report", map[string]any{"kind": "ready"}, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.call("session.report", map[string]any{"kind": "question", "session_id": rep.SessionID, "text": "which branch?"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	now := g.menuModel()
+	test.AssertNotificationSent(t, fyne.NewNotification("An agent asks", "which branch?"), func() { g.notifyAttention(before, now) })
+	// The same question is not announced twice.
+	test.AssertNotificationSent(t, nil, func() { g.notifyAttention(now, g.menuModel()) })
+
+	if err := g.call("session.report", map[string]any{"kind": "escalate", "session_id": rep.SessionID, "text": "tests need a database"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	esc := g.menuModel()
+	if esc.state != stateAttention || len(esc.escalated) != 1 {
+		t.Fatalf("after an escalation: state %v, escalated %v", esc.state, esc.escalated)
+	}
+	test.AssertNotificationSent(t, fyne.NewNotification("An agent escalates", "tests need a database"), func() { g.notifyAttention(now, esc) })
+}
