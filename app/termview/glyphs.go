@@ -69,7 +69,11 @@ type glyphCache struct {
 	ascent, descent float32
 
 	masks map[glyphKey]glyphMask
-	rend  render.Renderer
+	// ascii holds the masks of ASCII characters by style (bold, italic),
+	// looked up without hashing: they are most of every screen.
+	ascii     [4][0x80]glyphMask
+	asciiDone [4][0x80]bool
+	rend      render.Renderer
 }
 
 // newGlyphCache parses the theme's monospace font, falling back to Fyne's
@@ -110,6 +114,7 @@ func (g *glyphCache) setSize(textSize, scale float32, cellW, cellH int) {
 	}
 	g.textSize, g.scale, g.cellW, g.cellH = textSize, scale, cellW, cellH
 	clear(g.masks)
+	g.asciiDone = [4][0x80]bool{}
 	g.rend.FontSize, g.rend.PixScale = textSize, scale
 	px := textSize * scale / g.upem
 	ext, _ := g.face.FontHExtents()
@@ -119,6 +124,19 @@ func (g *glyphCache) setSize(textSize, scale float32, cellW, cellH int) {
 
 // mask returns the mask for k, rasterizing it the first time.
 func (g *glyphCache) mask(k glyphKey) glyphMask {
+	if k.r < 0x80 && k.w == 0 {
+		s := 0
+		if k.bold {
+			s |= 1
+		}
+		if k.italic {
+			s |= 2
+		}
+		if !g.asciiDone[s][k.r] {
+			g.ascii[s][k.r], g.asciiDone[s][k.r] = g.rasterize(k), true
+		}
+		return g.ascii[s][k.r]
+	}
 	if m, ok := g.masks[k]; ok {
 		return m
 	}

@@ -34,7 +34,12 @@ import (
 type renderer struct {
 	t *Terminal
 
-	bg   *canvas.Rectangle
+	// margins are the strips around the grid, in the screen's
+	// background; the rows paint the rest. (One rectangle under it all
+	// would be simpler, but Fyne draws every object every frame, and
+	// without a GPU filling the window once more costs a third of a
+	// frame.)
+	margins [4]*canvas.Rectangle
 	rows []*rowView
 	// sel holds the selection's rectangles, drawn over the text.
 	sel  *fyne.Container
@@ -85,10 +90,9 @@ type rowView struct {
 const maxStyles = 4096
 
 func newRenderer(t *Terminal) *renderer {
-	r := &renderer{
-		t:   t,
-		bg:  canvas.NewRectangle(color.Black),
-		sel: &fyne.Container{},
+	r := &renderer{t: t, sel: &fyne.Container{}}
+	for i := range r.margins {
+		r.margins[i] = &canvas.Rectangle{}
 	}
 	r.cur = newCursorView()
 	r.ind = newIndicator()
@@ -122,15 +126,32 @@ func (r *renderer) screenColors() {
 	if r.reverse {
 		r.screenBg = r.pal.fg
 	}
-	r.bg.FillColor = r.screenBg
+	for _, m := range r.margins {
+		m.FillColor = r.screenBg
+	}
+}
+
+// refreshMargins repaints the margins in a new colour.
+func (r *renderer) refreshMargins() {
+	for _, m := range r.margins {
+		canvas.Refresh(m)
+	}
 }
 
 // Layout places the rows on the grid.
 func (r *renderer) Layout(size fyne.Size) {
 	r.size = size
-	r.bg.Resize(size)
 	t := r.t
 	m := r.m
+	gridW, gridH := float32(t.grid.cols)*m.cellW, float32(t.grid.rows)*m.cellH
+	place := func(o *canvas.Rectangle, x, y, w, h float32) {
+		o.Move(fyne.NewPos(x, y))
+		o.Resize(fyne.NewSize(max(w, 0), max(h, 0)))
+	}
+	place(r.margins[0], 0, 0, size.Width, m.pad)
+	place(r.margins[1], 0, m.pad+gridH, size.Width, size.Height-m.pad-gridH)
+	place(r.margins[2], 0, m.pad, m.pad, gridH)
+	place(r.margins[3], m.pad+gridW, m.pad, size.Width-m.pad-gridW, gridH)
 	for len(r.rows) < t.grid.rows {
 		r.rows = append(r.rows, r.newRow())
 	}
@@ -144,7 +165,10 @@ func (r *renderer) Layout(size fyne.Size) {
 			rv.valid = false
 		}
 	}
-	r.objs = append(r.objs[:0], r.bg)
+	r.objs = r.objs[:0]
+	for _, o := range r.margins {
+		r.objs = append(r.objs, o)
+	}
 	for _, rv := range r.rows {
 		r.objs = append(r.objs, rv.box)
 	}
@@ -165,8 +189,8 @@ func (r *renderer) newRow() *rowView {
 // MinSize is the widget's.
 func (r *renderer) MinSize() fyne.Size { return r.t.MinSize() }
 
-// Objects returns the background, the rows and the overlays, in that
-// order (the last drawn on top).
+// Objects returns the margins, the rows and the overlays, in that order
+// (the last drawn on top).
 func (r *renderer) Objects() []fyne.CanvasObject { return r.objs }
 
 // Refresh repaints everything, for a new theme.
@@ -176,7 +200,7 @@ func (r *renderer) Refresh() {
 	// A new text size changes how many cells fit.
 	t.updateGrid(t.Size())
 	r.Layout(t.Size())
-	canvas.Refresh(r.bg)
+	r.refreshMargins()
 }
 
 // Destroy forgets the renderer, so the widget stops painting into it.
@@ -191,7 +215,7 @@ func (r *renderer) update() {
 	t := r.t
 	if t.snap != nil && t.snap.Modes.ReverseVideo != r.reverse {
 		r.screenColors()
-		canvas.Refresh(r.bg)
+		r.refreshMargins()
 		for _, rv := range r.rows {
 			rv.valid = false
 		}
