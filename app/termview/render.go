@@ -40,7 +40,7 @@ type renderer struct {
 	// without a GPU filling the window once more costs a third of a
 	// frame.)
 	margins [4]*canvas.Rectangle
-	rows []*rowView
+	rows    []*rowView
 	// sel holds the selection's rectangles, drawn over the text.
 	sel  *fyne.Container
 	cur  cursorView
