@@ -16,9 +16,9 @@ import (
 // How the screen is painted, and why so.
 //
 // Each row is one canvas.Raster: an image of its cells, painted from
-// cached glyph masks (glyphs.go). Fyne's GL painter draws every object
-// of the window on every frame, one draw call each, so the number of
-// objects is what a frame costs: a TextGrid keeps three per cell (30 000
+// cached glyph masks (glyphs.go). Whenever anything changes, Fyne's GL
+// painter draws every object of the window again, one draw call each, so
+// the number of objects is what a frame costs: a TextGrid keeps three per cell (30 000
 // for 200×50), canvas.Text runs a few per colour change (~2 000 for a
 // busy coloured screen), rows as images 50, whatever the colours. Text
 // the font lacks and wide characters are canvas.Text objects over their
