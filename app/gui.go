@@ -39,6 +39,7 @@ type gui struct {
 	sessions *sessionsWindow
 	work     *workWindow
 	audit    *auditWindow
+	settings *settingsWindow
 }
 
 // call runs a registry method as the person at the screen and decodes its

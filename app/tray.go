@@ -363,6 +363,7 @@ func (g *gui) trayMenu(m trayModel) *fyne.Menu {
 		g.startAgentItem(m), sessions,
 		fyne.NewMenuItem(labelWork, g.showWork),
 		fyne.NewMenuItem(labelAudit, g.showAudit),
+		fyne.NewMenuItem(labelSettings, g.showSettings),
 		fyne.NewMenuItemSeparator(), quitItem)
 	return fyne.NewMenu("Switchboard", items...)
 }

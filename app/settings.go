@@ -1,0 +1,427 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor"
+)
+
+// Settings window labels, also what the tests tap.
+const (
+	titleSettings      = "Switchboard — Settings"
+	labelSettings      = "Settings…"
+	labelAddRepo       = "Add repository…"
+	labelAddProfile    = "Add profile…"
+	labelEditProfile   = "Edit…"
+	labelRemoveProfile = "Remove"
+	labelCreateToken   = "Create token…"
+	labelRevokeToken   = "Revoke"
+	labelRotateClient  = "Rotate client token"
+)
+
+// settingsWindow holds the repositories, the agent profiles, the tokens and
+// what the app listens on. Each tab re-reads when the registry says
+// something changed.
+type settingsWindow struct {
+	g   *gui
+	win fyne.Window
+
+	repos    []store.Repository
+	profiles []supervisor.ProfileInfo
+	tokens   mcpserver.TokenList
+
+	repoList    *widget.List
+	profileList *widget.List
+	tokenList   *widget.List
+	profileSel  int
+	tokenSel    int
+	status      *widget.Label
+
+	stopRefresh chan struct{}
+}
+
+// showSettings opens the Settings window, or brings it forward.
+func (g *gui) showSettings() {
+	if g.settings == nil {
+		g.settings = newSettingsWindow(g)
+	}
+	g.settings.win.Show()
+	g.settings.win.RequestFocus()
+}
+
+func newSettingsWindow(g *gui) *settingsWindow {
+	w := &settingsWindow{g: g, win: g.app.NewWindow(titleSettings), profileSel: -1, tokenSel: -1, stopRefresh: make(chan struct{})}
+	w.status = widget.NewLabel("")
+	w.status.Wrapping = fyne.TextWrapWord
+
+	tabs := container.NewAppTabs(
+		container.NewTabItemWithIcon("Repositories", theme.FolderIcon(), w.reposTab()),
+		container.NewTabItemWithIcon("Agent profiles", theme.ComputerIcon(), w.profilesTab()),
+		container.NewTabItemWithIcon("Tokens", theme.AccountIcon(), w.tokensTab()),
+		container.NewTabItemWithIcon("Connection", theme.InfoIcon(), w.connectionTab()),
+	)
+	w.win.SetContent(container.NewBorder(nil, w.status, nil, nil, tabs))
+	w.win.Resize(fyne.NewSize(960, 620))
+	w.win.SetOnClosed(func() {
+		close(w.stopRefresh)
+		g.settings = nil
+	})
+	w.reload()
+	go w.refreshLoop()
+	return w
+}
+
+func (w *settingsWindow) refreshLoop() {
+	for {
+		changed := w.g.core.Registry().Changed()
+		select {
+		case <-w.stopRefresh:
+			return
+		case <-changed:
+		}
+		// A burst of agent calls must not become a burst of reads.
+		select {
+		case <-w.stopRefresh:
+			return
+		case <-time.After(listRefresh):
+		}
+		fyne.Do(w.reload)
+	}
+}
+
+// reload reads the three lists.
+func (w *settingsWindow) reload() {
+	var repos mcpserver.RepositoryList
+	var profiles mcpserver.ProfileList
+	var tokens mcpserver.TokenList
+	for _, c := range []struct {
+		method string
+		args   any
+		out    any
+	}{{"repository.list", struct{}{}, &repos}, {"profile.list", struct{}{}, &profiles}, {"token.list", mcpserver.TokenListArgs{}, &tokens}} {
+		if err := w.g.call(c.method, c.args, c.out); err != nil {
+			w.fail(c.method, err)
+			return
+		}
+	}
+	w.repos, w.profiles, w.tokens = repos.Repositories, profiles.Profiles, tokens
+	w.repoList.Refresh()
+	w.profileList.Refresh()
+	w.tokenList.Refresh()
+}
+
+func (w *settingsWindow) fail(what string, err error) {
+	w.g.log.Warn("settings", "call", what, "err", err)
+	w.status.SetText(what + ": " + err.Error())
+}
+
+// twoLines is a list row: a bold first line and a quieter second one.
+func twoLines() fyne.CanvasObject {
+	title := widget.NewLabelWithStyle("title", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	sub := widget.NewLabel("detail")
+	sub.Truncation = fyne.TextTruncateEllipsis
+	return container.NewVBox(title, sub)
+}
+
+func setTwoLines(o fyne.CanvasObject, title, sub string) {
+	box := o.(*fyne.Container)
+	box.Objects[0].(*widget.Label).SetText(title)
+	box.Objects[1].(*widget.Label).SetText(sub)
+}
+
+func (w *settingsWindow) reposTab() fyne.CanvasObject {
+	w.repoList = widget.NewList(
+		func() int { return len(w.repos) },
+		twoLines,
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			r := w.repos[i]
+			setTwoLines(o, r.Name, r.Path+"  ·  "+r.ID)
+		})
+	add := widget.NewButtonWithIcon(labelAddRepo, theme.FolderNewIcon(), func() {
+		dialog.ShowFolderOpen(func(dir fyne.ListableURI, err error) {
+			if err != nil || dir == nil {
+				return
+			}
+			w.addRepository(dir.Path())
+		}, w.win)
+	})
+	add.Importance = widget.HighImportance
+	note := widget.NewLabel("Agents work only in registered folders; a session token reaches one repository.")
+	return container.NewBorder(container.NewHBox(add, note), nil, nil, nil, w.repoList)
+}
+
+// addRepository registers path (the folder picker's choice).
+func (w *settingsWindow) addRepository(path string) {
+	var out mcpserver.RepositoryRegistered
+	if err := w.g.call("repository.register", map[string]string{"path": path}, &out); err != nil {
+		w.fail("register "+path, err)
+		return
+	}
+	if out.Created {
+		w.status.SetText("Registered " + out.Repository.Path + " as " + out.Repository.ID)
+	} else {
+		w.status.SetText(out.Repository.Path + " was registered already (" + out.Repository.ID + ")")
+	}
+	w.reload()
+}
+
+func (w *settingsWindow) profilesTab() fyne.CanvasObject {
+	w.profileList = widget.NewList(
+		func() int { return len(w.profiles) },
+		twoLines,
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			p := w.profiles[i]
+			title := p.Name
+			switch {
+			case p.Edited:
+				title += "  (edited built-in)"
+			case !p.Builtin:
+				title += "  (yours)"
+			}
+			where := "not installed: " + p.Command + " is not on PATH"
+			if p.Available {
+				where = p.Path
+			}
+			setTwoLines(o, title, where+"  ·  prompt "+string(p.Prompt))
+		})
+	w.profileList.OnSelected = func(i widget.ListItemID) { w.profileSel = i }
+	edit := widget.NewButtonWithIcon(labelEditProfile, theme.DocumentCreateIcon(), func() {
+		if w.profileSel >= 0 && w.profileSel < len(w.profiles) {
+			w.editProfile(w.profiles[w.profileSel].Profile)
+		}
+	})
+	add := widget.NewButtonWithIcon(labelAddProfile, theme.ContentAddIcon(), func() {
+		w.editProfile(store.Profile{Prompt: store.PromptTyped})
+	})
+	remove := widget.NewButtonWithIcon(labelRemoveProfile, theme.DeleteIcon(), func() {
+		if w.profileSel < 0 || w.profileSel >= len(w.profiles) {
+			return
+		}
+		p := w.profiles[w.profileSel]
+		if p.Builtin && !p.Edited {
+			w.status.SetText(p.Name + " is built in; edit it instead")
+			return
+		}
+		if err := w.g.call("profile.delete", mcpserver.ProfileArgs{ID: p.ID}, nil); err != nil {
+			w.fail("remove "+p.ID, err)
+			return
+		}
+		w.reload()
+	})
+	return container.NewBorder(container.NewHBox(add, edit, remove), nil, nil, nil, w.profileList)
+}
+
+// editProfile shows a form for p; saving puts it through profile.put.
+func (w *settingsWindow) editProfile(p store.Profile) {
+	id := widget.NewEntry()
+	id.SetText(p.ID)
+	if p.ID != "" {
+		id.Disable()
+	}
+	name := widget.NewEntry()
+	name.SetText(p.Name)
+	command := widget.NewEntry()
+	command.SetText(p.Command)
+	args := widget.NewMultiLineEntry()
+	args.SetText(strings.Join(p.Args, "\n"))
+	args.SetPlaceHolder("one argument per line, e.g. {prompt}")
+	env := widget.NewMultiLineEntry()
+	env.SetText(strings.Join(p.Env, "\n"))
+	env.SetPlaceHolder("NAME=value, one per line")
+	prompt := widget.NewSelect([]string{string(store.PromptArgument), string(store.PromptTyped), string(store.PromptNone)}, nil)
+	prompt.SetSelected(string(p.Prompt))
+	tokenEnv := widget.NewCheck("also in SWITCHBOARD_MCP_TOKEN", nil)
+	tokenEnv.SetChecked(p.TokenEnv)
+	mcpCfg := widget.NewSelect([]string{"none", store.MCPConfigClaude}, nil)
+	mcpCfg.SetSelected("none")
+	if p.MCPConfig != "" {
+		mcpCfg.SetSelected(p.MCPConfig)
+	}
+	form := []*widget.FormItem{
+		widget.NewFormItem("ID", id), widget.NewFormItem("Name", name), widget.NewFormItem("Command", command),
+		widget.NewFormItem("Arguments", args), widget.NewFormItem("Environment", env),
+		widget.NewFormItem("Bootstrap prompt", prompt), widget.NewFormItem("Token", tokenEnv),
+		widget.NewFormItem("MCP config file", mcpCfg),
+	}
+	d := dialog.NewForm("Agent profile", "Save", "Cancel", form, func(ok bool) {
+		if !ok {
+			return
+		}
+		np := store.Profile{ID: strings.TrimSpace(id.Text), Name: strings.TrimSpace(name.Text), Command: strings.TrimSpace(command.Text),
+			Args: lines(args.Text), Env: lines(env.Text), Prompt: store.PromptDelivery(prompt.Selected), TokenEnv: tokenEnv.Checked, Notes: p.Notes}
+		if mcpCfg.Selected != "none" {
+			np.MCPConfig = mcpCfg.Selected
+		}
+		if err := w.g.call("profile.put", mcpserver.ProfilePutArgs{Profile: np}, nil); err != nil {
+			w.fail("save profile", err)
+			return
+		}
+		w.status.SetText("Saved profile " + np.ID)
+		w.reload()
+	}, w.win)
+	d.Resize(fyne.NewSize(620, 560))
+	d.Show()
+}
+
+// lines splits text into its non-empty lines.
+func lines(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func (w *settingsWindow) tokensTab() fyne.CanvasObject {
+	w.tokenList = widget.NewList(
+		func() int { return len(w.tokens.Tokens) },
+		twoLines,
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			t := w.tokens.Tokens[i]
+			title := t.Label
+			if title == "" {
+				title = string(t.Kind) + " token"
+			}
+			if t.KeyID == w.tokens.ClientKeyID {
+				title += "  (client token)"
+			}
+			var caps []string
+			for _, gr := range t.Grants {
+				caps = append(caps, string(gr.Capability)+"@"+strings.Join(gr.Repositories, ","))
+			}
+			sub := t.KeyID + "  ·  " + string(t.Kind) + "  ·  created " + t.CreatedAt.Local().Format(time.DateTime)
+			if t.LastUsedAt != nil {
+				sub += "  ·  used " + t.LastUsedAt.Local().Format(time.DateTime)
+			}
+			if t.ExpiresAt != nil {
+				sub += "  ·  expires " + t.ExpiresAt.Local().Format(time.DateTime)
+			}
+			setTwoLines(o, title, sub+"  ·  "+strings.Join(caps, " "))
+		})
+	w.tokenList.OnSelected = func(i widget.ListItemID) { w.tokenSel = i }
+	create := widget.NewButtonWithIcon(labelCreateToken, theme.ContentAddIcon(), w.createToken)
+	create.Importance = widget.HighImportance
+	revoke := widget.NewButtonWithIcon(labelRevokeToken, theme.DeleteIcon(), func() {
+		if w.tokenSel < 0 || w.tokenSel >= len(w.tokens.Tokens) {
+			return
+		}
+		t := w.tokens.Tokens[w.tokenSel]
+		dialog.ShowConfirm("Revoke token", "Revoke "+t.KeyID+"? Agents using it are refused from now on.", func(ok bool) {
+			if !ok {
+				return
+			}
+			if err := w.g.call("token.revoke", mcpserver.KeyIDArg{KeyID: t.KeyID}, nil); err != nil {
+				w.fail("revoke", err)
+				return
+			}
+			w.reload()
+		}, w.win)
+	})
+	rotate := widget.NewButtonWithIcon(labelRotateClient, theme.ViewRefreshIcon(), func() {
+		dialog.ShowConfirm("Rotate the client token", "Agents started by hand with the current client token will be refused until they get the new one.", func(ok bool) {
+			if !ok {
+				return
+			}
+			if err := w.g.call("token.rotate", mcpserver.OptionalKeyIDArg{}, nil); err != nil {
+				w.fail("rotate", err)
+				return
+			}
+			w.status.SetText("The client token was rotated; the tray copies the new one.")
+			w.reload()
+		}, w.win)
+	})
+	return container.NewBorder(container.NewHBox(create, revoke, layout.NewSpacer(), rotate), nil, nil, nil, w.tokenList)
+}
+
+// createToken asks for a label, capabilities, a repository and a lifetime,
+// mints the token and shows its secret once.
+func (w *settingsWindow) createToken() {
+	label := widget.NewEntry()
+	label.SetPlaceHolder("what it is for")
+	var capNames []string
+	for _, c := range store.AgentCapabilities() {
+		capNames = append(capNames, string(c))
+	}
+	caps := widget.NewCheckGroup(capNames, nil)
+	caps.SetSelected(capNames)
+	repoNames := []string{"all repositories"}
+	for _, r := range w.repos {
+		repoNames = append(repoNames, r.Name+" ("+r.ID+")")
+	}
+	repo := widget.NewSelect(repoNames, nil)
+	repo.SetSelectedIndex(0)
+	expiry := widget.NewSelect([]string{"never", "1 hour", "1 day", "30 days"}, nil)
+	expiry.SetSelected("never")
+	form := []*widget.FormItem{
+		widget.NewFormItem("Label", label), widget.NewFormItem("Capabilities", caps),
+		widget.NewFormItem("Repository", repo), widget.NewFormItem("Expires", expiry),
+	}
+	d := dialog.NewForm("Create token", "Create", "Cancel", form, func(ok bool) {
+		if !ok {
+			return
+		}
+		scope := []string{store.AllRepositories}
+		if i := repo.SelectedIndex(); i > 0 {
+			scope = []string{w.repos[i-1].ID}
+		}
+		var grants []store.Grant
+		for _, c := range caps.Selected {
+			grants = append(grants, store.Grant{Capability: store.Capability(c), Repositories: scope})
+		}
+		secs := map[string]int64{"1 hour": 3600, "1 day": 86400, "30 days": 30 * 86400}[expiry.Selected]
+		var out mcpserver.TokenCreated
+		if err := w.g.call("token.create", mcpserver.TokenCreateArgs{Label: label.Text, Grants: grants, ExpiresInSeconds: secs}, &out); err != nil {
+			w.fail("create token", err)
+			return
+		}
+		w.showSecret(out)
+		w.reload()
+	}, w.win)
+	d.Resize(fyne.NewSize(560, 520))
+	d.Show()
+}
+
+// showSecret shows a new token once, with a copy button: it is stored
+// nowhere in the clear.
+func (w *settingsWindow) showSecret(t mcpserver.TokenCreated) {
+	secret := widget.NewEntry()
+	secret.SetText(t.Secret)
+	copyBtn := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { w.g.app.Clipboard().SetContent(t.Secret) })
+	msg := widget.NewLabel(fmt.Sprintf("Token %s created. Copy it now: Switchboard keeps only its hash.", t.Token.KeyID))
+	msg.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustom("New token", "Done", container.NewVBox(msg, container.NewBorder(nil, nil, nil, copyBtn, secret)), w.win)
+	d.Resize(fyne.NewSize(640, 200))
+	d.Show()
+}
+
+func (w *settingsWindow) connectionTab() fyne.CanvasObject {
+	ep := w.g.core.Endpoint()
+	if ep == "" {
+		ep = "off (started with --mcp-http-addr off)"
+	}
+	endpoint := widget.NewLabel(ep)
+	endpoint.Selectable = true
+	keyring := widget.NewLabel(w.g.core.KeyringState())
+	keyring.Wrapping = fyne.TextWrapWord
+	hint := widget.NewLabel("The listen address and the allowed browser origins are set when Switchboard starts: " +
+		"--mcp-http-addr ADDR (or SWITCHBOARD_MCP_HTTP_ADDR; loopback only, a bare port, or off; " +
+		"the port is remembered across restarts) and --allow-origin URL (or SWITCHBOARD_ALLOW_ORIGINS).")
+	hint.Wrapping = fyne.TextWrapWord
+	return container.NewVBox(
+		widget.NewForm(widget.NewFormItem("MCP endpoint", endpoint), widget.NewFormItem("Keyring", keyring)),
+		hint,
+	)
+}

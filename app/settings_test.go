@@ -1,0 +1,110 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+func TestSettingsWindow(t *testing.T) {
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken, keyring: "available"}, log, func() {})
+	item(t, testMenuOf(g), labelSettings).Action()
+	w := g.settings
+	if w == nil {
+		t.Fatal("Settings… opened no window")
+	}
+
+	// A folder from the picker becomes a repository.
+	dir := t.TempDir()
+	w.addRepository(dir)
+	if len(w.repos) != 1 || w.repos[0].Path != dir || !strings.Contains(w.status.Text, "Registered") {
+		t.Fatalf("after adding a folder: %+v, status %q", w.repos, w.status.Text)
+	}
+	w.addRepository(dir)
+	if len(w.repos) != 1 || !strings.Contains(w.status.Text, "already") {
+		t.Errorf("adding it twice: %d repositories, status %q", len(w.repos), w.status.Text)
+	}
+
+	// Profiles: the built-ins are listed; a built-in cannot be removed, an
+	// edit of one can (and the built-in comes back).
+	if len(w.profiles) < 5 {
+		t.Fatalf("profiles %+v", w.profiles)
+	}
+	w.profileList.Select(0)
+	test.Tap(findButton(t, w.win, labelRemoveProfile))
+	if !strings.Contains(w.status.Text, "built in") {
+		t.Errorf("removing a built-in: status %q", w.status.Text)
+	}
+	edited := w.profiles[0].Profile
+	edited.Args = append(edited.Args, "--verbose")
+	if err := g.call("profile.put", mcpserver.ProfilePutArgs{Profile: edited}, nil); err != nil {
+		t.Fatal(err)
+	}
+	w.reload()
+	if !w.profiles[0].Edited {
+		t.Fatalf("the edit does not show: %+v", w.profiles[0])
+	}
+	w.profileList.Select(0)
+	test.Tap(findButton(t, w.win, labelRemoveProfile))
+	if w.profiles[0].Edited {
+		t.Errorf("removing the edit did not bring the built-in back")
+	}
+
+	// Tokens: a new one shows in the list; the secret dialog offers a copy.
+	var created mcpserver.TokenCreated
+	if err := g.call("token.create", mcpserver.TokenCreateArgs{Label: "ci", Grants: []store.Grant{{Capability: store.CapStatusRead, Repositories: []string{store.AllRepositories}}}}, &created); err != nil {
+		t.Fatal(err)
+	}
+	w.reload()
+	found := false
+	for _, tok := range w.tokens.Tokens {
+		found = found || tok.KeyID == created.Token.KeyID
+	}
+	if !found {
+		t.Errorf("new token not listed")
+	}
+	w.win.Close()
+	if g.settings != nil {
+		t.Error("closed window still referenced")
+	}
+}
+
+// testMenuOf is g's tray menu now.
+func testMenuOf(g *gui) *fyne.Menu { return g.trayMenu(g.menuModel()) }
+
+// findButton finds the button labelled label in w's content.
+func findButton(t *testing.T, w fyne.Window, label string) *widget.Button {
+	t.Helper()
+	var found *widget.Button
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch v := o.(type) {
+		case *widget.Button:
+			if v.Text == label && found == nil {
+				found = v
+			}
+		case *fyne.Container:
+			for _, c := range v.Objects {
+				walk(c)
+			}
+		case *container.AppTabs:
+			for _, ti := range v.Items {
+				walk(ti.Content)
+			}
+		}
+	}
+	walk(w.Content())
+	if found == nil {
+		t.Fatalf("no button %q", label)
+	}
+	return found
+}
