@@ -1,0 +1,475 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// auditTestGUI is a GUI over a fresh registry with a few calls in its log:
+// two status calls, a call denied for an unknown key, and a failed call.
+func auditTestGUI(t *testing.T) *gui {
+	t.Helper()
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	return newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
+}
+
+// newAuditCore is a Core over a registry on a temporary database with no
+// supervisor, for benchmarks (newFakeCore takes a *testing.T).
+func newAuditCore(tb testing.TB, b Backend) *fakeCore {
+	tb.Helper()
+	db, err := store.Open(filepath.Join(tb.TempDir(), "state.db"), store.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return &fakeCore{Backend: b, reg: mcpserver.New(db, mcpserver.Options{Env: envOf{b}})}
+}
+
+func seedCalls(t *testing.T, g *gui) {
+	t.Helper()
+	var st mcpserver.StatusResult
+	for range 2 {
+		if err := g.call("status", struct{}{}, &st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := g.core.Registry().Invoke(context.Background(), mcpserver.Principal{KeyID: "k_stranger"}, mcpserver.TransportMCP, "status", json.RawMessage(`{}`))
+	if res.Err == nil {
+		t.Fatal("a stranger's call was not refused")
+	}
+	if err := g.call("work.get", map[string]any{"packet_id": "pkt_missing"}, nil); err == nil {
+		t.Fatal("work.get of a missing packet succeeded")
+	}
+}
+
+// appendAuditRecords builds n records straight in the store, in
+// transactions of 50,000, one a second from start.
+func appendAuditRecords(t testing.TB, db *store.DB, n int, start time.Time, rec func(i int) store.AuditRecord) {
+	t.Helper()
+	const batch = 50_000
+	for done := 0; done < n; {
+		err := db.Update(func(tx *store.Tx) error {
+			for i := done; i < n && i < done+batch; i++ {
+				r := rec(i)
+				r.Time = start.Add(time.Duration(i) * time.Second)
+				if err := tx.AppendAudit(&r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done = min(n, done+batch)
+	}
+}
+
+// syntheticRecord is the i-th record of a big test log: one in a hundred is
+// a denial, one in ten a work.list.
+func syntheticRecord(i int) store.AuditRecord {
+	r := store.AuditRecord{Transport: "mcp", KeyID: fmt.Sprintf("k_%04d", i%7), Method: "status", Outcome: "ok", DurationMicros: int64(i % 900)}
+	if i%10 == 3 {
+		r.Method = "work.list"
+	}
+	if i%100 == 42 {
+		r.Outcome = "capability_missing"
+	}
+	return r
+}
+
+// loadedRows waits until every row of w's view is in memory, scrolling a
+// filtered view to its end, and returns them.
+func loadedRows(t *testing.T, w *auditWindow) []store.AuditRecord {
+	t.Helper()
+	var out []store.AuditRecord
+	waitUntil(t, "every row loaded", func() bool {
+		ok := true
+		fyne.DoAndWait(func() {
+			out = out[:0]
+			if !w.view.ready {
+				ok = false
+				return
+			}
+			n := w.length()
+			for i := range n {
+				r, loaded := w.record(i)
+				if !loaded {
+					ok = false
+					continue
+				}
+				out = append(out, *r)
+			}
+			ok = ok && (w.view.whole || w.view.done)
+		})
+		return ok
+	})
+	return out
+}
+
+func setFilters(w *auditWindow, method, outcome, text string) {
+	fyne.DoAndWait(func() {
+		w.method.SetText(method)
+		w.outcome.SetText(outcome)
+		w.text.SetText(text)
+		test.Tap(w.applyBtn)
+	})
+}
+
+func openAudit(t *testing.T, g *gui) *auditWindow {
+	t.Helper()
+	var w *auditWindow
+	fyne.DoAndWait(func() {
+		g.showAudit()
+		w = g.audit
+	})
+	t.Cleanup(func() { fyne.DoAndWait(func() { w.win.Close() }) })
+	return w
+}
+
+func TestAuditFilters(t *testing.T) {
+	g := auditTestGUI(t)
+	seedCalls(t, g)
+	w := openAudit(t, g)
+
+	all := loadedRows(t, w)
+	if len(all) < 4 {
+		t.Fatalf("whole log shows %d rows, want at least the 4 seeded calls", len(all))
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i].Seq != all[i-1].Seq-1 {
+			t.Fatalf("rows not newest first without gaps: %d after %d", all[i].Seq, all[i-1].Seq)
+		}
+	}
+
+	setFilters(w, "status", "", "")
+	rows := loadedRows(t, w)
+	if len(rows) != 3 {
+		t.Fatalf("method=status shows %d rows, want 3 (two ok, one denied)", len(rows))
+	}
+	for _, r := range rows {
+		if r.Method != "status" {
+			t.Errorf("method=status shows %s", r.Method)
+		}
+	}
+
+	setFilters(w, "", outcomeNotOK, "")
+	rows = loadedRows(t, w)
+	if len(rows) != 2 {
+		t.Fatalf("outcome=!ok shows %d rows, want 2: %+v", len(rows), rows)
+	}
+	for _, r := range rows {
+		if r.Outcome == "ok" {
+			t.Errorf("outcome=!ok shows an ok record %s", r.ID)
+		}
+	}
+
+	setFilters(w, "", "", "K_STRANGER")
+	rows = loadedRows(t, w)
+	if len(rows) != 1 || rows[0].KeyID != "k_stranger" {
+		t.Fatalf("text k_stranger shows %+v", rows)
+	}
+	var count string
+	fyne.DoAndWait(func() { count = w.count.Text })
+	if count != "1 matching record" {
+		t.Errorf("count line = %q", count)
+	}
+
+	// The detail pane shows the selected record and copies it as JSON.
+	fyne.DoAndWait(func() {
+		w.list.Select(0)
+		test.Tap(w.copy)
+	})
+	var detail, clip string
+	fyne.DoAndWait(func() {
+		detail = w.detail.Text
+		clip = g.app.Clipboard().Content()
+	})
+	if !strings.Contains(detail, rows[0].Hash) || !strings.Contains(detail, rows[0].ID) {
+		t.Errorf("detail lacks the record's id or hash:\n%s", detail)
+	}
+	var back store.AuditRecord
+	if err := json.Unmarshal([]byte(clip), &back); err != nil || back.Hash != rows[0].Hash {
+		t.Errorf("Copy as JSON gave %q (%v)", clip, err)
+	}
+}
+
+func TestAuditTimeFilter(t *testing.T) {
+	g := auditTestGUI(t)
+	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.Local)
+	appendAuditRecords(t, g.core.Registry().DB(), 600, start, syntheticRecord)
+	w := openAudit(t, g)
+	loadedRows(t, w)
+	fyne.DoAndWait(func() {
+		w.from.SetText("2026-11-30 12:05")
+		w.to.SetText("2026-11-30 12:06:59")
+		test.Tap(w.applyBtn)
+	})
+	rows := loadedRows(t, w)
+	if len(rows) != 120 {
+		t.Fatalf("12:05–12:06:59 shows %d rows, want 120", len(rows))
+	}
+	if rows[0].Seq != 420 || rows[len(rows)-1].Seq != 301 {
+		t.Errorf("rows span seqs %d..%d, want 420..301", rows[0].Seq, rows[len(rows)-1].Seq)
+	}
+}
+
+func TestParseAuditTime(t *testing.T) {
+	now := time.Date(2026, 11, 30, 14, 0, 0, 0, time.Local)
+	for in, want := range map[string]time.Time{
+		"":                 {},
+		"now":              now,
+		"-1h":              now.Add(-time.Hour),
+		"-2d":              now.AddDate(0, 0, -2),
+		"2026-11-30 13:05": time.Date(2026, 11, 30, 13, 5, 0, 0, time.Local),
+		"2026-11-29":       time.Date(2026, 11, 29, 0, 0, 0, 0, time.Local),
+	} {
+		got, err := parseAuditTime(in, now)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("parseAuditTime(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := parseAuditTime("yesterday-ish", now); err == nil {
+		t.Error("nonsense time accepted")
+	}
+}
+
+// A few thousand records: the whole log's row count is the record count,
+// scrolling to the end loads the oldest record, and a filtered view loads
+// page after page until the log's start.
+func TestAuditPaging(t *testing.T) {
+	g := auditTestGUI(t)
+	const n = 5000
+	appendAuditRecords(t, g.core.Registry().DB(), n, time.Now().Add(-2*time.Hour), syntheticRecord)
+	w := openAudit(t, g)
+
+	var rows int
+	waitUntil(t, "the row count", func() bool {
+		fyne.DoAndWait(func() { rows = w.length() })
+		return rows > 0
+	})
+	if rows < n {
+		t.Fatalf("%d rows over a log of at least %d records", rows, n)
+	}
+	fyne.DoAndWait(func() { w.list.ScrollToBottom() })
+	waitUntil(t, "the oldest record in the last row", func() bool {
+		var r *store.AuditRecord
+		ok := false
+		fyne.DoAndWait(func() { r, ok = w.record(rows - 1) })
+		return ok && r.Seq == 1
+	})
+	var pages int
+	fyne.DoAndWait(func() { pages = w.cache.order.Len() })
+	if pages > 4 {
+		t.Errorf("%d pages read for the first and last screens; paging is not lazy", pages)
+	}
+
+	setFilters(w, "work.list", "", "")
+	got := loadedRows(t, w)
+	if len(got) != n/10 {
+		t.Fatalf("work.list shows %d rows, want %d", len(got), n/10)
+	}
+	if got[len(got)-1].Seq != 4 {
+		t.Errorf("last work.list row is seq %d, want 4", got[len(got)-1].Seq)
+	}
+	var count string
+	fyne.DoAndWait(func() { count = w.count.Text })
+	if count != fmt.Sprintf("%d matching records", n/10) {
+		t.Errorf("count line = %q", count)
+	}
+}
+
+func TestAuditCacheEvicts(t *testing.T) {
+	c := newAuditCache(2)
+	c.put(1, nil)
+	c.put(2, nil)
+	c.get(1)
+	c.put(3, nil)
+	if _, ok := c.get(2); ok {
+		t.Error("least recently used page kept")
+	}
+	if _, ok := c.get(1); !ok {
+		t.Error("recently used page dropped")
+	}
+}
+
+func TestAuditExport(t *testing.T) {
+	g := auditTestGUI(t)
+	appendAuditRecords(t, g.core.Registry().DB(), 3000, time.Now().Add(-time.Hour), syntheticRecord)
+	q := auditQuery{filter: store.AuditFilter{Method: "status"}, notOK: true}
+	want := 0
+	for i := range 3000 {
+		if r := syntheticRecord(i); r.Method == "status" && r.Outcome != "ok" {
+			want++
+		}
+	}
+	dir := t.TempDir()
+	for _, format := range []string{"jsonl", "csv"} {
+		path := filepath.Join(dir, "audit."+format)
+		var last int
+		n, err := exportAudit(auditSource{g}, q, 0, 0, path, format, func(n int) { last = n })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != want || last != want {
+			t.Errorf("%s: exported %d (progress said %d), want %d", format, n, last, want)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v, want 0600", format, fi.Mode().Perm())
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := 0
+		if format == "jsonl" {
+			sc := bufio.NewScanner(f)
+			for sc.Scan() {
+				var r store.AuditRecord
+				if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+					t.Fatalf("line %d: %v", lines+1, err)
+				}
+				if r.Method != "status" || r.Outcome == "ok" {
+					t.Errorf("exported %+v outside the filter", r)
+				}
+				lines++
+			}
+		} else {
+			recs, err := csv.NewReader(f).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(recs[0], ",") != strings.Join(auditCSVHeader, ",") {
+				t.Errorf("CSV header %q", recs[0])
+			}
+			for _, r := range recs[1:] {
+				if r[6] != "status" || r[8] == "ok" {
+					t.Errorf("exported %q outside the filter", r)
+				}
+			}
+			lines = len(recs) - 1
+		}
+		f.Close()
+		if lines != want {
+			t.Errorf("%s: %d records in the file, want %d", format, lines, want)
+		}
+	}
+}
+
+func TestAuditChainVerified(t *testing.T) {
+	g := auditTestGUI(t)
+	seedCalls(t, g)
+	w := openAudit(t, g)
+	var text string
+	waitUntil(t, "the chain status", func() bool {
+		fyne.DoAndWait(func() { text = w.chain.Text })
+		return text != labelVerifying
+	})
+	if !strings.HasPrefix(text, "Hash chain verified: ") {
+		t.Fatalf("chain status = %q", text)
+	}
+}
+
+// At the top of the log, a state-changing call shows up without any
+// action from the person.
+func TestAuditLiveTail(t *testing.T) {
+	g := auditTestGUI(t)
+	seedCalls(t, g)
+	w := openAudit(t, g)
+	loadedRows(t, w)
+	var reg mcpserver.RepositoryRegistered
+	if err := g.call("repository.register", map[string]any{"path": t.TempDir(), "name": "demo"}, &reg); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "repository.register at the top", func() bool {
+		for _, r := range loadedRows(t, w)[:3] {
+			if r.Method == "repository.register" {
+				return true
+			}
+		}
+		return false
+	})
+
+	// A filtered view follows too.
+	setFilters(w, "repository.register", "", "")
+	loadedRows(t, w)
+	if err := g.call("repository.register", map[string]any{"path": t.TempDir(), "name": "demo2"}, &reg); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the second repository.register in the filtered view", func() bool { return len(loadedRows(t, w)) == 2 })
+}
+
+// BenchmarkAuditMillion opens the window over a log of 1,000,000 records and
+// applies a filter (outcome !ok, one record in a hundred): the time is from
+// Apply to the first row painted. Building the log takes a while and is not
+// timed.
+//
+//	go test -run '^$' -bench AuditMillion -benchtime 10x ./app/
+func BenchmarkAuditMillion(b *testing.B) {
+	a := test.NewTempApp(b)
+	log, _ := newTestLogger()
+	core := newAuditCore(b, &fakeBackend{endpoint: testEndpoint, token: testToken})
+	g := &gui{app: a, core: core, log: log, quit: func() {}}
+	appendAuditRecords(b, core.reg.DB(), 1_000_000, time.Now().Add(-400*time.Hour), syntheticRecord)
+
+	var w *auditWindow
+	start := time.Now()
+	fyne.DoAndWait(func() {
+		g.showAudit()
+		w = g.audit
+	})
+	waitFirstRows(b, w)
+	b.Logf("open over 1,000,000 records: first rows in %v", time.Since(start))
+
+	queries := []struct{ name, method, outcome, text string }{
+		{"outcome=!ok", "", outcomeNotOK, ""},
+		{"method=work.list", "work.list", "", ""},
+		{"text=k_0003", "", "", "k_0003"},
+	}
+	for _, q := range queries {
+		b.Run(q.name, func(b *testing.B) {
+			for b.Loop() {
+				fyne.DoAndWait(func() {
+					w.method.SetText(q.method)
+					w.outcome.SetText(q.outcome)
+					w.text.SetText(q.text)
+					test.Tap(w.applyBtn)
+				})
+				waitFirstRows(b, w)
+			}
+		})
+	}
+	fyne.DoAndWait(func() { w.win.Close() })
+}
+
+func waitFirstRows(b testing.TB, w *auditWindow) {
+	var ch chan struct{}
+	fyne.DoAndWait(func() { ch = w.firstRows })
+	if ch == nil {
+		return
+	}
+	select {
+	case <-ch:
+	case <-time.After(30 * time.Second):
+		b.Fatal("no rows painted within 30 s")
+	}
+}
