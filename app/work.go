@@ -152,7 +152,6 @@ func newWorkWindow(g *gui) *workWindow {
 	w.title.SizeName = theme.SizeNameSubHeadingText
 	w.subtitle = widget.NewLabel("")
 	w.subtitle.Wrapping = fyne.TextWrapWord
-	w.facts = widget.NewForm()
 	w.body = container.NewVBox()
 	w.cancel = widget.NewButtonWithIcon(labelCancelPacket, theme.CancelIcon(), w.askCancel)
 	w.requeue = widget.NewButtonWithIcon(labelRequeue, theme.ViewRefreshIcon(), w.askRequeue)
@@ -166,7 +165,7 @@ func newWorkWindow(g *gui) *workWindow {
 	actions := container.NewHBox(w.approve, w.changes, w.reject, layout.NewSpacer(), w.requeue, w.cancel)
 	head := container.NewVBox(w.title, w.subtitle, actions, widget.NewSeparator())
 	w.detailUI = container.NewBorder(head, nil, nil, nil,
-		container.NewVScroll(container.NewVBox(w.facts, w.body)))
+		container.NewVScroll(w.body))
 	w.empty = container.NewCenter(widget.NewLabel(labelNoPacket))
 	w.detailUI.Hide()
 
@@ -190,8 +189,8 @@ func newWorkWindow(g *gui) *workWindow {
 // something changed, at most every workReloadEvery.
 func (w *workWindow) refreshLoop() {
 	var last time.Time
+	changed := w.g.core.Registry().Changed()
 	for {
-		changed := w.g.core.Registry().Changed()
 		select {
 		case <-w.stopRefresh:
 			return
@@ -205,6 +204,9 @@ func (w *workWindow) refreshLoop() {
 			}
 		}
 		last = time.Now()
+		// Re-armed before the read, so that a commit during the read is
+		// read again rather than missed.
+		changed = w.g.core.Registry().Changed()
 		fyne.Do(func() {
 			w.mu.Lock()
 			defer w.mu.Unlock()
@@ -478,10 +480,10 @@ func (w *workWindow) showDetail() {
 		items = append(items, widget.NewFormItem("Lease", wrapped(fmt.Sprintf("%s, until %s (%s left)",
 			p.Lease.SessionID, p.Lease.ExpiresAt.Local().Format(time.TimeOnly), left))))
 	}
-	w.facts.Items = items
-	w.facts.Refresh()
-
-	var objs []fyne.CanvasObject
+	// A new form each time: the box around it lays out again only when
+	// its objects change.
+	w.facts = widget.NewForm(items...)
+	objs := []fyne.CanvasObject{w.facts}
 	section := func(name string) {
 		objs = append(objs, widget.NewSeparator(), widget.NewLabelWithStyle(name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 	}

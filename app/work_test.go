@@ -293,7 +293,9 @@ func TestWorkReviewApprove(t *testing.T) {
 
 	waitUntil(t, "the packet in review", func() bool {
 		ok := false
-		w.on(func() { ok = slices.Contains(w.rowTitlesLocked(), "In review (1)") && w.detail.Packet.State == store.PacketInReview })
+		w.on(func() {
+			ok = slices.Contains(w.rowTitlesLocked(), "In review (1)") && w.detail.Packet.State == store.PacketInReview
+		})
 		return ok
 	})
 	w.on(func() {
