@@ -24,24 +24,24 @@ import (
 
 // Work window labels, also what the tests tap.
 const (
-	titleWork          = "Switchboard — Work"
-	labelAllRepos      = "All repositories"
-	labelNewPacket     = "New packet"
-	labelCreate        = "Create"
-	labelCancelPacket  = "Cancel packet"
-	labelRequeue       = "Requeue"
-	labelApprove       = "Approve"
-	labelRequestChange = "Request changes"
-	labelReject        = "Reject"
-	labelNoPacket      = "Select a packet on the left, or create one."
+	titleWork              = "Switchboard — Work"
+	labelWorkAllRepos      = "All repositories"
+	labelWorkNewPacket     = "New packet"
+	labelWorkCreate        = "Create"
+	labelWorkCancelPacket  = "Cancel packet"
+	labelWorkRequeue       = "Requeue"
+	labelWorkApprove       = "Approve"
+	labelWorkRequestChange = "Request changes"
+	labelWorkReject        = "Reject"
+	labelWorkNoPacket      = "Select a packet on the left, or create one."
 
 	// workReloadEvery throttles the re-reads Changed() asks for: an agent
 	// publishing busily must not make the window read (and audit) per call.
 	workReloadEvery = 500 * time.Millisecond
 	// workListLimit is how many packets the window reads (work.list's most).
 	workListLimit = 1000
-	// previewLimit is the largest inline artifact shown in full.
-	previewLimit = 4 << 10
+	// workPreviewLimit is the largest inline artifact shown in full.
+	workPreviewLimit = 4 << 10
 )
 
 // workStates are the groups of the packet list, in workflow order, with
@@ -97,8 +97,8 @@ type workWindow struct {
 	detailUI fyne.CanvasObject // title, buttons and body; hidden with no selection
 	empty    fyne.CanvasObject
 
-	form   *packetForm // the open New packet form, if any
-	prompt *textPrompt // the open reason or notes prompt, if any
+	form   *workForm   // the open New packet form, if any
+	prompt *workPrompt // the open reason or notes prompt, if any
 
 	// mu serialises the refresh goroutine's updates with other work on
 	// the window where fyne.Do runs the update on the calling goroutine
@@ -120,13 +120,13 @@ func (g *gui) showWork() {
 func newWorkWindow(g *gui) *workWindow {
 	w := &workWindow{g: g, win: g.app.NewWindow(titleWork), stopRefresh: make(chan struct{})}
 
-	w.repoFilter = widget.NewSelect([]string{labelAllRepos}, nil)
-	w.repoFilter.SetSelected(labelAllRepos)
+	w.repoFilter = widget.NewSelect([]string{labelWorkAllRepos}, nil)
+	w.repoFilter.SetSelected(labelWorkAllRepos)
 	w.repoFilter.OnChanged = func(s string) {
 		w.filterID = w.repoIDOf(s)
 		w.reload()
 	}
-	w.newPacket = widget.NewButtonWithIcon(labelNewPacket, theme.ContentAddIcon(), w.openForm)
+	w.newPacket = widget.NewButtonWithIcon(labelWorkNewPacket, theme.ContentAddIcon(), w.openForm)
 	w.newPacket.Importance = widget.HighImportance
 
 	w.list = widget.NewList(func() int { return len(w.rows) }, newWorkRowTemplate, w.updateRow)
@@ -153,20 +153,20 @@ func newWorkWindow(g *gui) *workWindow {
 	w.subtitle = widget.NewLabel("")
 	w.subtitle.Wrapping = fyne.TextWrapWord
 	w.body = container.NewVBox()
-	w.cancel = widget.NewButtonWithIcon(labelCancelPacket, theme.CancelIcon(), w.askCancel)
-	w.requeue = widget.NewButtonWithIcon(labelRequeue, theme.ViewRefreshIcon(), w.askRequeue)
-	w.approve = widget.NewButtonWithIcon(labelApprove, theme.ConfirmIcon(), func() { w.verdict(store.VerdictApprove, "") })
+	w.cancel = widget.NewButtonWithIcon(labelWorkCancelPacket, theme.CancelIcon(), w.askCancel)
+	w.requeue = widget.NewButtonWithIcon(labelWorkRequeue, theme.ViewRefreshIcon(), w.askRequeue)
+	w.approve = widget.NewButtonWithIcon(labelWorkApprove, theme.ConfirmIcon(), func() { w.verdict(store.VerdictApprove, "") })
 	w.approve.Importance = widget.SuccessImportance
-	w.changes = widget.NewButtonWithIcon(labelRequestChange, theme.DocumentCreateIcon(), w.askChanges)
+	w.changes = widget.NewButtonWithIcon(labelWorkRequestChange, theme.DocumentCreateIcon(), w.askChanges)
 	w.changes.Importance = widget.WarningImportance
-	w.reject = widget.NewButtonWithIcon(labelReject, theme.DeleteIcon(), w.askReject)
+	w.reject = widget.NewButtonWithIcon(labelWorkReject, theme.DeleteIcon(), w.askReject)
 	w.reject.Importance = widget.DangerImportance
 
 	actions := container.NewHBox(w.approve, w.changes, w.reject, layout.NewSpacer(), w.requeue, w.cancel)
 	head := container.NewVBox(w.title, w.subtitle, actions, widget.NewSeparator())
 	w.detailUI = container.NewBorder(head, nil, nil, nil,
 		container.NewVScroll(w.body))
-	w.empty = container.NewCenter(widget.NewLabel(labelNoPacket))
+	w.empty = container.NewCenter(widget.NewLabel(labelWorkNoPacket))
 	w.detailUI.Hide()
 
 	left := container.NewBorder(
@@ -255,7 +255,7 @@ func (w *workWindow) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
 // rowInfo is a packet's second line in the list.
 func (w *workWindow) rowInfo(p store.Packet) string {
 	parts := []string{w.repoName(p.RepositoryID), fmt.Sprintf("P%d", p.Priority),
-		fmt.Sprintf("attempt %d/%d", p.Attempt, p.MaxAttempts), age(time.Since(p.CreatedAt))}
+		fmt.Sprintf("attempt %d/%d", p.Attempt, p.MaxAttempts), workAge(time.Since(p.CreatedAt))}
 	if p.State == store.PacketClaimed {
 		parts = append(parts, "claimed")
 	}
@@ -263,7 +263,7 @@ func (w *workWindow) rowInfo(p store.Packet) string {
 }
 
 // age is a short duration: 12s, 5m, 3h, 2d.
-func age(d time.Duration) string {
+func workAge(d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return fmt.Sprintf("%ds", max(0, int(d.Seconds())))
@@ -278,7 +278,7 @@ func age(d time.Duration) string {
 // groupRows orders packets into headed groups; an empty group is left out.
 // The queue is shown in claim order (priority, then age); the other groups
 // newest first, as listed.
-func groupRows(packets []store.Packet) []workRow {
+func workGroupRows(packets []store.Packet) []workRow {
 	var rows []workRow
 	for _, grp := range workStates {
 		var in []store.Packet
@@ -322,7 +322,7 @@ func (w *workWindow) reload() {
 		return
 	}
 	w.packets = list.Packets
-	w.rows = groupRows(w.packets)
+	w.rows = workGroupRows(w.packets)
 	w.sizeRows()
 	w.list.Refresh()
 	w.selectRow()
@@ -359,7 +359,7 @@ func (w *workWindow) selectRow() {
 func (w *workWindow) setRepos(repos []store.Repository) {
 	w.repos = repos
 	w.repoByID = make(map[string]store.Repository, len(repos))
-	opts := []string{labelAllRepos}
+	opts := []string{labelWorkAllRepos}
 	for _, r := range repos {
 		w.repoByID[r.ID] = r
 		opts = append(opts, w.repoLabel(r))
@@ -372,9 +372,9 @@ func (w *workWindow) setRepos(repos []store.Repository) {
 // repoLabel names a repository in a select; the id is added when two share
 // a name.
 func (w *workWindow) repoLabel(r store.Repository) string {
-	name := repoDisplayName(r)
+	name := workRepoDisplayName(r)
 	for _, o := range w.repos {
-		if o.ID != r.ID && repoDisplayName(o) == name {
+		if o.ID != r.ID && workRepoDisplayName(o) == name {
 			return name + " (" + r.ID + ")"
 		}
 	}
@@ -390,7 +390,7 @@ func (w *workWindow) repoIDOf(label string) string {
 	return ""
 }
 
-func repoDisplayName(r store.Repository) string {
+func workRepoDisplayName(r store.Repository) string {
 	if r.Name != "" {
 		return r.Name
 	}
@@ -399,7 +399,7 @@ func repoDisplayName(r store.Repository) string {
 
 func (w *workWindow) repoName(id string) string {
 	if r, ok := w.repoByID[id]; ok {
-		return repoDisplayName(r)
+		return workRepoDisplayName(r)
 	}
 	return id
 }
@@ -452,9 +452,9 @@ func (w *workWindow) showDetail() {
 	p, arts := w.detail.Packet, w.detail.Artifacts
 
 	w.title.SetText(p.Title)
-	w.subtitle.SetText(fmt.Sprintf("%s · %s · %s", stateText(p.State), w.repoName(p.RepositoryID), p.ID))
-	setEnabled(w.cancel, !p.State.Terminal())
-	setEnabled(w.requeue, slices.Contains([]store.PacketState{store.PacketFailed, store.PacketCancelled, store.PacketClaimed, store.PacketInProgress}, p.State))
+	w.subtitle.SetText(fmt.Sprintf("%s · %s · %s", workStateText(p.State), w.repoName(p.RepositoryID), p.ID))
+	workSetEnabled(w.cancel, !p.State.Terminal())
+	workSetEnabled(w.requeue, slices.Contains([]store.PacketState{store.PacketFailed, store.PacketCancelled, store.PacketClaimed, store.PacketInProgress}, p.State))
 	inReview := p.State == store.PacketInReview
 	for _, b := range []*widget.Button{w.approve, w.changes, w.reject} {
 		if inReview {
@@ -477,7 +477,7 @@ func (w *workWindow) showDetail() {
 	}
 	if p.Lease != nil {
 		left := time.Until(p.Lease.ExpiresAt).Round(time.Second)
-		items = append(items, widget.NewFormItem("Lease", wrapped(fmt.Sprintf("%s, until %s (%s left)",
+		items = append(items, widget.NewFormItem("Lease", workWrapped(fmt.Sprintf("%s, until %s (%s left)",
 			p.Lease.SessionID, p.Lease.ExpiresAt.Local().Format(time.TimeOnly), left))))
 	}
 	// A new form each time: the box around it lays out again only when
@@ -490,60 +490,60 @@ func (w *workWindow) showDetail() {
 
 	section("Instructions")
 	if strings.TrimSpace(p.Instructions) == "" {
-		objs = append(objs, dim("None."))
+		objs = append(objs, workDim("None."))
 	} else {
-		objs = append(objs, mono(p.Instructions))
+		objs = append(objs, workMono(p.Instructions))
 	}
 
 	if p.Summary != "" {
 		section("Summary")
-		objs = append(objs, wrapped(p.Summary))
+		objs = append(objs, workWrapped(p.Summary))
 	}
 	if p.ReviewNotes != "" {
 		section("Review notes")
-		objs = append(objs, wrapped(p.ReviewNotes))
+		objs = append(objs, workWrapped(p.ReviewNotes))
 	}
 
-	section(fmt.Sprintf("Expected artifacts (%d of %d published)", publishedCount(p, arts), len(p.ExpectedArtifacts)))
+	section(fmt.Sprintf("Expected artifacts (%d of %d published)", workPublishedCount(p, arts), len(p.ExpectedArtifacts)))
 	if len(p.ExpectedArtifacts) == 0 {
-		objs = append(objs, dim("None."))
+		objs = append(objs, workDim("None."))
 	}
 	for _, e := range p.ExpectedArtifacts {
-		objs = append(objs, expectedRow(e, published(arts, e.Name)))
+		objs = append(objs, workExpectedRow(e, workPublished(arts, e.Name)))
 	}
 
 	section("Write scope")
 	if len(p.WriteScope) == 0 {
-		objs = append(objs, dim("None: inline artifacts only."))
+		objs = append(objs, workDim("None: inline artifacts only."))
 	} else {
-		objs = append(objs, mono(strings.Join(p.WriteScope, "\n")))
+		objs = append(objs, workMono(strings.Join(p.WriteScope, "\n")))
 	}
 
 	section(fmt.Sprintf("Artifacts (%d)", len(arts)))
 	if len(arts) == 0 {
-		objs = append(objs, dim("None yet."))
+		objs = append(objs, workDim("None yet."))
 	}
 	for _, a := range arts {
-		objs = append(objs, artifactView(a)...)
+		objs = append(objs, workArtifactView(a)...)
 	}
 
-	if vs := verdicts(p.History); len(vs) > 0 {
+	if vs := workVerdicts(p.History); len(vs) > 0 {
 		section("Verdicts")
 		for _, t := range vs {
-			objs = append(objs, wrapped(t.At.Local().Format(time.DateTime)+"  "+t.Reason))
+			objs = append(objs, workWrapped(t.At.Local().Format(time.DateTime)+"  "+t.Reason))
 		}
 	}
 
 	section("History")
 	for _, t := range p.History {
-		objs = append(objs, wrapped(transitionText(t)))
+		objs = append(objs, workWrapped(workTransitionText(t)))
 	}
 
 	w.body.Objects = objs
 	w.body.Refresh()
 }
 
-func setEnabled(b *widget.Button, on bool) {
+func workSetEnabled(b *widget.Button, on bool) {
 	if on {
 		b.Enable()
 	} else {
@@ -552,36 +552,36 @@ func setEnabled(b *widget.Button, on bool) {
 }
 
 // stateText is a state as a person reads it.
-func stateText(s store.PacketState) string {
+func workStateText(s store.PacketState) string {
 	return strings.ReplaceAll(string(s), "_", " ")
 }
 
-func wrapped(s string) *widget.Label {
+func workWrapped(s string) *widget.Label {
 	l := widget.NewLabel(s)
 	l.Wrapping = fyne.TextWrapWord
 	return l
 }
 
-func dim(s string) *widget.Label {
-	l := wrapped(s)
+func workDim(s string) *widget.Label {
+	l := workWrapped(s)
 	l.Importance = widget.LowImportance
 	return l
 }
 
-func mono(s string) *widget.Label {
+func workMono(s string) *widget.Label {
 	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	l.Wrapping = fyne.TextWrapBreak
 	return l
 }
 
-func published(arts []store.Artifact, name string) bool {
+func workPublished(arts []store.Artifact, name string) bool {
 	return slices.ContainsFunc(arts, func(a store.Artifact) bool { return a.Name == name })
 }
 
-func publishedCount(p store.Packet, arts []store.Artifact) int {
+func workPublishedCount(p store.Packet, arts []store.Artifact) int {
 	n := 0
 	for _, e := range p.ExpectedArtifacts {
-		if published(arts, e.Name) {
+		if workPublished(arts, e.Name) {
 			n++
 		}
 	}
@@ -589,7 +589,7 @@ func publishedCount(p store.Packet, arts []store.Artifact) int {
 }
 
 // expectedRow is an expected artifact with a check mark once published.
-func expectedRow(e store.ExpectedArtifact, done bool) fyne.CanvasObject {
+func workExpectedRow(e store.ExpectedArtifact, done bool) fyne.CanvasObject {
 	icon := widget.NewIcon(theme.RadioButtonIcon())
 	if done {
 		icon = widget.NewIcon(theme.NewSuccessThemedResource(theme.ConfirmIcon()))
@@ -603,27 +603,27 @@ func expectedRow(e store.ExpectedArtifact, done bool) fyne.CanvasObject {
 
 // artifactView is an artifact's heading and its content: inline text in
 // full when small, otherwise where it is and its digest.
-func artifactView(a store.Artifact) []fyne.CanvasObject {
+func workArtifactView(a store.Artifact) []fyne.CanvasObject {
 	head := a.Name
 	if a.Kind != "" {
 		head += " · " + a.Kind
 	}
-	head += " · " + byteSize(a.Size)
+	head += " · " + workByteSize(a.Size)
 	title := widget.NewLabelWithStyle(head, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	by := dim(fmt.Sprintf("%s by %s", a.CreatedAt.Local().Format(time.DateTime), a.SessionID))
+	by := workDim(fmt.Sprintf("%s by %s", a.CreatedAt.Local().Format(time.DateTime), a.SessionID))
 	out := []fyne.CanvasObject{title, by}
 	switch {
-	case a.Content != nil && len(*a.Content) <= previewLimit && utf8.ValidString(*a.Content):
-		out = append(out, mono(*a.Content))
+	case a.Content != nil && len(*a.Content) <= workPreviewLimit && utf8.ValidString(*a.Content):
+		out = append(out, workMono(*a.Content))
 	case a.Content != nil:
-		out = append(out, dim("inline content, too large or not text to preview"), mono("sha256 "+a.SHA256))
+		out = append(out, workDim("inline content, too large or not text to preview"), workMono("sha256 "+a.SHA256))
 	default:
-		out = append(out, mono(a.Path+"\nsha256 "+a.SHA256))
+		out = append(out, workMono(a.Path+"\nsha256 "+a.SHA256))
 	}
 	return out
 }
 
-func byteSize(n int64) string {
+func workByteSize(n int64) string {
 	switch {
 	case n < 1<<10:
 		return fmt.Sprintf("%d B", n)
@@ -635,7 +635,7 @@ func byteSize(n int64) string {
 
 // verdicts are the transitions out of review that a verdict made (a cancel
 // of a packet in review is not one).
-func verdicts(h []store.Transition) []store.Transition {
+func workVerdicts(h []store.Transition) []store.Transition {
 	var out []store.Transition
 	for _, t := range h {
 		if t.From != store.PacketInReview {
@@ -651,12 +651,12 @@ func verdicts(h []store.Transition) []store.Transition {
 	return out
 }
 
-func transitionText(t store.Transition) string {
+func workTransitionText(t store.Transition) string {
 	s := t.At.Local().Format(time.DateTime) + "  "
 	if t.From == "" {
-		s += "created → " + stateText(t.To)
+		s += "created → " + workStateText(t.To)
 	} else {
-		s += stateText(t.From) + " → " + stateText(t.To)
+		s += workStateText(t.From) + " → " + workStateText(t.To)
 	}
 	if t.Reason != "" {
 		s += " — " + t.Reason
@@ -683,28 +683,28 @@ func (w *workWindow) act(method string, args any, done string) bool {
 
 func (w *workWindow) askCancel() {
 	id := w.selected
-	w.ask("Cancel packet", "Reason (optional)", labelCancelPacket, false, func(reason string) error {
+	w.ask("Cancel packet", "Reason (optional)", labelWorkCancelPacket, false, func(reason string) error {
 		return w.actErr("work.cancel", mcpserver.PacketRef{PacketID: id, Reason: reason}, "Packet cancelled.")
 	})
 }
 
 func (w *workWindow) askRequeue() {
 	id := w.selected
-	w.ask("Requeue packet", "Reason (optional)", labelRequeue, false, func(reason string) error {
+	w.ask("Requeue packet", "Reason (optional)", labelWorkRequeue, false, func(reason string) error {
 		return w.actErr("work.requeue", mcpserver.PacketRef{PacketID: id, Reason: reason}, "Packet back in the queue.")
 	})
 }
 
 func (w *workWindow) askChanges() {
 	id := w.selected
-	w.ask("Request changes", "What must change (the next agent reads this)", labelRequestChange, true, func(notes string) error {
+	w.ask("Request changes", "What must change (the next agent reads this)", labelWorkRequestChange, true, func(notes string) error {
 		return w.actErr("review.verdict", mcpserver.VerdictArgs{PacketID: id, Verdict: store.VerdictRequestChanges, Notes: notes}, "Changes requested: the packet is back in the queue.")
 	})
 }
 
 func (w *workWindow) askReject() {
 	id := w.selected
-	w.ask("Reject packet", "Why (optional)", labelReject, false, func(notes string) error {
+	w.ask("Reject packet", "Why (optional)", labelWorkReject, false, func(notes string) error {
 		return w.actErr("review.verdict", mcpserver.VerdictArgs{PacketID: id, Verdict: store.VerdictReject, Notes: notes}, "Packet rejected.")
 	})
 }
@@ -724,8 +724,8 @@ func (w *workWindow) actErr(method string, args any, done string) error {
 	return nil
 }
 
-// textPrompt is a small dialog asking for one text before an action.
-type textPrompt struct {
+// workPrompt is a small dialog asking for one text before an action.
+type workPrompt struct {
 	dlg   *dialog.CustomDialog
 	entry *widget.Entry
 	ok    *widget.Button
@@ -735,7 +735,7 @@ type textPrompt struct {
 // ask opens a prompt; do runs on confirm, and its error stays in the
 // prompt.
 func (w *workWindow) ask(title, placeholder, confirm string, required bool, do func(string) error) {
-	p := &textPrompt{entry: widget.NewMultiLineEntry(), err: widget.NewLabel("")}
+	p := &workPrompt{entry: widget.NewMultiLineEntry(), err: widget.NewLabel("")}
 	p.entry.SetPlaceHolder(placeholder)
 	p.entry.SetMinRowsVisible(3)
 	p.entry.Wrapping = fyne.TextWrapWord
@@ -770,15 +770,15 @@ func (w *workWindow) ask(title, placeholder, confirm string, required bool, do f
 	w.win.Canvas().Focus(p.entry)
 }
 
-func (p *textPrompt) showErr(err error) {
+func (p *workPrompt) showErr(err error) {
 	p.err.SetText(err.Error())
 	p.err.Show()
 }
 
 // ---- the New packet form -----------------------------------------------------
 
-// packetForm is the New packet dialog.
-type packetForm struct {
+// workForm is the New packet dialog.
+type workForm struct {
 	dlg          *dialog.CustomDialog
 	repo         *widget.Select
 	title        *widget.Entry
@@ -797,7 +797,7 @@ func (w *workWindow) openForm() {
 		w.form.dlg.Show()
 		return
 	}
-	f := &packetForm{
+	f := &workForm{
 		title:        widget.NewEntry(),
 		instructions: widget.NewMultiLineEntry(),
 		expected:     widget.NewMultiLineEntry(),
@@ -844,10 +844,10 @@ func (w *workWindow) openForm() {
 	)
 	form.Items[5].HintText = "higher is claimed first"
 	form.Items[6].HintText = "claims before the packet fails"
-	f.create = widget.NewButtonWithIcon(labelCreate, theme.ContentAddIcon(), func() { w.submitForm(f) })
+	f.create = widget.NewButtonWithIcon(labelWorkCreate, theme.ContentAddIcon(), func() { w.submitForm(f) })
 	f.create.Importance = widget.HighImportance
 	dismiss := widget.NewButton("Close", func() { f.dlg.Hide() })
-	f.dlg = dialog.NewCustomWithoutButtons(labelNewPacket, container.NewVBox(form, f.err), w.win)
+	f.dlg = dialog.NewCustomWithoutButtons(labelWorkNewPacket, container.NewVBox(form, f.err), w.win)
 	f.dlg.SetButtons([]fyne.CanvasObject{dismiss, f.create})
 	f.dlg.SetOnClosed(func() {
 		if w.form == f {
@@ -862,7 +862,7 @@ func (w *workWindow) openForm() {
 
 // args reads the form; a mistake the registry cannot see (a number that is
 // no number) is reported here.
-func (w *workWindow) formArgs(f *packetForm) (mcpserver.WorkCreateArgs, error) {
+func (w *workWindow) formArgs(f *workForm) (mcpserver.WorkCreateArgs, error) {
 	a := mcpserver.WorkCreateArgs{
 		RepositoryID:   w.repoIDOf(f.repo.Selected),
 		Title:          strings.TrimSpace(f.title.Text),
@@ -873,13 +873,13 @@ func (w *workWindow) formArgs(f *packetForm) (mcpserver.WorkCreateArgs, error) {
 		return a, errors.New("choose a repository")
 	}
 	var err error
-	if a.Priority, err = formInt("priority", f.priority.Text, 0); err != nil {
+	if a.Priority, err = workFormInt("priority", f.priority.Text, 0); err != nil {
 		return a, err
 	}
-	if a.MaxAttempts, err = formInt("max attempts", f.maxAttempts.Text, 0); err != nil {
+	if a.MaxAttempts, err = workFormInt("max attempts", f.maxAttempts.Text, 0); err != nil {
 		return a, err
 	}
-	a.ExpectedArtifacts = parseExpected(f.expected.Text)
+	a.ExpectedArtifacts = workParseExpected(f.expected.Text)
 	for _, l := range strings.Split(f.scope.Text, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
 			a.WriteScope = append(a.WriteScope, l)
@@ -888,7 +888,7 @@ func (w *workWindow) formArgs(f *packetForm) (mcpserver.WorkCreateArgs, error) {
 	return a, nil
 }
 
-func formInt(name, s string, def int) (int, error) {
+func workFormInt(name, s string, def int) (int, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return def, nil
@@ -901,7 +901,7 @@ func formInt(name, s string, def int) (int, error) {
 }
 
 // parseExpected reads "name[:kind]" items separated by commas or lines.
-func parseExpected(s string) []store.ExpectedArtifact {
+func workParseExpected(s string) []store.ExpectedArtifact {
 	var out []store.ExpectedArtifact
 	for _, item := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '\n' }) {
 		item = strings.TrimSpace(item)
@@ -914,7 +914,7 @@ func parseExpected(s string) []store.ExpectedArtifact {
 	return out
 }
 
-func (w *workWindow) submitForm(f *packetForm) {
+func (w *workWindow) submitForm(f *workForm) {
 	args, err := w.formArgs(f)
 	if err == nil {
 		var res mcpserver.PacketResult
@@ -926,13 +926,13 @@ func (w *workWindow) submitForm(f *packetForm) {
 			return
 		}
 	}
-	f.err.SetText(formError(err))
+	f.err.SetText(workFormError(err))
 	f.err.Show()
 }
 
 // formError words an error for the form: a denial's code stays, so the
 // person can tell a refusal (invalid_argument: …) from a failure.
-func formError(err error) string {
+func workFormError(err error) string {
 	var d *store.Denial
 	if errors.As(err, &d) {
 		return fmt.Sprintf("Refused (%s): %s", d.Code, d.Reason)

@@ -76,7 +76,7 @@ func (w *workWindow) rowOf(title string) int {
 	return i
 }
 
-func getPacket(t *testing.T, g *gui, id string) mcpserver.WorkGetResult {
+func workGetPacket(t *testing.T, g *gui, id string) mcpserver.WorkGetResult {
 	t.Helper()
 	var d mcpserver.WorkGetResult
 	if err := g.call("work.get", mcpserver.WorkGetArgs{PacketID: id}, &d); err != nil {
@@ -85,7 +85,7 @@ func getPacket(t *testing.T, g *gui, id string) mcpserver.WorkGetResult {
 	return d
 }
 
-func createPacket(t *testing.T, g *gui, args mcpserver.WorkCreateArgs) store.Packet {
+func workCreatePacket(t *testing.T, g *gui, args mcpserver.WorkCreateArgs) store.Packet {
 	t.Helper()
 	var res mcpserver.PacketResult
 	if err := g.call("work.create", args, &res); err != nil {
@@ -108,7 +108,7 @@ func (w *workWindow) selectTitle(t *testing.T, title string) {
 // was typed, listed under Queued and selected.
 func TestWorkCreateThroughForm(t *testing.T) {
 	g, w, repoID := newWorkTest(t)
-	var f *packetForm
+	var f *workForm
 	w.on(func() {
 		test.Tap(w.newPacket)
 		f = w.form
@@ -142,7 +142,7 @@ func TestWorkCreateThroughForm(t *testing.T) {
 	if len(list.Packets) != 1 {
 		t.Fatalf("%d packets, want 1", len(list.Packets))
 	}
-	p := getPacket(t, g, list.Packets[0].ID).Packet
+	p := workGetPacket(t, g, list.Packets[0].ID).Packet
 	want := []store.ExpectedArtifact{{Name: "notes", Kind: "markdown"}, {Name: "diffstat"}, {Name: "log"}}
 	if p.Title != "Write the release notes" || p.State != store.PacketQueued || p.Priority != 7 || p.MaxAttempts != 2 ||
 		!p.ReviewRequired || !slices.Equal(p.ExpectedArtifacts, want) ||
@@ -171,7 +171,7 @@ func TestWorkCreateThroughForm(t *testing.T) {
 // What the registry refuses stays in the form, with its code.
 func TestWorkFormShowsDenial(t *testing.T) {
 	g, w, repoID := newWorkTest(t)
-	var f *packetForm
+	var f *workForm
 	w.on(func() {
 		test.Tap(w.newPacket)
 		f = w.form
@@ -200,7 +200,7 @@ func TestWorkFormShowsDenial(t *testing.T) {
 // Cancel and Requeue, each through its reason prompt.
 func TestWorkCancelAndRequeue(t *testing.T) {
 	g, w, repoID := newWorkTest(t)
-	p := createPacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: "Tidy the imports"})
+	p := workCreatePacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: "Tidy the imports"})
 	waitUntil(t, "the new packet listed", func() bool { return w.rowOf("Tidy the imports") >= 0 })
 	w.selectTitle(t, "Tidy the imports")
 
@@ -209,7 +209,7 @@ func TestWorkCancelAndRequeue(t *testing.T) {
 		test.Type(w.prompt.entry, "not needed after all")
 		test.Tap(w.prompt.ok)
 	})
-	got := getPacket(t, g, p.ID).Packet
+	got := workGetPacket(t, g, p.ID).Packet
 	if got.State != store.PacketCancelled || got.History[len(got.History)-1].Reason != "not needed after all" {
 		t.Fatalf("after Cancel: %s, history %+v", got.State, got.History)
 	}
@@ -229,7 +229,7 @@ func TestWorkCancelAndRequeue(t *testing.T) {
 		test.Tap(w.requeue)
 		test.Tap(w.prompt.ok)
 	})
-	if got := getPacket(t, g, p.ID).Packet; got.State != store.PacketQueued {
+	if got := workGetPacket(t, g, p.ID).Packet; got.State != store.PacketQueued {
 		t.Fatalf("after Requeue: %s", got.State)
 	}
 	w.on(func() {
@@ -249,9 +249,9 @@ func (w *workWindow) rowTitlesLocked() []string {
 	return out
 }
 
-// agentCall invokes a method as an agent would, for the operator-run
+// workAgentCall invokes a method as an agent would, for the operator-run
 // session sid (the operator may act for any live session).
-func agentCall(t *testing.T, g *gui, method string, args any) mcpserver.Result {
+func workAgentCall(t *testing.T, g *gui, method string, args any) mcpserver.Result {
 	t.Helper()
 	b, err := json.Marshal(args)
 	if err != nil {
@@ -264,32 +264,32 @@ func agentCall(t *testing.T, g *gui, method string, args any) mcpserver.Result {
 	return res
 }
 
-// runAgent claims the repository's packet, publishes its artifacts and
+// workRunAgent claims the repository's packet, publishes its artifacts and
 // completes it, as an agent does.
-func runAgent(t *testing.T, g *gui, repoID string, content map[string]string) {
+func workRunAgent(t *testing.T, g *gui, repoID string, content map[string]string) {
 	t.Helper()
-	ses := agentCall(t, g, "session.report", mcpserver.ReportArgs{Kind: "ready", RepositoryID: repoID}).Value.(mcpserver.ReportResult).SessionID
-	aw := agentCall(t, g, "work.await_packet", mcpserver.AwaitArgs{RepositoryID: repoID, SessionID: ses, WaitSeconds: 1}).Value.(mcpserver.AwaitResult)
+	ses := workAgentCall(t, g, "session.report", mcpserver.ReportArgs{Kind: "ready", RepositoryID: repoID}).Value.(mcpserver.ReportResult).SessionID
+	aw := workAgentCall(t, g, "work.await_packet", mcpserver.AwaitArgs{RepositoryID: repoID, SessionID: ses, WaitSeconds: 1}).Value.(mcpserver.AwaitResult)
 	if aw.Packet == nil {
 		t.Fatal("no packet claimed")
 	}
 	lease := mcpserver.LeaseArgs{PacketID: aw.Packet.ID, SessionID: ses, LeaseID: aw.LeaseID}
-	agentCall(t, g, "work.ack", lease)
+	workAgentCall(t, g, "work.ack", lease)
 	for name, c := range content {
-		agentCall(t, g, "artifact.publish", mcpserver.PublishArgs{PacketID: aw.Packet.ID, SessionID: ses, LeaseID: aw.LeaseID, Name: name, Kind: "text", Content: &c})
+		workAgentCall(t, g, "artifact.publish", mcpserver.PublishArgs{PacketID: aw.Packet.ID, SessionID: ses, LeaseID: aw.LeaseID, Name: name, Kind: "text", Content: &c})
 	}
-	agentCall(t, g, "work.complete", mcpserver.CompleteArgs{PacketID: aw.Packet.ID, SessionID: ses, LeaseID: aw.LeaseID, Summary: "done as asked"})
+	workAgentCall(t, g, "work.complete", mcpserver.CompleteArgs{PacketID: aw.Packet.ID, SessionID: ses, LeaseID: aw.LeaseID, Summary: "done as asked"})
 }
 
 // A packet an agent completes with review required shows in review, its
 // artifact checked off and previewed; Approve makes it done.
 func TestWorkReviewApprove(t *testing.T) {
 	g, w, repoID := newWorkTest(t)
-	p := createPacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: "Explain the lease fencing",
+	p := workCreatePacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: "Explain the lease fencing",
 		ExpectedArtifacts: []store.ExpectedArtifact{{Name: "answer", Kind: "text"}}, ReviewRequired: true})
 	waitUntil(t, "the new packet listed", func() bool { return w.rowOf("Explain the lease fencing") >= 0 })
 	w.selectTitle(t, "Explain the lease fencing")
-	runAgent(t, g, repoID, map[string]string{"answer": "Every claim gets a new lease id."})
+	workRunAgent(t, g, repoID, map[string]string{"answer": "Every claim gets a new lease id."})
 
 	waitUntil(t, "the packet in review", func() bool {
 		ok := false
@@ -302,7 +302,7 @@ func TestWorkReviewApprove(t *testing.T) {
 		if w.approve.Hidden || w.changes.Hidden || w.reject.Hidden {
 			t.Error("the verdict buttons are hidden for a packet in review")
 		}
-		text := labelTexts(w.body)
+		text := workLabelTexts(w.body)
 		for _, want := range []string{"Expected artifacts (1 of 1 published)", "Every claim gets a new lease id.", "done as asked", "Artifacts (1)"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("the detail lacks %q:\n%s", want, text)
@@ -310,7 +310,7 @@ func TestWorkReviewApprove(t *testing.T) {
 		}
 		test.Tap(w.approve)
 	})
-	got := getPacket(t, g, p.ID).Packet
+	got := workGetPacket(t, g, p.ID).Packet
 	if got.State != store.PacketDone {
 		t.Fatalf("after Approve: %s", got.State)
 	}
@@ -318,8 +318,8 @@ func TestWorkReviewApprove(t *testing.T) {
 		if !w.approve.Hidden || !slices.Contains(w.rowTitlesLocked(), "Done (1)") {
 			t.Errorf("approve hidden %v, rows %q", w.approve.Hidden, w.rowTitlesLocked())
 		}
-		if !strings.Contains(labelTexts(w.body), "approve") {
-			t.Errorf("no verdict shown:\n%s", labelTexts(w.body))
+		if !strings.Contains(workLabelTexts(w.body), "approve") {
+			t.Errorf("no verdict shown:\n%s", workLabelTexts(w.body))
 		}
 	})
 }
@@ -328,8 +328,8 @@ func TestWorkReviewApprove(t *testing.T) {
 // them.
 func TestWorkRequestChanges(t *testing.T) {
 	g, w, repoID := newWorkTest(t)
-	p := createPacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: "Rename the flag", ReviewRequired: true})
-	runAgent(t, g, repoID, nil)
+	p := workCreatePacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: "Rename the flag", ReviewRequired: true})
+	workRunAgent(t, g, repoID, nil)
 	waitUntil(t, "the packet listed", func() bool { return w.rowOf("Rename the flag") >= 0 })
 	w.selectTitle(t, "Rename the flag")
 	w.on(func() {
@@ -341,7 +341,7 @@ func TestWorkRequestChanges(t *testing.T) {
 		test.Type(w.prompt.entry, "Keep the old name as an alias.")
 		test.Tap(w.prompt.ok)
 	})
-	got := getPacket(t, g, p.ID).Packet
+	got := workGetPacket(t, g, p.ID).Packet
 	if got.State != store.PacketQueued || got.ReviewNotes != "Keep the old name as an alias." {
 		t.Errorf("after Request changes: %s, notes %q", got.State, got.ReviewNotes)
 	}
@@ -353,9 +353,9 @@ func TestWorkLiveUpdate(t *testing.T) {
 	if rows := w.rowTitles(); len(rows) != 0 {
 		t.Fatalf("rows %q", rows)
 	}
-	createPacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: "From the CLI", Priority: 2})
+	workCreatePacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: "From the CLI", Priority: 2})
 	waitUntil(t, "the packet listed", func() bool { return w.rowOf("From the CLI") >= 0 })
-	createPacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: "Urgent", Priority: 9})
+	workCreatePacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: "Urgent", Priority: 9})
 	waitUntil(t, "the second packet listed", func() bool { return w.rowOf("Urgent") >= 0 })
 	rows := w.rowTitles()
 	if rows[0] != "Queued (2)" || !strings.HasPrefix(rows[1], "Urgent") {
@@ -374,20 +374,20 @@ func TestWorkRepositoryFilter(t *testing.T) {
 	if err := g.call("repository.register", map[string]any{"path": t.TempDir(), "name": "other"}, &other); err != nil {
 		t.Fatal(err)
 	}
-	createPacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: "In demo"})
+	workCreatePacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: "In demo"})
 	waitUntil(t, "the packet listed", func() bool { return w.rowOf("In demo") >= 0 })
 	w.on(func() { w.repoFilter.SetSelected("other") })
 	if w.rowOf("In demo") >= 0 {
 		t.Errorf("filtered on other, rows %q", w.rowTitles())
 	}
-	w.on(func() { w.repoFilter.SetSelected(labelAllRepos) })
+	w.on(func() { w.repoFilter.SetSelected(labelWorkAllRepos) })
 	if w.rowOf("In demo") < 0 {
 		t.Errorf("all repositories, rows %q", w.rowTitles())
 	}
 }
 
-// labelTexts joins the texts of the labels under o.
-func labelTexts(o fyne.CanvasObject) string {
+// workLabelTexts joins the texts of the labels under o.
+func workLabelTexts(o fyne.CanvasObject) string {
 	var b strings.Builder
 	var walk func(fyne.CanvasObject)
 	walk = func(o fyne.CanvasObject) {
