@@ -81,22 +81,13 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 	w := &sessionsWindow{g: g, win: g.app.NewWindow(titleSessions), stopRefresh: make(chan struct{})}
 	w.list = widget.NewList(
 		func() int { return len(w.sessions) },
-		func() fyne.CanvasObject {
-			state := widget.NewLabel("running")
-			state.TextStyle.Bold = true
-			return container.NewBorder(nil, nil, state, nil,
-				container.NewVBox(widget.NewLabel("profile · repository"), widget.NewLabel("started")))
-		},
+		twoLines,
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			if i >= len(w.sessions) {
 				return
 			}
 			s := w.sessions[i]
-			row := o.(*fyne.Container)
-			texts := row.Objects[0].(*fyne.Container).Objects
-			texts[0].(*widget.Label).SetText(w.title(s))
-			texts[1].(*widget.Label).SetText(s.StartedAt.Local().Format("Jan 2 15:04:05") + " · " + s.ID)
-			row.Objects[1].(*widget.Label).SetText(w.badge(s))
+			setTwoLines(o, w.title(s), w.badge(s)+"  ·  "+s.StartedAt.Local().Format("Jan 2 15:04")+"  ·  "+s.ID)
 		})
 	w.list.OnSelected = func(i widget.ListItemID) {
 		if i < len(w.sessions) {
@@ -145,7 +136,7 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 	right := container.NewHSplit(w.termBox, side)
 	right.SetOffset(0.72)
 	main := container.NewHSplit(w.list, container.NewBorder(top, nil, nil, nil, right))
-	main.SetOffset(0.22)
+	main.SetOffset(0.24)
 	w.win.SetContent(main)
 	w.win.Resize(fyne.NewSize(1280, 760))
 	w.win.SetOnClosed(func() {

@@ -129,9 +129,13 @@ func (w *settingsWindow) fail(what string, err error) {
 // twoLines is a list row: a bold first line and a quieter second one.
 func twoLines() fyne.CanvasObject {
 	title := widget.NewLabelWithStyle("title", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	title.Truncation = fyne.TextTruncateEllipsis
 	sub := widget.NewLabel("detail")
 	sub.Truncation = fyne.TextTruncateEllipsis
-	return container.NewVBox(title, sub)
+	sub.SizeName = theme.SizeNameCaptionText
+	// Labels pad themselves; stacked in a plain VBox the two lines drift
+	// apart. A negative spacer pulls the second up under the first.
+	return container.New(layout.NewCustomPaddedVBoxLayout(-theme.Padding()*2), title, sub)
 }
 
 func setTwoLines(o fyne.CanvasObject, title, sub string) {

@@ -1,0 +1,142 @@
+package e2e
+
+import (
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// TestScreenshots runs the real app under the virtual display, starts a
+// shell agent that prints in colour, opens every window from the tray over
+// D-Bus, and takes a screenshot of each, in the dark and the light theme.
+// With SWITCHBOARD_SCREENSHOTS_DIR set they are written there (that is how
+// docs/screenshots is made); otherwise into a temporary folder. Each must
+// show a window, not a blank screen.
+func TestScreenshots(t *testing.T) {
+	trayRequireDesktop(t)
+	if _, err := exec.LookPath("import"); err != nil {
+		if os.Getenv("SWITCHBOARD_E2E_GUI") == "1" {
+			t.Fatal("imagemagick's import is missing")
+		}
+		t.Skip("no imagemagick")
+	}
+	out := os.Getenv("SWITCHBOARD_SCREENSHOTS_DIR")
+	if out == "" {
+		out = t.TempDir()
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, variant := range []string{"dark", "light"} {
+		t.Run(variant, func(t *testing.T) { screenshots(t, variant, out) })
+	}
+}
+
+func screenshots(t *testing.T, variant, out string) {
+	bin := buildBinary(t)
+	base, err := os.MkdirTemp("", "sbshot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	home := filepath.Join(base, "home")
+	repo := filepath.Join(home, "demo-repo")
+	if err := os.MkdirAll(repo, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env := append(trayEnv(base), "FYNE_THEME="+variant, "SHELL=/bin/bash", "PS1=demo$ ")
+	p := trayStart(t, bin, env)
+	deadline := time.Now().Add(trayStartTimeout)
+	trayWaitEndpoint(t, p, filepath.Join(base, "run", "mcp-http-endpoint"), deadline)
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", p.cmd.Process.Pid)
+	trayWaitName(t, p, conn, name, deadline)
+	menu := conn.Object(name, trayMenuPath)
+
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		b, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("switchboard %s: %v", strings.Join(args, " "), err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	repoID := run("repo", "add", repo, "--name", "demo-repo")
+	run("work", "create", "--repo", repoID, "--title", "Add a --json flag to the status command", "--artifact", "patch:diff", "--priority", "2", "--instructions", "Print the status as JSON when --json is given.")
+	run("work", "create", "--repo", repoID, "--title", "Fix the flaky lease test", "--instructions", "Find why it fails one run in fifty.")
+
+	// Start a shell agent from the tray (Start agent ▸ Shell ▸ demo-repo): the
+	// Sessions window opens on it.
+	items := trayMenuItems(t, menu)
+	start := items[slices.IndexFunc(items, func(it trayItem) bool { return it.label == "Start agent" })]
+	shell := start.children[slices.IndexFunc(start.children, func(it trayItem) bool { return it.label == "Shell" })]
+	trayClick(t, menu, shell.children, shell.children[0].label)
+	time.Sleep(2 * time.Second)
+	ses := strings.Fields(strings.Split(run("agent", "list"), "\n")[1])[0]
+	attach := exec.Command(bin, "agent", "attach", ses)
+	attach.Env = env
+	attach.Stdin = strings.NewReader("clear; printf '\\033[1;32m✔\\033[0m build ok  \\033[33m3 warnings\\033[0m  \\033[1;31m✘ 1 test failed\\033[0m\\n'; ls -la --color=always /usr/share | head -20; echo 日本語 wide characters\r")
+	attach.Run()
+	time.Sleep(time.Second)
+	shot(t, filepath.Join(out, "sessions-"+variant+".png"))
+
+	for _, w := range []struct{ label, file string }{
+		{"Work…", "work"}, {"Audit…", "audit"}, {"Settings…", "settings"},
+	} {
+		trayClick(t, menu, trayMenuItems(t, menu), w.label)
+		time.Sleep(2 * time.Second)
+		shot(t, filepath.Join(out, w.file+"-"+variant+".png"))
+	}
+	trayClick(t, menu, trayMenuItems(t, menu), "Quit")
+	if _, exited := p.wait(trayQuitTimeout); !exited {
+		t.Fatal("the app did not quit")
+	}
+}
+
+// shot saves the screen to path and checks it shows something: a blank or
+// nearly one-colour screen means a window did not paint.
+func shot(t *testing.T, path string) {
+	t.Helper()
+	if out, err := exec.Command("import", "-window", "root", path).CombinedOutput(); err != nil {
+		t.Fatalf("screenshot: %v\n%s", err, out)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if n := colours(img); n < 16 {
+		t.Errorf("%s has %d colours: nothing painted", filepath.Base(path), n)
+	}
+}
+
+func colours(img image.Image) int {
+	seen := map[uint32]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			seen[r>>11<<10|g>>11<<5|bl>>11] = true
+		}
+	}
+	return len(seen)
+}
