@@ -21,15 +21,14 @@ import (
 
 // Sessions window labels, also what the tests tap.
 const (
-	titleSessions   = "Switchboard — Sessions"
-	labelSessions   = "Sessions…"
-	labelStop       = "Stop"
-	labelKill       = "Kill"
-	labelAnswer     = "Answer"
-	labelNoSession  = "Select a session on the left."
-	labelNoTerminal = "This agent does not run in this app: no live terminal."
-	frameInterval   = time.Second / 30
-	listRefresh     = time.Second
+	titleSessions  = "Switchboard — Sessions"
+	labelSessions  = "Sessions…"
+	labelStop      = "Stop"
+	labelKill      = "Kill"
+	labelAnswer    = "Answer"
+	labelNoSession = "Select a session on the left."
+	frameInterval  = time.Second / 30
+	listRefresh    = time.Second
 )
 
 // sessionsWindow lists the sessions and shows one: its live terminal (for an
@@ -54,6 +53,7 @@ type sessionsWindow struct {
 	answer    *widget.Entry
 
 	cancelFrames context.CancelFunc // stops the selected terminal's frames
+	replay       *replayView        // the selected ended session's replay, or nil
 	stopRefresh  chan struct{}
 }
 
@@ -143,6 +143,9 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 		close(w.stopRefresh)
 		if w.cancelFrames != nil {
 			w.cancelFrames()
+		}
+		if w.replay != nil {
+			w.replay.close()
 		}
 		g.sessions = nil
 	})
@@ -277,6 +280,10 @@ func (w *sessionsWindow) selectSession(id string) {
 		w.cancelFrames()
 		w.cancelFrames = nil
 	}
+	if w.replay != nil {
+		w.replay.close()
+		w.replay = nil
+	}
 	a, live := w.agent(id)
 	if live && a.Exit() == nil {
 		// Watching and typing into an agent's terminal is audited once,
@@ -299,13 +306,30 @@ func (w *sessionsWindow) selectSession(id string) {
 		w.termBox.Objects = []fyne.CanvasObject{term}
 		w.termBox.Refresh()
 		w.win.Canvas().Focus(term)
-	} else {
-		note := widget.NewLabel(labelNoTerminal)
-		note.Wrapping = fyne.TextWrapWord
-		w.termBox.Objects = []fyne.CanvasObject{container.NewCenter(note)}
+	} else if s, ok := w.session(id); ok {
+		// Not running here: replay what was recorded, if anything was.
+		rv, why := newReplayView(w.g, s)
+		if rv != nil {
+			w.replay = rv
+			w.termBox.Objects = []fyne.CanvasObject{rv.content}
+		} else {
+			note := widget.NewLabel(why)
+			note.Wrapping = fyne.TextWrapWord
+			w.termBox.Objects = []fyne.CanvasObject{container.NewCenter(note)}
+		}
 		w.termBox.Refresh()
 	}
 	w.loadDetail()
+}
+
+// session is the listed session id.
+func (w *sessionsWindow) session(id string) (store.Session, bool) {
+	for _, s := range w.sessions {
+		if s.ID == id {
+			return s, true
+		}
+	}
+	return store.Session{}, false
 }
 
 // loadDetail reads the selected session's detail and shows it.

@@ -171,7 +171,7 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 	}
 	env := agentEnv(sv.cfg.Env, spec, tokenFile, vars)
 
-	recording := filepath.Join(sv.cfg.RecordingsDir, spec.SessionID+".cast")
+	recording := sv.RecordingPath(spec.SessionID)
 	var recAt time.Time
 	f, w, err := openRecording(recording, spec.Cols, spec.Rows,
 		map[string]string{"TERM": "xterm-256color", "SHELL": shellCommand("{shell}")},
@@ -217,6 +217,12 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 	sv.sessions[s.id] = s
 	sv.mu.Unlock()
 	return s, nil
+}
+
+// RecordingPath is where the recording of session id is (or would be):
+// ended sessions of earlier runs are replayed from it.
+func (sv *Supervisor) RecordingPath(id string) string {
+	return filepath.Join(sv.cfg.RecordingsDir, filepath.Base(id)+".cast")
 }
 
 // Get returns the session id, live or ended (until Forget).

@@ -1,0 +1,69 @@
+package app
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/switchboard-dev/switchboard/mcpserver"
+)
+
+// An ended session replays: its recording on a timeline, seekable, with
+// its trace events; play runs to the end.
+func TestReplayEndedSession(t *testing.T) {
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	t.Setenv("SHELL", "/bin/sh")
+	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
+	var reg mcpserver.RepositoryRegistered
+	if err := g.call("repository.register", map[string]any{"path": t.TempDir()}, &reg); err != nil {
+		t.Fatal(err)
+	}
+	var started mcpserver.AgentStarted
+	if err := g.call("agent.start", mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: reg.Repository.ID}, &started); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := g.core.Agents().Get(started.SessionID)
+	s.Input([]byte("echo first; sleep 0.3; echo second\r"))
+	waitUntil(t, "second", func() bool { return strings.Contains(s.Terminal().Text(), "second\n") })
+	if err := g.call("agent.stop", mcpserver.AgentStopArgs{SessionID: started.SessionID}, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	g.showSessions(started.SessionID)
+	w := g.sessions
+	rv := w.replay
+	if rv == nil {
+		t.Fatalf("no replay for an ended session; the pane shows %T", w.termBox.Objects[0])
+	}
+	dur := rv.player.rec.duration()
+	if dur < 300*time.Millisecond {
+		t.Fatalf("recording lasts %v, want the 0.3 s sleep in it", dur)
+	}
+	if len(rv.events) == 0 {
+		t.Error("no trace events beside the recording")
+	}
+	// At the end both lines show; seeking back to the start shows neither.
+	rv.slider.SetValue(rv.slider.Max)
+	if txt := rv.term.Text(); !strings.Contains(txt, "first") || !strings.Contains(txt, "second") {
+		t.Errorf("at the end the screen shows:\n%s", txt)
+	}
+	rv.slider.SetValue(0)
+	if txt := rv.term.Text(); strings.Contains(txt, "second") {
+		t.Errorf("at the start the screen shows:\n%s", txt)
+	}
+	// Play at 16× runs to the end and stops.
+	rv.speed.SetSelected("16×")
+	test.Tap(rv.play)
+	waitUntil(t, "the replay to reach the end", func() bool {
+		rv.mu.Lock()
+		defer rv.mu.Unlock()
+		return !rv.playing
+	})
+	if rv.slider.Value != rv.slider.Max {
+		t.Errorf("playback stopped at %v of %v", rv.slider.Value, rv.slider.Max)
+	}
+	w.win.Close()
+}
