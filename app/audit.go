@@ -3,10 +3,13 @@ package app
 import (
 	"bufio"
 	"container/list"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,6 +44,9 @@ const (
 	// auditPageSize is how many rows one page holds: one audit.query for
 	// the whole log, where seqs are gap-free and a page is a seq range.
 	auditPageSize = 200
+	// auditFirstPage is the first page of a filtered view: a screen's
+	// worth of rows.
+	auditFirstPage = 40
 	// auditScanBatch is the most records one audit.query returns; with a
 	// filter the store cannot apply (free text, "!ok", time bounds) the
 	// window reads this many and filters them itself.
@@ -143,10 +149,32 @@ func parseAuditTime(s string, now time.Time) (time.Time, error) {
 // Fyne goroutine.
 type auditSource struct{ g *gui }
 
+// query runs audit.query. It is gui.call without the JSON round trip of
+// the result: a page of a thousand records would be encoded and decoded
+// again for nothing.
+func (s auditSource) query(f store.AuditFilter) (mcpserver.AuditRecords, error) {
+	args, err := json.Marshal(f)
+	if err != nil {
+		return mcpserver.AuditRecords{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	res := s.g.core.Registry().Invoke(ctx, mcpserver.Operator, mcpserver.TransportGUI, "audit.query", args)
+	if res.Err != nil {
+		return mcpserver.AuditRecords{}, res.Err
+	}
+	if recs, ok := res.Value.(mcpserver.AuditRecords); ok {
+		return recs, nil
+	}
+	var out mcpserver.AuditRecords
+	err = s.g.call("audit.query", f, &out)
+	return out, err
+}
+
 // newest returns the newest record's seq, 0 for an empty log.
 func (s auditSource) newest() (uint64, error) {
-	var res mcpserver.AuditRecords
-	if err := s.g.call("audit.query", store.AuditFilter{Limit: 1}, &res); err != nil {
+	res, err := s.query(store.AuditFilter{Limit: 1})
+	if err != nil {
 		return 0, err
 	}
 	if len(res.Records) == 0 {
@@ -157,8 +185,8 @@ func (s auditSource) newest() (uint64, error) {
 
 // at returns the record with sequence seq (the log has no gaps).
 func (s auditSource) at(seq uint64) (store.AuditRecord, error) {
-	var res mcpserver.AuditRecords
-	if err := s.g.call("audit.query", store.AuditFilter{BeforeSeq: seq + 1, Limit: 1}, &res); err != nil {
+	res, err := s.query(store.AuditFilter{BeforeSeq: seq + 1, Limit: 1})
+	if err != nil {
 		return store.AuditRecord{}, err
 	}
 	if len(res.Records) == 0 || res.Records[0].Seq != seq {
@@ -225,8 +253,8 @@ func (s auditSource) scan(q auditQuery, before, floor uint64, want, maxCalls int
 			f.Limit = auditScanBatch
 		}
 		f.Limit = min(f.Limit, auditScanBatch)
-		var res mcpserver.AuditRecords
-		if err := s.g.call("audit.query", f, &res); err != nil {
+		res, err := s.query(f)
+		if err != nil {
 			return recs, next, false, err
 		}
 		for i := range res.Records {
@@ -351,6 +379,8 @@ type auditWindow struct {
 	exportJ  *widget.Button
 	exportC  *widget.Button
 
+	// mu serializes the results of the window's goroutines (see do).
+	mu          sync.Mutex
 	fetchers    chan struct{}
 	stopRefresh chan struct{}
 	closeOnce   sync.Once
@@ -391,6 +421,17 @@ func (columnsLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	return fyne.NewSize(w, h)
 }
 
+// do runs fn on the Fyne goroutine, holding w.mu. The real driver runs
+// every fyne.Do on one goroutine; the test driver runs it on the caller's,
+// and the lock keeps the window's state consistent there too.
+func (w *auditWindow) do(fn func()) {
+	fyne.Do(func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		fn()
+	})
+}
+
 // showAudit opens the Audit window, or brings it forward.
 func (g *gui) showAudit() {
 	if g.audit == nil {
@@ -406,6 +447,10 @@ func newAuditWindow(g *gui) *auditWindow {
 		cache: newAuditCache(auditCachePages), inflight: map[int]bool{},
 		fetchers: make(chan struct{}, auditFetchers), stopRefresh: make(chan struct{}),
 	}
+	// The goroutines started below apply their results only once the
+	// window is built.
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	sel := func(hint string, options ...string) *widget.SelectEntry {
 		e := widget.NewSelectEntry(options)
 		e.SetPlaceHolder(hint)
@@ -543,23 +588,59 @@ func (w *auditWindow) open(q auditQuery) {
 	w.list.ScrollToTop()
 	w.list.Refresh()
 	go func() {
-		newest, err := w.src.newest()
-		var floor, top uint64
-		if err == nil {
-			floor, top, err = w.src.bounds(q, newest)
+		var first []store.AuditRecord
+		floor, top, next := uint64(1), uint64(0), uint64(0)
+		var err error
+		switch {
+		case q.whole():
+			// The newest two pages in one call: they give the row count
+			// and the first screen together.
+			var res mcpserver.AuditRecords
+			if res, err = w.src.query(store.AuditFilter{Limit: 2 * auditPageSize}); err == nil && len(res.Records) > 0 {
+				first, top = res.Records, res.Records[0].Seq
+			}
+		case q.from.IsZero() && q.to.IsZero():
+			// Scan from the newest record on; the first page found sets
+			// the view's top.
+			next = math.MaxUint64
+		default:
+			var newest uint64
+			if newest, err = w.src.newest(); err == nil {
+				floor, top, err = w.src.bounds(q, newest)
+			}
+			next = top + 1
 		}
-		fyne.Do(func() {
+		w.do(func() {
 			if w.view.gen != gen {
 				return
 			}
 			v := &w.view
 			v.ready, v.err = true, err
-			v.top, v.floor, v.next = top, floor, top+1
-			v.done = top < floor || err != nil
+			v.top, v.floor, v.next = top, floor, next
+			v.done = err != nil || (!v.whole && next <= floor)
+			if v.whole {
+				w.cacheWholePages(first)
+			}
 			w.showCount()
 			w.list.Refresh()
 		})
 	}()
+}
+
+// cacheWholePages keeps the complete pages of the whole log among recs,
+// which run newest first without a gap: a page is complete when recs reach
+// its oldest seq (the newest page is complete from the view's top down).
+func (w *auditWindow) cacheWholePages(recs []store.AuditRecord) {
+	for len(recs) > 0 {
+		key := int((recs[0].Seq - 1) / auditPageSize)
+		bottom := uint64(key)*auditPageSize + 1
+		n := int(recs[0].Seq-bottom) + 1
+		if n > len(recs) {
+			return
+		}
+		w.cache.put(key, recs[:n:n])
+		recs = recs[n:]
+	}
 }
 
 // length is the list's row count: the whole log's size, or the rows found
@@ -713,9 +794,8 @@ func (w *auditWindow) fetchPage(key int) {
 	go func() {
 		w.fetchers <- struct{}{}
 		defer func() { <-w.fetchers }()
-		var res mcpserver.AuditRecords
-		err := w.g.call("audit.query", store.AuditFilter{BeforeSeq: uint64(key+1)*auditPageSize + 1, Limit: auditPageSize}, &res)
-		fyne.Do(func() {
+		res, err := w.src.query(store.AuditFilter{BeforeSeq: uint64(key+1)*auditPageSize + 1, Limit: auditPageSize})
+		w.do(func() {
 			if w.view.gen != gen {
 				return
 			}
@@ -741,7 +821,7 @@ func (w *auditWindow) fetchSpan(sp *auditSpan) {
 		w.fetchers <- struct{}{}
 		defer func() { <-w.fetchers }()
 		recs, _, _, err := w.src.scan(q, sp.before, floor, sp.count, 0)
-		fyne.Do(func() {
+		w.do(func() {
 			if w.view.gen != gen {
 				return
 			}
@@ -766,9 +846,15 @@ func (w *auditWindow) fetchNext() {
 	}
 	w.inflight[key] = true
 	gen, q, floor, before := v.gen, v.q, v.floor, v.next
+	want := auditPageSize
+	if v.rows == 0 {
+		// A screen's worth first: with a rare filter, the first rows
+		// show after a fraction of the scan a full page needs.
+		want = auditFirstPage
+	}
 	go func() {
-		recs, next, done, err := w.src.scan(q, before, floor, auditPageSize, auditScanCalls)
-		fyne.Do(func() {
+		recs, next, done, err := w.src.scan(q, before, floor, want, auditScanCalls)
+		w.do(func() {
 			if w.view.gen != gen {
 				return
 			}
@@ -777,7 +863,14 @@ func (w *auditWindow) fetchNext() {
 			if err != nil {
 				v.err, v.done = err, true
 			} else {
-				w.addSpan(&auditSpan{before: before, count: len(recs)}, recs, false)
+				if len(recs) > 0 {
+					// Nothing between the first match and before
+					// matches: the span reads back the same from just
+					// above its first record, whatever was appended
+					// since.
+					w.addSpan(&auditSpan{before: recs[0].Seq + 1, count: len(recs)}, recs, false)
+					v.top = max(v.top, recs[0].Seq)
+				}
 				v.next, v.done = next, done
 			}
 			w.showCount()
@@ -858,30 +951,40 @@ func (w *auditWindow) copyJSON() {
 }
 
 // runVerify checks the hash chain off the Fyne goroutine.
+//
+// It reads the database in a read-only transaction rather than calling
+// audit.verify: registry calls run one at a time inside the write
+// transaction, so a verification of a million records (seconds) through
+// the registry would stall every agent's call, and this window's own page
+// reads, until it ended. A bbolt read transaction runs beside the writer.
 func (w *auditWindow) runVerify() {
+	w.chain.Importance = widget.MediumImportance
 	w.chain.SetText(labelVerifying)
 	w.verify.Disable()
 	go func() {
 		start := time.Now()
-		var res mcpserver.AuditVerifyResult
-		err := w.g.call("audit.verify", struct{}{}, &res)
+		v, err := verifyAuditChain(w.g.core.Registry().DB())
 		took := time.Since(start).Round(time.Millisecond)
-		fyne.Do(func() {
+		w.do(func() {
 			w.verify.Enable()
-			w.chain.Importance = widget.MediumImportance
-			switch {
-			case err != nil:
+			if err != nil {
 				w.chain.Importance = widget.DangerImportance
-				w.chain.SetText("Could not verify the hash chain: " + err.Error())
-			case !res.OK:
-				w.chain.Importance = widget.DangerImportance
-				w.chain.SetText("Hash chain BROKEN: " + res.Problem)
-			default:
-				w.chain.Importance = widget.SuccessImportance
-				w.chain.SetText(fmt.Sprintf("Hash chain verified: %d records, last hash %s (%s)", res.Verification.Records, res.Verification.LastHash, took))
+				w.chain.SetText(fmt.Sprintf("Hash chain NOT verified after %d good records: %v", v.Records, err))
+				return
 			}
+			w.chain.Importance = widget.SuccessImportance
+			w.chain.SetText(fmt.Sprintf("Hash chain verified: %d records, last hash %s (%s)", v.Records, v.LastHash, took))
 		})
 	}()
+}
+
+// verifyAuditChain checks the whole hash chain in a read transaction.
+func verifyAuditChain(db *store.DB) (v store.AuditVerification, err error) {
+	err = db.View(func(tx *store.Tx) error {
+		v, err = tx.VerifyAudit()
+		return err
+	})
+	return v, err
 }
 
 // tailLoop follows the log while the window is open: when the registry says
@@ -905,7 +1008,7 @@ func (w *auditWindow) tailLoop() {
 		// missed.
 		ch = reg.Changed()
 		done := make(chan struct{})
-		fyne.Do(func() { w.tail(done) })
+		w.do(func() { w.tail(done) })
 		select {
 		case <-w.stopRefresh:
 			return
@@ -919,7 +1022,10 @@ func (w *auditWindow) tailLoop() {
 // finished.
 func (w *auditWindow) tail(done chan struct{}) {
 	v := &w.view
-	if !v.ready || v.err != nil || !v.q.to.IsZero() || w.list.GetScrollOffset() > 0 {
+	if !v.ready || v.err != nil || !v.q.to.IsZero() || w.list.GetScrollOffset() > 0 ||
+		(!v.whole && v.top == 0 && !v.done) {
+		// A filtered view with no match yet is still scanning the old
+		// records: what the tail found, the scan might find again.
 		close(done)
 		return
 	}
@@ -931,7 +1037,7 @@ func (w *auditWindow) tail(done chan struct{}) {
 			if err != nil || newest <= top {
 				return
 			}
-			fyne.Do(func() {
+			w.do(func() {
 				if w.view.gen != gen {
 					return
 				}
@@ -945,9 +1051,14 @@ func (w *auditWindow) tail(done chan struct{}) {
 		}
 		f := q.filter
 		f.AfterSeq, f.Limit = top, auditScanBatch
-		var res mcpserver.AuditRecords
-		if err := w.g.call("audit.query", f, &res); err != nil || len(res.Records) == 0 {
+		res, err := w.src.query(f)
+		if err != nil || len(res.Records) == 0 {
 			return
+		}
+		if top == 0 {
+			// The view matched nothing: every match is new, but
+			// without AfterSeq they come newest first.
+			slices.Reverse(res.Records)
 		}
 		newTop := res.Records[len(res.Records)-1].Seq
 		var recs []store.AuditRecord
@@ -956,7 +1067,7 @@ func (w *auditWindow) tail(done chan struct{}) {
 				recs = append(recs, res.Records[i])
 			}
 		}
-		fyne.Do(func() {
+		w.do(func() {
 			if w.view.gen != gen {
 				return
 			}
@@ -985,9 +1096,9 @@ func (w *auditWindow) pickExport(format string) {
 		w.exportC.Disable()
 		go func() {
 			n, err := exportAudit(w.src, q, top, floor, path, format, func(n int) {
-				fyne.Do(func() { w.export.SetText(fmt.Sprintf("exporting… %d records", n)) })
+				w.do(func() { w.export.SetText(fmt.Sprintf("exporting… %d records", n)) })
 			})
-			fyne.Do(func() {
+			w.do(func() {
 				w.exportJ.Enable()
 				w.exportC.Enable()
 				if err != nil {
