@@ -54,6 +54,7 @@ type sessionsWindow struct {
 
 	cancelFrames context.CancelFunc // stops the selected terminal's frames
 	replay       *replayView        // the selected ended session's replay, or nil
+	shownBadges  string             // the badges last painted; on the Fyne goroutine only
 	stopRefresh  chan struct{}
 }
 
@@ -212,6 +213,16 @@ func (w *sessionsWindow) agent(id string) (*supervisor.Session, bool) {
 	return agents.Get(id)
 }
 
+// badges is every listed session's badge, to tell whether the list needs a
+// repaint.
+func (w *sessionsWindow) badges() string {
+	var b strings.Builder
+	for _, s := range w.sessions {
+		b.WriteString(w.badge(s))
+	}
+	return b.String()
+}
+
 // reload reads the session list, the repositories' names and the selected
 // session's detail.
 func (w *sessionsWindow) reload() {
@@ -256,9 +267,12 @@ func (w *sessionsWindow) refreshLoop() {
 		reload := stale
 		stale = false
 		fyne.Do(func() {
-			if reload {
+			switch badges := w.badges(); {
+			case reload:
 				w.reload()
-			} else {
+			case badges != w.shownBadges:
+				// Repainting a list costs a frame; only when a badge moved.
+				w.shownBadges = badges
 				w.list.Refresh()
 			}
 		})
