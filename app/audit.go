@@ -695,43 +695,39 @@ func (w *auditWindow) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
 	cells := o.(*fyne.Container).Objects
 	r, ok := w.record(i)
 	for j, c := range cells {
-		l := c.(*widget.Label)
-		l.Importance = widget.MediumImportance
-		if !ok {
-			text := ""
-			if j == 0 {
-				text = labelLoadingRow
-				l.Importance = widget.LowImportance
-			}
-			l.SetText(text)
-			continue
-		}
-		text := ""
-		switch j {
-		case 0:
+		text, imp := "", widget.MediumImportance
+		switch {
+		case !ok && j == 0:
+			text, imp = labelLoadingRow, widget.LowImportance
+		case !ok:
+		case j == 0:
 			text = r.Time.Local().Format(auditTimeLayout)
-		case 1:
+		case j == 1:
 			text = r.Method
-		case 2:
-			text = "✓ " + r.Outcome
-			if r.Outcome != "ok" {
-				text = "✕ " + r.Outcome
-				l.Importance = widget.DangerImportance
-			}
-		case 3:
+		case j == 2 && r.Outcome == "ok":
+			text = "✓ ok"
+		case j == 2:
+			text, imp = "✕ "+r.Outcome, widget.DangerImportance
+		case j == 3:
 			text = r.Transport
-		case 4:
+		case j == 4:
 			text = r.KeyID
-		case 5:
+		case j == 5:
 			text = r.SessionID
-		case 6:
+		case j == 6:
 			text = r.Repository
-		case 7:
+		case j == 7:
 			text = (time.Duration(r.DurationMicros) * time.Microsecond).String()
-		case 8:
+		case j == 8:
 			text = r.ID
 		}
-		l.SetText(text)
+		// The list updates every visible row whenever a page arrives;
+		// a label refreshed with the same text is laid out again for
+		// nothing.
+		if l := c.(*widget.Label); l.Text != text || l.Importance != imp {
+			l.Importance = imp
+			l.SetText(text)
+		}
 	}
 	if ok && w.firstRows != nil {
 		close(w.firstRows)
