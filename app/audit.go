@@ -957,10 +957,33 @@ func (w *auditWindow) runVerify() {
 	w.chain.Importance = widget.MediumImportance
 	w.chain.SetText(labelVerifying)
 	w.verify.Disable()
+	finished := make(chan struct{})
+	start := time.Now()
 	go func() {
-		start := time.Now()
+		// The check reports no progress of its own: say at least that
+		// it still runs, once a second.
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-finished:
+				return
+			case <-w.stopRefresh:
+				return
+			case <-t.C:
+				secs := int(time.Since(start).Seconds())
+				w.do(func() {
+					if strings.HasPrefix(w.chain.Text, labelVerifying) {
+						w.chain.SetText(fmt.Sprintf("%s %d s", labelVerifying, secs))
+					}
+				})
+			}
+		}
+	}()
+	go func() {
 		v, err := verifyAuditChain(w.g.core.Registry().DB())
 		took := time.Since(start).Round(time.Millisecond)
+		close(finished)
 		w.do(func() {
 			w.verify.Enable()
 			if err != nil {
