@@ -58,9 +58,11 @@ const (
 	// auditCachePages is how many pages stay in memory (an LRU): a few
 	// screens' worth around where the person has been.
 	auditCachePages = 64
-	// auditFetchers bounds the page fetches in flight while the person
-	// drags the scroll bar across a million rows.
-	auditFetchers = 4
+	// auditFetchers bounds the page reads in flight while the person
+	// drags the scroll bar across a million rows, and auditPendingMax
+	// the pages waiting for one.
+	auditFetchers   = 4
+	auditPendingMax = 8
 	// auditTailEvery throttles the live tail: a busy agent must not make
 	// the window read the log for each of its calls.
 	auditTailEvery = 500 * time.Millisecond
@@ -361,7 +363,9 @@ type auditWindow struct {
 	// On the Fyne goroutine only.
 	view     auditView
 	cache    *auditCache
-	inflight map[int]bool // page keys being read; a key of -1 is the next filtered page
+	inflight map[int]bool // page keys being read or waiting; -1 is the next filtered page
+	pending  []int        // whole-log pages waiting for a reader, newest last
+	reading  int          // whole-log page reads running
 	selected *store.AuditRecord
 
 	method, outcome, keyID, session, transport, repository *widget.SelectEntry
@@ -582,6 +586,7 @@ func (w *auditWindow) open(q auditQuery) {
 	w.view = auditView{gen: gen, q: q, whole: q.whole()}
 	w.cache = newAuditCache(auditCachePages)
 	w.inflight = map[int]bool{}
+	w.pending = nil
 	w.firstRows = make(chan struct{})
 	w.count.SetText("reading…")
 	w.list.UnselectAll()
@@ -786,24 +791,43 @@ func (w *auditWindow) fetchPage(key int) {
 		return
 	}
 	w.inflight[key] = true
-	gen := w.view.gen
-	go func() {
-		w.fetchers <- struct{}{}
-		defer func() { <-w.fetchers }()
-		res, err := w.src.query(store.AuditFilter{BeforeSeq: uint64(key+1)*auditPageSize + 1, Limit: auditPageSize})
-		w.do(func() {
-			if w.view.gen != gen {
-				return
-			}
-			delete(w.inflight, key)
-			if err != nil {
-				w.g.log.Warn("audit: read page", "err", err)
-				return
-			}
-			w.cache.put(key, res.Records)
-			w.list.Refresh()
-		})
-	}()
+	w.pending = append(w.pending, key)
+	if len(w.pending) > auditPendingMax {
+		// Dragging the scroll bar across the log asks for page after
+		// page: forget the oldest asks, which are off screen by now (a
+		// page still on screen is asked for again at the next refresh).
+		delete(w.inflight, w.pending[0])
+		w.pending = slices.Delete(w.pending, 0, 1)
+	}
+	w.pumpPages()
+}
+
+// pumpPages starts reads of the pages asked for most recently, up to
+// auditFetchers at a time.
+func (w *auditWindow) pumpPages() {
+	for w.reading < auditFetchers && len(w.pending) > 0 {
+		key := w.pending[len(w.pending)-1]
+		w.pending = w.pending[:len(w.pending)-1]
+		w.reading++
+		gen := w.view.gen
+		go func() {
+			res, err := w.src.query(store.AuditFilter{BeforeSeq: uint64(key+1)*auditPageSize + 1, Limit: auditPageSize})
+			w.do(func() {
+				w.reading--
+				defer w.pumpPages()
+				if w.view.gen != gen {
+					return
+				}
+				delete(w.inflight, key)
+				if err != nil {
+					w.g.log.Warn("audit: read page", "err", err)
+					return
+				}
+				w.cache.put(key, res.Records)
+				w.list.Refresh()
+			})
+		}()
+	}
 }
 
 // fetchSpan reads again a filtered page that the cache dropped.

@@ -317,6 +317,22 @@ func TestAuditPaging(t *testing.T) {
 		t.Errorf("%d pages read for the first and last screens; paging is not lazy", pages)
 	}
 
+	// A drag of the scroll bar over the whole log asks for every page
+	// on its way; only the last few asks are read.
+	var before int
+	doLocked(w, func() {
+		before = w.cache.order.Len()
+		for i := 0; i < rows; i += auditPageSize / 2 {
+			w.record(i)
+		}
+	})
+	waitIdle(t, w)
+	doLocked(w, func() { pages = w.cache.order.Len() - before })
+	t.Logf("a drag over %d pages read %d of them", rows/auditPageSize, pages)
+	if pages > auditFetchers+auditPendingMax {
+		t.Errorf("a drag over %d pages read %d of them", rows/auditPageSize, pages)
+	}
+
 	setFilters(w, "work.list", "", "")
 	got := loadedRows(t, w)
 	if len(got) != n/10 {
@@ -526,7 +542,7 @@ func BenchmarkAuditMillion(b *testing.B) {
 func waitIdle(b testing.TB, w *auditWindow) {
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		idle := false
-		doLocked(w, func() { idle = len(w.inflight) == 0 && w.view.ready })
+		doLocked(w, func() { idle = len(w.inflight) == 0 && w.reading == 0 && w.view.ready })
 		if idle {
 			return
 		}
