@@ -1087,6 +1087,9 @@ func (w *auditWindow) tail(done chan struct{}) {
 				// The newest page was partial; it is not any more.
 				w.cache.drop(int((top - 1) / auditPageSize))
 				w.view.top = newest
+				// The rows moved down: a highlight would now mark
+				// another record than the one in the detail pane.
+				w.list.UnselectAll()
 				w.showCount()
 				w.list.Refresh()
 			})
@@ -1116,6 +1119,9 @@ func (w *auditWindow) tail(done chan struct{}) {
 			}
 			w.addSpan(&auditSpan{before: newTop + 1, count: len(recs)}, recs, true)
 			w.view.top = newTop
+			if len(recs) > 0 {
+				w.list.UnselectAll()
+			}
 			w.showCount()
 			w.list.Refresh()
 		})
@@ -1155,6 +1161,16 @@ func (w *auditWindow) pickExport(format string) {
 	}, w.win)
 	d.SetFileName("switchboard-audit." + format)
 	d.Show()
+}
+
+// csvText defuses a field a spreadsheet would run as a formula. A denied
+// call records the method name the caller sent, whatever it was, so a
+// stranger could otherwise plant "=HYPERLINK(…)" in an export.
+func csvText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 var auditCSVHeader = []string{"seq", "id", "time", "transport", "keyid", "session_id", "method", "repository_id", "outcome", "duration_us", "args_digest", "prev_hash", "hash"}
@@ -1207,7 +1223,9 @@ func exportAudit(src auditSource, q auditQuery, top, floor uint64, path, format 
 		}
 		for _, r := range recs {
 			if cw != nil {
-				err = cw.Write([]string{strconv.FormatUint(r.Seq, 10), r.ID, r.Time.UTC().Format(time.RFC3339Nano), r.Transport, r.KeyID, r.SessionID, r.Method, r.Repository, r.Outcome, strconv.FormatInt(r.DurationMicros, 10), r.ArgsDigest, r.PrevHash, r.Hash})
+				err = cw.Write([]string{strconv.FormatUint(r.Seq, 10), r.ID, r.Time.UTC().Format(time.RFC3339Nano),
+					csvText(r.Transport), csvText(r.KeyID), csvText(r.SessionID), csvText(r.Method), csvText(r.Repository), csvText(r.Outcome),
+					strconv.FormatInt(r.DurationMicros, 10), r.ArgsDigest, r.PrevHash, r.Hash})
 			} else {
 				err = enc.Encode(r)
 			}

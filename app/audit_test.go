@@ -574,3 +574,28 @@ func doLocked(w *auditWindow, fn func()) {
 		fn()
 	})
 }
+
+// A method name is whatever the caller sent; in a CSV export it cannot
+// become a spreadsheet formula.
+func TestAuditExportCSVDefusesFormulas(t *testing.T) {
+	g := auditTestGUI(t)
+	if res := g.core.Registry().Invoke(context.Background(), mcpserver.Principal{KeyID: "k_stranger"}, mcpserver.TransportMCP, "=HYPERLINK(\"x\")", nil); res.Err == nil {
+		t.Fatal("an unknown method succeeded")
+	}
+	path := filepath.Join(t.TempDir(), "audit.csv")
+	if _, err := exportAudit(auditSource{g}, auditQuery{notOK: true}, 0, 0, path, "csv", nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[1][6] != `'=HYPERLINK("x")` {
+		t.Fatalf("export = %q; want the method defused with a leading quote", recs)
+	}
+}
