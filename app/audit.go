@@ -1072,10 +1072,10 @@ func (w *auditWindow) tail(done chan struct{}) {
 		close(done)
 		return
 	}
-	gen, q, top := v.gen, v.q, v.top
+	gen, q, top, whole := v.gen, v.q, v.top, v.whole
 	go func() {
 		defer close(done)
-		if v.whole {
+		if whole {
 			newest, err := w.src.newest()
 			if err != nil || newest <= top {
 				return
@@ -1085,7 +1085,9 @@ func (w *auditWindow) tail(done chan struct{}) {
 					return
 				}
 				// The newest page was partial; it is not any more.
-				w.cache.drop(int((top - 1) / auditPageSize))
+				if top > 0 {
+					w.cache.drop(int((top - 1) / auditPageSize))
+				}
 				w.view.top = newest
 				// The rows moved down: a highlight would now mark
 				// another record than the one in the detail pane.
