@@ -372,6 +372,7 @@ type auditWindow struct {
 	from, to, text                                         *widget.Entry
 
 	applyBtn *widget.Button
+	bottom   *fyne.Container // the status line: count, export progress, chain
 	header   *fyne.Container
 	list     *widget.List
 	count    *widget.Label
@@ -393,23 +394,35 @@ type auditWindow struct {
 	firstRows chan struct{}
 }
 
-// auditColumns are the table's columns and their widths.
+// auditColumns are the table's columns and their relative widths: the
+// time and the audit id must show whole at the window's usual size.
 var auditColumns = []struct {
 	title string
 	width float32
 }{
-	{"Time", 150}, {"Method", 170}, {"Outcome", 170}, {"Transport", 90}, {"Key", 150},
-	{"Session", 170}, {"Repository", 170}, {"Duration", 90}, {"Audit id", 170},
+	{"Time", 230}, {"Method", 150}, {"Outcome", 150}, {"Transport", 80}, {"Key", 110},
+	{"Session", 140}, {"Repository", 140}, {"Duration", 80}, {"Audit id", 115},
 }
 
-// columnsLayout lays its objects out side by side at fixed widths, so the
-// header and every row line up.
+// columnsLayout lays its objects out side by side, each column's share of
+// the width in proportion to its width in auditColumns, so the header and
+// every row line up, and the table fits its pane without a horizontal
+// scroll bar (cells truncate with an ellipsis).
 type columnsLayout struct{}
 
+func auditColumnsWidth() float32 {
+	total := float32(0)
+	for _, c := range auditColumns {
+		total += c.width
+	}
+	return total
+}
+
 func (columnsLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	scale := size.Width / auditColumnsWidth()
 	x := float32(0)
 	for i, o := range objs {
-		w := auditColumns[i].width
+		w := auditColumns[i].width * scale
 		o.Move(fyne.NewPos(x, 0))
 		o.Resize(fyne.NewSize(w, size.Height))
 		x += w
@@ -417,12 +430,11 @@ func (columnsLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 }
 
 func (columnsLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	w, h := float32(0), float32(0)
-	for i, o := range objs {
-		w += auditColumns[i].width
+	h := float32(0)
+	for _, o := range objs {
 		h = max(h, o.MinSize().Height)
 	}
-	return fyne.NewSize(w, h)
+	return fyne.NewSize(auditColumnsWidth()/2, h)
 }
 
 // do runs fn on the Fyne goroutine, holding w.mu. The real driver runs
@@ -491,12 +503,14 @@ func newAuditWindow(g *gui) *auditWindow {
 
 	heads := make([]fyne.CanvasObject, len(auditColumns))
 	for i, c := range auditColumns {
-		heads[i] = widget.NewLabelWithStyle(c.title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		h := widget.NewLabelWithStyle(c.title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		h.Truncation = fyne.TextTruncateEllipsis
+		heads[i] = h
 	}
 	w.header = container.New(columnsLayout{}, heads...)
 	w.list = widget.NewList(w.length, w.createRow, w.updateRow)
 	w.list.OnSelected = w.selectRow
-	table := container.NewHScroll(container.NewBorder(w.header, nil, nil, nil, w.list))
+	table := container.NewBorder(w.header, nil, nil, nil, w.list)
 
 	w.detail = widget.NewLabel(labelNoRecord)
 	w.detail.TextStyle.Monospace = true
@@ -515,12 +529,12 @@ func newAuditWindow(g *gui) *auditWindow {
 	w.verify = widget.NewButtonWithIcon(labelVerify, theme.ConfirmIcon(), w.runVerify)
 	w.exportJ = widget.NewButtonWithIcon(labelExportJSONL, theme.DocumentSaveIcon(), func() { w.pickExport("jsonl") })
 	w.exportC = widget.NewButtonWithIcon(labelExportCSV, theme.DocumentSaveIcon(), func() { w.pickExport("csv") })
-	bottom := container.NewBorder(nil, nil, container.NewHBox(w.count, w.export),
+	w.bottom = container.NewBorder(nil, nil, container.NewHBox(w.count, w.export),
 		container.NewHBox(w.verify, w.exportJ, w.exportC), w.chain)
 
 	split := container.NewHSplit(table, side)
-	split.SetOffset(0.74)
-	w.win.SetContent(container.NewBorder(filters, bottom, nil, nil, split))
+	split.SetOffset(0.75)
+	w.win.SetContent(container.NewBorder(filters, w.bottom, nil, nil, split))
 	w.win.Resize(fyne.NewSize(1280, 760))
 	w.win.SetOnClosed(func() {
 		w.closeOnce.Do(func() { close(w.stopRefresh) })
@@ -563,7 +577,7 @@ func (w *auditWindow) readQuery() (auditQuery, error) {
 func (w *auditWindow) apply() {
 	q, err := w.readQuery()
 	if err != nil {
-		w.count.SetText(err.Error())
+		w.setStatus(w.count, err.Error())
 		return
 	}
 	w.open(q)
@@ -588,7 +602,7 @@ func (w *auditWindow) open(q auditQuery) {
 	w.inflight = map[int]bool{}
 	w.pending = nil
 	w.firstRows = make(chan struct{})
-	w.count.SetText("reading…")
+	w.setStatus(w.count, "reading…")
 	w.list.UnselectAll()
 	w.list.ScrollToTop()
 	w.list.Refresh()
@@ -667,16 +681,26 @@ func (w *auditWindow) showCount() {
 	v := &w.view
 	switch {
 	case !v.ready:
-		w.count.SetText("reading…")
+		w.setStatus(w.count, "reading…")
 	case v.err != nil:
-		w.count.SetText("Could not read the log: " + v.err.Error())
+		w.setStatus(w.count, "Could not read the log: "+v.err.Error())
 	case v.whole:
-		w.count.SetText(plural(int(v.top), "record"))
+		w.setStatus(w.count, plural(int(v.top), "record"))
 	case v.done:
-		w.count.SetText(plural(v.rows, "matching record"))
+		w.setStatus(w.count, plural(v.rows, "matching record"))
 	default:
-		w.count.SetText(fmt.Sprintf("%d+ matching records (scanned down to %s)", v.rows, store.AuditID(v.next)))
+		w.setStatus(w.count, fmt.Sprintf("%d+ matching records (scanned down to %s)", v.rows, store.AuditID(v.next)))
 	}
+}
+
+// setStatus sets one label of the status line and lays the line out again:
+// a label that grows does not move its neighbours by itself.
+func (w *auditWindow) setStatus(l *widget.Label, text string) {
+	if l.Text == text {
+		return
+	}
+	l.SetText(text)
+	w.bottom.Refresh()
 }
 
 func plural(n int, what string) string {
@@ -724,7 +748,7 @@ func (w *auditWindow) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
 		case j == 7:
 			text = (time.Duration(r.DurationMicros) * time.Microsecond).String()
 		case j == 8:
-			text = r.ID
+			text = shortAuditID(r)
 		}
 		// The list updates every visible row whenever a page arrives;
 		// a label refreshed with the same text is laid out again for
@@ -933,6 +957,12 @@ func (w *auditWindow) selectRow(i widget.ListItemID) {
 	w.copy.Enable()
 }
 
+// shortAuditID is r's id without the leading zeros of its number, which
+// take most of the column; the detail pane shows it whole.
+func shortAuditID(r *store.AuditRecord) string {
+	return "aud_" + strconv.FormatUint(r.Seq, 16)
+}
+
 // auditDetail is every field of r, one a line.
 func auditDetail(r store.AuditRecord) string {
 	var b strings.Builder
@@ -944,7 +974,7 @@ func auditDetail(r store.AuditRecord) string {
 	}
 	line("audit id", r.ID)
 	line("seq", strconv.FormatUint(r.Seq, 10))
-	line("time", r.Time.Local().Format("2006-01-02 15:04:05.000000 MST"))
+	line("time", r.Time.Local().Format("2006-01-02 15:04:05.000 MST"))
 	line("time (UTC)", r.Time.UTC().Format(time.RFC3339Nano))
 	line("method", r.Method)
 	line("outcome", r.Outcome)
@@ -1142,22 +1172,22 @@ func (w *auditWindow) pickExport(format string) {
 		}
 		path := wc.URI().Path()
 		wc.Close()
-		w.export.SetText("exporting…")
+		w.setStatus(w.export, "exporting…")
 		w.exportJ.Disable()
 		w.exportC.Disable()
 		go func() {
 			n, err := exportAudit(w.src, q, top, floor, path, format, func(n int) {
-				w.do(func() { w.export.SetText(fmt.Sprintf("exporting… %d records", n)) })
+				w.do(func() { w.setStatus(w.export, fmt.Sprintf("exporting… %d records", n)) })
 			})
 			w.do(func() {
 				w.exportJ.Enable()
 				w.exportC.Enable()
 				if err != nil {
-					w.export.SetText("")
+					w.setStatus(w.export, "")
 					dialog.ShowError(err, w.win)
 					return
 				}
-				w.export.SetText(fmt.Sprintf("exported %s to %s", plural(n, "record"), path))
+				w.setStatus(w.export, fmt.Sprintf("exported %s to %s", plural(n, "record"), path))
 			})
 		}()
 	}, w.win)
