@@ -444,6 +444,12 @@ func (w *auditWindow) do(fn func()) {
 	fyne.Do(func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
+		select {
+		case <-w.stopRefresh:
+			// Closed: a late page or verification has nowhere to go.
+			return
+		default:
+		}
 		fn()
 	})
 }
