@@ -550,7 +550,9 @@ func newAuditWindow(g *gui) *auditWindow {
 	})
 	w.open(auditQuery{})
 	w.runVerify()
-	go w.tailLoop()
+	// Subscribed here, not in the goroutine: a change committed before
+	// the goroutine first ran would be missed.
+	go w.tailLoop(g.core.Registry().Changed())
 	return w
 }
 
@@ -1069,9 +1071,8 @@ func verifyAuditChain(db *store.DB) (v store.AuditVerification, err error) {
 // tailLoop follows the log while the window is open: when the registry says
 // a change committed (at most every auditTailEvery), and the person looks
 // at the newest records, the new ones are added at the top.
-func (w *auditWindow) tailLoop() {
+func (w *auditWindow) tailLoop(ch <-chan struct{}) {
 	reg := w.g.core.Registry()
-	ch := reg.Changed()
 	for {
 		select {
 		case <-w.stopRefresh:
