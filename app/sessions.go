@@ -150,8 +150,10 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 		}
 		g.sessions = nil
 	})
+	// Subscribed before the first read, so a change in between is not missed.
+	changed := g.core.Registry().Changed()
 	w.reload()
-	go w.refreshLoop()
+	go w.refreshLoop(changed)
 	return w
 }
 
@@ -250,17 +252,17 @@ func (w *sessionsWindow) reload() {
 // listRefresh: an agent reporting busily must not make the window read for
 // each report), and repaints the agents' badges, which come from their
 // screens and cost no call, every listRefresh.
-func (w *sessionsWindow) refreshLoop() {
+func (w *sessionsWindow) refreshLoop(changed <-chan struct{}) {
 	t := time.NewTicker(listRefresh)
 	defer t.Stop()
 	stale := false
 	for {
-		changed := w.g.core.Registry().Changed()
 		select {
 		case <-w.stopRefresh:
 			return
 		case <-changed:
 			stale = true
+			changed = w.g.core.Registry().Changed()
 			continue
 		case <-t.C:
 		}

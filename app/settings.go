@@ -77,19 +77,21 @@ func newSettingsWindow(g *gui) *settingsWindow {
 		close(w.stopRefresh)
 		g.settings = nil
 	})
+	// Subscribed before the first read, so a change in between is not missed.
+	changed := g.core.Registry().Changed()
 	w.reload()
-	go w.refreshLoop()
+	go w.refreshLoop(changed)
 	return w
 }
 
-func (w *settingsWindow) refreshLoop() {
+func (w *settingsWindow) refreshLoop(changed <-chan struct{}) {
 	for {
-		changed := w.g.core.Registry().Changed()
 		select {
 		case <-w.stopRefresh:
 			return
 		case <-changed:
 		}
+		changed = w.g.core.Registry().Changed()
 		// A burst of agent calls must not become a burst of reads.
 		select {
 		case <-w.stopRefresh:

@@ -98,6 +98,8 @@ func RunTray(ctx context.Context, core Core, log *slog.Logger) error {
 	g := &gui{app: a, core: core, log: log, quit: a.Quit}
 	// The icon is set before the menu: setting the menu starts the tray, which picks up the
 	// icon already set. On Linux the bytes must be a PNG (the SNI pixmap is decoded from it).
+	// Subscribed before the first read, so a change in between is not missed.
+	changed := core.Registry().Changed()
 	model := g.menuModel()
 	desk.SetSystemTrayIcon(trayIcon(model.state))
 	desk.SetSystemTrayMenu(g.trayMenu(model))
@@ -113,7 +115,7 @@ func RunTray(ctx context.Context, core Core, log *slog.Logger) error {
 		case <-stopped:
 		}
 	}()
-	go g.refreshTray(desk, model, stopped)
+	go g.refreshTray(desk, model, changed, stopped)
 
 	log.Info("tray: running", "endpoint", core.Endpoint(), "keyring", core.KeyringState())
 	a.Run()
@@ -127,16 +129,17 @@ func RunTray(ctx context.Context, core Core, log *slog.Logger) error {
 const trayRefresh = 2 * time.Second
 
 // refreshTray rebuilds the menu and swaps the icon when what they show has changed.
-func (g *gui) refreshTray(desk desktop.App, shown trayModel, stop <-chan struct{}) {
+func (g *gui) refreshTray(desk desktop.App, shown trayModel, changed <-chan struct{}, stop <-chan struct{}) {
 	t := time.NewTicker(trayRefresh)
 	defer t.Stop()
 	m := shown
 	for {
-		changed := g.core.Registry().Changed()
 		select {
 		case <-stop:
 			return
 		case <-changed:
+			// Re-armed before the read: a commit during it is read again.
+			changed = g.core.Registry().Changed()
 			m = g.menuModel()
 			g.notifyAttention(shown, m)
 		case <-t.C:

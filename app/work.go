@@ -181,15 +181,16 @@ func newWorkWindow(g *gui) *workWindow {
 		g.work = nil
 	})
 	w.showDetail()
-	go w.refreshLoop()
+	// Subscribed here, before showWork's first read: a change committed
+	// between that read and the goroutine's start is then not missed.
+	go w.refreshLoop(g.core.Registry().Changed())
 	return w
 }
 
 // refreshLoop re-reads while the window is open, when the registry says
 // something changed, at most every workReloadEvery.
-func (w *workWindow) refreshLoop() {
+func (w *workWindow) refreshLoop(changed <-chan struct{}) {
 	var last time.Time
-	changed := w.g.core.Registry().Changed()
 	for {
 		select {
 		case <-w.stopRefresh:
