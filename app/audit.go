@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -1009,12 +1010,6 @@ func (w *auditWindow) copyJSON() {
 }
 
 // runVerify checks the hash chain off the Fyne goroutine.
-//
-// It reads the database in a read-only transaction rather than calling
-// audit.verify: registry calls run one at a time inside the write
-// transaction, so a verification of a million records (seconds) through
-// the registry would stall every agent's call, and this window's own page
-// reads, until it ended. A bbolt read transaction runs beside the writer.
 func (w *auditWindow) runVerify() {
 	w.chain.Importance = widget.MediumImportance
 	w.chain.SetText(labelVerifying)
@@ -1043,7 +1038,7 @@ func (w *auditWindow) runVerify() {
 		}
 	}()
 	go func() {
-		v, err := verifyAuditChain(w.g.core.Registry().DB())
+		v, err := w.verifyAuditChain()
 		took := time.Since(start).Round(time.Millisecond)
 		close(finished)
 		w.do(func() {
@@ -1059,13 +1054,18 @@ func (w *auditWindow) runVerify() {
 	}()
 }
 
-// verifyAuditChain checks the whole hash chain in a read transaction.
-func verifyAuditChain(db *store.DB) (v store.AuditVerification, err error) {
-	err = db.View(func(tx *store.Tx) error {
-		v, err = tx.VerifyAudit()
-		return err
-	})
-	return v, err
+// verifyAuditChain checks the whole hash chain through audit.verify: an
+// audited call like any other, whose long read runs outside the shared
+// write transaction (it is a Slow method), so agents are not held up.
+func (w *auditWindow) verifyAuditChain() (store.AuditVerification, error) {
+	var out mcpserver.AuditVerifyResult
+	if err := w.g.call("audit.verify", mcpserver.NoArgs{}, &out); err != nil {
+		return store.AuditVerification{}, err
+	}
+	if !out.OK {
+		return out.Verification, errors.New(out.Problem)
+	}
+	return out.Verification, nil
 }
 
 // tailLoop follows the log while the window is open: when the registry says

@@ -177,7 +177,7 @@ func (r *Registry) registerAudit() {
 			recs, err := c.Tx.QueryAudit(f)
 			return AuditRecords{Records: recs}, err
 		}))
-	r.Register(Define("audit.verify", store.CapAdmin, Hidden|ReadOnly,
+	r.Register(Define("audit.verify", store.CapAdmin, Hidden|ReadOnly|Slow,
 		"Check the audit log's hash chain from the first record to the last.",
 		func(c *Call, _ NoArgs) (AuditVerifyResult, error) {
 			v, err := c.Tx.VerifyAudit()

@@ -66,6 +66,11 @@ const (
 	Deprecated
 	// ReadOnly methods change nothing but the audit log.
 	ReadOnly
+	// Slow methods (ReadOnly ones that read much: verifying the whole audit
+	// chain) run their handler in a read transaction of their own, and only
+	// their audit record joins the shared write transaction: a ten-second
+	// read must not hold every other call's commit.
+	Slow
 )
 
 // Method is one entry of the registry.
@@ -184,6 +189,9 @@ func (r *Registry) Register(m Method) {
 	if m.Handler == nil || m.Capability == "" {
 		panic("mcpserver: method without handler or capability: " + m.Name)
 	}
+	if m.Flags&Slow != 0 && m.Flags&ReadOnly == 0 {
+		panic("mcpserver: a Slow method must be ReadOnly (its handler runs in a read transaction): " + m.Name)
+	}
 	if m.InputSchema == nil {
 		m.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
@@ -276,7 +284,11 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 		if waitKey != "" {
 			wake = r.sig.wait(waitKey)
 		}
-		res, err = r.attempt(call, rec, start)
+		if m.Flags&Slow != 0 {
+			res, err = r.attemptView(call, rec, start)
+		} else {
+			res, err = r.attempt(call, rec, start)
+		}
 		var wf waitFor
 		if !errors.As(err, &wf) {
 			break
@@ -379,6 +391,61 @@ func (r *Registry) attempt(call *Call, rec store.AuditRecord, start time.Time) (
 			return res, wf
 		}
 	}
+	return res, err
+}
+
+// attemptView runs a Slow call: the handler in a read transaction, then the
+// audit record in the shared write transaction, where the token is checked
+// again (and marked used), so a token revoked during the read still makes
+// the call a denial.
+func (r *Registry) attemptView(call *Call, rec store.AuditRecord, start time.Time) (Result, error) {
+	res := Result{Method: rec.Method}
+	var failed error
+	err := r.db.View(func(tx *store.Tx) error {
+		call.Tx, call.afterCommit, call.then = tx, nil, nil
+		if !call.Principal.Operator {
+			tok, err := tx.TokenByKeyID(call.Principal.KeyID)
+			if err == nil {
+				err = tx.Authorize(tok, call.Method.Capability, call.RepositoryID)
+			}
+			if err != nil {
+				res.Err = err
+				return nil
+			}
+		}
+		v, err := runHandler(call.Method, call)
+		if err != nil {
+			failed = err
+			return nil
+		}
+		res.Value = v
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	if failed != nil {
+		return res, errRollback{failed}
+	}
+	err = r.commit.update(func(tx *store.Tx) error {
+		call.Tx = tx
+		res.AuditID = ""
+		rec.DurationMicros = time.Since(start).Microseconds()
+		if res.Err == nil {
+			if err := authorize(tx, call.Principal, call.Method, call.RepositoryID); err != nil {
+				res.Err, res.Value = err, nil
+			}
+		}
+		rec.Outcome = "ok"
+		if res.Err != nil {
+			rec.Outcome = string(res.Code())
+		}
+		if err := tx.AppendAudit(&rec); err != nil {
+			return err
+		}
+		res.AuditID = rec.ID
+		return traceCall(tx, call.SessionID, &rec)
+	})
 	return res, err
 }
 

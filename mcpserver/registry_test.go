@@ -439,6 +439,18 @@ func TestAuditQueryAndVerify(t *testing.T) {
 		_, err := tx.VerifyAudit()
 		return err
 	})
+
+	// audit.verify is Slow: its handler reads outside the shared write
+	// transaction, and the token is checked in both.
+	admin, _ := f.createToken(t, store.TokenSpec{Label: "admin", Kind: store.KindOperator, Grants: []store.Grant{{Capability: store.CapAdmin, Repositories: []string{"*"}}}})
+	wantCode(t, f.invoke(TokenPrincipal(admin), TransportRPC, "audit.verify", ""), "ok")
+	wantCode(t, f.invoke(TokenPrincipal(fresh), TransportRPC, "audit.verify", ""), store.CodeCapabilityMissing)
+	f.update(t, func(tx *store.Tx) error { _, err := tx.RevokeToken(admin.KeyID); return err })
+	wantCode(t, f.invoke(TokenPrincipal(admin), TransportRPC, "audit.verify", ""), store.CodeTokenRevoked)
+	last := f.audit(t)[len(f.audit(t))-1]
+	if last.Method != "audit.verify" || last.Outcome != string(store.CodeTokenRevoked) {
+		t.Errorf("the refused slow call's record: %+v", last)
+	}
 }
 
 // A token whose audit:read covers some repositories reads their records
