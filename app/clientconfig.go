@@ -1,9 +1,10 @@
 package app
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/switchboard-dev/switchboard/supervisor"
 )
 
 // The "Copy client config" snippets: what a person pastes to connect an
@@ -37,17 +38,10 @@ func codexTOML(endpoint, token string) string {
 		strconv.Quote(endpoint), strconv.Quote("Bearer "+token))
 }
 
-// mcpServersJSON is the generic mcpServers block most clients read.
+// mcpServersJSON is the generic mcpServers block most clients read: the same
+// file the supervisor gives Claude Code.
 func mcpServersJSON(endpoint, token string) string {
-	type server struct {
-		Type    string            `json:"type"`
-		URL     string            `json:"url"`
-		Headers map[string]string `json:"headers"`
-	}
-	b, _ := json.MarshalIndent(map[string]map[string]server{"mcpServers": {"switchboard": {
-		Type: "http", URL: endpoint, Headers: map[string]string{"Authorization": "Bearer " + token},
-	}}}, "", "  ")
-	return string(b) + "\n"
+	return string(supervisor.MCPServersJSON(endpoint, token))
 }
 
 // shellQuote quotes s for a POSIX shell.

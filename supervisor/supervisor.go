@@ -157,7 +157,7 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 		vars["prompt"] = spec.Prompt
 	}
 	if spec.Profile.MCPConfig != "" {
-		if err := writePrivate(configFile, mcpConfig(spec.Endpoint, spec.Token)); err != nil {
+		if err := writePrivate(configFile, MCPServersJSON(spec.Endpoint, spec.Token)); err != nil {
 			cleanup()
 			return nil, err
 		}
@@ -324,9 +324,11 @@ func agentEnv(base []string, spec LaunchSpec, tokenFile string, vars map[string]
 	return env
 }
 
-// mcpConfig is a Claude Code --mcp-config file: the literal URL and header,
-// so it works whatever the agent does or does not expand.
-func mcpConfig(endpoint, token string) []byte {
+// MCPServersJSON is an mcpServers block naming Switchboard with the literal
+// URL and Authorization header: a Claude Code --mcp-config file, and what
+// most MCP clients read. Literal, so it works whatever a client does or
+// does not expand.
+func MCPServersJSON(endpoint, token string) []byte {
 	type server struct {
 		Type    string            `json:"type"`
 		URL     string            `json:"url"`
