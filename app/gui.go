@@ -22,6 +22,8 @@ type Core interface {
 	Registry() *mcpserver.Registry
 	// Agents is the supervisor, for the live terminal views.
 	Agents() *supervisor.Supervisor
+	// AllowOrigins are the browser origins accepted besides loopback ones.
+	AllowOrigins() []string
 }
 
 // callTimeout bounds a GUI call: a registry call is one transaction, but

@@ -422,12 +422,19 @@ func (w *settingsWindow) connectionTab() fyne.CanvasObject {
 	endpoint.Selectable = true
 	keyring := widget.NewLabel(w.g.core.KeyringState())
 	keyring.Wrapping = fyne.TextWrapWord
+	origins := "loopback origins only"
+	if o := w.g.core.AllowOrigins(); len(o) > 0 {
+		origins = "loopback, and " + strings.Join(o, ", ")
+	}
+	originsLabel := widget.NewLabel(origins)
+	originsLabel.Wrapping = fyne.TextWrapWord
 	hint := widget.NewLabel("The listen address and the allowed browser origins are set when Switchboard starts: " +
 		"--mcp-http-addr ADDR (or SWITCHBOARD_MCP_HTTP_ADDR; loopback only, a bare port, or off; " +
 		"the port is remembered across restarts) and --allow-origin URL (or SWITCHBOARD_ALLOW_ORIGINS).")
 	hint.Wrapping = fyne.TextWrapWord
 	return container.NewVBox(
-		widget.NewForm(widget.NewFormItem("MCP endpoint", endpoint), widget.NewFormItem("Keyring", keyring)),
+		widget.NewForm(widget.NewFormItem("MCP endpoint", endpoint), widget.NewFormItem("Browser origins", originsLabel),
+			widget.NewFormItem("Keyring", keyring)),
 		hint,
 	)
 }

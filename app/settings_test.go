@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
@@ -107,4 +108,27 @@ func findButton(t *testing.T, w fyne.Window, label string) *widget.Button {
 		t.Fatalf("no button %q", label)
 	}
 	return found
+}
+
+// The Connection tab as it renders, in both themes: a golden image, looked
+// at when it changes (testdata/settings/).
+func TestSettingsConnectionRenders(t *testing.T) {
+	for _, variant := range []struct {
+		name  string
+		theme fyne.Theme
+	}{{"dark", theme.DarkTheme()}, {"light", theme.LightTheme()}} {
+		t.Run(variant.name, func(t *testing.T) {
+			a := test.NewTempApp(t)
+			a.Settings().SetTheme(variant.theme)
+			log, _ := newTestLogger()
+			g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, keyring: "available"}, log, func() {})
+			g.showSettings()
+			w := g.settings
+			w.win.Resize(fyne.NewSize(820, 400))
+			tabs := w.win.Content().(*fyne.Container).Objects[0].(*container.AppTabs)
+			tabs.SelectIndex(3)
+			test.AssertImageMatches(t, "settings/connection-"+variant.name+".png", w.win.Canvas().Capture())
+			w.win.Close()
+		})
+	}
 }

@@ -46,6 +46,7 @@ type fakeCore struct {
 
 func (f *fakeCore) Registry() *mcpserver.Registry  { return f.reg }
 func (f *fakeCore) Agents() *supervisor.Supervisor { return f.agents }
+func (f *fakeCore) AllowOrigins() []string         { return []string{"https://app.example"} }
 
 func newFakeCore(t *testing.T, b Backend) *fakeCore {
 	t.Helper()

@@ -276,6 +276,10 @@ func (d *Daemon) Close(ctx context.Context) error {
 	return d.db.Close()
 }
 
+// AllowOrigins are the browser origins the MCP endpoint accepts besides
+// loopback ones, for the GUI's settings.
+func (d *Daemon) AllowOrigins() []string { return append([]string(nil), d.cfg.AllowOrigins...) }
+
 // Agents is the supervisor, for the GUI's terminal views.
 func (d *Daemon) Agents() *supervisor.Supervisor { return d.agents }
 
