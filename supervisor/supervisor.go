@@ -215,8 +215,31 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 
 	sv.mu.Lock()
 	sv.sessions[s.id] = s
+	sv.pruneEndedLocked()
 	sv.mu.Unlock()
 	return s, nil
+}
+
+// keepEnded is how many ended sessions the supervisor keeps for listings
+// and their last screen. Each holds an emulator with its scrollback (a
+// megabyte or two); a replay reads the recording, not these.
+const keepEnded = 16
+
+// pruneEndedLocked forgets the oldest ended sessions beyond keepEnded.
+func (sv *Supervisor) pruneEndedLocked() {
+	var ended []*Session
+	for _, s := range sv.sessions {
+		if s.Exit() != nil {
+			ended = append(ended, s)
+		}
+	}
+	if len(ended) <= keepEnded {
+		return
+	}
+	slices.SortFunc(ended, func(a, b *Session) int { return a.started.Compare(b.started) })
+	for _, s := range ended[:len(ended)-keepEnded] {
+		delete(sv.sessions, s.id)
+	}
 }
 
 // RecordingPath is where the recording of session id is (or would be):

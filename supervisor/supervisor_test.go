@@ -469,3 +469,25 @@ func TestCloseKillsWhatOutlivesItsContext(t *testing.T) {
 		t.Errorf("Launch after Close: %v", err)
 	}
 }
+
+func TestEndedSessionsAreForgottenBeyondALimit(t *testing.T) {
+	sv, _, _ := newTestSupervisor(t, os.Environ())
+	p := standinProfile(t, store.PromptNone, "exit", "0")
+	var first string
+	for i := range keepEnded + 3 {
+		s, err := sv.Launch(LaunchSpec{SessionID: fmt.Sprintf("ses_many%02d", i), Dir: t.TempDir(), Profile: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = s.ID()
+		}
+		waitDone(t, s)
+	}
+	if n := len(sv.List()); n > keepEnded+1 {
+		t.Errorf("%d sessions kept, want at most %d ended and the newest", n, keepEnded+1)
+	}
+	if _, ok := sv.Get(first); ok {
+		t.Error("the oldest ended session is still held")
+	}
+}
