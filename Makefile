@@ -10,7 +10,7 @@ BIN := bin/switchboard
 PURE := ./store/... ./mcpserver/... ./supervisor/... ./app/daemon/... ./app/cli/...
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: run test build deps-run deps-test test-pure test-gui test-e2e bench vet clean
+.PHONY: run test build deps-run deps-test test-pure test-gui test-e2e bench fuzz vet clean
 
 run: deps-run build
 	./$(BIN)
@@ -54,6 +54,19 @@ bench:
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench 'PTY|ScreenLag' -benchtime 5x ./supervisor/
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchtime 3x ./supervisor/vt/ ./supervisor/asciicast/
 	cd bench/vtcompare && CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchtime 3x
+
+# Each fuzz target for FUZZTIME (their seeds run in make test). A crash
+# leaves its input under the package's testdata/fuzz/ and stops here.
+FUZZTIME ?= 1m
+FUZZ_TARGETS := ./store:FuzzParseToken ./mcpserver:FuzzParseEnvelope ./mcpserver:FuzzHTTPFront \
+	./supervisor/vt:FuzzWrite ./supervisor/vt:FuzzDecodeLine \
+	./supervisor/asciicast:FuzzRoundTrip ./supervisor/asciicast:FuzzParseEvent
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
+		CGO_ENABLED=0 $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
 
 clean:
 	rm -rf bin

@@ -719,3 +719,30 @@ type wrapped struct{ err error }
 
 func (w *wrapped) Error() string { return "wrapped: " + w.err.Error() }
 func (w *wrapped) Unwrap() error { return w.err }
+
+// FuzzParseToken: any bearer value is either refused with one of the
+// token codes or splits into a 16-hex key id and a 43-character base64url
+// secret that put back together give the input.
+func FuzzParseToken(f *testing.F) {
+	raw, _, _ := NewTokenSecret()
+	for _, s := range []string{"", raw, "sbt_", "sbt__", "sbt_0123456789abcdef_", raw + "x", strings.ToUpper(raw), "Bearer " + raw, "sbt_0123456789abcdef_" + strings.Repeat("é", 22)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		keyID, secret, err := ParseToken(s)
+		if err != nil {
+			switch CodeOf(err) {
+			case CodeTokenMissing, CodeTokenMalformed:
+			default:
+				t.Fatalf("ParseToken(%q): code %s", s, CodeOf(err))
+			}
+			if strings.Contains(err.Error(), s) && len(s) > 8 {
+				t.Fatalf("the refusal repeats the token: %v", err)
+			}
+			return
+		}
+		if len(keyID) != 16 || len(secret) != 43 || "sbt_"+keyID+"_"+secret != s {
+			t.Fatalf("ParseToken(%q) = %q, %q", s, keyID, secret)
+		}
+	})
+}
