@@ -10,7 +10,7 @@ BIN := bin/switchboard
 PURE := ./store/... ./mcpserver/... ./supervisor/... ./app/daemon/... ./app/cli/...
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: run test build deps-run deps-test test-pure test-gui test-e2e bench fuzz vet clean
+.PHONY: run test build deps-run deps-test test-pure test-gui test-e2e bench fuzz soak vet clean
 
 run: deps-run build
 	./$(BIN)
@@ -54,6 +54,12 @@ bench:
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench 'PTY|ScreenLag' -benchtime 5x ./supervisor/
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchtime 3x ./supervisor/vt/ ./supervisor/asciicast/
 	cd bench/vtcompare && CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchtime 3x
+
+# The real daemon on loopback under 200 MCP clients and 100 SSE streams for
+# SOAKTIME after a warm-up; fails on any failed call or a leak.
+SOAKTIME ?= 60s
+soak:
+	CGO_ENABLED=0 $(GO) run ./bench/soak -duration $(SOAKTIME)
 
 # Each fuzz target for FUZZTIME (their seeds run in make test). A crash
 # leaves its input under the package's testdata/fuzz/ and stops here.
