@@ -304,9 +304,8 @@ func (r *Registry) launch(ctx context.Context, spec supervisor.LaunchSpec) (any,
 		if errors.Is(err, supervisor.ErrClosed) {
 			reason = "the app is shutting down"
 		}
-		args, _ := json.Marshal(SessionEndArgs{SessionID: spec.SessionID, Reason: reason})
-		if res := r.Invoke(ctx, Operator, TransportSupervisor, "session.end", args); res.Err != nil {
-			r.log.Error("end a session whose agent did not start", "session", spec.SessionID, "err", res.Err)
+		if err := r.EndSession(ctx, SessionEndArgs{SessionID: spec.SessionID, Reason: reason}); err != nil {
+			r.log.Error("end a session whose agent did not start", "session", spec.SessionID, "err", err)
 		}
 		return nil, store.Deny(store.CodeAgentUnavailable, "%s", reason)
 	}
@@ -327,8 +326,16 @@ func (r *Registry) AgentExited(sessionID string, exit supervisor.Exit) {
 	if exit.Signal != "" {
 		reason += " (" + exit.Signal + ")"
 	}
-	args, _ := json.Marshal(SessionEndArgs{SessionID: sessionID, ExitCode: &code, Reason: reason})
-	if res := r.Invoke(context.Background(), Operator, TransportSupervisor, "session.end", args); res.Err != nil && store.CodeOf(res.Err) != store.CodeInvalidState {
-		r.log.Error("end the session of an exited agent", "session", sessionID, "err", res.Err)
+	err := r.EndSession(context.Background(), SessionEndArgs{SessionID: sessionID, ExitCode: &code, Reason: reason})
+	if err != nil && store.CodeOf(err) != store.CodeInvalidState {
+		r.log.Error("end the session of an exited agent", "session", sessionID, "err", err)
 	}
+}
+
+// EndSession ends a session through session.end, as the supervisor: the
+// one way an agent's end (exited, failed to start, lost in a crash) is
+// recorded.
+func (r *Registry) EndSession(ctx context.Context, args SessionEndArgs) error {
+	b, _ := json.Marshal(args)
+	return r.Invoke(ctx, Operator, TransportSupervisor, "session.end", b).Err
 }

@@ -2,7 +2,6 @@ package supervisor
 
 import (
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/supervisor/vt"
 )
@@ -30,14 +29,7 @@ func renderANSI(snap *vt.Snapshot) []byte {
 				b = appendSGR(b, c)
 				pen = c
 			}
-			r := c.Rune
-			if r == 0 {
-				r = ' '
-			}
-			b = utf8.AppendRune(b, r)
-			if c.Comb != 0 && int(c.Comb) < len(snap.Combining) {
-				b = append(b, snap.Combining[c.Comb]...)
-			}
+			b = append(b, snap.Grapheme(c)...)
 		}
 	}
 	b = append(b, "\x1b[0m\x1b["...)

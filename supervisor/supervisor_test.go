@@ -427,14 +427,7 @@ func textOf(s *vt.Snapshot) string {
 	var b strings.Builder
 	for _, line := range s.Lines {
 		for _, c := range line {
-			if c.Width == 0 {
-				continue
-			}
-			r := c.Rune
-			if r == 0 {
-				r = ' '
-			}
-			b.WriteRune(r)
+			b.WriteString(s.Grapheme(c))
 		}
 		b.WriteByte('\n')
 	}

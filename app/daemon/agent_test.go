@@ -59,9 +59,14 @@ func TestAgentThroughTheRegistry(t *testing.T) {
 	if _, listed := byID["claude"]; !listed {
 		t.Errorf("an uninstalled built-in is hidden instead of listed unavailable")
 	}
-	b, _ := json.Marshal(mcpserver.AgentStartArgs{Profile: "claude", RepositoryID: repo.ID})
-	if res := reg.Invoke(context.Background(), mcpserver.Operator, mcpserver.TransportGUI, "agent.start", b); !byID["claude"] && store.CodeOf(res.Err) != store.CodeAgentUnavailable {
+	// A profile whose command is missing is refused before anything is made.
+	call("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "ghost", Name: "Ghost", Command: "switchboard-no-such-agent", Prompt: store.PromptNone}})
+	b, _ := json.Marshal(mcpserver.AgentStartArgs{Profile: "ghost", RepositoryID: repo.ID})
+	if res := reg.Invoke(context.Background(), mcpserver.Operator, mcpserver.TransportGUI, "agent.start", b); store.CodeOf(res.Err) != store.CodeAgentUnavailable {
 		t.Errorf("starting an uninstalled profile: %v, want agent_unavailable", res.Err)
+	}
+	if n := len(call("session.list", store.SessionFilter{}).Value.(mcpserver.SessionListResult).Sessions); n != 0 {
+		t.Errorf("a refused start left %d sessions", n)
 	}
 
 	started := call("agent.start", mcpserver.AgentStartArgs{Profile: "standin", RepositoryID: repo.ID, Prompt: "begin"}).Value.(mcpserver.AgentStarted)

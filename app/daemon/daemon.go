@@ -6,7 +6,6 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -417,9 +416,8 @@ func (d *Daemon) sweepLostSessions(ctx context.Context) error {
 				d.log.Warn("remove a lost session's file", "session", s.ID, "err", err)
 			}
 		}
-		args, _ := json.Marshal(map[string]any{"session_id": s.ID, "lost": true, "reason": reason})
-		if res := d.reg.Invoke(ctx, mcpserver.Operator, mcpserver.TransportSupervisor, "session.end", args); res.Err != nil {
-			return res.Err
+		if err := d.reg.EndSession(ctx, mcpserver.SessionEndArgs{SessionID: s.ID, Lost: true, Reason: reason}); err != nil {
+			return err
 		}
 		d.log.Warn("session left running by an earlier run marked lost", "session", s.ID, "reason", reason)
 	}

@@ -86,7 +86,7 @@ func (r *renderer) cursorState() cursorState {
 	default:
 		cs.fill = st.fg
 		if !blank(c) && !st.hidden {
-			cs.glyph = grapheme(c, s.Combining)
+			cs.glyph = s.Grapheme(c)
 			cs.glyphColor = st.bg
 			cs.glyphW = w * m.cellW
 		}

@@ -292,7 +292,7 @@ func (r *renderer) paintRow(rv *rowView) {
 		if c.Width == 0 || blank(c) || st.hidden || r.stamped(c, st) {
 			continue
 		}
-		r.addText(rv, grapheme(c, combs), x, max(int(c.Width), 1), st)
+		r.addText(rv, vt.CellText(c, combs), x, max(int(c.Width), 1), st)
 	}
 	objs := append(rv.box.Objects[:0], rv.raster)
 	for _, o := range rv.texts[:rv.nt] {

@@ -177,22 +177,7 @@ func writeCells(b *strings.Builder, cells []vt.Cell, combs []string) {
 		end--
 	}
 	for _, c := range cells[:end] {
-		b.WriteString(grapheme(c, combs))
-	}
-}
-
-// grapheme returns the text drawn for c: "" for the right half of a wide
-// character, a space for an empty cell.
-func grapheme(c vt.Cell, combs []string) string {
-	switch {
-	case c.Width == 0:
-		return ""
-	case c.Rune == 0:
-		return " "
-	case c.Comb == 0 || int(c.Comb) >= len(combs):
-		return string(c.Rune)
-	default:
-		return string(c.Rune) + combs[c.Comb]
+		b.WriteString(vt.CellText(c, combs))
 	}
 }
 

@@ -72,10 +72,12 @@ func (t *Terminal) SnapshotInto(s *Snapshot) {
 // marks, a space for an empty cell, and "" for the right half of a wide
 // character (the left half already drew it).
 func (s *Snapshot) Grapheme(c Cell) string {
-	return grapheme(c, s.Combining)
+	return CellText(c, s.Combining)
 }
 
-func grapheme(c Cell, combs []string) string {
+// CellText is Grapheme for a painter that holds a snapshot's Combining
+// table rather than the snapshot (a scrolled view mixing in scrollback).
+func CellText(c Cell, combs []string) string {
 	switch {
 	case c.Width == 0:
 		return ""
