@@ -124,8 +124,8 @@ func RunTray(ctx context.Context, core Core, log *slog.Logger) error {
 }
 
 // trayRefresh is how often the tray looks at the agents' screens for its icon. That costs
-// no registry call; profiles, repositories and questions are re-read only when the registry
-// says something changed, since every read is an audited call.
+// no registry call; profiles, repositories and questions are re-read at most as often, and
+// only when the registry says something changed, since every read is an audited call.
 const trayRefresh = 2 * time.Second
 
 // refreshTray rebuilds the menu and swaps the icon when what they show has changed.
@@ -133,16 +133,24 @@ func (g *gui) refreshTray(desk desktop.App, shown trayModel, changed <-chan stru
 	t := time.NewTicker(trayRefresh)
 	defer t.Stop()
 	m := shown
+	stale := false
 	for {
 		select {
 		case <-stop:
 			return
 		case <-changed:
-			// Re-armed before the read: a commit during it is read again.
+			// Read on the next tick, not now: agents commit many calls a
+			// second, and each read here is four audited calls.
 			changed = g.core.Registry().Changed()
+			stale = true
+			continue
+		case <-t.C:
+		}
+		if stale {
+			stale = false
 			m = g.menuModel()
 			g.notifyAttention(shown, m)
-		case <-t.C:
+		} else {
 			m.state, m.attention = g.attentionState(m.questions, m.escalated)
 		}
 		if m.equal(shown) {

@@ -82,12 +82,29 @@ func screenshots(t *testing.T, variant, out string) {
 
 	// Start a shell agent from the tray (Start agent ▸ Shell ▸ demo-repo): the
 	// Sessions window opens on it.
-	items := trayMenuItems(t, menu)
-	start := items[slices.IndexFunc(items, func(it trayItem) bool { return it.label == "Start agent" })]
-	shell := start.children[slices.IndexFunc(start.children, func(it trayItem) bool { return it.label == "Shell" })]
+	// The tray re-reads repositories on its next refresh after a change.
+	var shell trayItem
+	for wait := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		items := trayMenuItems(t, menu)
+		start := items[slices.IndexFunc(items, func(it trayItem) bool { return it.label == "Start agent" })]
+		shell = start.children[slices.IndexFunc(start.children, func(it trayItem) bool { return it.label == "Shell" })]
+		if len(shell.children) > 0 && strings.HasPrefix(shell.children[0].label, "demo-repo") {
+			break
+		}
+		if time.Now().After(wait) {
+			t.Fatalf("the tray's Start agent ▸ Shell never listed the repository: %+v", shell.children)
+		}
+	}
 	trayClick(t, menu, shell.children, shell.children[0].label)
-	time.Sleep(2 * time.Second)
-	ses := strings.Fields(strings.Split(run("agent", "list"), "\n")[1])[0]
+	var ses string
+	for wait := time.Now().Add(10 * time.Second); ses == ""; time.Sleep(100 * time.Millisecond) {
+		if rows := strings.Split(run("agent", "list"), "\n"); len(rows) > 1 {
+			ses = strings.Fields(rows[1])[0]
+		} else if time.Now().After(wait) {
+			t.Fatal("no agent started from the tray")
+		}
+	}
+	time.Sleep(time.Second) // the Sessions window opens on it
 	attach := exec.Command(bin, "agent", "attach", ses)
 	attach.Env = env
 	attach.Stdin = strings.NewReader("clear; printf '\\033[1;32m✔\\033[0m build ok  \\033[33m3 warnings\\033[0m  \\033[1;31m✘ 1 test failed\\033[0m\\n'; ls -la --color=always /usr/share | head -20; echo 日本語 wide characters\r")
