@@ -2,9 +2,13 @@ package mcpserver
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
+	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -61,4 +65,57 @@ func BenchmarkRegistryInvokeStatus(b *testing.B) {
 			b.Fatal(res.Err)
 		}
 	}
+}
+
+// Audited mutating calls from 16 concurrent clients over loopback HTTP:
+// session_report heartbeats, each its own session, so every call is a
+// report, a session update, a trace event and an audit record, committed
+// in groups. Compare with the store's BenchmarkHeartbeatBatch and the
+// fsync rate of one Update per call.
+func BenchmarkToolsCallHeartbeat(b *testing.B) {
+	e := newHTTPEnv(b)
+	repo := e.registerRepo(b, b.TempDir())
+	a := &agent{b, e.url, e.clientRaw}
+	const clients = 16
+	bodies := make(chan []byte, clients)
+	for i := range clients {
+		ses := a.ok("session_report", map[string]any{"kind": "ready", "repository_id": repo.ID})["session_id"].(string)
+		bodies <- fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"session_report","arguments":{"kind":"heartbeat","session_id":%q,"text":"working"}}}`, i, ses)
+	}
+	client := e.srv.Client()
+	b.SetParallelism((clients + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+	b.ReportAllocs()
+	cpu0 := processCPU(b)
+	b.ResetTimer()
+	defer func() { b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/op") }()
+	b.RunParallel(func(pb *testing.PB) {
+		body := <-bodies
+		for pb.Next() {
+			req, _ := http.NewRequestWithContext(b.Context(), http.MethodPost, e.url, bytes.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+e.clientRaw)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			out, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || bytes.Contains(out, []byte(`"isError":true`)) {
+				b.Errorf("HTTP %d: %s", resp.StatusCode, out)
+				return
+			}
+		}
+	})
+}
+
+// processCPU is the CPU time, user and system, this process has used: the
+// cost of a call whatever else the machine runs.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -16,7 +16,7 @@ import (
 
 // agent calls tools over real HTTP with one token, as an MCP client would.
 type agent struct {
-	t     *testing.T
+	t     testing.TB
 	url   string
 	token string
 }

@@ -5,24 +5,19 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 )
 
-// maxCachedTokens bounds DB.tokens. Past it the cache is dropped whole
-// rather than managed: the tokens in use at any time are few (the client
-// token, one per live session), so they are back after one decode each.
-const maxCachedTokens = 4096
+// maxCached bounds each decoded-record cache. Past it a cache is dropped
+// whole rather than managed: the records in use at any time are few (the
+// client token, one token and one session per live agent), so they are back
+// after one decode each.
+const maxCached = 4096
 
-// cachedToken is one token record as stored and as decoded. Once in
-// DB.tokens it is never modified, only replaced, so it may be read without
-// holding DB.tokensMu.
-type cachedToken struct {
-	raw []byte      // the stored value, copied out of its transaction
-	rec tokenRecord // raw decoded; handed out only through cloneToken
-}
-
-// decodeToken returns the record stored as v under keyID, decoding v only if
-// the cache holds no decoding of exactly these bytes.
+// decodedCache holds records decoded from their stored JSON, by key, so that
+// the lookups every call makes (its token, its session) need not decode
+// JSON again.
 //
 // An entry is used only when its bytes equal the value the current
 // transaction reads, so it is never trusted for anything it remembers about
@@ -32,55 +27,106 @@ type cachedToken struct {
 // serve a stale record, nor can a View and an Update that race to fill the
 // same key: each compares against what its own transaction sees.
 //
-// The Token in the record returned is the caller's own (see cloneToken).
-// Salt and Hash are shared with the cache: they never leave the package and
-// nothing in it writes to them.
+// Entries are never modified once in the map, only replaced, so they are
+// read without holding mu; what leaves the cache is a copy made by clone,
+// which the caller may change.
+type decodedCache[T any] struct {
+	what    string                      // "token", "session": for errors
+	clone   func(T) T                   // a copy sharing nothing a caller could write through
+	mu      sync.Mutex                  // guards entries
+	entries map[string]*decodedEntry[T] // nil until the first fill
+}
+
+type decodedEntry[T any] struct {
+	raw []byte // the stored value, copied out of its transaction
+	val T      // raw decoded; handed out only through clone
+}
+
+// decode returns the record stored as v under key, decoding v only if the
+// cache holds no decoding of exactly these bytes.
 //
 // scan says the lookup is one of a walk over the whole bucket. A scan adds
 // entries only while there is room: dropping the cache as it fills would,
 // on a bucket past the bound (session tokens accumulate), drop it again every
-// maxCachedTokens records and leave it holding the tokens last in key order
+// maxCached records and leave it holding the records last in key order
 // rather than those in use.
-func (db *DB) decodeToken(keyID string, v []byte, scan bool) (tokenRecord, error) {
-	db.tokensMu.Lock()
-	e := db.tokens[keyID]
-	db.tokensMu.Unlock()
+func (c *decodedCache[T]) decode(key string, v []byte, scan bool) (T, error) {
+	c.mu.Lock()
+	e := c.entries[key]
+	c.mu.Unlock()
 	if e != nil && bytes.Equal(e.raw, v) {
-		return e.record(), nil
+		return c.clone(e.val), nil
 	}
-
 	// Decode outside the lock: concurrent Views should not wait on each
 	// other's JSON.
-	e = &cachedToken{raw: bytes.Clone(v)}
-	if err := json.Unmarshal(e.raw, &e.rec); err != nil {
-		return tokenRecord{}, fmt.Errorf("decode token %s: %w", keyID, err)
+	e = &decodedEntry[T]{raw: bytes.Clone(v)}
+	if err := json.Unmarshal(e.raw, &e.val); err != nil {
+		var zero T
+		return zero, fmt.Errorf("decode %s %s: %w", c.what, key, err)
 	}
-	db.cacheToken(keyID, e, scan)
-	return e.record(), nil
+	c.put(key, e, scan)
+	return c.clone(e.val), nil
 }
 
-// cacheToken makes e the entry for keyID, dropping the cache first when it
-// is full, or, for a scan, leaving it as it is.
-func (db *DB) cacheToken(keyID string, e *cachedToken, scan bool) {
-	db.tokensMu.Lock()
-	defer db.tokensMu.Unlock()
-	if _, replace := db.tokens[keyID]; !replace && len(db.tokens) >= maxCachedTokens {
+// stored notes that val was just encoded as v and written under key, so
+// that the next lookup of key (in this transaction or, once it commits, a
+// later one) finds it decoded. v must not change afterwards: bbolt only
+// reads it, and so does the cache.
+func (c *decodedCache[T]) stored(key string, v []byte, val T) {
+	c.put(key, &decodedEntry[T]{raw: v, val: c.clone(val)}, false)
+}
+
+// put makes e the entry for key, dropping the cache first when it is full,
+// or, for a scan, leaving it as it is.
+func (c *decodedCache[T]) put(key string, e *decodedEntry[T], scan bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, replace := c.entries[key]; !replace && len(c.entries) >= maxCached {
 		if scan {
 			return
 		}
-		db.tokens = nil // drop the map whole: clear would keep its memory
+		c.entries = nil // drop the map whole: clear would keep its memory
 	}
-	if db.tokens == nil {
-		db.tokens = make(map[string]*cachedToken)
+	if c.entries == nil {
+		c.entries = make(map[string]*decodedEntry[T])
 	}
-	db.tokens[keyID] = e
+	c.entries[key] = e
 }
 
-// record returns a copy of the entry's record that the caller may change.
-func (e *cachedToken) record() tokenRecord {
-	rec := e.rec
+// len is the number of entries (for tests).
+func (c *decodedCache[T]) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
+
+// cloneTokenRecord returns a copy of rec that the caller may change. Salt
+// and Hash are shared with the cache: they never leave the package and
+// nothing in it writes to them.
+func cloneTokenRecord(rec tokenRecord) tokenRecord {
 	rec.Token = cloneToken(rec.Token)
 	return rec
+}
+
+// cloneSession returns a copy of s sharing no pointer with it.
+func cloneSession(s Session) Session {
+	if s.EndedAt != nil {
+		t := *s.EndedAt
+		s.EndedAt = &t
+	}
+	if s.ExitCode != nil {
+		c := *s.ExitCode
+		s.ExitCode = &c
+	}
+	if s.LastReportAt != nil {
+		t := *s.LastReportAt
+		s.LastReportAt = &t
+	}
+	if s.LastReport != nil {
+		r := *s.LastReport
+		s.LastReport = &r
+	}
+	return s
 }
 
 // cloneToken returns a copy of t that shares nothing a caller could write

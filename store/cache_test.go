@@ -102,9 +102,9 @@ func TestTokenCacheHandsOutUnaliasedCopies(t *testing.T) {
 	}
 	// The record was decoded once and then served from the cache.
 	mustView(t, db, func(tx *Tx) error {
-		db.tokensMu.Lock()
-		e := db.tokens[tok.KeyID]
-		db.tokensMu.Unlock()
+		db.tokens.mu.Lock()
+		e := db.tokens.entries[tok.KeyID]
+		db.tokens.mu.Unlock()
 		if e == nil || !bytes.Equal(e.raw, tx.tx.Bucket(bucketTokens).Get([]byte(tok.KeyID))) {
 			t.Errorf("no cache entry for the stored bytes: %+v", e)
 		}
@@ -249,36 +249,32 @@ func TestTokenCacheBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	size := func() int {
-		db.tokensMu.Lock()
-		defer db.tokensMu.Unlock()
-		return len(db.tokens)
-	}
+	size := db.tokens.len
 	key := func(i int) string { return fmt.Sprintf("%016x", i) }
-	for i := range maxCachedTokens {
-		if _, err := db.decodeToken(key(i), v, false); err != nil {
+	for i := range maxCached {
+		if _, err := db.tokens.decode(key(i), v, false); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n := size(); n != maxCachedTokens {
-		t.Fatalf("%d entries, want %d", n, maxCachedTokens)
+	if n := size(); n != maxCached {
+		t.Fatalf("%d entries, want %d", n, maxCached)
 	}
 	// Replacing an entry in a full cache keeps it.
-	if _, err := db.decodeToken(key(0), []byte(`{"label":"y"}`), false); err != nil {
+	if _, err := db.tokens.decode(key(0), []byte(`{"label":"y"}`), false); err != nil {
 		t.Fatal(err)
 	}
-	if n := size(); n != maxCachedTokens {
-		t.Fatalf("after a replacement: %d entries, want %d", n, maxCachedTokens)
+	if n := size(); n != maxCached {
+		t.Fatalf("after a replacement: %d entries, want %d", n, maxCached)
 	}
 	// A scan leaves a full cache as it is.
-	if _, err := db.decodeToken(key(maxCachedTokens), v, true); err != nil {
+	if _, err := db.tokens.decode(key(maxCached), v, true); err != nil {
 		t.Fatal(err)
 	}
-	if n := size(); n != maxCachedTokens {
-		t.Fatalf("after a scan past the bound: %d entries, want %d", n, maxCachedTokens)
+	if n := size(); n != maxCached {
+		t.Fatalf("after a scan past the bound: %d entries, want %d", n, maxCached)
 	}
 	// A lookup past the bound drops it and starts again.
-	if _, err := db.decodeToken(key(maxCachedTokens), v, false); err != nil {
+	if _, err := db.tokens.decode(key(maxCached), v, false); err != nil {
 		t.Fatal(err)
 	}
 	if n := size(); n != 1 {
@@ -490,4 +486,94 @@ func TestAppendAuditChainsToStoredRecord(t *testing.T) {
 	if r.PrevHash != "planted" {
 		t.Errorf("append decoded the record the tail describes (prev_hash %q)", r.PrevHash)
 	}
+}
+
+// Sessions come out of the cache as copies: scribbling over every pointer
+// of one leaves the next lookup as stored, through each way a session
+// leaves the package; and a write that rolls back is never served.
+func TestSessionCache(t *testing.T) {
+	db := openTestDB(t, Options{})
+	var id string
+	mustUpdate(t, db, func(tx *Tx) error {
+		s, err := tx.CreateSession(SessionSpec{Kind: SessionExternal})
+		if err != nil {
+			return err
+		}
+		id = s.ID
+		if _, _, err := tx.AddReport(id, ReportHeartbeat, "working", ""); err != nil {
+			return err
+		}
+		code := 3
+		_, err = tx.EndSession(id, SessionEnded, &code, "done")
+		return err
+	})
+	// want is decoded here, apart from the cache, so that it cannot share
+	// what the lookups hand out.
+	var want Session
+	mustView(t, db, func(tx *Tx) error {
+		return json.Unmarshal(tx.tx.Bucket(bucketSessions).Get([]byte(id)), &want)
+	})
+	if want.EndedAt == nil || want.ExitCode == nil || want.LastReport == nil || want.LastReportAt == nil {
+		t.Fatalf("setup: session lacks a pointer field: %+v", want)
+	}
+	scribble := func(s *Session) {
+		*s.EndedAt = time.Unix(1, 0)
+		*s.ExitCode = 99
+		*s.LastReportAt = time.Unix(2, 0)
+		s.LastReport.Text = "scribbled"
+		s.EndReason = "scribbled"
+	}
+	lookups := map[string]func(tx *Tx) (Session, error){
+		"Session": func(tx *Tx) (Session, error) { return tx.Session(id) },
+		"Sessions": func(tx *Tx) (Session, error) {
+			ss, err := tx.Sessions(SessionFilter{})
+			if err != nil || len(ss) != 1 {
+				return Session{}, fmt.Errorf("Sessions = %d sessions, %v", len(ss), err)
+			}
+			return ss[0], nil
+		},
+	}
+	for range 2 {
+		for name, lookup := range lookups {
+			mustView(t, db, func(tx *Tx) error {
+				got, err := lookup(tx)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s = %+v, want %+v", name, got, want)
+				}
+				scribble(&got)
+				return nil
+			})
+		}
+	}
+
+	// A report written in a transaction that rolls back leaves the
+	// committed session to the next lookup, though the cache saw the write.
+	errRollback := errors.New("roll back")
+	var live string
+	mustUpdate(t, db, func(tx *Tx) error {
+		s, err := tx.CreateSession(SessionSpec{Kind: SessionExternal})
+		live = s.ID
+		return err
+	})
+	err := db.Update(func(tx *Tx) error {
+		if _, _, err := tx.AddReport(live, ReportHeartbeat, "lost", ""); err != nil {
+			return err
+		}
+		if s, err := tx.Session(live); err != nil || s.LastReport == nil || s.LastReport.Text != "lost" {
+			t.Errorf("inside the transaction: %+v, %v", s, err)
+		}
+		return errRollback
+	})
+	if !errors.Is(err, errRollback) {
+		t.Fatalf("Update = %v", err)
+	}
+	mustView(t, db, func(tx *Tx) error {
+		if s, err := tx.Session(live); err != nil || s.LastReport != nil {
+			t.Errorf("after the rollback: %+v, %v", s, err)
+		}
+		return nil
+	})
 }

@@ -34,13 +34,10 @@ type DB struct {
 	bolt *bolt.DB
 	now  func() time.Time
 
-	// tokensMu guards the tokens map. The entries are never modified once
-	// in it, so they are read after the lock is let go.
-	tokensMu sync.Mutex
-	// tokens holds decoded token records by key id, so that the token
-	// lookup every call makes need not decode JSON; see decodeToken.
-	// Guarded by tokensMu; nil until the first lookup.
-	tokens map[string]*cachedToken
+	// tokens and sessions hold decoded records, so that the token and
+	// session lookups every call makes need not decode JSON.
+	tokens   decodedCache[tokenRecord]
+	sessions decodedCache[Session]
 
 	// auditMu guards auditTail. Updates, the only place it is used, are
 	// serialised by bbolt already; the lock keeps the tail safe without
@@ -79,6 +76,8 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("restrict %s: %w", path, err)
 	}
 	db := &DB{bolt: b, now: opts.Now}
+	db.tokens = decodedCache[tokenRecord]{what: "token", clone: cloneTokenRecord}
+	db.sessions = decodedCache[Session]{what: "session", clone: cloneSession}
 	if err := db.migrate(); err != nil {
 		b.Close()
 		return nil, err

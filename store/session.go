@@ -212,15 +212,15 @@ func (tx *Tx) putSession(s *Session) error {
 	if err := tx.tx.Bucket(bucketSessions).Put([]byte(s.ID), v); err != nil {
 		return fmt.Errorf("store session %s: %w", s.ID, err)
 	}
+	tx.db.sessions.stored(s.ID, v, *s)
 	return nil
 }
 
-func decodeSession(id, v []byte) (Session, error) {
-	var s Session
-	if err := json.Unmarshal(v, &s); err != nil {
-		return Session{}, fmt.Errorf("decode session %s: %w", id, err)
-	}
-	return s, nil
+// decodeSession decodes the session stored as v, through the DB's cache:
+// a session is read by every call its agent makes, often several times.
+// scan says the lookup is one of a walk over many sessions.
+func (tx *Tx) decodeSession(id, v []byte, scan bool) (Session, error) {
+	return tx.db.sessions.decode(string(id), v, scan)
 }
 
 // Session returns one session by id, or a not_found denial.
@@ -229,7 +229,7 @@ func (tx *Tx) Session(id string) (Session, error) {
 	if v == nil {
 		return Session{}, Deny(CodeNotFound, "no session %s", id)
 	}
-	return decodeSession([]byte(id), v)
+	return tx.decodeSession([]byte(id), v, false)
 }
 
 // liveSession returns a session that may still report, or not_found or
@@ -383,7 +383,7 @@ func (tx *Tx) Sessions(f SessionFilter) ([]Session, error) {
 		if v == nil {
 			return nil, fmt.Errorf("session index names missing session %s", id)
 		}
-		s, err := decodeSession(id, v)
+		s, err := tx.decodeSession(id, v, true)
 		if err != nil {
 			return nil, err
 		}
@@ -414,7 +414,7 @@ func (tx *Tx) liveSessions() ([]Session, error) {
 		if v == nil || len(seq) != 8 {
 			return fmt.Errorf("live session index names missing session %s", id)
 		}
-		s, err := decodeSession(id, v)
+		s, err := tx.decodeSession(id, v, true)
 		if err != nil {
 			return err
 		}

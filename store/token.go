@@ -235,14 +235,14 @@ func (tx *Tx) putTokenRecord(rec *tokenRecord) error {
 
 // tokenRecord returns the stored record for keyID, or nil if there is none.
 // It comes from the DB's cache when the stored bytes are the ones decoded
-// last (see decodeToken); its Token is the caller's to change, its Salt and
+// last (see decodedCache); its Token is the caller's to change, its Salt and
 // Hash are not.
 func (tx *Tx) tokenRecord(keyID string) (*tokenRecord, error) {
 	v := tx.tx.Bucket(bucketTokens).Get([]byte(keyID))
 	if v == nil {
 		return nil, nil
 	}
-	rec, err := tx.db.decodeToken(keyID, v, false)
+	rec, err := tx.db.tokens.decode(keyID, v, false)
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +351,7 @@ func (tx *Tx) RevokeToken(keyID string) (Token, error) {
 func (tx *Tx) Tokens() ([]Token, error) {
 	var out []Token
 	err := tx.tx.Bucket(bucketTokens).ForEach(func(k, v []byte) error {
-		rec, err := tx.db.decodeToken(string(k), v, true)
+		rec, err := tx.db.tokens.decode(string(k), v, true)
 		if err != nil {
 			return err
 		}
