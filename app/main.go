@@ -19,6 +19,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/app/cli"
 	"github.com/switchboard-dev/switchboard/app/daemon"
+	"github.com/switchboard-dev/switchboard/mcpserver"
 )
 
 // Version is the program's version.
@@ -72,9 +73,9 @@ func runApp(args []string) int {
 		fmt.Println("switchboard", Version)
 		return 0
 	}
-	listen, err := daemon.ParseListenAddr(*addr)
+	listen, err := mcpserver.ParseListenAddr(*addr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "switchboard:", err)
+		fmt.Fprintln(os.Stderr, "switchboard: --mcp-http-addr:", err)
 		return 2
 	}
 	paths, err := daemon.ResolvePaths(os.Getenv)

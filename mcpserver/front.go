@@ -478,8 +478,8 @@ func (h *HTTPHandler) originAllowed(origin string) bool {
 		return true
 	}
 	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
-		return false
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.Path == "" && loopbackHost(u.Host) {
+		return true
 	}
-	return loopbackHost(u.Host)
+	return h.reg.allowedOrigin(origin)
 }

@@ -56,6 +56,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerSessionEnd()
 	r.registerWorkResources()
 	r.registerAgents()
+	r.registerSettings()
 	r.registerSessionViews()
 	return r
 }

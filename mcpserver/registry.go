@@ -163,6 +163,8 @@ type Registry struct {
 	version string
 	commit  *groupCommitter
 	sig     *signals
+	// origins caches the browser origins saved in Settings.
+	origins savedOrigins
 	methods map[string]*Method
 	order   []string
 	agents  *supervisor.Supervisor // nil where no agents run

@@ -496,7 +496,7 @@ func TestCLIWithoutDaemon(t *testing.T) {
 
 func TestCLIListenerOff(t *testing.T) {
 	h := newHarness(t)
-	d, err := daemon.Start(context.Background(), daemon.Config{Paths: h.paths, Keyring: h.kr, Listen: daemon.ListenAddr{Off: true}})
+	d, err := daemon.Start(context.Background(), daemon.Config{Paths: h.paths, Keyring: h.kr, Listen: mcpserver.ListenAddr{Off: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -656,7 +656,7 @@ func TestCLIRotateOfflineWarnsWhenKeptNowhere(t *testing.T) {
 	// that run only). Rotating it offline prints a token the next start
 	// revokes: the person must be told.
 	h := newHarness(t)
-	d, err := daemon.Start(context.Background(), daemon.Config{Paths: h.paths, Keyring: deadKeyring{}, Listen: daemon.ListenAddr{Off: true}})
+	d, err := daemon.Start(context.Background(), daemon.Config{Paths: h.paths, Keyring: deadKeyring{}, Listen: mcpserver.ListenAddr{Off: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -169,7 +169,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // The session views the GUI reads: lists, details with reports and open
 // questions.
 func TestSessionViews(t *testing.T) {
-	d := start(t, Config{Paths: newPaths(t), Listen: ListenAddr{Off: true}, Keyring: keyring.NewMemory()})
+	d := start(t, Config{Paths: newPaths(t), Listen: mcpserver.ListenAddr{Off: true}, Keyring: keyring.NewMemory()})
 	reg := d.Registry()
 	call := func(method string, args any) mcpserver.Result {
 		t.Helper()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 )
@@ -27,7 +28,7 @@ func TestKeyringUserDependsOnDataDir(t *testing.T) {
 
 func TestClientTokenMintedIntoEmptyKeyring(t *testing.T) {
 	p, kr := newPaths(t), keyring.NewMemory()
-	d := start(t, Config{Paths: p, Keyring: kr, Listen: ListenAddr{Off: true}})
+	d := start(t, Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 	if d.TokenSource() != SourceKeyring {
 		t.Errorf("TokenSource = %q, want %q", d.TokenSource(), SourceKeyring)
 	}
@@ -64,12 +65,12 @@ func TestClientTokenMintedIntoEmptyKeyring(t *testing.T) {
 
 func TestClientTokenStableAcrossRestarts(t *testing.T) {
 	p, kr := newPaths(t), keyring.NewMemory()
-	first := start(t, Config{Paths: p, Keyring: kr, Listen: ListenAddr{Off: true}})
+	first := start(t, Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 	raw := first.clientToken()
 	first.stop()
 
 	for i := range 2 {
-		d := start(t, Config{Paths: p, Keyring: kr, Listen: ListenAddr{Off: true}})
+		d := start(t, Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 		if got := d.clientToken(); got != raw {
 			t.Fatalf("restart %d: client token changed", i+1)
 		}
@@ -88,7 +89,7 @@ func TestClientTokenUnknownToDatabaseIsReplaced(t *testing.T) {
 	if err := kr.Set(context.Background(), KeyringService, keyringUser(p.Data), stale); err != nil {
 		t.Fatal(err)
 	}
-	d := start(t, Config{Paths: p, Keyring: kr, Listen: ListenAddr{Off: true}})
+	d := start(t, Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 	raw := d.clientToken()
 	if raw == stale {
 		t.Fatal("adopted a token the database does not know")
@@ -109,7 +110,7 @@ func TestClientTokenUnknownToDatabaseIsReplaced(t *testing.T) {
 	if err := os.Remove(p.DB()); err != nil {
 		t.Fatal(err)
 	}
-	d = start(t, Config{Paths: p, Keyring: kr, Listen: ListenAddr{Off: true}})
+	d = start(t, Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 	if got := d.clientToken(); got == raw {
 		t.Fatal("kept a token that the new database does not know")
 	}
@@ -118,7 +119,7 @@ func TestClientTokenUnknownToDatabaseIsReplaced(t *testing.T) {
 
 func TestClientTokenRevokedInKeyringIsReplaced(t *testing.T) {
 	p, kr := newPaths(t), keyring.NewMemory()
-	d := start(t, Config{Paths: p, Keyring: kr, Listen: ListenAddr{Off: true}})
+	d := start(t, Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 	old := d.clientToken()
 	oldID := d.clientKeyID()
 	if err := d.Registry().DB().Update(func(tx *store.Tx) error { _, err := tx.RevokeToken(oldID); return err }); err != nil {
@@ -126,7 +127,7 @@ func TestClientTokenRevokedInKeyringIsReplaced(t *testing.T) {
 	}
 	d.stop()
 
-	d = start(t, Config{Paths: p, Keyring: kr, Listen: ListenAddr{Off: true}})
+	d = start(t, Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 	raw := d.clientToken()
 	if raw == old {
 		t.Fatal("adopted a revoked token from the keyring")
@@ -139,7 +140,7 @@ func TestClientTokenRevokedInKeyringIsReplaced(t *testing.T) {
 
 func TestClientTokenUnavailableKeyringIsEphemeral(t *testing.T) {
 	p := newPaths(t)
-	d := start(t, Config{Paths: p, Keyring: deadKeyring{}, Listen: ListenAddr{Off: true}})
+	d := start(t, Config{Paths: p, Keyring: deadKeyring{}, Listen: mcpserver.ListenAddr{Off: true}})
 	if d.TokenSource() != SourceMemory {
 		t.Errorf("TokenSource = %q, want %q", d.TokenSource(), SourceMemory)
 	}
@@ -154,7 +155,7 @@ func TestClientTokenUnavailableKeyringIsEphemeral(t *testing.T) {
 	d.stop()
 
 	// The next start revokes it: nobody can hold its secret legitimately.
-	d = start(t, Config{Paths: p, Keyring: deadKeyring{}, Listen: ListenAddr{Off: true}})
+	d = start(t, Config{Paths: p, Keyring: deadKeyring{}, Listen: mcpserver.ListenAddr{Off: true}})
 	if _, code := d.authenticate(raw); code != store.CodeTokenRevoked {
 		t.Errorf("last run's ephemeral token: Authenticate gives %q, want %q", code, store.CodeTokenRevoked)
 	}
@@ -167,7 +168,7 @@ func TestClientTokenUnavailableKeyringIsEphemeral(t *testing.T) {
 
 	// Also when the keyring is back: its token is a new, lasting one.
 	kr := keyring.NewMemory()
-	d = start(t, Config{Paths: p, Keyring: kr, Listen: ListenAddr{Off: true}})
+	d = start(t, Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 	if _, code := d.authenticate(next); code != store.CodeTokenRevoked {
 		t.Errorf("ephemeral token after the keyring came back: %q, want %q", code, store.CodeTokenRevoked)
 	}
@@ -188,7 +189,7 @@ func (s *setOnlyFails) Set(context.Context, string, string, string) error {
 
 func TestClientTokenKeyringThatCannotWrite(t *testing.T) {
 	p := newPaths(t)
-	d := start(t, Config{Paths: p, Keyring: &setOnlyFails{}, Listen: ListenAddr{Off: true}})
+	d := start(t, Config{Paths: p, Keyring: &setOnlyFails{}, Listen: mcpserver.ListenAddr{Off: true}})
 	if d.TokenSource() != SourceMemory {
 		t.Errorf("TokenSource = %q, want %q", d.TokenSource(), SourceMemory)
 	}
@@ -197,7 +198,7 @@ func TestClientTokenKeyringThatCannotWrite(t *testing.T) {
 		t.Error("a token the keyring did not take must be ephemeral")
 	}
 	d.stop()
-	d = start(t, Config{Paths: p, Keyring: &setOnlyFails{}, Listen: ListenAddr{Off: true}})
+	d = start(t, Config{Paths: p, Keyring: &setOnlyFails{}, Listen: mcpserver.ListenAddr{Off: true}})
 	if _, code := d.authenticate(raw); code != store.CodeTokenRevoked {
 		t.Errorf("Authenticate = %q, want %q", code, store.CodeTokenRevoked)
 	}
@@ -205,7 +206,7 @@ func TestClientTokenKeyringThatCannotWrite(t *testing.T) {
 
 func TestClientTokenFileOptIn(t *testing.T) {
 	p := newPaths(t)
-	cfg := Config{Paths: p, Keyring: deadKeyring{}, TokenFile: true, Listen: ListenAddr{Off: true}}
+	cfg := Config{Paths: p, Keyring: deadKeyring{}, TokenFile: true, Listen: mcpserver.ListenAddr{Off: true}}
 	d := start(t, cfg)
 	if d.TokenSource() != SourceFile {
 		t.Errorf("TokenSource = %q, want %q", d.TokenSource(), SourceFile)
@@ -244,7 +245,7 @@ func TestClientTokenFileOptIn(t *testing.T) {
 	// The opt-in is only a fallback: a keyring that answers comes first.
 	d.stop()
 	kr := keyring.NewMemory()
-	d = start(t, Config{Paths: p, Keyring: kr, TokenFile: true, Listen: ListenAddr{Off: true}})
+	d = start(t, Config{Paths: p, Keyring: kr, TokenFile: true, Listen: mcpserver.ListenAddr{Off: true}})
 	if d.TokenSource() != SourceKeyring {
 		t.Errorf("with a working keyring: TokenSource = %q, want %q", d.TokenSource(), SourceKeyring)
 	}
@@ -253,7 +254,7 @@ func TestClientTokenFileOptIn(t *testing.T) {
 func TestClientTokenFromEnvironment(t *testing.T) {
 	p, kr := newPaths(t), keyring.NewMemory()
 	envTok, keyID, _ := store.NewTokenSecret()
-	d := start(t, Config{Paths: p, Keyring: kr, EnvToken: envTok, Listen: ListenAddr{Off: true}})
+	d := start(t, Config{Paths: p, Keyring: kr, EnvToken: envTok, Listen: mcpserver.ListenAddr{Off: true}})
 	if d.TokenSource() != SourceEnv {
 		t.Errorf("TokenSource = %q, want %q", d.TokenSource(), SourceEnv)
 	}
@@ -272,7 +273,7 @@ func TestClientTokenFromEnvironment(t *testing.T) {
 	d.stop()
 
 	// The same value again is known now, and still accepted.
-	d = start(t, Config{Paths: p, Keyring: kr, EnvToken: envTok, Listen: ListenAddr{Off: true}})
+	d = start(t, Config{Paths: p, Keyring: kr, EnvToken: envTok, Listen: mcpserver.ListenAddr{Off: true}})
 	if got := d.clientToken(); got != envTok {
 		t.Fatal("second start: ClientToken is not SWITCHBOARD_MCP_TOKEN")
 	}
@@ -282,7 +283,7 @@ func TestClientTokenFromEnvironment(t *testing.T) {
 func TestClientTokenFromEnvironmentRefused(t *testing.T) {
 	p, kr := newPaths(t), keyring.NewMemory()
 	known, _, _ := store.NewTokenSecret()
-	d := start(t, Config{Paths: p, Keyring: kr, EnvToken: known, Listen: ListenAddr{Off: true}})
+	d := start(t, Config{Paths: p, Keyring: kr, EnvToken: known, Listen: mcpserver.ListenAddr{Off: true}})
 	id := d.clientKeyID()
 	d.stop()
 
@@ -298,7 +299,7 @@ func TestClientTokenFromEnvironmentRefused(t *testing.T) {
 		{"known key id, wrong secret", wrongSecret, store.CodeTokenInvalid},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Start(context.Background(), Config{Paths: p, Keyring: kr, EnvToken: c.value, Listen: ListenAddr{Off: true}})
+			_, err := Start(context.Background(), Config{Paths: p, Keyring: kr, EnvToken: c.value, Listen: mcpserver.ListenAddr{Off: true}})
 			if err == nil {
 				t.Fatal("Start accepted a bad SWITCHBOARD_MCP_TOKEN")
 			}
@@ -315,26 +316,26 @@ func TestClientTokenFromEnvironmentRefused(t *testing.T) {
 	}
 
 	// A revoked token is refused too.
-	d = start(t, Config{Paths: p, Keyring: kr, EnvToken: known, Listen: ListenAddr{Off: true}})
+	d = start(t, Config{Paths: p, Keyring: kr, EnvToken: known, Listen: mcpserver.ListenAddr{Off: true}})
 	if err := d.Registry().DB().Update(func(tx *store.Tx) error { _, err := tx.RevokeToken(id); return err }); err != nil {
 		t.Fatal(err)
 	}
 	d.stop()
-	_, err := Start(context.Background(), Config{Paths: p, Keyring: kr, EnvToken: known, Listen: ListenAddr{Off: true}})
+	_, err := Start(context.Background(), Config{Paths: p, Keyring: kr, EnvToken: known, Listen: mcpserver.ListenAddr{Off: true}})
 	if store.CodeOf(err) != store.CodeTokenRevoked {
 		t.Errorf("Start with a revoked SWITCHBOARD_MCP_TOKEN: %v, want %s", err, store.CodeTokenRevoked)
 	}
 
 	// Every failed Start let go of the database and the runtime files.
-	d = start(t, Config{Paths: p, Keyring: kr, Listen: ListenAddr{Off: true}})
+	d = start(t, Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 	d.mustAuthenticate(d.clientToken())
 }
 
 func TestClientTokensOfTwoDataDirsShareOneKeyring(t *testing.T) {
 	kr := keyring.NewMemory()
 	pa, pb := newPaths(t), newPaths(t)
-	a := start(t, Config{Paths: pa, Keyring: kr, Listen: ListenAddr{Off: true}})
-	b := start(t, Config{Paths: pb, Keyring: kr, Listen: ListenAddr{Off: true}})
+	a := start(t, Config{Paths: pa, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
+	b := start(t, Config{Paths: pb, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 	ta, tb := a.clientToken(), b.clientToken()
 	if ta == tb {
 		t.Fatal("two data dirs got the same client token")
@@ -344,8 +345,8 @@ func TestClientTokensOfTwoDataDirsShareOneKeyring(t *testing.T) {
 	a.stop()
 	b.stop()
 
-	a = start(t, Config{Paths: pa, Keyring: kr, Listen: ListenAddr{Off: true}})
-	b = start(t, Config{Paths: pb, Keyring: kr, Listen: ListenAddr{Off: true}})
+	a = start(t, Config{Paths: pa, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
+	b = start(t, Config{Paths: pb, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 	if a.clientToken() != ta || b.clientToken() != tb {
 		t.Error("one data dir's start overwrote the other's client token")
 	}
@@ -357,7 +358,7 @@ func TestClientTokenFromEnvironmentMustBeAClientToken(t *testing.T) {
 	// would hand the tray a narrower token (or one revoked when its session
 	// ends), refuse to revoke it, and revoke it at a later mint.
 	p, kr := newPaths(t), keyring.NewMemory()
-	d := start(t, Config{Paths: p, Keyring: kr, Listen: ListenAddr{Off: true}})
+	d := start(t, Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 	client := d.clientToken()
 	var narrow string
 	err := d.Registry().DB().Update(func(tx *store.Tx) error {
@@ -371,14 +372,14 @@ func TestClientTokenFromEnvironmentMustBeAClientToken(t *testing.T) {
 	}
 	d.stop()
 
-	_, err = Start(context.Background(), Config{Paths: p, Keyring: kr, EnvToken: narrow, Listen: ListenAddr{Off: true}})
+	_, err = Start(context.Background(), Config{Paths: p, Keyring: kr, EnvToken: narrow, Listen: mcpserver.ListenAddr{Off: true}})
 	if err == nil {
 		t.Fatal("Start adopted an operator token as the client token")
 	}
 	if !strings.Contains(err.Error(), "SWITCHBOARD_MCP_TOKEN") || strings.Contains(err.Error(), narrow) {
 		t.Errorf("error: %v", err)
 	}
-	d = start(t, Config{Paths: p, Keyring: kr, Listen: ListenAddr{Off: true}})
+	d = start(t, Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 	if d.clientToken() != client {
 		t.Error("the refused start changed the client token")
 	}

@@ -31,7 +31,7 @@ const KeyringTimeout = 3 * time.Second
 // Config configures Start.
 type Config struct {
 	Paths   Paths
-	Listen  ListenAddr
+	Listen  mcpserver.ListenAddr
 	Version string
 	// AllowOrigins are extra browser origins for the MCP endpoint.
 	AllowOrigins []string
@@ -74,6 +74,10 @@ type Daemon struct {
 	endpoint string
 	source   TokenSource
 	started  time.Time
+	// listen is where the MCP listener was bound, and listenFrom where
+	// that address came from.
+	listen     mcpserver.ListenAddr
+	listenFrom ListenSource
 
 	httpSrv *http.Server
 	ctlSrv  *control.Server
@@ -159,7 +163,10 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	cleanup = append(cleanup, stopLoops)
 	d.serve("lease expiry", func() error { d.expireLeases(loopCtx); return nil })
 
-	if !cfg.Listen.Off {
+	if d.listen, d.listenFrom, err = d.resolveListen(); err != nil {
+		return nil, err
+	}
+	if !d.listen.Off {
 		ln, err := d.listenHTTP()
 		if err != nil {
 			return nil, err
@@ -208,6 +215,46 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 
 func (d *Daemon) tokenFilePath() string { return d.cfg.Paths.tokenFile() }
 
+// ListenSource says where the MCP listener's address came from.
+type ListenSource string
+
+const (
+	ListenFromFlag     ListenSource = "--mcp-http-addr" // or SWITCHBOARD_MCP_HTTP_ADDR
+	ListenFromSettings ListenSource = "settings"
+	ListenDefault      ListenSource = "default"
+)
+
+// resolveListen picks the listener's address: the flag's (or the
+// environment's) when given, else the one saved in Settings, else the
+// default. A saved address the rules now refuse is logged and passed over:
+// a setting must not keep the app from starting.
+func (d *Daemon) resolveListen() (mcpserver.ListenAddr, ListenSource, error) {
+	if d.cfg.Listen != (mcpserver.ListenAddr{}) {
+		return d.cfg.Listen, ListenFromFlag, nil
+	}
+	var saved mcpserver.ConnectionSettings
+	err := d.db.View(func(tx *store.Tx) (err error) {
+		saved, err = mcpserver.ReadConnection(tx)
+		return err
+	})
+	if err != nil {
+		return mcpserver.ListenAddr{}, "", fmt.Errorf("read the saved listen address: %w", err)
+	}
+	if saved.ListenAddr == "" {
+		return mcpserver.ListenAddr{}, ListenDefault, nil
+	}
+	la, err := mcpserver.ParseListenAddr(saved.ListenAddr)
+	if err != nil {
+		d.log.Warn("saved listen address refused; using the default", "err", err)
+		return mcpserver.ListenAddr{}, ListenDefault, nil
+	}
+	return la, ListenFromSettings, nil
+}
+
+// Listen returns where the MCP listener was bound (Off when it is not) and
+// where that address came from.
+func (d *Daemon) Listen() (mcpserver.ListenAddr, ListenSource) { return d.listen, d.listenFrom }
+
 // listenHTTP binds the MCP listener: the configured address, or loopback on
 // the port remembered from the last run when it is free (so clients keep
 // working across restarts), else an ephemeral port. The port is remembered
@@ -215,10 +262,10 @@ func (d *Daemon) tokenFilePath() string { return d.cfg.Paths.tokenFile() }
 func (d *Daemon) listenHTTP() (net.Listener, error) {
 	var ln net.Listener
 	var err error
-	if d.cfg.Listen.Addr != "" {
-		ln, err = net.Listen("tcp", d.cfg.Listen.Addr)
+	if d.listen.Addr != "" {
+		ln, err = net.Listen("tcp", d.listen.Addr)
 		if err != nil {
-			return nil, fmt.Errorf("listen on %s: %w", d.cfg.Listen.Addr, err)
+			return nil, fmt.Errorf("listen on %s (from %s): %w", d.listen.Addr, d.listenFrom, err)
 		}
 	} else {
 		var last string

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/mcpserver/control"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
@@ -203,11 +204,11 @@ func TestStartWhileRunningOtherRuntimeDir(t *testing.T) {
 	// Same data dir, another runtime dir: the socket check cannot see the
 	// running one, the database lock does.
 	p, kr := newPaths(t), keyring.NewMemory()
-	first := start(t, Config{Paths: p, Keyring: kr, Listen: ListenAddr{Off: true}})
+	first := start(t, Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 	other := p
 	other.Runtime = p.Runtime + "2"
 	began := time.Now()
-	_, err := Start(context.Background(), Config{Paths: other, Keyring: kr, Listen: ListenAddr{Off: true}})
+	_, err := Start(context.Background(), Config{Paths: other, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 	var are *AlreadyRunningError
 	if !errors.As(err, &are) {
 		t.Fatalf("Start: %v, want *AlreadyRunningError", err)
@@ -256,7 +257,7 @@ func TestStartListenOff(t *testing.T) {
 	if err := os.WriteFile(p.Endpoint(), []byte("http://127.0.0.1:1/mcp\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	d := start(t, Config{Paths: p, Keyring: kr, Listen: ListenAddr{Off: true}})
+	d := start(t, Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 	if d.Endpoint() != "" {
 		t.Errorf("Endpoint() = %q, want empty", d.Endpoint())
 	}
@@ -273,7 +274,7 @@ func TestStartListenOff(t *testing.T) {
 
 func TestStartExplicitAddr(t *testing.T) {
 	p, kr := newPaths(t), keyring.NewMemory()
-	la, err := ParseListenAddr("127.0.0.1:0")
+	la, err := mcpserver.ParseListenAddr("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +293,7 @@ func TestStartExplicitAddr(t *testing.T) {
 	}
 	defer blocker.Close()
 	taken := blocker.Addr().String()
-	_, err = Start(context.Background(), Config{Paths: p, Keyring: kr, Listen: ListenAddr{Addr: taken}})
+	_, err = Start(context.Background(), Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Addr: taken}})
 	if err == nil || !strings.Contains(err.Error(), taken) {
 		t.Fatalf("Start on a taken address: %v, want an error naming %s", err, taken)
 	}
@@ -391,7 +392,7 @@ func TestDaemonClientTokenRotated(t *testing.T) {
 	ctx := context.Background()
 	t.Run("keyring", func(t *testing.T) {
 		p, kr := newPaths(t), keyring.NewMemory()
-		d := start(t, Config{Paths: p, Keyring: kr, Listen: ListenAddr{Off: true}})
+		d := start(t, Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 		next, _, _ := store.NewTokenSecret()
 		if err := d.ClientTokenRotated(next); err != nil {
 			t.Fatal(err)
@@ -405,7 +406,7 @@ func TestDaemonClientTokenRotated(t *testing.T) {
 	})
 	t.Run("file", func(t *testing.T) {
 		p := newPaths(t)
-		d := start(t, Config{Paths: p, Keyring: deadKeyring{}, TokenFile: true, Listen: ListenAddr{Off: true}})
+		d := start(t, Config{Paths: p, Keyring: deadKeyring{}, TokenFile: true, Listen: mcpserver.ListenAddr{Off: true}})
 		next, _, _ := store.NewTokenSecret()
 		if err := d.ClientTokenRotated(next); err != nil {
 			t.Fatal(err)
@@ -416,7 +417,7 @@ func TestDaemonClientTokenRotated(t *testing.T) {
 	})
 	t.Run("memory", func(t *testing.T) {
 		p := newPaths(t)
-		d := start(t, Config{Paths: p, Keyring: deadKeyring{}, Listen: ListenAddr{Off: true}})
+		d := start(t, Config{Paths: p, Keyring: deadKeyring{}, Listen: mcpserver.ListenAddr{Off: true}})
 		next, _, _ := store.NewTokenSecret()
 		if err := d.ClientTokenRotated(next); err != nil {
 			t.Fatal(err)
@@ -431,7 +432,7 @@ func TestDaemonClientTokenRotated(t *testing.T) {
 	t.Run("environment", func(t *testing.T) {
 		p, kr := newPaths(t), keyring.NewMemory()
 		envTok, _, _ := store.NewTokenSecret()
-		d := start(t, Config{Paths: p, Keyring: kr, EnvToken: envTok, Listen: ListenAddr{Off: true}})
+		d := start(t, Config{Paths: p, Keyring: kr, EnvToken: envTok, Listen: mcpserver.ListenAddr{Off: true}})
 		next, _, _ := store.NewTokenSecret()
 		if err := d.ClientTokenRotated(next); err != nil {
 			t.Fatal(err)
@@ -446,7 +447,7 @@ func TestDaemonClientTokenRotated(t *testing.T) {
 }
 
 func TestDaemonEnv(t *testing.T) {
-	d := start(t, Config{Paths: newPaths(t), Keyring: keyring.NewMemory(), Listen: ListenAddr{Off: true}})
+	d := start(t, Config{Paths: newPaths(t), Keyring: keyring.NewMemory(), Listen: mcpserver.ListenAddr{Off: true}})
 	if !d.Running() {
 		t.Error("Running() = false")
 	}
@@ -489,5 +490,71 @@ func TestStartFailingLateReleasesEverything(t *testing.T) {
 			d := start(t, Config{Paths: p, Keyring: kr})
 			d.mustAuthenticate(d.clientToken())
 		})
+	}
+}
+
+// The listen address saved in Settings is used from the next start; the
+// flag wins over it; "off" saved starts no listener; an address the rules
+// refuse (written behind the registry's back) is passed over for the
+// default rather than keeping the app from starting.
+func TestStartUsesSavedListenAddr(t *testing.T) {
+	p, kr := newPaths(t), keyring.NewMemory()
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := free.Addr().(*net.TCPAddr).Port
+	free.Close()
+	save := func(d *running, addr string) {
+		t.Helper()
+		args, _ := json.Marshal(mcpserver.ConnectionSettings{ListenAddr: addr})
+		if res := d.Registry().Invoke(context.Background(), mcpserver.Operator, mcpserver.TransportGUI, "connection.put", args); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+	}
+
+	d := start(t, Config{Paths: p, Keyring: kr})
+	save(d, strconv.Itoa(port))
+	if _, from := d.Listen(); from != ListenDefault {
+		t.Errorf("first start: listen address from %q, want %q", from, ListenDefault)
+	}
+	d.stop()
+
+	d = start(t, Config{Paths: p, Keyring: kr})
+	if got := endpointPort(t, d.Endpoint()); got != port {
+		t.Errorf("after saving port %d: listening on %d", port, got)
+	}
+	if _, from := d.Listen(); from != ListenFromSettings {
+		t.Errorf("listen address from %q, want %q", from, ListenFromSettings)
+	}
+	d.stop()
+
+	d = start(t, Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Addr: "127.0.0.1:0"}})
+	if got := endpointPort(t, d.Endpoint()); got == port {
+		t.Errorf("the flag's address lost to the saved port %d", port)
+	}
+	if _, from := d.Listen(); from != ListenFromFlag {
+		t.Errorf("listen address from %q, want %q", from, ListenFromFlag)
+	}
+	save(d, "off")
+	d.stop()
+
+	d = start(t, Config{Paths: p, Keyring: kr})
+	if la, _ := d.Listen(); !la.Off || d.Endpoint() != "" {
+		t.Errorf("saved off: listen %+v, endpoint %q", la, d.Endpoint())
+	}
+	d.stop()
+
+	db, err := store.Open(p.DB(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *store.Tx) error { return tx.SetSetting("mcp_http_addr", "0.0.0.0:8080") }); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	d = start(t, Config{Paths: p, Keyring: kr})
+	if la, from := d.Listen(); la.Addr != "" || la.Off || from != ListenDefault || d.Endpoint() == "" {
+		t.Errorf("refused saved address: listen %+v from %q, endpoint %q; want the default", la, from, d.Endpoint())
 	}
 }

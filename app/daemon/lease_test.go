@@ -14,7 +14,7 @@ import (
 // A lease that runs out returns its packet to the queue without anyone
 // polling: the daemon's timer does it.
 func TestLeaseExpiresWithoutPolling(t *testing.T) {
-	d := start(t, Config{Paths: newPaths(t), Listen: ListenAddr{Off: true}, Keyring: keyring.NewMemory()})
+	d := start(t, Config{Paths: newPaths(t), Listen: mcpserver.ListenAddr{Off: true}, Keyring: keyring.NewMemory()})
 	reg := d.Registry()
 	call := func(p mcpserver.Principal, method string, args any) mcpserver.Result {
 		b, _ := json.Marshal(args)
@@ -49,7 +49,7 @@ func TestLeaseExpiresWithoutPolling(t *testing.T) {
 func TestStartEndsSessionsOfACrashedRun(t *testing.T) {
 	paths := newPaths(t)
 	kr := keyring.NewMemory()
-	d := start(t, Config{Paths: paths, Listen: ListenAddr{Off: true}, Keyring: kr})
+	d := start(t, Config{Paths: paths, Listen: mcpserver.ListenAddr{Off: true}, Keyring: kr})
 	var sesID, pktID, tokKey string
 	err := d.db.Update(func(tx *store.Tx) error {
 		repo, _, err := tx.RegisterRepository("", t.TempDir())
@@ -80,7 +80,7 @@ func TestStartEndsSessionsOfACrashedRun(t *testing.T) {
 	}
 	d.stop() // as if it had crashed: nothing ended the session
 
-	d = start(t, Config{Paths: paths, Listen: ListenAddr{Off: true}, Keyring: kr})
+	d = start(t, Config{Paths: paths, Listen: mcpserver.ListenAddr{Off: true}, Keyring: kr})
 	d.db.View(func(tx *store.Tx) error {
 		s, _ := tx.Session(sesID)
 		p, _ := tx.Packet(pktID)

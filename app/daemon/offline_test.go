@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 )
@@ -37,7 +38,7 @@ func TestOfflineEnvClientTokenFromKeyring(t *testing.T) {
 	}
 
 	// What a daemon kept, the offline env reads back.
-	d := start(t, Config{Paths: p, Keyring: kr, Listen: ListenAddr{Off: true}})
+	d := start(t, Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 	raw := d.clientToken()
 	d.stop()
 	got, err := e.ClientToken()
@@ -68,7 +69,7 @@ func TestOfflineEnvClientTokenFromKeyring(t *testing.T) {
 
 func TestOfflineEnvClientTokenFromFile(t *testing.T) {
 	p := newPaths(t)
-	d := start(t, Config{Paths: p, Keyring: deadKeyring{}, TokenFile: true, Listen: ListenAddr{Off: true}})
+	d := start(t, Config{Paths: p, Keyring: deadKeyring{}, TokenFile: true, Listen: mcpserver.ListenAddr{Off: true}})
 	raw := d.clientToken()
 	d.stop()
 
@@ -89,7 +90,7 @@ func TestOfflineEnvClientTokenFromFile(t *testing.T) {
 
 func TestOfflineEnvEphemeralTokenIsNotKept(t *testing.T) {
 	p := newPaths(t)
-	d := start(t, Config{Paths: p, Keyring: deadKeyring{}, Listen: ListenAddr{Off: true}})
+	d := start(t, Config{Paths: p, Keyring: deadKeyring{}, Listen: mcpserver.ListenAddr{Off: true}})
 	d.stop()
 	if _, err := (OfflineEnv{Paths: p, Keyring: deadKeyring{}}).ClientToken(); err == nil {
 		t.Error("ClientToken found a token that was kept nowhere")
