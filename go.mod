@@ -54,3 +54,7 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
+
+// Fyne v2.7.1 with its event loop sleeping while nothing is drawn (idle CPU):
+// third_party/fyne/PATCH.md says what differs from upstream and how to re-apply it.
+replace fyne.io/fyne/v2 => ./third_party/fyne

@@ -1,0 +1,5 @@
+//go:build wasm || test_web_driver
+
+package glfw
+
+func initWindowHints() {}
