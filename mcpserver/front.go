@@ -252,10 +252,26 @@ const maxNesting = 64
 // methodsNeedingParams are the methods whose params object is required.
 var methodsNeedingParams = []string{"tools/call", "resources/read", "prompts/get"}
 
+// mirroredHeaders are the headers that carry, outside the body, what the
+// body says: the protocol version, and from 2026-07-28 the method and the
+// tool, resource or prompt name. Each may be sent once.
+var mirroredHeaders = []string{"MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"}
+
+// codeHeaderMismatch is the JSON-RPC code of the 2026-07-28 revision for
+// headers that are missing, malformed, or disagree with the body.
+const codeHeaderMismatch = -32020
+
 // readMessage reads and checks one JSON-RPC request body, answering the
 // transport errors (payload_too_large, parse_error, invalid_request,
 // method_unknown) itself.
 func (h *HTTPHandler) readMessage(w http.ResponseWriter, r *http.Request) ([]byte, envelope, bool) {
+	if r.ContentLength > MaxBodyBytes {
+		// Refused from the declared length: a client that declares 10 GiB
+		// and sends nothing would otherwise hold the request until the
+		// server's ReadTimeout, and then get invalid_request.
+		writeError(w, nil, store.Deny(store.CodePayloadTooLarge, "request body exceeds %d bytes", MaxBodyBytes))
+		return nil, envelope{}, false
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -270,6 +286,15 @@ func (h *HTTPHandler) readMessage(w http.ResponseWriter, r *http.Request) ([]byt
 	if d != nil {
 		writeError(w, msg.ID, d)
 		return nil, msg, false
+	}
+	for _, k := range mirroredHeaders {
+		// go-sdk checks the first value against the body; a gateway in
+		// front may route on another, or take the era from another.
+		if len(r.Header.Values(k)) > 1 {
+			writeRPCError(w, http.StatusBadRequest, msg.ID, codeHeaderMismatch, k+" is sent more than once",
+				map[string]any{"code": store.CodeInvalidRequest})
+			return nil, msg, false
+		}
 	}
 	if d := checkProtocolVersion(r.Header.Get("MCP-Protocol-Version")); d != nil {
 		writeVersionError(w, msg.ID, r.Header.Get("MCP-Protocol-Version"))
@@ -334,15 +359,20 @@ func parseEnvelope(body []byte) (envelope, *store.Denial) {
 	return msg, nil
 }
 
-// validID reports whether a JSON-RPC id is a string or an integer that fits
-// an int64: what the SDK answers faithfully.
+// maxIntID bounds an integer JSON-RPC id: go-sdk v1.8.0 decodes ids as
+// float64, so a larger one would come back as another number (2^63-1 as
+// -2^63), and the client would never match its answer.
+const maxIntID = 1 << 53
+
+// validID reports whether a JSON-RPC id is a string or an integer the SDK
+// answers faithfully: within ±2^53, where every integer is a float64.
 func validID(id json.RawMessage) bool {
 	if len(id) > 0 && id[0] == '"' {
 		var s string
 		return json.Unmarshal(id, &s) == nil
 	}
-	_, err := strconv.ParseInt(string(id), 10, 64)
-	return err == nil
+	n, err := strconv.ParseInt(string(id), 10, 64)
+	return err == nil && -maxIntID <= n && n <= maxIntID
 }
 
 func printableURI(s string) bool {
