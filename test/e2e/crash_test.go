@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -13,6 +14,25 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
+// crashKillsEnv sets how many times each crash test kills the daemon:
+// `make test` runs the defaults, a soak sets 100 or more.
+const crashKillsEnv = "SWITCHBOARD_CRASH_KILLS"
+
+// crashKills is the kill count a crash test runs: def, unless
+// SWITCHBOARD_CRASH_KILLS names another positive number.
+func crashKills(t *testing.T, def int) int {
+	t.Helper()
+	v := os.Getenv(crashKillsEnv)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a positive number of kills", crashKillsEnv, v)
+	}
+	return n
+}
+
 // TestKillWhileCreatingTokens SIGKILLs the daemon while CLI clients create
 // tokens through it, several times, and checks after each kill that the
 // database passes bbolt's check, that the audit chain verifies and that every
@@ -20,8 +40,11 @@ import (
 func TestKillWhileCreatingTokens(t *testing.T) {
 	d := newDirs(t)
 	env := d.env(false)
-	const kills = 5
+	kills := crashKills(t, 5)
+	begin := time.Now()
 	var acked []string // key ids the CLI reported created
+	// chain is how many records the audit chain held at the last check.
+	chain := 0
 	for round := 0; round < kills; round++ {
 		p := start(t, env, "--headless")
 		waitEndpoint(t, p, d, 15*time.Second)
@@ -82,20 +105,34 @@ func TestKillWhileCreatingTokens(t *testing.T) {
 			t.Fatalf("after kill %d: %v", round+1, err)
 		}
 		err = db.View(func(tx *store.Tx) error {
-			if _, err := tx.VerifyAudit(); err != nil {
-				return err
-			}
-			recs, err := tx.QueryAudit(store.AuditFilter{Method: "token.create", Outcome: "ok", Limit: 1000})
+			v, err := tx.VerifyAudit()
 			if err != nil {
 				return err
+			}
+			chain = v.Records
+			// Every successful create's record, paging back from the
+			// newest (a long run makes more than one page).
+			creates := map[string]bool{}
+			for before := uint64(0); ; {
+				page, err := tx.QueryAudit(store.AuditFilter{Method: "token.create", Outcome: "ok", BeforeSeq: before, Limit: 1000})
+				if err != nil {
+					return err
+				}
+				for _, r := range page {
+					creates[r.ID] = true
+					before = r.Seq
+				}
+				if len(page) < 1000 {
+					break
+				}
 			}
 			for _, id := range acked {
 				if _, ok, err := tx.Token(id); err != nil || !ok {
 					t.Errorf("acknowledged token %s missing after kill %d", id, round+1)
 				}
 			}
-			if len(recs) < len(acked) {
-				t.Errorf("%d acknowledged creates but %d audit records", len(acked), len(recs))
+			if len(creates) < len(acked) {
+				t.Errorf("%d acknowledged creates but %d audit records", len(acked), len(creates))
 			}
 			return nil
 		})
@@ -109,7 +146,8 @@ func TestKillWhileCreatingTokens(t *testing.T) {
 			t.Logf("no stale socket after kill (%v)", err)
 		}
 	}
-	t.Logf("%d kills survived, %d acknowledged tokens checked", kills, len(acked))
+	t.Logf("kills survived %d, acknowledged calls checked %d, audit records verified %d (in %s)",
+		kills, len(acked), chain, time.Since(begin).Round(100*time.Millisecond))
 	if len(acked) < kills*10 {
 		t.Fatalf("only %d tokens acknowledged: the load did not run", len(acked))
 	}

@@ -30,7 +30,14 @@ import (
 // packet done, every acknowledged create left its packet, and each session's
 // trace is gap-free and holds the acknowledged calls. After each restart,
 // every lease the kill left behind must be taken back by the daemon's expiry
-// timer within 5 s.
+// timer within 5 s. Each run also starts a supervised agent (a shell that
+// does nothing): after the restart its session token, read from the token
+// file while it ran, must be refused as token_revoked, and the database
+// must show its session lost and its token revoked.
+//
+// SWITCHBOARD_CRASH_KILLS sets the number of kills (make test: 20). The
+// last line logged sums the run up: kills survived, acknowledged calls
+// checked, audit records verified.
 //
 // Packets are queued straight in the store while the daemon is stopped, so
 // that the agents are busy (and the kill lands in their commits) whatever
@@ -39,17 +46,20 @@ import (
 // CLI acknowledged is checked too.
 func TestKillUnderWorkflowLoad(t *testing.T) {
 	const (
-		kills   = 20
 		agents  = 4
 		backlog = 120 // queued packets at each start
 	)
+	kills := crashKills(t, 20)
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, seed>>32))
 	t.Logf("seed %d", seed)
 	begin := time.Now()
 
 	d := newDirs(t)
-	env := d.env(false)
+	// The supervised agent of each run is the shell profile: /bin/sh,
+	// which reads nothing and dies of the hangup when the daemon's end
+	// closes its terminal.
+	env := d.env(false, "SHELL=/bin/sh")
 	// There is no keyring here: --token-file keeps the client token stable
 	// across restarts, as the keyring would, so the agents' sessions (which
 	// only their own token may act for) outlive each kill and their traces
@@ -107,6 +117,10 @@ func TestKillUnderWorkflowLoad(t *testing.T) {
 		// expiry timer has run, before any agent could take them again.
 		expired := wlAwaitExpiry(t, c, rec, w.leased, ready.Add(5*time.Second))
 		stats.expired += expired
+		// The supervised sessions the kill left were swept at the start:
+		// their tokens no longer open the endpoint.
+		stats.staleTokens += w.checkStaleTokens(t, ep, round+1)
+		w.startSupervised(t, env, d, ep, repoID, round+1)
 
 		ctx, cancel := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
@@ -132,6 +146,7 @@ func TestKillUnderWorkflowLoad(t *testing.T) {
 			t.Errorf("kill %d: %s", round+1, pr)
 		}
 		w.checkAfterKill(t, round+1, dbPath, rec, expired > 0, &stats)
+		w.checkSweptSessions(t, dbPath, round+1)
 		t.Logf("kill %d after %s of load: %d calls answered, %d cut off by the kill, %d leases left behind",
 			round+1, after, len(rec.calls), rec.unanswered, len(w.leased))
 		if t.Failed() {
@@ -148,16 +163,137 @@ func TestKillUnderWorkflowLoad(t *testing.T) {
 	c := newWlClient(ep, strings.TrimSpace(mustCLI(t, env, "token", "client")))
 	stats.expired += wlAwaitExpiry(t, c, &wlRecorder{}, w.leased, ready.Add(5*time.Second))
 	c.close()
+	stats.staleTokens += w.checkStaleTokens(t, ep, kills+1)
 	p.stop()
+	w.checkSweptSessions(t, dbPath, kills+1)
 
 	t.Logf("%d kills survived in %s: %d calls answered with an audit id and their audit records checked (%d ok, %d denied: %d lease_lost), "+
 		"%d acknowledged completes and %d acknowledged creates checked against their packets, %d trace events checked gap-free over %d sessions, "+
-		"%d audit records verified in the chain (last check), %d leases left by a kill requeued by the expiry timer",
+		"%d audit records verified in the chain (last check), %d leases left by a kill requeued by the expiry timer, "+
+		"%d session tokens of killed runs refused as revoked (their sessions lost in the database)",
 		kills, time.Since(begin).Round(100*time.Millisecond), stats.calls, stats.ok, stats.calls-stats.ok, stats.leaseLost,
-		len(w.completes), len(w.creates), stats.traceEvents, len(w.traceSeen), stats.chain, stats.expired)
+		len(w.completes), len(w.creates), stats.traceEvents, len(w.traceSeen), stats.chain, stats.expired, stats.staleTokens)
 	if len(w.completes) < kills {
 		t.Fatalf("only %d completes acknowledged in %d rounds: the load did not run", len(w.completes), kills)
 	}
+	if stats.staleTokens != kills {
+		t.Fatalf("%d stale session tokens checked, want one per kill (%d)", stats.staleTokens, kills)
+	}
+	t.Logf("kills survived %d, acknowledged calls checked %d, audit records verified %d",
+		kills, stats.calls+len(w.creates), stats.chain)
+}
+
+// wlSupervised is a supervised session a run started, and its token.
+type wlSupervised struct {
+	session, token string
+}
+
+// startSupervised starts the shell profile in the repository, reads the
+// session token the supervisor wrote for it, and checks that the token
+// opens the endpoint while the session runs.
+func (w *wlWorld) startSupervised(t *testing.T, env []string, d dirs, ep, repoID string, run int) {
+	t.Helper()
+	ses := strings.TrimSpace(mustCLI(t, env, "agent", "start", "shell", "--repo", repoID))
+	if !strings.HasPrefix(ses, "ses_") {
+		t.Fatalf("run %d: agent start printed %q", run, ses)
+	}
+	raw, err := os.ReadFile(filepath.Join(d.run, "sessions", ses+".token"))
+	if err != nil {
+		t.Fatalf("run %d: the session token file: %v", run, err)
+	}
+	tok := strings.TrimSpace(string(raw))
+	if code := wlPing(t, ep, tok); code != "" {
+		t.Fatalf("run %d: the token of running session %s is refused with %s", run, ses, code)
+	}
+	w.supervised = append(w.supervised, wlSupervised{session: ses, token: tok})
+}
+
+// checkStaleTokens checks, after a restart, that the token of every
+// supervised session the killed run had started is refused as revoked,
+// and moves those sessions to the swept list. It returns how many it
+// checked.
+func (w *wlWorld) checkStaleTokens(t *testing.T, ep string, run int) int {
+	t.Helper()
+	for _, s := range w.supervised {
+		if code := wlPing(t, ep, s.token); code != string(store.CodeTokenRevoked) {
+			t.Errorf("run %d: the token of session %s, started before the last kill, answers %q, want %s",
+				run, s.session, code, store.CodeTokenRevoked)
+		}
+	}
+	n := len(w.supervised)
+	w.swept = append(w.swept, w.supervised...)
+	w.supervised = nil
+	return n
+}
+
+// checkSweptSessions checks in the database that every swept session is
+// lost, with its token revoked. The daemon must be stopped.
+func (w *wlWorld) checkSweptSessions(t *testing.T, dbPath string, run int) {
+	t.Helper()
+	db, err := store.Open(dbPath, store.Options{})
+	if err != nil {
+		t.Fatalf("run %d: reopen: %v", run, err)
+	}
+	defer db.Close()
+	err = db.View(func(tx *store.Tx) error {
+		for _, s := range w.swept {
+			ses, err := tx.Session(s.session)
+			if err != nil {
+				return err
+			}
+			tok, ok, err := tx.Token(ses.TokenKeyID)
+			if err != nil {
+				return err
+			}
+			if ses.State != store.SessionLost || !ok || tok.RevokedAt == nil {
+				t.Errorf("run %d: session %s of a killed run is %s, its token %s revoked at %v (found %v)",
+					run, s.session, ses.State, ses.TokenKeyID, tok.RevokedAt, ok)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("run %d: %v", run, err)
+	}
+}
+
+// wlPing sends a ping with token and returns error.data.code, or "" when
+// the ping succeeded. A ping reaches no method: nothing is audited. It
+// keeps no connection: the daemon it reached is about to be killed.
+func wlPing(t *testing.T, ep, token string) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, ep, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	hc := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}, Timeout: 10 * time.Second}
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatalf("ping: %v", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var r struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Data struct {
+				Code string `json:"code"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		t.Fatalf("ping: HTTP %d, not JSON: %.300s", resp.StatusCode, body)
+	}
+	if r.Error != nil {
+		return r.Error.Data.Code
+	}
+	if resp.StatusCode != http.StatusOK || r.Result == nil {
+		t.Fatalf("ping: HTTP %d without an error: %.300s", resp.StatusCode, body)
+	}
+	return ""
 }
 
 // wlWorld is what the test knows across rounds.
@@ -176,6 +312,9 @@ type wlWorld struct {
 	creates   []string
 	// lastSeq is the audit log's last sequence at the previous check.
 	lastSeq uint64
+	// supervised are the sessions the current run started; swept those
+	// of killed runs, which the next start ended.
+	supervised, swept []wlSupervised
 }
 
 type wlStats struct {
@@ -183,6 +322,7 @@ type wlStats struct {
 	traceEvents          int
 	chain                int
 	expired              int
+	staleTokens          int
 }
 
 // wlCall is a call a client saw answered with an audit id.
