@@ -393,16 +393,22 @@ type auditWindow struct {
 	// firstRows is closed when the current view's first rows are painted;
 	// the benchmark waits on it. On the Fyne goroutine only.
 	firstRows chan struct{}
+	// now is the clock of relative time filters and of how long a
+	// verification took; time.Now, a fixed time in the golden-image tests.
+	now func() time.Time
 }
 
-// auditColumns are the table's columns and their relative widths: the
-// time and the audit id must show whole at the window's usual size.
+// auditColumns are the table's columns and their relative widths, which
+// are their widths in pixels at the window's usual size (1280 wide, the
+// table 975 of it): there the time, method, outcome (a denial's code too),
+// transport, duration and audit id show whole, and the key, session and
+// repository ids, which the detail pane shows whole, end in an ellipsis.
 var auditColumns = []struct {
 	title string
 	width float32
 }{
-	{"Time", 230}, {"Method", 150}, {"Outcome", 150}, {"Transport", 80}, {"Key", 110},
-	{"Session", 140}, {"Repository", 140}, {"Duration", 80}, {"Audit id", 115},
+	{"Time", 150}, {"Method", 122}, {"Outcome", 160}, {"Transport", 86}, {"Key", 96},
+	{"Session", 98}, {"Repository", 97}, {"Duration", 80}, {"Audit id", 86},
 }
 
 // columnsLayout lays its objects out side by side, each column's share of
@@ -469,6 +475,7 @@ func newAuditWindow(g *gui) *auditWindow {
 		g: g, win: g.app.NewWindow(titleAudit), src: auditSource{g},
 		cache: newAuditCache(auditCachePages), inflight: map[int]bool{},
 		fetchers: make(chan struct{}, auditFetchers), stopRefresh: make(chan struct{}),
+		now: time.Now,
 	}
 	// The goroutines started below apply their results only once the
 	// window is built.
@@ -540,7 +547,7 @@ func newAuditWindow(g *gui) *auditWindow {
 		container.NewHBox(w.verify, w.exportJ, w.exportC), w.chain)
 
 	split := container.NewHSplit(table, side)
-	split.SetOffset(0.75)
+	split.SetOffset(0.77)
 	w.win.SetContent(container.NewBorder(filters, w.bottom, nil, nil, split))
 	w.win.Resize(fyne.NewSize(1280, 760))
 	w.win.SetOnClosed(func() {
@@ -572,7 +579,7 @@ func (w *auditWindow) readQuery() (auditQuery, error) {
 		q.filter.Outcome, q.notOK = "", true
 	}
 	q.text = strings.ToLower(strings.TrimSpace(w.text.Text))
-	now := time.Now()
+	now := w.now()
 	var err error
 	if q.from, err = parseAuditTime(w.from.Text, now); err != nil {
 		return q, err
@@ -755,7 +762,7 @@ func (w *auditWindow) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
 		case j == 6:
 			text = r.Repository
 		case j == 7:
-			text = (time.Duration(r.DurationMicros) * time.Microsecond).String()
+			text = auditDuration(r.DurationMicros)
 		case j == 8:
 			text = shortAuditID(r)
 		}
@@ -972,14 +979,37 @@ func shortAuditID(r *store.AuditRecord) string {
 	return "aud_" + strconv.FormatUint(r.Seq, 16)
 }
 
-// auditDetail is every field of r, one a line.
+// auditDuration is a call's duration as the table shows it: to three
+// figures, so it fits its column (the detail pane has it whole).
+func auditDuration(us int64) string {
+	d := time.Duration(us) * time.Microsecond
+	switch {
+	case d >= 100*time.Second:
+		d = d.Round(time.Second)
+	case d >= 10*time.Second:
+		d = d.Round(100 * time.Millisecond)
+	case d >= time.Second:
+		d = d.Round(10 * time.Millisecond)
+	case d >= 100*time.Millisecond:
+		d = d.Round(time.Millisecond)
+	case d >= 10*time.Millisecond:
+		d = d.Round(100 * time.Microsecond)
+	case d >= time.Millisecond:
+		d = d.Round(10 * time.Microsecond)
+	}
+	return d.String()
+}
+
+// auditDetail is every field of r: a name, and under it the value. The
+// pane is narrow, and a value beside its name would wrap under the names
+// (a hash always does).
 func auditDetail(r store.AuditRecord) string {
 	var b strings.Builder
 	line := func(k, v string) {
 		if v == "" {
 			v = "—"
 		}
-		fmt.Fprintf(&b, "%-12s %s\n", k, v)
+		fmt.Fprintf(&b, "%s\n  %s\n", k, v)
 	}
 	line("audit id", r.ID)
 	line("seq", strconv.FormatUint(r.Seq, 10))
@@ -1015,7 +1045,7 @@ func (w *auditWindow) runVerify() {
 	w.chain.SetText(labelVerifying)
 	w.verify.Disable()
 	finished := make(chan struct{})
-	start := time.Now()
+	start := w.now()
 	go func() {
 		// The check reports no progress of its own: say at least that
 		// it still runs, once a second.
@@ -1028,7 +1058,7 @@ func (w *auditWindow) runVerify() {
 			case <-w.stopRefresh:
 				return
 			case <-t.C:
-				secs := int(time.Since(start).Seconds())
+				secs := int(w.now().Sub(start).Seconds())
 				w.do(func() {
 					if strings.HasPrefix(w.chain.Text, labelVerifying) {
 						w.chain.SetText(fmt.Sprintf("%s %d s", labelVerifying, secs))
@@ -1039,7 +1069,7 @@ func (w *auditWindow) runVerify() {
 	}()
 	go func() {
 		v, err := w.verifyAuditChain()
-		took := time.Since(start).Round(time.Millisecond)
+		took := w.now().Sub(start).Round(time.Millisecond)
 		close(finished)
 		w.do(func() {
 			w.verify.Enable()

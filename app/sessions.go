@@ -47,10 +47,14 @@ type sessionsWindow struct {
 	stop      *widget.Button
 	kill      *widget.Button
 	termBox   *fyne.Container // holds the terminal widget or a note
-	reports   *widget.List
+	reports   *fyne.Container
 	detail    mcpserver.SessionDetail // on the Fyne goroutine only
 	questions *fyne.Container
 	answer    *widget.Entry
+	// side holds the questions above the reports: laid out again when
+	// the questions change, as a box that grows does not move its
+	// neighbours by itself.
+	side *fyne.Container
 
 	cancelFrames context.CancelFunc // stops the selected terminal's frames
 	replay       *replayView        // the selected ended session's replay, or nil
@@ -105,36 +109,24 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 	w.kill.Disable()
 	w.termBox = container.NewStack(widget.NewLabel(""))
 
-	w.reports = widget.NewList(
-		func() int { return len(w.detail.Reports) },
-		func() fyne.CanvasObject {
-			l := widget.NewLabel("report")
-			l.Wrapping = fyne.TextWrapWord
-			return l
-		},
-		func(i widget.ListItemID, o fyne.CanvasObject) {
-			if i >= len(w.detail.Reports) {
-				return
-			}
-			// Newest first.
-			r := w.detail.Reports[len(w.detail.Reports)-1-i]
-			text := r.At.Local().Format("15:04:05") + "  " + string(r.Kind)
-			if r.Text != "" {
-				text += ": " + r.Text
-			}
-			o.(*widget.Label).SetText(text)
-		})
+	// Reports wrap, so each takes the lines it needs: a list's rows are
+	// all one height and a long report would run over the next. There
+	// are at most a hundred (session.get's default).
+	w.reports = container.NewVBox()
 	w.questions = container.NewVBox()
 	w.answer = widget.NewMultiLineEntry()
 	w.answer.SetPlaceHolder("Your answer to the agent's question")
 	w.answer.SetMinRowsVisible(2)
+	w.answer.Wrapping = fyne.TextWrapWord
 
-	side := container.NewBorder(
+	w.side = container.NewBorder(
 		container.NewVBox(widget.NewLabelWithStyle("Questions", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), w.questions),
 		nil, nil, nil,
-		container.NewBorder(widget.NewLabelWithStyle("Reports", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, w.reports))
-	top := container.NewBorder(nil, nil, nil, container.NewHBox(w.stop, w.kill), container.NewVBox(w.header, w.status))
-	right := container.NewHSplit(w.termBox, side)
+		container.NewBorder(widget.NewLabelWithStyle("Reports", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil,
+			container.NewVScroll(w.reports)))
+	// The buttons keep their own height, centred beside the two lines.
+	top := container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(w.stop, w.kill)), container.NewVBox(w.header, w.status))
+	right := container.NewHSplit(w.termBox, w.side)
 	right.SetOffset(0.72)
 	main := container.NewHSplit(w.list, container.NewBorder(top, nil, nil, nil, right))
 	main.SetOffset(0.24)
@@ -186,7 +178,7 @@ func (w *sessionsWindow) badge(s store.Session) string {
 	}
 	switch s.State {
 	case store.SessionEnded:
-		return "◼ ended"
+		return "■ ended"
 	case store.SessionLost:
 		return "✕ lost"
 	case store.SessionStarting:
@@ -195,14 +187,16 @@ func (w *sessionsWindow) badge(s store.Session) string {
 	return "● running"
 }
 
+// The badges' marks are ones Fyne's fonts draw in the text colour or as
+// a legible emoji: ❗ draws nothing and ◼ a dark grey square.
 func statusBadge(st supervisor.Status) string {
 	switch st {
 	case supervisor.StatusNeedsInput:
-		return "❗ needs you"
+		return "⚠ needs you"
 	case supervisor.StatusIdle:
 		return "○ idle"
 	case supervisor.StatusExited:
-		return "◼ exited"
+		return "■ exited"
 	}
 	return "● working"
 }
@@ -242,6 +236,7 @@ func (w *sessionsWindow) reload() {
 	}
 	w.sessions = list.Sessions
 	w.list.Refresh()
+	w.shownBadges = w.badges()
 	if w.selected != "" {
 		w.loadDetail()
 	}
@@ -377,8 +372,26 @@ func (w *sessionsWindow) loadDetail() {
 		w.stop.Disable()
 		w.kill.Disable()
 	}
-	w.reports.Refresh()
+	w.showReports()
 	w.showQuestions()
+	w.side.Refresh()
+}
+
+// showReports lists the detail's reports, newest first.
+func (w *sessionsWindow) showReports() {
+	objs := make([]fyne.CanvasObject, 0, len(w.detail.Reports))
+	for i := len(w.detail.Reports) - 1; i >= 0; i-- {
+		r := w.detail.Reports[i]
+		text := r.At.Local().Format("15:04:05") + "  " + string(r.Kind)
+		if r.Text != "" {
+			text += ": " + r.Text
+		}
+		l := widget.NewLabel(text)
+		l.Wrapping = fyne.TextWrapWord
+		objs = append(objs, l)
+	}
+	w.reports.Objects = objs
+	w.reports.Refresh()
 }
 
 // showQuestions lists the open questions with the answer box under the

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -300,13 +301,12 @@ func (w *settingsWindow) tokensTab() fyne.CanvasObject {
 			title := t.Label
 			if title == "" {
 				title = string(t.Kind) + " token"
+				if t.SessionID != "" {
+					title += " of " + t.SessionID
+				}
 			}
 			if t.KeyID == w.tokens.ClientKeyID {
 				title += "  (client token)"
-			}
-			var caps []string
-			for _, gr := range t.Grants {
-				caps = append(caps, string(gr.Capability)+"@"+strings.Join(gr.Repositories, ","))
 			}
 			sub := t.KeyID + "  ·  " + string(t.Kind) + "  ·  created " + t.CreatedAt.Local().Format(time.DateTime)
 			if t.LastUsedAt != nil {
@@ -315,7 +315,7 @@ func (w *settingsWindow) tokensTab() fyne.CanvasObject {
 			if t.ExpiresAt != nil {
 				sub += "  ·  expires " + t.ExpiresAt.Local().Format(time.DateTime)
 			}
-			setTwoLines(o, title, sub+"  ·  "+strings.Join(caps, " "))
+			setTwoLines(o, title, sub+"  ·  "+w.grantsText(t.Grants))
 		})
 	w.tokenList.OnSelected = func(i widget.ListItemID) { w.tokenSel = i }
 	create := widget.NewButtonWithIcon(labelCreateToken, theme.ContentAddIcon(), w.createToken)
@@ -350,6 +350,51 @@ func (w *settingsWindow) tokensTab() fyne.CanvasObject {
 		}, w.win)
 	})
 	return container.NewBorder(container.NewHBox(create, revoke, layout.NewSpacer(), rotate), nil, nil, nil, w.tokenList)
+}
+
+// grantsText says what grants allow, grouped by where, with repositories
+// by name: "status:read work:read on switchboard". Each capability with its
+// repository ids did not fit the line.
+func (w *settingsWindow) grantsText(grants []store.Grant) string {
+	var scopes []string
+	caps := map[string][]string{}
+	for _, gr := range grants {
+		scope := strings.Join(gr.Repositories, ",")
+		if _, ok := caps[scope]; !ok {
+			scopes = append(scopes, scope)
+		}
+		caps[scope] = append(caps[scope], string(gr.Capability))
+	}
+	var agent []string
+	for _, c := range store.AgentCapabilities() {
+		agent = append(agent, string(c))
+	}
+	var parts []string
+	for _, scope := range scopes {
+		what := strings.Join(caps[scope], " ")
+		if c := slices.Sorted(slices.Values(caps[scope])); slices.Equal(c, slices.Sorted(slices.Values(agent))) {
+			what = "every agent capability"
+		}
+		var names []string
+		for _, id := range strings.Split(scope, ",") {
+			names = append(names, w.repoName(id))
+		}
+		parts = append(parts, what+" on "+strings.Join(names, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// repoName names a repository for a person.
+func (w *settingsWindow) repoName(id string) string {
+	if id == store.AllRepositories {
+		return "all repositories"
+	}
+	for _, r := range w.repos {
+		if r.ID == id {
+			return r.Name
+		}
+	}
+	return id
 }
 
 // createToken asks for a label, capabilities, a repository and a lifetime,

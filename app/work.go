@@ -97,6 +97,10 @@ type workWindow struct {
 	detailUI fyne.CanvasObject // title, buttons and body; hidden with no selection
 	empty    fyne.CanvasObject
 
+	// bodyScroll scrolls body; refreshed when body changes, so that it
+	// takes the new height (a box refreshed alone does not tell it).
+	bodyScroll *container.Scroll
+
 	form   *workForm   // the open New packet form, if any
 	prompt *workPrompt // the open reason or notes prompt, if any
 
@@ -105,6 +109,10 @@ type workWindow struct {
 	// (the test driver does); on a real driver it is never contended.
 	mu          sync.Mutex
 	stopRefresh chan struct{}
+
+	// now is the clock the packets' ages and leases are measured against;
+	// time.Now, a fixed time in the golden-image tests.
+	now func() time.Time
 }
 
 // showWork opens the Work window, or brings it forward.
@@ -118,7 +126,7 @@ func (g *gui) showWork() {
 }
 
 func newWorkWindow(g *gui) *workWindow {
-	w := &workWindow{g: g, win: g.app.NewWindow(titleWork), stopRefresh: make(chan struct{})}
+	w := &workWindow{g: g, win: g.app.NewWindow(titleWork), stopRefresh: make(chan struct{}), now: time.Now}
 
 	w.repoFilter = widget.NewSelect([]string{labelWorkAllRepos}, nil)
 	w.repoFilter.SetSelected(labelWorkAllRepos)
@@ -146,6 +154,9 @@ func newWorkWindow(g *gui) *workWindow {
 	w.status = widget.NewLabel("")
 	w.status.Wrapping = fyne.TextWrapWord
 	w.status.Importance = widget.DangerImportance
+	// Shown once there is something to say: an empty line would leave a
+	// blank strip under the panes.
+	w.status.Hide()
 
 	w.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	w.title.Wrapping = fyne.TextWrapWord
@@ -164,8 +175,8 @@ func newWorkWindow(g *gui) *workWindow {
 
 	actions := container.NewHBox(w.approve, w.changes, w.reject, layout.NewSpacer(), w.requeue, w.cancel)
 	head := container.NewVBox(w.title, w.subtitle, actions, widget.NewSeparator())
-	w.detailUI = container.NewBorder(head, nil, nil, nil,
-		container.NewVScroll(w.body))
+	w.bodyScroll = container.NewVScroll(w.body)
+	w.detailUI = container.NewBorder(head, nil, nil, nil, w.bodyScroll)
 	w.empty = container.NewCenter(widget.NewLabel(labelWorkNoPacket))
 	w.detailUI.Hide()
 
@@ -226,8 +237,10 @@ func newWorkRowTemplate() fyne.CanvasObject {
 	heading := widget.NewLabelWithStyle("Queued (0)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title := widget.NewLabel("packet title")
 	title.Truncation = fyne.TextTruncateEllipsis
+	// The second line is smaller, as in the other windows' lists, not
+	// dimmer: low importance is hard to read on a selected row.
 	info := widget.NewLabel("repository · P0 · attempt 0/3 · 1m")
-	info.Importance = widget.LowImportance
+	info.SizeName = theme.SizeNameCaptionText
 	info.Truncation = fyne.TextTruncateEllipsis
 	packet := container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.Padding()), title, info)
 	return container.NewStack(heading, packet)
@@ -256,7 +269,7 @@ func (w *workWindow) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
 // rowInfo is a packet's second line in the list.
 func (w *workWindow) rowInfo(p store.Packet) string {
 	parts := []string{w.repoName(p.RepositoryID), fmt.Sprintf("P%d", p.Priority),
-		fmt.Sprintf("attempt %d/%d", p.Attempt, p.MaxAttempts), workAge(time.Since(p.CreatedAt))}
+		fmt.Sprintf("attempt %d/%d", p.Attempt, p.MaxAttempts), workAge(w.now().Sub(p.CreatedAt))}
 	if p.State == store.PacketClaimed {
 		parts = append(parts, "claimed")
 	}
@@ -408,16 +421,23 @@ func (w *workWindow) repoName(id string) string {
 // fail shows an error in the status line and logs it.
 func (w *workWindow) fail(what string, err error) {
 	w.g.log.Warn("work: "+what, "err", err)
-	w.status.SetText(what + ": " + err.Error())
-	w.status.Importance = widget.DangerImportance
-	w.status.Refresh()
+	w.showStatus(what+": "+err.Error(), widget.DangerImportance)
 }
 
 // note shows an outcome in the status line.
 func (w *workWindow) note(text string) {
+	w.showStatus(text, widget.MediumImportance)
+}
+
+// showStatus shows the status line, laying the window out again: the
+// panes above give it room.
+func (w *workWindow) showStatus(text string, imp widget.Importance) {
+	w.status.Importance = imp
 	w.status.SetText(text)
-	w.status.Importance = widget.MediumImportance
-	w.status.Refresh()
+	if !w.status.Visible() {
+		w.status.Show()
+		w.win.Content().Refresh()
+	}
 }
 
 // ---- the selected packet ---------------------------------------------------
@@ -429,6 +449,7 @@ func (w *workWindow) selectPacket(id string) {
 	w.selected = id
 	w.selectRow()
 	w.loadDetail()
+	w.bodyScroll.ScrollToTop()
 }
 
 func (w *workWindow) loadDetail() {
@@ -477,7 +498,7 @@ func (w *workWindow) showDetail() {
 		widget.NewFormItem("Updated", widget.NewLabel(p.UpdatedAt.Local().Format(time.DateTime))),
 	}
 	if p.Lease != nil {
-		left := time.Until(p.Lease.ExpiresAt).Round(time.Second)
+		left := p.Lease.ExpiresAt.Sub(w.now()).Round(time.Second)
 		items = append(items, widget.NewFormItem("Lease", workWrapped(fmt.Sprintf("%s, until %s (%s left)",
 			p.Lease.SessionID, p.Lease.ExpiresAt.Local().Format(time.TimeOnly), left))))
 	}
@@ -541,7 +562,7 @@ func (w *workWindow) showDetail() {
 	}
 
 	w.body.Objects = objs
-	w.body.Refresh()
+	w.bodyScroll.Refresh()
 }
 
 func workSetEnabled(b *widget.Button, on bool) {
@@ -563,9 +584,11 @@ func workWrapped(s string) *widget.Label {
 	return l
 }
 
+// workDim is a quieter line: smaller, not greyed (low importance is the
+// disabled colour, hard to read on the dark theme).
 func workDim(s string) *widget.Label {
 	l := workWrapped(s)
-	l.Importance = widget.LowImportance
+	l.SizeName = theme.SizeNameCaptionText
 	return l
 }
 
