@@ -3,8 +3,10 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -419,15 +421,77 @@ func nestingDepth(b []byte) int {
 	return deepest
 }
 
-// checkProtocolVersion refuses an MCP-Protocol-Version header naming an
-// older version this server does not speak: the SDK would answer it in plain
-// text. Unknown later versions are the SDK's to refuse (-32022, as the
-// 2026-07-28 revision specifies).
+// checkProtocolVersion refuses an MCP-Protocol-Version header naming a
+// version this server does not speak, older or later: the SDK would answer
+// an older one in plain text, and take any string that sorts after
+// 2026-07-28 ("21", "2099-01-01") for that revision and hold it to its
+// header rules before refusing it.
 func checkProtocolVersion(v string) *store.Denial {
-	if v == "" || v >= "2026-07-28" || slices.Contains(mcp.SupportedProtocolVersions(), v) {
+	if v == "" || slices.Contains(mcp.SupportedProtocolVersions(), v) {
 		return nil
 	}
 	return store.Deny(store.CodeInvalidRequest, "unsupported MCP-Protocol-Version %q", v)
+}
+
+// modernEra is the first revision whose requests mirror their method and
+// name into headers.
+const modernEra = "2026-07-28"
+
+// checkMirroredHeaders holds a Streamable HTTP request of the 2026-07-28
+// revision (by its MCP-Protocol-Version header or its _meta) to that
+// revision's header rules,
+// before the SDK does, so that the refusal carries our data.code and the
+// request's id (go-sdk answers a notification's mismatch without an id):
+// the header and _meta name the same version, Mcp-Method is the body's
+// method, and Mcp-Name the tool or prompt name or resource URI of the calls
+// that have one. A gateway may route on the headers while the server runs
+// the body; a request whose two disagree goes nowhere.
+func checkMirroredHeaders(h http.Header, msg envelope) (int64, string) {
+	version, meta := h.Get("MCP-Protocol-Version"), msg.Params.Meta.ProtocolVersion
+	if version < modernEra && meta == "" {
+		return 0, ""
+	}
+	switch {
+	case meta != "" && version != meta:
+		return codeHeaderMismatch, fmt.Sprintf("MCP-Protocol-Version header %q does not match the body's _meta version %q", version, meta)
+	case meta == "":
+		return -32602, "a " + modernEra + " request carries its protocol version in params._meta"
+	}
+	if got := h.Get("Mcp-Method"); got != *msg.Method {
+		return codeHeaderMismatch, fmt.Sprintf("Mcp-Method header %q does not match the body's method %q", got, *msg.Method)
+	}
+	var want string
+	switch *msg.Method {
+	case "tools/call", "prompts/get":
+		want = msg.Params.Name
+	case "resources/read":
+		want = msg.Params.URI
+	default:
+		return 0, ""
+	}
+	got, ok := decodeHeaderValue(h.Get("Mcp-Name"))
+	if !ok || got != want {
+		return codeHeaderMismatch, fmt.Sprintf("Mcp-Name header %q does not match the body's %q", h.Get("Mcp-Name"), want)
+	}
+	return 0, ""
+}
+
+// decodeHeaderValue undoes the =?base64?…?= form a client uses for a name
+// that is not printable ASCII.
+func decodeHeaderValue(v string) (string, bool) {
+	inner, ok := strings.CutPrefix(v, "=?base64?")
+	if !ok {
+		return v, true
+	}
+	inner, ok = strings.CutSuffix(inner, "?=")
+	if !ok {
+		return "", false
+	}
+	b, err := base64.StdEncoding.DecodeString(inner)
+	if err != nil || !utf8.Valid(b) {
+		return "", false
+	}
+	return string(b), true
 }
 
 // writeVersionError answers an unsupported protocol version with -32022
@@ -449,6 +513,15 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, r *http.Request, t Transp
 	body, msg, ok := h.readMessage(w, r)
 	if !ok {
 		return
+	}
+	if code, why := checkMirroredHeaders(r.Header, msg); code != 0 {
+		writeRPCError(w, http.StatusBadRequest, msg.ID, code, why, map[string]any{"code": store.CodeInvalidRequest})
+		return
+	}
+	if v := r.Header.Get("Mcp-Name"); strings.HasPrefix(v, "=?base64?") {
+		// Checked above; go-sdk v1.8.0 compares the encoded form itself.
+		name, _ := decodeHeaderValue(v)
+		r.Header.Set("Mcp-Name", name)
 	}
 	// The header is an audit label, never a credential: any client may
 	// send it, and it grants and removes nothing. Permissions come from the

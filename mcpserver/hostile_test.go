@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -393,15 +394,15 @@ func hostileCases() []hostileCase {
 		{input: "2026-07-28 call, Mcp-Method and Mcp-Name matching the body", req: func(e *hostileEnv) *wire { return e.post2026("tools/call", "status") }, status: 200, audited: true,
 			what: "answered"},
 		{input: "2026-07-28: Mcp-Name `audit_query`, body calls `status`", req: func(e *hostileEnv) *wire { return e.post2026("tools/call", "status").set("Mcp-Name", "audit_query") },
-			status: 400, rpcCode: -32020, what: "refused by go-sdk: HeaderMismatch, without data.code; nothing runs"},
+			status: 400, rpcCode: -32020, code: store.CodeInvalidRequest, what: "refused in front (HeaderMismatch), the id echoed; nothing runs"},
 		{input: "2026-07-28: Mcp-Method `tools/list`, body is tools/call", req: func(e *hostileEnv) *wire { return e.post2026("tools/call", "status").set("Mcp-Method", "tools/list") },
-			status: 400, rpcCode: -32020, what: "refused by go-sdk: HeaderMismatch"},
+			status: 400, rpcCode: -32020, code: store.CodeInvalidRequest, what: "refused in front (HeaderMismatch)"},
 		{input: "2026-07-28: Mcp-Method in another case (`Tools/Call`)", req: func(e *hostileEnv) *wire { return e.post2026("tools/call", "status").set("Mcp-Method", "Tools/Call") },
-			status: 400, rpcCode: -32020, what: "refused by go-sdk: HeaderMismatch"},
+			status: 400, rpcCode: -32020, code: store.CodeInvalidRequest, what: "refused in front (HeaderMismatch)"},
 		{input: "2026-07-28: no Mcp-Name on a call", req: func(e *hostileEnv) *wire { return e.post2026("tools/call", "status").set("Mcp-Name", "") },
-			status: 400, rpcCode: -32020, what: "refused by go-sdk: HeaderMismatch"},
+			status: 400, rpcCode: -32020, code: store.CodeInvalidRequest, what: "refused in front (HeaderMismatch)"},
 		{input: "2026-07-28: no Mcp-Method", req: func(e *hostileEnv) *wire { return e.post2026("tools/list", "").set("Mcp-Method", "") },
-			status: 400, rpcCode: -32020, what: "refused by go-sdk: HeaderMismatch"},
+			status: 400, rpcCode: -32020, code: store.CodeInvalidRequest, what: "refused in front (HeaderMismatch)"},
 		{input: "2026-07-28: two Mcp-Name headers, the first matching the body", req: func(e *hostileEnv) *wire { return e.post2026("tools/call", "status").add("Mcp-Name", "audit_query") },
 			status: 400, rpcCode: -32020, code: store.CodeInvalidRequest,
 			what: "refused in front (go-sdk reads only the first; a gateway may route on the second)"},
@@ -416,13 +417,34 @@ func hostileCases() []hostileCase {
 		{input: "Mcp-Name of a comma list (`status, audit_query`)", req: func(e *hostileEnv) *wire {
 			return e.post2026("tools/call", "status").set("Mcp-Name", "status, audit_query")
 		},
-			status: 400, rpcCode: -32020, what: "refused by go-sdk: HeaderMismatch"},
+			status: 400, rpcCode: -32020, code: store.CodeInvalidRequest, what: "refused in front (HeaderMismatch)"},
 		{input: "2026-07-28 _meta in the body, no MCP-Protocol-Version header", req: func(e *hostileEnv) *wire { return e.post2026("tools/call", "status").set("MCP-Protocol-Version", "") },
-			status: 400, rpcCode: -32020, what: "refused by go-sdk: the header is required with _meta"},
+			status: 400, rpcCode: -32020, code: store.CodeInvalidRequest, what: "refused in front: the header must name the _meta version"},
 		{input: "MCP-Protocol-Version 2026-07-28, no _meta in the body", req: func(e *hostileEnv) *wire {
 			return e.post(call("status", `{}`)).set("MCP-Protocol-Version", "2026-07-28").set("Mcp-Method", "tools/call").set("Mcp-Name", "status")
 		},
-			status: 400, rpcCode: -32602, what: "refused by go-sdk: missing _meta protocol version, without data.code"},
+			status: 400, rpcCode: -32602, code: store.CodeInvalidRequest, what: "refused in front: the revision carries its version in _meta (go-sdk's code, our data.code)"},
+		{input: "2026-07-28 notification without Mcp-Method", req: func(e *hostileEnv) *wire {
+			return e.post(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`).
+				set("MCP-Protocol-Version", "2026-07-28")
+		},
+			status: 400, rpcCode: -32020, code: store.CodeInvalidRequest, what: "refused in front, id null (go-sdk answered without an id)"},
+		{input: "Mcp-Name in the `=?base64?…?=` form, matching the body", req: func(e *hostileEnv) *wire {
+			return e.post2026("tools/call", "status").set("Mcp-Name", "=?base64?"+base64.StdEncoding.EncodeToString([]byte("status"))+"?=")
+		},
+			status: 200, audited: true, what: "decoded, then compared: answered"},
+		{input: "Mcp-Name in the `=?base64?…?=` form, not valid base64", req: func(e *hostileEnv) *wire {
+			return e.post2026("tools/call", "status").set("Mcp-Name", "=?base64?c3RhdH*?=")
+		},
+			status: 400, rpcCode: -32020, code: store.CodeInvalidRequest, what: "refused in front"},
+		{input: "MCP-Protocol-Version `21` (not a version; sorts after 2026-07-28)", req: func(e *hostileEnv) *wire {
+			return e.post(call("status", `{}`)).set("MCP-Protocol-Version", "21")
+		},
+			status: 400, rpcCode: -32022, code: store.CodeInvalidRequest, what: "refused in front with the supported versions"},
+		{input: "MCP-Protocol-Version 2099-01-01 (a later revision)", req: func(e *hostileEnv) *wire {
+			return e.post(call("status", `{}`)).set("MCP-Protocol-Version", "2099-01-01")
+		},
+			status: 400, rpcCode: -32022, code: store.CodeInvalidRequest, what: "refused in front with the supported versions"},
 		{input: "2025-06-18 request with a mismatching Mcp-Name", req: func(e *hostileEnv) *wire {
 			return e.post(call("status", `{}`)).set("Mcp-Method", "tools/list").set("Mcp-Name", "audit_query")
 		},
