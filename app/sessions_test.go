@@ -46,6 +46,9 @@ func TestStartShellAndTypeIntoIt(t *testing.T) {
 	waitUntil(t, "hi42 on the emulator screen", func() bool { return strings.Contains(agent.Terminal().Text(), "hi42") })
 	waitUntil(t, "hi42 painted in the widget", func() bool { return strings.Contains(term.Text(), "hi42") })
 
+	// Stop is enabled once the session's detail is shown, which loads on
+	// its own: a tap before then would do nothing.
+	waitUntil(t, "Stop enabled", func() bool { return !w.stop.Disabled() })
 	test.Tap(w.stop)
 	waitUntil(t, "the agent stopped", func() bool { return agent.Exit() != nil })
 	w.win.Close()
