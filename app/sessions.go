@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -59,7 +60,10 @@ type sessionsWindow struct {
 	cancelFrames context.CancelFunc // stops the selected terminal's frames
 	replay       *replayView        // the selected ended session's replay, or nil
 	shownBadges  string             // the badges last painted; on the Fyne goroutine only
-	stopRefresh  chan struct{}
+	// listed is sessions for the refresh loop, which works out the badges
+	// off the Fyne goroutine; replaced whole, never changed in place.
+	listed      atomic.Pointer[[]store.Session]
+	stopRefresh chan struct{}
 }
 
 // showSessions opens the Sessions window, or brings it forward, on sessionID
@@ -211,9 +215,11 @@ func (w *sessionsWindow) agent(id string) (*supervisor.Session, bool) {
 
 // badges is every listed session's badge, to tell whether the list needs a
 // repaint.
-func (w *sessionsWindow) badges() string {
+func (w *sessionsWindow) badges() string { return w.badgesOf(w.sessions) }
+
+func (w *sessionsWindow) badgesOf(sessions []store.Session) string {
 	var b strings.Builder
-	for _, s := range w.sessions {
+	for _, s := range sessions {
 		b.WriteString(w.badge(s))
 	}
 	return b.String()
@@ -235,6 +241,7 @@ func (w *sessionsWindow) reload() {
 		}
 	}
 	w.sessions = list.Sessions
+	w.listed.Store(&list.Sessions)
 	w.list.Refresh()
 	w.shownBadges = w.badges()
 	if w.selected != "" {
@@ -251,6 +258,7 @@ func (w *sessionsWindow) refreshLoop(changed <-chan struct{}) {
 	t := time.NewTicker(listRefresh)
 	defer t.Stop()
 	stale := false
+	painted := "" // the badges this loop last asked to paint
 	for {
 		select {
 		case <-w.stopRefresh:
@@ -263,8 +271,19 @@ func (w *sessionsWindow) refreshLoop(changed <-chan struct{}) {
 		}
 		reload := stale
 		stale = false
+		// The badges come from the agents' screens: worked out here, off
+		// the UI goroutine, so that an idle window wakes the UI (and its
+		// event loop) only when one moved.
+		var badges string
+		if listed := w.listed.Load(); listed != nil {
+			badges = w.badgesOf(*listed)
+		}
+		if !reload && badges == painted {
+			continue
+		}
+		painted = badges
 		fyne.Do(func() {
-			switch badges := w.badges(); {
+			switch {
 			case reload:
 				w.reload()
 			case badges != w.shownBadges:
