@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"github.com/switchboard-dev/switchboard/app/daemon"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
@@ -22,8 +23,12 @@ type Core interface {
 	Registry() *mcpserver.Registry
 	// Agents is the supervisor, for the live terminal views.
 	Agents() *supervisor.Supervisor
-	// AllowOrigins are the browser origins accepted besides loopback ones.
+	// AllowOrigins are the browser origins the flags accept besides
+	// loopback ones (those saved in Settings come on top).
 	AllowOrigins() []string
+	// Listen is where the MCP listener was bound, and where that address
+	// came from.
+	Listen() (mcpserver.ListenAddr, daemon.ListenSource)
 }
 
 // callTimeout bounds a GUI call: a registry call is one transaction, but

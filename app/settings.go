@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/switchboard-dev/switchboard/app/daemon"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
@@ -20,15 +21,16 @@ import (
 
 // Settings window labels, also what the tests tap.
 const (
-	titleSettings      = "Switchboard — Settings"
-	labelSettings      = "Settings…"
-	labelAddRepo       = "Add repository…"
-	labelAddProfile    = "Add profile…"
-	labelEditProfile   = "Edit…"
-	labelRemoveProfile = "Remove"
-	labelCreateToken   = "Create token…"
-	labelRevokeToken   = "Revoke"
-	labelRotateClient  = "Rotate client token"
+	titleSettings       = "Switchboard — Settings"
+	labelSettings       = "Settings…"
+	labelAddRepo        = "Add repository…"
+	labelAddProfile     = "Add profile…"
+	labelEditProfile    = "Edit…"
+	labelRemoveProfile  = "Remove"
+	labelSaveConnection = "Save"
+	labelCreateToken    = "Create token…"
+	labelRevokeToken    = "Revoke"
+	labelRotateClient   = "Rotate client token"
 )
 
 // settingsWindow holds the repositories, the agent profiles, the tokens and
@@ -458,28 +460,79 @@ func (w *settingsWindow) showSecret(t mcpserver.TokenCreated) {
 	d.Show()
 }
 
+// connectionTab shows the endpoint and keyring, and edits the listen
+// address and browser origins kept in the database (connection.put): the
+// origins apply to the next request, the address from the next start.
 func (w *settingsWindow) connectionTab() fyne.CanvasObject {
+	listen, from := w.g.core.Listen()
 	ep := w.g.core.Endpoint()
-	if ep == "" {
-		ep = "off (started with --mcp-http-addr off)"
+	switch {
+	case listen.Off:
+		ep = "off"
+	case ep == "":
+		ep = "not listening"
+	}
+	switch from {
+	case daemon.ListenFromFlag:
+		ep += " (address from --mcp-http-addr)"
+	case daemon.ListenFromSettings:
+		ep += " (address saved here)"
 	}
 	endpoint := widget.NewLabel(ep)
 	endpoint.Selectable = true
+	endpoint.Wrapping = fyne.TextWrapWord
 	keyring := widget.NewLabel(w.g.core.KeyringState())
 	keyring.Wrapping = fyne.TextWrapWord
-	origins := "loopback origins only"
-	if o := w.g.core.AllowOrigins(); len(o) > 0 {
-		origins = "loopback, and " + strings.Join(o, ", ")
+
+	var saved mcpserver.ConnectionSettings
+	if err := w.g.call("connection.get", struct{}{}, &saved); err != nil {
+		w.g.log.Warn("settings: connection", "err", err)
 	}
-	originsLabel := widget.NewLabel(origins)
-	originsLabel.Wrapping = fyne.TextWrapWord
-	hint := widget.NewLabel("The listen address and the allowed browser origins are set when Switchboard starts: " +
-		"--mcp-http-addr ADDR (or SWITCHBOARD_MCP_HTTP_ADDR; loopback only, a bare port, or off; " +
-		"the port is remembered across restarts) and --allow-origin URL (or SWITCHBOARD_ALLOW_ORIGINS).")
-	hint.Wrapping = fyne.TextWrapWord
-	return container.NewVBox(
-		widget.NewForm(widget.NewFormItem("MCP endpoint", endpoint), widget.NewFormItem("Browser origins", originsLabel),
-			widget.NewFormItem("Keyring", keyring)),
-		hint,
-	)
+	addr := widget.NewEntry()
+	addr.SetPlaceHolder("default")
+	addr.SetText(saved.ListenAddr)
+	origins := widget.NewMultiLineEntry()
+	origins.SetPlaceHolder("https://tools.example (one per line)")
+	origins.SetText(strings.Join(saved.AllowOrigins, "\n"))
+	origins.SetMinRowsVisible(3)
+	// The form's hints are one line each; what takes more wraps below.
+	notes := []string{"The listen address is used from the next start: a port, a loopback host:port, or off " +
+		"(empty: loopback, on the port of the last run). The origins are browser pages allowed to call the endpoint " +
+		"besides loopback ones, from the next request."}
+	if from == daemon.ListenFromFlag {
+		notes = append(notes, "--mcp-http-addr (or SWITCHBOARD_MCP_HTTP_ADDR) sets this run's address; "+
+			"the one saved here is used when Switchboard starts without it.")
+	}
+	if o := w.g.core.AllowOrigins(); len(o) > 0 {
+		notes = append(notes, "Also allowed for this run by --allow-origin: "+strings.Join(o, ", ")+".")
+	}
+	note := widget.NewLabel(strings.Join(notes, "\n"))
+	note.Wrapping = fyne.TextWrapWord
+	status := widget.NewLabel("")
+	status.Wrapping = fyne.TextWrapWord
+	status.Hide()
+	save := widget.NewButtonWithIcon(labelSaveConnection, theme.DocumentSaveIcon(), func() {
+		in := mcpserver.ConnectionSettings{ListenAddr: addr.Text, AllowOrigins: strings.Split(origins.Text, "\n")}
+		var out mcpserver.ConnectionSettings
+		if err := w.g.call("connection.put", in, &out); err != nil {
+			status.SetText(refusalText(err))
+		} else {
+			addr.SetText(out.ListenAddr)
+			origins.SetText(strings.Join(out.AllowOrigins, "\n"))
+			status.SetText("Saved. The origins apply now; the listen address from the next start.")
+		}
+		status.Show()
+	})
+	save.Importance = widget.HighImportance
+	return container.NewVScroll(container.NewVBox(
+		widget.NewForm(
+			widget.NewFormItem("MCP endpoint", endpoint),
+			widget.NewFormItem("Listen address", addr),
+			widget.NewFormItem("Browser origins", origins),
+			widget.NewFormItem("Keyring", keyring),
+		),
+		note,
+		container.NewHBox(layout.NewSpacer(), save),
+		status,
+	))
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,6 +102,8 @@ func findButton(t *testing.T, w fyne.Window, label string) *widget.Button {
 			for _, ti := range v.Items {
 				walk(ti.Content)
 			}
+		case *container.Scroll:
+			walk(v.Content)
 		}
 	}
 	walk(w.Content())
@@ -130,5 +133,76 @@ func TestSettingsConnectionRenders(t *testing.T) {
 			test.AssertImageMatches(t, "settings/connection-"+variant.name+".png", w.win.Canvas().Capture())
 			w.win.Close()
 		})
+	}
+}
+
+// The Connection tab saves the listen address and the origins through
+// connection.put, shows them as stored, and shows a refusal with its code.
+func TestSettingsConnectionSaves(t *testing.T) {
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, keyring: "available"}, log, func() {})
+	g.showSettings()
+	w := g.settings
+	defer w.win.Close()
+	tabs := w.win.Content().(*fyne.Container).Objects[0].(*container.AppTabs)
+	tabs.SelectIndex(3)
+	var entries []*widget.Entry
+	var status *widget.Label
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch v := o.(type) {
+		case *widget.Entry:
+			entries = append(entries, v)
+		case *widget.Label:
+			if strings.HasPrefix(v.Text, "Saved") || strings.HasPrefix(v.Text, "Refused") {
+				status = v
+			}
+		case *widget.Form:
+			for _, it := range v.Items {
+				walk(it.Widget)
+			}
+		case *fyne.Container:
+			for _, c := range v.Objects {
+				walk(c)
+			}
+		case *container.Scroll:
+			walk(v.Content)
+		}
+	}
+	find := func() {
+		entries, status = nil, nil
+		walk(tabs.Items[3].Content)
+		if len(entries) != 2 {
+			t.Fatalf("%d entries in the Connection tab, want the address and the origins", len(entries))
+		}
+	}
+	find()
+	addr, origins := entries[0], entries[1]
+	save := findButton(t, w.win, labelSaveConnection)
+
+	addr.SetText(" 8765 ")
+	origins.SetText("HTTPS://Tools.Example/\n\nhttp://localhost:3000")
+	test.Tap(save)
+	var got mcpserver.ConnectionSettings
+	if err := g.call("connection.get", struct{}{}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.ListenAddr != "8765" || !slices.Equal(got.AllowOrigins, []string{"https://tools.example", "http://localhost:3000"}) {
+		t.Errorf("saved %+v", got)
+	}
+	find()
+	if addr.Text != "8765" || origins.Text != "https://tools.example\nhttp://localhost:3000" || status == nil || !status.Visible() {
+		t.Errorf("after saving: address %q, origins %q, status %v", addr.Text, origins.Text, status)
+	}
+
+	addr.SetText("0.0.0.0:8765")
+	test.Tap(save)
+	find()
+	if status == nil || !strings.Contains(status.Text, "Refused (invalid_argument)") {
+		t.Errorf("a non-loopback address: status %v, want the refusal", status)
+	}
+	if err := g.call("connection.get", struct{}{}, &got); err != nil || got.ListenAddr != "8765" {
+		t.Errorf("a refused save changed the settings: %+v, %v", got, err)
 	}
 }

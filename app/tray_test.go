@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"github.com/switchboard-dev/switchboard/app/daemon"
 	"github.com/switchboard-dev/switchboard/assets"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
@@ -47,6 +48,9 @@ type fakeCore struct {
 func (f *fakeCore) Registry() *mcpserver.Registry  { return f.reg }
 func (f *fakeCore) Agents() *supervisor.Supervisor { return f.agents }
 func (f *fakeCore) AllowOrigins() []string         { return []string{"https://app.example"} }
+func (f *fakeCore) Listen() (mcpserver.ListenAddr, daemon.ListenSource) {
+	return mcpserver.ListenAddr{}, daemon.ListenDefault
+}
 
 func newFakeCore(t *testing.T, b Backend) *fakeCore {
 	t.Helper()

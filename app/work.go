@@ -950,13 +950,13 @@ func (w *workWindow) submitForm(f *workForm) {
 			return
 		}
 	}
-	f.err.SetText(workFormError(err))
+	f.err.SetText(refusalText(err))
 	f.err.Show()
 }
 
-// formError words an error for the form: a denial's code stays, so the
+// refusalText words an error for a form: a denial's code stays, so the
 // person can tell a refusal (invalid_argument: …) from a failure.
-func workFormError(err error) string {
+func refusalText(err error) string {
 	var d *store.Denial
 	if errors.As(err, &d) {
 		return fmt.Sprintf("Refused (%s): %s", d.Code, d.Reason)
