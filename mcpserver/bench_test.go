@@ -36,18 +36,8 @@ func BenchmarkToolsCallStatus(b *testing.B) {
 		client := e.srv.Client()
 		b.ReportAllocs()
 		for b.Loop() {
-			req, _ := http.NewRequestWithContext(b.Context(), http.MethodPost, e.url, bytes.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+e.clientRaw)
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			resp, err := client.Do(req)
-			if err != nil {
+			if _, err := postJSON(b, client, e.url, e.clientRaw, body); err != nil {
 				b.Fatal(err)
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				b.Fatalf("HTTP %d", resp.StatusCode)
 			}
 		}
 	})
@@ -91,19 +81,8 @@ func BenchmarkToolsCallHeartbeat(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		body := <-bodies
 		for pb.Next() {
-			req, _ := http.NewRequestWithContext(b.Context(), http.MethodPost, e.url, bytes.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+e.clientRaw)
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			resp, err := client.Do(req)
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			out, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK || bytes.Contains(out, []byte(`"isError":true`)) {
-				b.Errorf("HTTP %d: %s", resp.StatusCode, out)
+			if out, err := postJSON(b, client, e.url, e.clientRaw, body); err != nil || bytes.Contains(out, []byte(`"isError":true`)) {
+				b.Errorf("%v: %s", err, out)
 				return
 			}
 		}
@@ -118,4 +97,26 @@ func processCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// postJSON posts one JSON-RPC body with a bearer token, as a Streamable HTTP
+// client does, and returns the answer of an HTTP 200.
+func postJSON(b *testing.B, client *http.Client, url, token string, body []byte) ([]byte, error) {
+	req, err := http.NewRequestWithContext(b.Context(), http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return out, err
 }

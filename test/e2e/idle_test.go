@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/godbus/dbus/v5"
 )
 
 // Idle CPU budget of the tray app (issue 6): under 1% of one core with three idle agents,
@@ -48,17 +46,7 @@ func TestIdleCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := append(trayEnv(base), "SHELL=/bin/sh")
-	p := trayStart(t, bin, env)
-	deadline := time.Now().Add(trayStartTimeout)
-	trayWaitEndpoint(t, p, filepath.Join(base, "run", "mcp-http-endpoint"), deadline)
-	conn, err := dbus.ConnectSessionBus()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", p.cmd.Process.Pid)
-	trayWaitName(t, p, conn, name, deadline)
-	menu := conn.Object(name, trayMenuPath)
+	p, _, menu := trayStartOnBus(t, bin, env, base)
 
 	repo := strings.TrimSpace(mustCLI(t, env, "repo", "add", home))
 	for range 3 {

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -11,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/godbus/dbus/v5"
 )
 
 // TestScreenshots runs the real app under the virtual display, starts a
@@ -54,17 +51,7 @@ func screenshots(t *testing.T, variant, out string) {
 		t.Fatal(err)
 	}
 	env := append(trayEnv(base), "FYNE_THEME="+variant, "SHELL=/bin/bash", "PS1=demo$ ")
-	p := trayStart(t, bin, env)
-	deadline := time.Now().Add(trayStartTimeout)
-	trayWaitEndpoint(t, p, filepath.Join(base, "run", "mcp-http-endpoint"), deadline)
-	conn, err := dbus.ConnectSessionBus()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", p.cmd.Process.Pid)
-	trayWaitName(t, p, conn, name, deadline)
-	menu := conn.Object(name, trayMenuPath)
+	p, _, menu := trayStartOnBus(t, bin, env, base)
 
 	run := func(args ...string) string {
 		t.Helper()

@@ -51,19 +51,7 @@ func TestTrayMenuOverDBus(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(base, "home"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	p := trayStart(t, bin, trayEnv(base))
-
-	deadline := time.Now().Add(trayStartTimeout)
-	endpoint := trayWaitEndpoint(t, p, filepath.Join(base, "run", "mcp-http-endpoint"), deadline)
-
-	conn, err := dbus.ConnectSessionBus()
-	if err != nil {
-		t.Fatalf("connect to the session bus: %v", err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", p.cmd.Process.Pid)
-	trayWaitName(t, p, conn, name, deadline)
-	menu := conn.Object(name, trayMenuPath)
+	p, endpoint, menu := trayStartOnBus(t, bin, trayEnv(base), base)
 
 	items := trayMenuItems(t, menu)
 	var labels []string
@@ -194,6 +182,23 @@ type trayProc struct {
 	mu     sync.Mutex
 	out    bytes.Buffer // stdout and stderr; guarded by mu
 	secret string       // redacted from logged output; guarded by mu
+}
+
+// trayStartOnBus starts the tray app with data under base and waits for its
+// endpoint and its menu on the session bus.
+func trayStartOnBus(t *testing.T, bin string, env []string, base string) (*trayProc, string, dbus.BusObject) {
+	t.Helper()
+	p := trayStart(t, bin, env)
+	deadline := time.Now().Add(trayStartTimeout)
+	endpoint := trayWaitEndpoint(t, p, filepath.Join(base, "run", "mcp-http-endpoint"), deadline)
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatalf("connect to the session bus: %v", err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", p.cmd.Process.Pid)
+	trayWaitName(t, p, conn, name, deadline)
+	return p, endpoint, conn.Object(name, trayMenuPath)
 }
 
 func trayStart(t *testing.T, bin string, env []string) *trayProc {
