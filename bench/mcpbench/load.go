@@ -23,11 +23,16 @@ type cell struct {
 	p99     time.Duration
 	// mallocs and bytes are runtime.MemStats deltas (Mallocs, TotalAlloc)
 	// over the measured window: everything this process allocated,
-	// clients included.
+	// clients included, plus what a server in a child process reported.
 	mallocs uint64
 	bytes   uint64
-	// cpu is the process's user+system CPU time over the window; hasCPU
-	// says whether the platform reports it.
+	// memUnknown says that the server runs in a child process that does
+	// not report its allocations (the real daemon): mallocs and bytes are
+	// the clients' alone and are not shown.
+	memUnknown bool
+	// cpu is the user+system CPU time over the window of this process and
+	// of the server's child process, if it has one; hasCPU says whether
+	// the platform reports both.
 	cpu    time.Duration
 	hasCPU bool
 }
@@ -193,6 +198,10 @@ func measureWith(ctx context.Context, t *target, conc int, warmup, dur time.Dura
 
 	runtime.GC()
 	var before, after runtime.MemStats
+	var c0, c1 childCounters
+	if err := c0.read(t); err != nil {
+		return fail(err)
+	}
 	runtime.ReadMemStats(&before)
 	cpu0, hasCPU := processCPU()
 	start := time.Now()
@@ -200,6 +209,9 @@ func measureWith(ctx context.Context, t *target, conc int, warmup, dur time.Dura
 	elapsed := time.Since(start)
 	cpu1, _ := processCPU()
 	runtime.ReadMemStats(&after)
+	if rerr := c1.read(t); err == nil {
+		err = rerr
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -213,17 +225,41 @@ func measureWith(ctx context.Context, t *target, conc int, warmup, dur time.Dura
 	}
 	slices.Sort(all)
 	return cell{
-		server:  t.name,
-		conc:    conc,
-		calls:   len(all),
-		elapsed: elapsed,
-		p50:     percentile(all, 0.50),
-		p99:     percentile(all, 0.99),
-		mallocs: after.Mallocs - before.Mallocs,
-		bytes:   after.TotalAlloc - before.TotalAlloc,
-		cpu:     cpu1 - cpu0,
-		hasCPU:  hasCPU,
+		server:     t.name,
+		conc:       conc,
+		calls:      len(all),
+		elapsed:    elapsed,
+		p50:        percentile(all, 0.50),
+		p99:        percentile(all, 0.99),
+		mallocs:    after.Mallocs - before.Mallocs + c1.mallocs - c0.mallocs,
+		bytes:      after.TotalAlloc - before.TotalAlloc + c1.bytes - c0.bytes,
+		memUnknown: t.pid != 0 && t.memStats == nil,
+		cpu:        cpu1 - cpu0 + c1.cpu - c0.cpu,
+		hasCPU:     hasCPU && c0.hasCPU && c1.hasCPU,
 	}, nil
+}
+
+// childCounters are a child server's counters at one moment; all zero (and
+// hasCPU true) for a server in this process.
+type childCounters struct {
+	cpu            time.Duration
+	hasCPU         bool
+	mallocs, bytes uint64
+}
+
+func (c *childCounters) read(t *target) error {
+	c.hasCPU = true
+	if t.pid == 0 {
+		return nil
+	}
+	c.cpu, c.hasCPU = childCPU(t.pid)
+	if t.memStats != nil {
+		var err error
+		if c.mallocs, c.bytes, err = t.memStats(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // percentile is the nearest-rank percentile of sorted latencies.

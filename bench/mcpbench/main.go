@@ -1,13 +1,23 @@
 // Command mcpbench measures the throughput of one MCP call, tools/call
-// status, over real loopback HTTP, side by side against three servers in one
-// run:
+// status, over real loopback HTTP, side by side against these servers in
+// one run:
 //
 //   - switchboard: the product as the daemon serves it (store, registry,
 //     front layer, go-sdk, bearer token, one fsync'd audit record per call);
 //   - go-sdk: a bare stateless go-sdk server with a typed "status" tool, no
 //     auth, no audit;
 //   - net/http: a handler that decodes the JSON-RPC body with encoding/json
-//     and answers a similar result, the loopback limit of this machine.
+//     and answers a similar result, the loopback limit of this machine;
+//   - switchboard-daemon: the real switchboard binary, built for the run
+//     and started headless in fresh folders (daemon.go), in a child process;
+//   - mcp-go: a bare mark3labs/mcp-go server with the same typed tool,
+//     stateless, no auth, no audit, built from the bench-only module
+//     bench/peers (peers.go), in a child process.
+//
+// A server in a child process has its CPU read from /proc/<pid>/stat and
+// added to the cells' CPU (and the mcp-go peer reports its allocations), so
+// the columns count client and server wherever the server runs; the resident
+// set of each child is read idle and after its load.
 //
 // Each server runs at several client concurrencies for a fixed time after a
 // warm-up. The clients run in this process too, so the allocation and CPU
@@ -16,14 +26,18 @@
 // client's share can be subtracted. Reference rows give bbolt's rate of
 // fsync'd single-Put transactions, the ceiling of any design that commits
 // each call on its own, and of bbolt's Batch (many Puts per fsync), the
-// ceiling of a group commit. Workflow rows (workflow.go) measure agents
-// draining packets and session_report heartbeats on Switchboard.
+// ceiling of a group commit. Workflow rows (workflow.go) measure 8 and 32
+// agents draining 10,000 packets and session_report heartbeats on
+// Switchboard; audit rows (audit.go) query and export a log of a million
+// records; daemon rows (daemon.go) time the real binary's headless start.
 //
-// It prints one table and writes the same numbers as JSON rows (see
+// It prints the detail tables and one summary table of every headline
+// figure beside its baseline, and writes the same numbers as JSON rows (see
 // [jsonRow]) for tracking across commits.
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -47,8 +61,17 @@ type config struct {
 	servers       []string
 	references    bool
 	workflow      bool
-	drainAgents   int
+	drainAgents   []int
+	drainPackets  int
 	heartbeatConc int
+	audit         bool
+	auditRecords  int
+	auditExport   int
+	daemon        bool
+	daemonStarts  int
+	idle          time.Duration
+	gobench       bool
+	root          string
 	dir           string
 	jsonPath      string
 	cpuProfile    string
@@ -61,6 +84,7 @@ func main() {
 		cfg        config
 		concList   string
 		serverList string
+		drainList  string
 		servePlain bool
 	)
 	flag.DurationVar(&cfg.duration, "duration", 3*time.Second, "measured time of each server × concurrency cell")
@@ -70,8 +94,17 @@ func main() {
 	flag.StringVar(&serverList, "servers", strings.Join(serverNames(), ","), "servers to measure, comma-separated")
 	flag.BoolVar(&cfg.references, "references", true, "also measure the client-only and bbolt reference rows")
 	flag.BoolVar(&cfg.workflow, "workflow", true, "also measure the workflow rows: agents draining packets, and session_report heartbeats")
-	flag.IntVar(&cfg.drainAgents, "drain-agents", 8, "agents draining packets in the workflow rows")
+	flag.StringVar(&drainList, "drain-agents", "8,32", "agent counts draining packets in the workflow rows, comma-separated")
+	flag.IntVar(&cfg.drainPackets, "drain-packets", 10_000, "packets each drain takes off the queue")
 	flag.IntVar(&cfg.heartbeatConc, "heartbeat-conc", 16, "clients sending session_report heartbeats in the workflow rows")
+	flag.BoolVar(&cfg.audit, "audit", true, "also measure the audit rows: queries and an export over a big log")
+	flag.IntVar(&cfg.auditRecords, "audit-records", 1_000_000, "records in the audit rows' log")
+	flag.IntVar(&cfg.auditExport, "audit-export", 100_000, "how many of the newest records the audit export reads")
+	flag.BoolVar(&cfg.daemon, "daemon", true, "also time the real daemon's headless starts")
+	flag.IntVar(&cfg.daemonStarts, "daemon-starts", 5, "headless starts of each kind (fresh data dir, restart) to time")
+	flag.DurationVar(&cfg.idle, "idle", time.Second, "how long a child server rests after its first answer before its idle RSS is read")
+	flag.BoolVar(&cfg.gobench, "gobench", true, "also run the supervisor's PTY benchmarks and bench/vtcompare with go test, and put their figures in the summary")
+	flag.StringVar(&cfg.root, "root", ".", "the repository's root: the daemon and bench/peers are built from it")
 	flag.StringVar(&cfg.dir, "dir", "", "parent folder of the temporary databases (default: the system temp dir); put it on the disk you care about")
 	flag.StringVar(&cfg.jsonPath, "json", "bench/latest.json", `where to write the JSON rows; "" to skip`)
 	flag.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the server and workflow cells (clients included) to this file")
@@ -97,8 +130,11 @@ func main() {
 	if cfg.duration <= 0 || cfg.warmup < 0 || cfg.fsyncDuration <= 0 {
 		fatalf("-duration and -fsync-duration must be positive, -warmup not negative")
 	}
-	if cfg.drainAgents < 1 || cfg.heartbeatConc < 1 {
-		fatalf("-drain-agents and -heartbeat-conc must be positive")
+	if cfg.drainAgents, err = parseConc(drainList); err != nil {
+		fatalf("-drain-agents: %v", err)
+	}
+	if cfg.drainPackets < 1 || cfg.heartbeatConc < 1 || cfg.auditRecords < 1 || cfg.auditExport < 1 || cfg.daemonStarts < 1 {
+		fatalf("-drain-packets, -heartbeat-conc, -audit-records, -audit-export and -daemon-starts must be positive")
 	}
 	if err := run(context.Background(), cfg); err != nil {
 		fatalf("%v", err)
@@ -111,6 +147,7 @@ func fatalf(format string, args ...any) {
 }
 
 func run(ctx context.Context, cfg config) error {
+	begun := time.Now()
 	dir, err := os.MkdirTemp(cfg.dir, "mcpbench-")
 	if err != nil {
 		return err
@@ -123,41 +160,58 @@ func run(ctx context.Context, cfg config) error {
 	fmt.Fprintf(os.Stderr, "mcpbench: %s, GOMAXPROCS=%d, %d CPUs, databases in %s\n",
 		runtime.Version(), runtime.GOMAXPROCS(0), runtime.NumCPU(), dir)
 
-	var cells []cell
+	// The binaries of the child servers, built first so that a failed
+	// build stops the run before anything is measured.
+	env := &runEnv{dir: dir, log: log}
+	if slices.Contains(cfg.servers, serverMCPGo) {
+		fmt.Fprintf(os.Stderr, "mcpbench: building bench/peers…\n")
+		if env.peers, err = buildPeers(cfg.root, dir); err != nil {
+			return err
+		}
+	}
+	if slices.Contains(cfg.servers, serverDaemon) || cfg.daemon {
+		fmt.Fprintf(os.Stderr, "mcpbench: building the switchboard binary (cgo)…\n")
+		if env.daemon, err = buildDaemon(cfg.root, dir); err != nil {
+			return err
+		}
+	}
+
 	stopProfiles, err := startProfiles(cfg)
 	if err != nil {
 		return err
 	}
-	for _, name := range cfg.servers {
-		t, err := startTarget(name, dir, log)
-		if err != nil {
-			stopProfiles()
-			return fmt.Errorf("start %s: %w", name, err)
-		}
-		for _, c := range cfg.conc {
-			fmt.Fprintf(os.Stderr, "mcpbench: %s at concurrency %d…\n", name, c)
-			res, err := measure(ctx, t, c, cfg.warmup, cfg.duration)
-			if err != nil {
-				t.close()
-				stopProfiles()
-				return err
-			}
-			cells = append(cells, res)
-		}
-		if err := t.close(); err != nil {
-			stopProfiles()
-			return fmt.Errorf("stop %s: %w", name, err)
-		}
+	cells, rss, err := measureServers(ctx, cfg, env)
+	if err != nil {
+		stopProfiles()
+		return err
 	}
 	var wf []wfResult
 	if cfg.workflow {
-		if wf, err = measureWorkflow(ctx, dir, log, cfg.drainAgents, cfg.heartbeatConc, cfg.warmup, cfg.duration); err != nil {
+		if wf, err = measureWorkflow(ctx, dir, log, cfg.drainAgents, cfg.drainPackets, cfg.heartbeatConc, cfg.warmup, cfg.duration); err != nil {
 			stopProfiles()
 			return err
 		}
 	}
 	if err := stopProfiles(); err != nil {
 		return err
+	}
+
+	var audit *auditResult
+	if cfg.audit {
+		a, err := measureAudit(ctx, dir, log, cfg.auditRecords, cfg.auditExport)
+		if err != nil {
+			return fmt.Errorf("audit: %w", err)
+		}
+		audit = &a
+	}
+	var starts *daemonStarts
+	if cfg.daemon {
+		fmt.Fprintf(os.Stderr, "mcpbench: %d headless starts of the daemon, fresh and again…\n", cfg.daemonStarts)
+		s, err := measureDaemonStarts(ctx, env.daemon.path, cfg.daemonStarts)
+		if err != nil {
+			return fmt.Errorf("daemon starts: %w", err)
+		}
+		starts = &s
 	}
 
 	var refs []cell
@@ -196,8 +250,22 @@ func run(ctx context.Context, cfg config) error {
 		}
 	}
 
+	var gb []goBench
+	if cfg.gobench {
+		fmt.Fprintf(os.Stderr, "mcpbench: the supervisor's PTY benchmarks and bench/vtcompare (go test)…\n")
+		if gb, err = runGoBenches(cfg.root); err != nil {
+			return err
+		}
+	}
+
 	r := newReport(cells, refs)
+	r.gobench = gb
 	r.workflow = wf
+	r.rss = rss
+	r.audit = audit
+	r.starts = starts
+	r.builds = env.builds()
+	r.mcpGoVersion = env.peers.mcpGoVersion
 	r.printTable(os.Stdout)
 	if cfg.jsonPath != "" {
 		if err := r.writeJSON(cfg.jsonPath); err != nil {
@@ -205,7 +273,107 @@ func run(ctx context.Context, cfg config) error {
 		}
 		fmt.Fprintf(os.Stderr, "mcpbench: wrote %s\n", cfg.jsonPath)
 	}
+	fmt.Fprintf(os.Stderr, "mcpbench: done in %v\n", time.Since(begun).Round(time.Second))
 	return nil
+}
+
+// runEnv is what starting the servers needs.
+type runEnv struct {
+	dir    string
+	log    *slog.Logger
+	peers  peerBinaries
+	daemon daemonBinary
+}
+
+// builds names what was built for the run and how long it took.
+func (e *runEnv) builds() []string {
+	var out []string
+	if e.peers.mcpGo != "" {
+		out = append(out, fmt.Sprintf("bench/peers/mcpgo (mark3labs/mcp-go %s) %s", e.peers.mcpGoVersion, e.peers.built.Round(100*time.Millisecond)))
+	}
+	if e.daemon.path != "" {
+		out = append(out, fmt.Sprintf("switchboard binary (cgo) %s", e.daemon.built.Round(100*time.Millisecond)))
+	}
+	return out
+}
+
+// rssResult is a child server's resident set: idle (after its first
+// answer and a rest) and after its load, with its peak.
+type rssResult struct {
+	server             string
+	idle, loaded, peak uint64
+}
+
+// measureServers starts every server, then loads them at each concurrency
+// in turn, each server's cell right after the others' at the same
+// concurrency, so that the shared machine's drift weighs on all of them
+// alike; the cells come back in table order. A server in a child process
+// also has its resident set read: idle (after one call and a rest) before
+// any load, and after all of its cells.
+func measureServers(ctx context.Context, cfg config, env *runEnv) ([]cell, []rssResult, error) {
+	var targets []*target
+	var rss []rssResult
+	closeAll := func() error {
+		var errs []error
+		for _, t := range targets {
+			if err := t.close(); err != nil {
+				errs = append(errs, fmt.Errorf("stop %s: %w", t.name, err))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	fail := func(err error) ([]cell, []rssResult, error) {
+		closeAll()
+		return nil, nil, err
+	}
+	for _, name := range cfg.servers {
+		t, err := startTarget(ctx, name, env)
+		if err != nil {
+			return fail(fmt.Errorf("start %s: %w", name, err))
+		}
+		targets = append(targets, t)
+	}
+	for _, t := range targets {
+		if t.pid == 0 {
+			continue
+		}
+		client := newClient(1)
+		err := newWorker(client, t, 1).call(ctx)
+		client.CloseIdleConnections()
+		if err != nil {
+			return fail(fmt.Errorf("%s: first call: %w", t.name, err))
+		}
+		time.Sleep(cfg.idle)
+		r := rssResult{server: t.name}
+		r.idle, _, _ = childRSS(t.pid)
+		rss = append(rss, r)
+	}
+	var cells []cell
+	for _, c := range cfg.conc {
+		for _, t := range targets {
+			fmt.Fprintf(os.Stderr, "mcpbench: %s at concurrency %d…\n", t.name, c)
+			res, err := measure(ctx, t, c, cfg.warmup, cfg.duration)
+			if err != nil {
+				return fail(err)
+			}
+			cells = append(cells, res)
+		}
+	}
+	for i := range rss {
+		for _, t := range targets {
+			if t.name == rss[i].server {
+				rss[i].loaded, rss[i].peak, _ = childRSS(t.pid)
+			}
+		}
+	}
+	if err := closeAll(); err != nil {
+		return nil, nil, err
+	}
+	order := func(server string) int { return slices.Index(cfg.servers, server) }
+	slices.SortStableFunc(cells, func(a, b cell) int {
+		return cmp.Or(cmp.Compare(order(a.server), order(b.server)), cmp.Compare(a.conc, b.conc))
+	})
+	return cells, rss, nil
 }
 
 // startProfiles starts the profiles cfg asks for and returns the function

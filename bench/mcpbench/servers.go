@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,9 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -23,7 +20,8 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
-// Server names, in table order.
+// Server names; serverDaemon (daemon.go) and serverMCPGo (peers.go) run in
+// child processes.
 const (
 	serverSwitchboard = "switchboard"
 	serverSDK         = "go-sdk"
@@ -34,7 +32,9 @@ const (
 )
 
 // serverNames are the servers mcpbench knows, in table order.
-func serverNames() []string { return []string{serverSwitchboard, serverSDK, serverPlain} }
+func serverNames() []string {
+	return []string{serverSwitchboard, serverSDK, serverPlain, serverDaemon, serverMCPGo}
+}
 
 const benchVersion = "mcpbench"
 
@@ -45,16 +45,29 @@ type target struct {
 	url   string
 	auth  string // Authorization header value, if any
 	close func() error
+	// pid is the server's process when it runs in a child process, else
+	// 0: its CPU is then read from /proc and added to the cells'.
+	pid int
+	// memStats, when not nil, reads a child's allocation counters; a
+	// child without it leaves the alloc columns of its cells empty.
+	memStats func() (mallocs, bytes uint64, err error)
+	// db is Switchboard's store, for the rows that set a direct store
+	// read beside the same read over MCP.
+	db *store.DB
 }
 
-func startTarget(name, dir string, log *slog.Logger) (*target, error) {
+func startTarget(ctx context.Context, name string, env *runEnv) (*target, error) {
 	switch name {
 	case serverSwitchboard:
-		return startSwitchboard(filepath.Join(dir, "state.db"), log)
+		return startSwitchboard(filepath.Join(env.dir, "state.db"), env.log)
 	case serverSDK:
-		return startHTTP(name, newSDKHandler(), log)
+		return startHTTP(name, newSDKHandler(), env.log)
 	case serverPlain:
-		return startHTTP(name, newPlainHandler(), log)
+		return startHTTP(name, newPlainHandler(), env.log)
+	case serverDaemon:
+		return startDaemonTarget(ctx, env.daemon.path)
+	case serverMCPGo:
+		return startMCPGo(env.peers.mcpGo)
 	}
 	return nil, fmt.Errorf("unknown server %q", name)
 }
@@ -148,6 +161,7 @@ func startSwitchboardWith(path string, log *slog.Logger, setup func(*store.Tx) e
 		name: serverSwitchboard,
 		url:  url,
 		auth: "Bearer " + raw,
+		db:   db,
 		close: func() error {
 			return errors.Join(stop(), db.Close())
 		},
@@ -299,34 +313,13 @@ func startChildPlain() (*target, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(exe, "-serve-plain")
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	c, err := startChild(exe, "-serve-plain")
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		stdin.Close()
-		cmd.Wait()
-		return nil, fmt.Errorf("child did not say where it listens: %w", err)
-	}
-	return &target{
-		name: clientOnly,
-		url:  strings.TrimSpace(line),
-		// Closing its stdin is the child's signal to stop.
-		close: func() error {
-			stdin.Close()
-			return cmd.Wait()
-		},
-	}, nil
+	// Its pid stays out of the target: this row is the client's share,
+	// so the server's CPU must not be added to it.
+	return &target{name: clientOnly, url: c.url, close: c.close}, nil
 }
 
 // serveChildPlain is the child's side of startChildPlain: it serves the

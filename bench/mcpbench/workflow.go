@@ -2,15 +2,19 @@ package main
 
 // The workflow rows: what agents do to the product besides status.
 //
-//   - drain: agents, each with its own session, take packets off one
-//     repository's queue with the canonical loop (work_await_packet →
-//     work_ack → artifact_publish inline → work_complete), each call over
-//     HTTP and each one a transaction; claims/s and completes/s.
+//   - drain (claim contention): 8 and 32 agents, each with its own session,
+//     drain one repository's queue of 10,000 packets with the canonical
+//     loop (work_await_packet → work_ack → artifact_publish inline →
+//     work_complete), each call over HTTP and each one a transaction;
+//     claims/s and completes/s over the whole drain.
 //   - heartbeat: concurrent clients each send session_report heartbeats for
 //     their session: an audited mutating call that writes a report, a trace
-//     event and an audit record. Its rate is set beside the fsync'd
-//     single-Update rate of the same run, the ceiling of committing each
-//     call on its own.
+//     event and an audit record.
+//
+// Each row's rates are set beside the rate of fsync'd single-Put bbolt
+// Updates (the ceiling of committing each call on its own) measured for a
+// second just before and just after it, so that the machine's drift over a
+// drain's minute weighs on both.
 
 import (
 	"bytes"
@@ -36,35 +40,59 @@ const (
 	wfHeartbeat = "heartbeat"
 )
 
-// drainPacketsPerSecond sizes the drain's queue: more packets per second of
-// run than the agents can take, so it never runs dry (it fails if it does).
-const drainPacketsPerSecond = 3000
-
-// wfResult is one workflow measurement: its calls as a cell, and for the
-// drain the claims and completes answered within the window.
+// wfResult is one workflow measurement: its calls as a cell, and for a
+// drain its packets, claims and completes, and the time to the last claim
+// (the cell's elapsed is the time to the last complete).
 type wfResult struct {
 	kind              string
 	cell              cell
+	packets           int
 	claims, completes int
+	claimTime         time.Duration
+	// fsync is the single-Update reference measured around this row.
+	fsync cell
 }
 
-func (w wfResult) claimRate() float64    { return float64(w.claims) / w.cell.elapsed.Seconds() }
+func (w wfResult) claimRate() float64    { return float64(w.claims) / w.claimTime.Seconds() }
 func (w wfResult) completeRate() float64 { return float64(w.completes) / w.cell.elapsed.Seconds() }
 
-// measureWorkflow runs the drain with drainAgents agents and the heartbeat
-// with heartbeatConc clients, each on a fresh database in dir.
-func measureWorkflow(ctx context.Context, dir string, log *slog.Logger, drainAgents, heartbeatConc int, warmup, dur time.Duration) ([]wfResult, error) {
-	fmt.Fprintf(os.Stderr, "mcpbench: workflow drain with %d agents…\n", drainAgents)
-	d, err := measureDrain(ctx, dir, log, drainAgents, warmup, dur)
-	if err != nil {
-		return nil, fmt.Errorf("workflow drain: %w", err)
+// measureWorkflow drains packets with each count of drainAgents, then runs
+// the heartbeat with heartbeatConc clients, each on a fresh database in dir.
+func measureWorkflow(ctx context.Context, dir string, log *slog.Logger, drainAgents []int, packets, heartbeatConc int, warmup, dur time.Duration) ([]wfResult, error) {
+	var out []wfResult
+	for _, agents := range drainAgents {
+		fmt.Fprintf(os.Stderr, "mcpbench: %d agents draining %d packets…\n", agents, packets)
+		d, err := withFsync(dir, func() (wfResult, error) { return measureDrain(ctx, dir, log, agents, packets) })
+		if err != nil {
+			return nil, fmt.Errorf("workflow drain with %d agents: %w", agents, err)
+		}
+		out = append(out, d)
 	}
 	fmt.Fprintf(os.Stderr, "mcpbench: session_report heartbeat at concurrency %d…\n", heartbeatConc)
-	h, err := measureHeartbeat(ctx, dir, log, heartbeatConc, warmup, dur)
+	h, err := withFsync(dir, func() (wfResult, error) { return measureHeartbeat(ctx, dir, log, heartbeatConc, warmup, dur) })
 	if err != nil {
 		return nil, fmt.Errorf("session_report heartbeat: %w", err)
 	}
-	return []wfResult{d, h}, nil
+	return append(out, h), nil
+}
+
+// withFsync runs fn between two seconds of fsync'd single-Put Updates and
+// sets the result's fsync reference to the two together.
+func withFsync(dir string, fn func() (wfResult, error)) (wfResult, error) {
+	before, err := measureFsync(dir, 100*time.Millisecond, time.Second)
+	if err != nil {
+		return wfResult{}, err
+	}
+	res, err := fn()
+	if err != nil {
+		return wfResult{}, err
+	}
+	after, err := measureFsync(dir, 100*time.Millisecond, time.Second)
+	if err != nil {
+		return wfResult{}, err
+	}
+	res.fsync = cell{server: refUpdate, conc: 1, calls: before.calls + after.calls, elapsed: before.elapsed + after.elapsed}
+	return res, nil
 }
 
 // wfClient makes tool calls whose arguments change from call to call.
@@ -138,23 +166,25 @@ func (c *wfClient) ready(ctx context.Context, repoID string) (string, error) {
 	return r.SessionID, nil
 }
 
-// drainAgent is one agent's record of the drain: the calls answered inside
-// the window and what they did.
+// drainAgent is one agent's record of the drain.
 type drainAgent struct {
-	lat               []time.Duration
-	claims, completes int
+	lat                     []time.Duration
+	claims, completes       int
+	lastClaim, lastComplete time.Time
 }
 
 // measureDrain queues packets on a fresh database and lets agents drain
-// them for warmup+dur; the window is the last dur.
-func measureDrain(ctx context.Context, dir string, log *slog.Logger, agents int, warmup, dur time.Duration) (wfResult, error) {
-	repoDir := filepath.Join(dir, "drain-repo")
+// them all: every agent loops until work_await_packet comes back empty.
+// The rates are over the drain, from the agents' start to the last claim
+// (claims/s) and to the last complete (completes/s, calls/s); the calls
+// that found the queue empty are not counted.
+func measureDrain(ctx context.Context, dir string, log *slog.Logger, agents, packets int) (wfResult, error) {
+	repoDir := filepath.Join(dir, fmt.Sprintf("drain-repo-%d", agents))
 	if err := os.MkdirAll(repoDir, 0o700); err != nil {
 		return wfResult{}, err
 	}
-	packets := 2000 + int(drainPacketsPerSecond*(warmup+dur).Seconds())
 	var repoID string
-	t, err := startSwitchboardWith(filepath.Join(dir, "drain.db"), log, func(tx *store.Tx) error {
+	t, err := startSwitchboardWith(filepath.Join(dir, fmt.Sprintf("drain-%d.db", agents)), log, func(tx *store.Tx) error {
 		repo, _, err := tx.RegisterRepository("drain", repoDir)
 		if err != nil {
 			return err
@@ -186,43 +216,48 @@ func measureDrain(ctx context.Context, dir string, log *slog.Logger, agents int,
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	start := time.Now()
-	winStart, end := start.Add(warmup), start.Add(warmup+dur)
 	logs := make([]drainAgent, agents)
-	var wg sync.WaitGroup
-	for i, ses := range sessions {
-		logs[i].lat = make([]time.Duration, 0, 1<<14)
-		wg.Go(func() {
-			if err := drainLoop(ctx, c, repoID, ses, winStart, end, &logs[i]); err != nil {
-				cancel(err)
-			}
-		})
-	}
-	time.Sleep(time.Until(winStart))
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	cpu0, hasCPU := processCPU()
-	time.Sleep(time.Until(end))
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i, ses := range sessions {
+		logs[i].lat = make([]time.Duration, 0, 4*packets/agents+64)
+		wg.Go(func() {
+			if err := drainLoop(ctx, c, repoID, ses, &logs[i]); err != nil {
+				cancel(err)
+			}
+		})
+	}
+	wg.Wait()
 	cpu1, _ := processCPU()
 	runtime.ReadMemStats(&after)
-	wg.Wait()
 	if err := context.Cause(ctx); err != nil {
 		return wfResult{}, err
 	}
-	res := wfResult{kind: wfDrain}
+	res := wfResult{kind: wfDrain, packets: packets}
 	var all []time.Duration
+	var lastClaim, lastComplete time.Time
 	for _, l := range logs {
 		all = append(all, l.lat...)
 		res.claims += l.claims
 		res.completes += l.completes
+		if l.lastClaim.After(lastClaim) {
+			lastClaim = l.lastClaim
+		}
+		if l.lastComplete.After(lastComplete) {
+			lastComplete = l.lastComplete
+		}
 	}
-	if len(all) == 0 {
-		return wfResult{}, fmt.Errorf("no call answered in %v", dur)
+	if res.completes != packets || res.claims != packets {
+		return wfResult{}, fmt.Errorf("%d agents drained %d packets: %d claims, %d completes", agents, packets, res.claims, res.completes)
 	}
 	slices.Sort(all)
+	res.claimTime = lastClaim.Sub(start)
 	res.cell = cell{
-		server: "switchboard", conc: agents, calls: len(all), elapsed: dur,
+		server: "switchboard", conc: agents, calls: len(all), elapsed: lastComplete.Sub(start),
 		p50: percentile(all, 0.50), p99: percentile(all, 0.99),
 		mallocs: after.Mallocs - before.Mallocs, bytes: after.TotalAlloc - before.TotalAlloc,
 		cpu: cpu1 - cpu0, hasCPU: hasCPU,
@@ -230,23 +265,20 @@ func measureDrain(ctx context.Context, dir string, log *slog.Logger, agents int,
 	return res, nil
 }
 
-// drainLoop is one agent: await → ack → publish → complete until end,
-// counting what was answered between winStart and end.
-func drainLoop(ctx context.Context, c *wfClient, repoID, ses string, winStart, end time.Time, log *drainAgent) error {
-	// step runs one call and counts it when it was answered in the window.
-	step := func(tool string, args, v any) (bool, error) {
+// drainLoop is one agent: await → ack → publish → complete until the
+// queue is empty.
+func drainLoop(ctx context.Context, c *wfClient, repoID, ses string, log *drainAgent) error {
+	// step runs one call and records its latency.
+	step := func(tool string, args, v any) (time.Time, error) {
 		t0 := time.Now()
 		if err := c.call(ctx, tool, args, v); err != nil {
-			return false, err
+			return t0, err
 		}
 		t1 := time.Now()
-		in := !t1.Before(winStart) && !t1.After(end)
-		if in {
-			log.lat = append(log.lat, t1.Sub(t0))
-		}
-		return in, nil
+		log.lat = append(log.lat, t1.Sub(t0))
+		return t1, nil
 	}
-	for ctx.Err() == nil && time.Now().Before(end) {
+	for ctx.Err() == nil {
 		var got struct {
 			Packet *struct {
 				ID                string                   `json:"id"`
@@ -254,16 +286,19 @@ func drainLoop(ctx context.Context, c *wfClient, repoID, ses string, winStart, e
 			} `json:"packet"`
 			LeaseID string `json:"lease_id"`
 		}
-		in, err := step("work_await_packet", map[string]any{"repository_id": repoID, "session_id": ses, "wait_seconds": 1}, &got)
-		if err != nil {
+		// Nothing releases a packet here, so an empty answer means the
+		// queue is drained; it comes after a second's wait and is not
+		// counted.
+		t0 := time.Now()
+		if err := c.call(ctx, "work_await_packet", map[string]any{"repository_id": repoID, "session_id": ses, "wait_seconds": 1}, &got); err != nil {
 			return err
 		}
 		if got.Packet == nil {
-			return fmt.Errorf("the queue ran dry: raise drainPacketsPerSecond")
+			return nil
 		}
-		if in {
-			log.claims++
-		}
+		log.lastClaim = time.Now()
+		log.lat = append(log.lat, log.lastClaim.Sub(t0))
+		log.claims++
 		lease := map[string]any{"packet_id": got.Packet.ID, "session_id": ses, "lease_id": got.LeaseID}
 		if _, err := step("work_ack", lease, nil); err != nil {
 			return err
@@ -276,15 +311,14 @@ func drainLoop(ctx context.Context, c *wfClient, repoID, ses string, winStart, e
 				return err
 			}
 		}
-		in, err = step("work_complete", map[string]any{"packet_id": got.Packet.ID, "session_id": ses, "lease_id": got.LeaseID, "summary": "done"}, nil)
+		done, err := step("work_complete", map[string]any{"packet_id": got.Packet.ID, "session_id": ses, "lease_id": got.LeaseID, "summary": "done"}, nil)
 		if err != nil {
 			return err
 		}
-		if in {
-			log.completes++
-		}
+		log.completes++
+		log.lastComplete = done
 	}
-	return nil
+	return context.Cause(ctx)
 }
 
 // measureHeartbeat loads a fresh database with conc clients, each sending
