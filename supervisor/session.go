@@ -276,6 +276,9 @@ func (s *Session) Resize(cols, rows int) error {
 	// on a screen of that size. The recording notes the resize in order
 	// with the output, through its queue.
 	s.term.Resize(cols, rows)
+	// The screen changed size: viewers repaint now, not when the program
+	// next prints (a program that ignores SIGWINCH never would).
+	s.notifyScreens()
 	s.recQ.push(chunk{at: time.Now(), data: nil, resize: [2]int{cols, rows}})
 	return s.proc.Resize(uint16(cols), uint16(rows))
 }
@@ -417,13 +420,20 @@ func (s *Session) emulate() {
 		}
 		s.mu.Lock()
 		s.changedAt = time.Now()
-		for ch := range s.screens {
-			select {
-			case ch <- struct{}{}:
-			default:
-			}
-		}
 		s.mu.Unlock()
+		s.notifyScreens()
+	}
+}
+
+// notifyScreens tells every ScreenChanged watcher that the screen changed.
+func (s *Session) notifyScreens() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ch := range s.screens {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
 	}
 }
 

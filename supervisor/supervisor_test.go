@@ -422,6 +422,35 @@ func TestFramesAreRateLimitedAndCurrent(t *testing.T) {
 	}
 }
 
+// A resize reaches the viewers at once, even from a program that never
+// redraws on SIGWINCH (stubborn prints once and waits).
+func TestFramesFollowResize(t *testing.T) {
+	sv, _, _ := newTestSupervisor(t, os.Environ())
+	s, err := sv.Launch(LaunchSpec{SessionID: "ses_resize", Dir: t.TempDir(), Profile: standinProfile(t, store.PromptNone, "stubborn")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop(context.Background(), true)
+	waitScreen(t, s, "ignoring signals")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	frames := s.Frames(ctx, 10*time.Millisecond)
+	if first := <-frames; first.Cols != 120 {
+		t.Fatalf("first frame %dx%d", first.Cols, first.Rows)
+	}
+	if err := s.Resize(100, 30); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case snap := <-frames:
+		if snap.Cols != 100 || snap.Rows != 30 || !strings.Contains(textOf(snap), "ignoring signals") {
+			t.Errorf("frame after the resize: %dx%d %q", snap.Cols, snap.Rows, textOf(snap))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no frame after the resize")
+	}
+}
+
 // textOf is a snapshot's text, one line per row.
 func textOf(s *vt.Snapshot) string {
 	var b strings.Builder
