@@ -205,6 +205,12 @@ func legacyClient(r *http.Request) bool {
 
 // authenticate checks the bearer token and answers 401 itself when it fails.
 func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (Principal, bool) {
+	if len(r.Header.Values("Authorization")) > 1 {
+		// Which one is the credential would depend on who reads the
+		// request: a proxy may check one and we another.
+		writeError(w, nil, store.Deny(store.CodeTokenMalformed, "send one Authorization header"))
+		return Principal{}, false
+	}
 	raw, ok := bearerToken(r)
 	if !ok {
 		writeError(w, nil, store.Deny(store.CodeTokenMissing, "send Authorization: Bearer <token>"))

@@ -451,12 +451,12 @@ func hostileCases() []hostileCase {
 			status: 200, audited: true, contains: `"method":"status"`, what: "answered from the body: the headers bind only from 2026-07-28 on"},
 
 		// Authorization.
-		{input: "two Authorization headers, the valid one first", req: func(e *hostileEnv) *wire { return e.post(ping).add("Authorization", "Bearer garbage") }, status: 200,
-			what: "answered as the first, the one every layer reads"},
+		{input: "two Authorization headers, the valid one first", req: func(e *hostileEnv) *wire { return e.post(ping).add("Authorization", "Bearer garbage") },
+			status: 401, rpcCode: -32001, code: store.CodeTokenMalformed, what: "refused: which is the credential would depend on who reads it"},
 		{input: "two Authorization headers, the valid one second", req: func(e *hostileEnv) *wire {
 			return e.post(ping).set("Authorization", "Bearer garbage").add("Authorization", "Bearer "+e.clientRaw)
 		},
-			status: 401, rpcCode: -32001, code: store.CodeTokenMalformed, what: "refused: the first is the credential"},
+			status: 401, rpcCode: -32001, code: store.CodeTokenMalformed, what: "refused, the same"},
 		{input: "token in the query string, no header", req: func(e *hostileEnv) *wire {
 			w := e.post(ping).set("Authorization", "")
 			w.target += "?access_token=" + e.clientRaw
