@@ -59,10 +59,16 @@ bench: deps-run
 	CGO_ENABLED=0 $(GO) run ./bench/mcpbench
 
 # The real daemon on loopback under 200 MCP clients and 100 SSE streams for
-# SOAKTIME after a warm-up; fails on any failed call or a leak.
+# SOAKTIME after a warm-up; fails on any failed call or a leak. Then the
+# crash suite at length: CRASHKILLS SIGKILLs of the real daemon under
+# workflow load, and as many while tokens are created, each restart checked
+# (make test runs the same tests with 20 and 5).
 SOAKTIME ?= 60s
-soak:
+CRASHKILLS ?= 100
+soak: deps-test
 	CGO_ENABLED=0 $(GO) run ./bench/soak -duration $(SOAKTIME)
+	set -o pipefail; SWITCHBOARD_CRASH_KILLS=$(CRASHKILLS) $(GO) test -count=1 -timeout 60m -v -run '^TestKill' ./test/e2e/ \
+		| grep -E '^(--- |ok|FAIL|PASS)|kills survived'
 
 # Each fuzz target for FUZZTIME (their seeds run in make test). A crash
 # leaves its input under the package's testdata/fuzz/ and stops here.
