@@ -12,7 +12,7 @@ pkgs="gcc pkg-config libgl1-mesa-dev libx11-dev libxrandr-dev libxcursor-dev lib
 pkgs="$pkgs dbus dbus-x11 gnome-keyring xclip"
 if [ "$mode" = test ]; then
 	# A virtual display for the tray test, gdbus and imagemagick to look at it.
-	pkgs="$pkgs xvfb xauth libglib2.0-bin imagemagick"
+	pkgs="$pkgs xvfb xauth x11-utils libglib2.0-bin imagemagick"
 fi
 
 missing=""

@@ -67,7 +67,7 @@ func TestIdleCPU(t *testing.T) {
 	}
 	trayClick(t, menu, items, label)
 	time.Sleep(time.Second)
-	shot(t, filepath.Join(t.TempDir(), "sessions.png")) // fails if nothing was painted
+	shot(t, "Switchboard — Sessions", filepath.Join(t.TempDir(), "sessions.png")) // fails if nothing was painted
 	idleWithin(t, p, pid, "Sessions window open")
 
 	trayClick(t, menu, trayMenuItems(t, menu), "Quit")

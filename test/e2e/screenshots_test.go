@@ -97,14 +97,14 @@ func screenshots(t *testing.T, variant, out string) {
 	attach.Stdin = strings.NewReader("clear; printf '\\033[1;32m✔\\033[0m build ok  \\033[33m3 warnings\\033[0m  \\033[1;31m✘ 1 test failed\\033[0m\\n'; ls -la --color=always /usr/share | head -20; echo 日本語 wide characters\r")
 	attach.Run()
 	time.Sleep(time.Second)
-	shot(t, filepath.Join(out, "sessions-"+variant+".png"))
+	shot(t, "Switchboard — Sessions", filepath.Join(out, "sessions-"+variant+".png"))
 
-	for _, w := range []struct{ label, file string }{
-		{"Work…", "work"}, {"Audit…", "audit"}, {"Settings…", "settings"},
+	for _, w := range []struct{ label, title, file string }{
+		{"Work…", "Switchboard — Work", "work"}, {"Audit…", "Switchboard — Audit", "audit"}, {"Settings…", "Switchboard — Settings", "settings"},
 	} {
 		trayClick(t, menu, trayMenuItems(t, menu), w.label)
 		time.Sleep(2 * time.Second)
-		shot(t, filepath.Join(out, w.file+"-"+variant+".png"))
+		shot(t, w.title, filepath.Join(out, w.file+"-"+variant+".png"))
 	}
 	trayClick(t, menu, trayMenuItems(t, menu), "Quit")
 	if _, exited := p.wait(trayQuitTimeout); !exited {
@@ -112,11 +112,27 @@ func screenshots(t *testing.T, variant, out string) {
 	}
 }
 
-// shot saves the screen to path and checks it shows something: a blank or
-// nearly one-colour screen means a window did not paint.
-func shot(t *testing.T, path string) {
+// shot saves the window titled title to path and checks it shows something:
+// a blank or nearly one-colour image means the window did not paint. (The
+// whole screen would show the windows opened before around a smaller one:
+// there is no window manager to place them.)
+func shot(t *testing.T, title, path string) {
 	t.Helper()
-	if out, err := exec.Command("import", "-window", "root", path).CombinedOutput(); err != nil {
+	tree, err := exec.Command("xwininfo", "-root", "-tree").CombinedOutput()
+	if err != nil {
+		t.Fatalf("xwininfo: %v\n%s", err, tree)
+	}
+	var id string
+	for _, line := range strings.Split(string(tree), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && strings.Contains(line, `"`+title+`"`) {
+			id = f[0]
+			break
+		}
+	}
+	if id == "" {
+		t.Fatalf("no window %q:\n%s", title, tree)
+	}
+	if out, err := exec.Command("import", "-window", id, path).CombinedOutput(); err != nil {
 		t.Fatalf("screenshot: %v\n%s", err, out)
 	}
 	f, err := os.Open(path)
