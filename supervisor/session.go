@@ -278,7 +278,9 @@ func (s *Session) Resize(cols, rows int) error {
 	s.term.Resize(cols, rows)
 	// The screen changed size: viewers repaint now, not when the program
 	// next prints (a program that ignores SIGWINCH never would).
-	s.notifyScreens()
+	s.mu.Lock()
+	s.notifyScreensLocked()
+	s.mu.Unlock()
 	s.recQ.push(chunk{at: time.Now(), data: nil, resize: [2]int{cols, rows}})
 	return s.proc.Resize(uint16(cols), uint16(rows))
 }
@@ -420,15 +422,14 @@ func (s *Session) emulate() {
 		}
 		s.mu.Lock()
 		s.changedAt = time.Now()
+		s.notifyScreensLocked()
 		s.mu.Unlock()
-		s.notifyScreens()
 	}
 }
 
-// notifyScreens tells every ScreenChanged watcher that the screen changed.
-func (s *Session) notifyScreens() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// notifyScreensLocked tells every ScreenChanged watcher that the screen
+// changed. s.mu is held.
+func (s *Session) notifyScreensLocked() {
 	for ch := range s.screens {
 		select {
 		case ch <- struct{}{}:
