@@ -93,15 +93,16 @@ func TestConformance(t *testing.T) {
 				if results, err = readConformanceResults(out); err != nil {
 					t.Fatal(err)
 				}
-				// On the first run after a fresh npm ci the suite's HTTP
-				// client has been seen to drop a request ("terminated")
-				// without any answer from the server; a second run passes.
+				// On the first run after a fresh npm ci, or under load, the
+				// suite's HTTP client has been seen to drop a request
+				// ("terminated") or read its answer as null; a second run
+				// passes.
 				// Retry once when that is the only kind of failure, and say
 				// so: any real failure still fails the test.
 				if runErr == nil || try == 2 || !onlyDroppedRequests(results.failures(expected)) {
 					break
 				}
-				t.Logf("conformance %s: only dropped requests (\"terminated\") failed; running the suite once more:\n%s", run.name, results.failures(expected))
+				t.Logf("conformance %s: only dropped requests or answers failed; running the suite once more:\n%s", run.name, results.failures(expected))
 			}
 			t.Logf("conformance %s (%s) against %s: %d scenarios in %s\n%s", run.name, packageVersion(dir, run.pkg),
 				ep, len(results), time.Since(begin).Round(100*time.Millisecond), results.table(expected))
@@ -313,16 +314,46 @@ func packageVersion(dir, pkg string) string {
 }
 
 // onlyDroppedRequests reports whether every failing check in a failures
-// listing failed with the suite's client's "terminated" error.
+// listing failed because the suite's client lost a request or its answer:
+// its "terminated" error, or a probe whose response it read as null (seen
+// once, on a clean clone under make test's load; the same probe passes on
+// every rerun).
 func onlyDroppedRequests(failures string) bool {
+	lines := strings.Split(failures, "\n")
 	n := 0
-	for _, line := range strings.Split(failures, "\n") {
-		if strings.Contains(line, ": FAILURE") || strings.Contains(line, ": WARNING") {
-			if !strings.Contains(line, "terminated") {
-				return false
-			}
-			n++
+	for i, line := range lines {
+		if !strings.Contains(line, ": FAILURE") && !strings.Contains(line, ": WARNING") {
+			continue
 		}
+		// The check's details follow on the lines up to the next check.
+		var details strings.Builder
+		for _, next := range lines[i+1:] {
+			if strings.Contains(next, ": FAILURE") || strings.Contains(next, ": WARNING") {
+				break
+			}
+			details.WriteString(strings.Join(strings.Fields(next), ""))
+		}
+		if !strings.Contains(line, "terminated") && !strings.Contains(details.String(), `"response":null`) {
+			return false
+		}
+		n++
 	}
 	return n > 0
+}
+
+func TestOnlyDroppedRequests(t *testing.T) {
+	for _, c := range []struct {
+		failures string
+		want     bool
+	}{
+		{"Failing checks outside the expected-failures file:\n  tools-list / tools-list: FAILURE Failed: terminated\n      details: \n", true},
+		{"Failing checks outside the expected-failures file:\n  server-stateless / x: FAILURE Advertised tools capability but tools/list call failed\n      details: {\n      \"response\": null\n    }\n", true},
+		{"Failing checks outside the expected-failures file:\n  server-stateless / x: FAILURE Advertised tools capability but tools/list call failed\n      details: {\"response\": null}\n", true},
+		{"Failing checks outside the expected-failures file:\n  a / b: FAILURE wrong code\n      details: {\"response\": {\"error\": 1}}\n  tools-list / tools-list: FAILURE Failed: terminated\n      details: \n", false},
+		{"(no failing checks outside the expected-failures file: an entry there is stale, see above)", false},
+	} {
+		if got := onlyDroppedRequests(c.failures); got != c.want {
+			t.Errorf("onlyDroppedRequests(%q) = %v, want %v", c.failures, got, c.want)
+		}
+	}
 }
