@@ -51,6 +51,7 @@ func commands() []command {
 		{"answer", "answer an agent's question", runAnswer},
 		{"agent", "start, list, stop and attach to supervised agents", runAgent},
 		{"profile", "list, add and remove agent profiles", runProfile},
+		{"connection", "show or set the saved listen address and browser origins", runConnection},
 		{"audit", "show the audit log, --follow it, or --verify its hash chain", runAudit},
 		{"mcp", "bridge MCP over stdio to the running Switchboard", runMCP},
 	}
