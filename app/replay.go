@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"sort"
 	"sync"
 	"time"
 
@@ -133,6 +135,10 @@ type replayView struct {
 	speed  *widget.Select
 	events []store.TraceEvent
 	start  time.Time // the recording's time zero, for the trace events
+	list   *widget.List
+	// current is the index of the last trace event at or before the
+	// position shown, -1 before the first; on the Fyne goroutine only.
+	current int
 
 	mu      sync.Mutex
 	playing bool          // guarded by mu
@@ -161,7 +167,15 @@ func newReplayView(g *gui, s store.Session) (*replayView, string) {
 		}
 		return nil, err.Error()
 	}
-	v := &replayView{g: g, player: newPlayer(rec), start: rec.header.Timestamp}
+	// The recording's time zero is stored in whole seconds; the session
+	// began (a few milliseconds before its process started) within that
+	// second, and is precise: trace events line up with the output to the
+	// millisecond rather than the second.
+	start := rec.header.Timestamp
+	if d := s.StartedAt.Sub(start); d > -time.Second && d < time.Second {
+		start = s.StartedAt
+	}
+	v := &replayView{g: g, player: newPlayer(rec), start: start, current: -1}
 	var trace mcpserver.TraceReadResult
 	if err := g.call("trace.read", mcpserver.TraceReadArgs{SessionID: s.ID}, &trace); err == nil {
 		v.events = trace.Events
@@ -182,11 +196,18 @@ func newReplayView(g *gui, s store.Session) (*replayView, string) {
 		func() fyne.CanvasObject { return widget.NewLabel("event") },
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			ev := v.events[i]
-			o.(*widget.Label).SetText(fmt.Sprintf("%s  #%d %s %s", fmtOffset(v.offset(ev)), ev.Seq, ev.Type, ev.Method))
+			// The event the replay has reached last stands out.
+			mark, l := "  ", o.(*widget.Label)
+			if i == v.current {
+				mark = "▸ "
+			}
+			l.TextStyle.Bold = i == v.current
+			l.SetText(fmt.Sprintf("%s%s  #%d %s %s", mark, fmtOffset(v.offset(ev)), ev.Seq, ev.Type, ev.Method))
 		})
 	list.OnSelected = func(i widget.ListItemID) {
 		v.slider.SetValue(v.offset(v.events[i]).Seconds())
 	}
+	v.list = list
 	note := ""
 	if rec.truncated {
 		note = "  (the recording ends early: the app stopped while writing it)"
@@ -210,10 +231,31 @@ func fmtOffset(d time.Duration) string {
 	return fmt.Sprintf("%d:%04.1f", int(d.Minutes()), d.Seconds()-float64(int(d.Minutes())*60))
 }
 
-// show paints the screen at t.
+// show paints the screen at t, and marks the trace event reached last.
 func (v *replayView) show(t time.Duration) {
 	v.term.SetSnapshot(v.player.seek(t))
 	v.clock.SetText(fmtOffset(t) + " / " + fmtOffset(v.player.rec.duration()))
+	// Events are in sequence order, and their times never go back. The
+	// slider rounds to its step, so an event within half a step counts as
+	// reached; at the end every event is (the session's last ones come
+	// after its last output).
+	reach := t + time.Duration(v.slider.Step/2*float64(time.Second))
+	if t.Seconds() >= v.slider.Max {
+		reach = time.Duration(math.MaxInt64)
+	}
+	cur := sort.Search(len(v.events), func(i int) bool { return v.offset(v.events[i]) > reach }) - 1
+	if cur == v.current || v.list == nil {
+		return
+	}
+	prev := v.current
+	v.current = cur
+	if prev >= 0 {
+		v.list.RefreshItem(prev)
+	}
+	if cur >= 0 {
+		v.list.RefreshItem(cur)
+		v.list.ScrollTo(cur)
+	}
 }
 
 // toggle starts or pauses playback.

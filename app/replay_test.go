@@ -50,9 +50,28 @@ func TestReplayEndedSession(t *testing.T) {
 	if txt := rv.term.Text(); !strings.Contains(txt, "first") || !strings.Contains(txt, "second") {
 		t.Errorf("at the end the screen shows:\n%s", txt)
 	}
+	if last := len(rv.events) - 1; rv.current != last {
+		t.Errorf("at the end the marked trace event is %d, want the last, %d", rv.current, last)
+	}
 	rv.slider.SetValue(0)
 	if txt := rv.term.Text(); strings.Contains(txt, "second") {
 		t.Errorf("at the start the screen shows:\n%s", txt)
+	}
+	// Seeking to an event marks it (and the events at the same time).
+	// The recording starts with the session: the session's first events
+	// fall before its first output, and its last ones after its last.
+	if first := rv.offset(rv.events[0]); first > 200*time.Millisecond {
+		t.Errorf("the first trace event is %v into the recording", first)
+	}
+	for i, ev := range rv.events {
+		if rv.offset(ev).Seconds() >= rv.slider.Max {
+			break // after the last output: the end marks the last event
+		}
+		rv.slider.SetValue(rv.offset(ev).Seconds())
+		// Marked: it, or one later within the slider's resolution.
+		if rv.current < i || rv.offset(rv.events[rv.current])-rv.offset(ev) > time.Duration(rv.slider.Step*float64(time.Second)) {
+			t.Errorf("at event %d (%v) the marked event is %d", i, rv.offset(ev), rv.current)
+		}
 	}
 	// Play at 16× runs to the end and stops.
 	rv.speed.SetSelected("16×")
