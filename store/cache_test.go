@@ -82,21 +82,7 @@ func TestTokenCacheHandsOutUnaliasedCopies(t *testing.T) {
 			return toks[0], nil
 		},
 	}
-	for range 2 {
-		for name, lookup := range lookups {
-			mustView(t, db, func(tx *Tx) error {
-				got, err := lookup(tx)
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("%s = %+v, want %+v", name, got, want)
-				}
-				scribble(&got)
-				return nil
-			})
-		}
-	}
+	lookUnaliased(t, db, lookups, want, scribble)
 	if got, _, _ := getToken(t, db, tok.KeyID); !reflect.DeepEqual(got, want) {
 		t.Errorf("after scribbling: %+v, want %+v", got, want)
 	}
@@ -533,21 +519,7 @@ func TestSessionCache(t *testing.T) {
 			return ss[0], nil
 		},
 	}
-	for range 2 {
-		for name, lookup := range lookups {
-			mustView(t, db, func(tx *Tx) error {
-				got, err := lookup(tx)
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("%s = %+v, want %+v", name, got, want)
-				}
-				scribble(&got)
-				return nil
-			})
-		}
-	}
+	lookUnaliased(t, db, lookups, want, scribble)
 
 	// A report written in a transaction that rolls back leaves the
 	// committed session to the next lookup, though the cache saw the write.
@@ -576,4 +548,26 @@ func TestSessionCache(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// lookUnaliased runs every lookup twice (the first may decode, the second
+// comes from the cache), checks each returns want, and scribbles over what
+// it got: an aliased copy would change the cache, and the next lookup.
+func lookUnaliased[T any](t *testing.T, db *DB, lookups map[string]func(*Tx) (T, error), want T, scribble func(*T)) {
+	t.Helper()
+	for range 2 {
+		for name, lookup := range lookups {
+			mustView(t, db, func(tx *Tx) error {
+				got, err := lookup(tx)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s = %+v, want %+v", name, got, want)
+				}
+				scribble(&got)
+				return nil
+			})
+		}
+	}
 }

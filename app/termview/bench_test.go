@@ -1,55 +1,14 @@
 package termview
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
+	"github.com/switchboard-dev/switchboard/app/termview/internal/screens"
 	"github.com/switchboard-dev/switchboard/supervisor/vt"
 )
-
-// busyScreen returns a cols×rows screen like a busy agent's, every row
-// full: words of 3–9 letters in ANSI, 256-palette and truecolor
-// foregrounds, some bold, some on a coloured background. seed changes
-// every word, so two seeds differ on every row.
-func busyScreen(cols, rows, seed int) *vt.Snapshot {
-	vterm := vt.New(cols, rows)
-	var b strings.Builder
-	for y := range rows {
-		fmt.Fprintf(&b, "\x1b[%d;1H", y+1)
-		x := 0
-		for i := 0; x < cols; i++ {
-			k := seed*7 + y*31 + i*13
-			n := min(3+k%7, cols-x)
-			switch k % 5 {
-			case 0:
-				fmt.Fprintf(&b, "\x1b[%dm", 31+k%7)
-			case 1:
-				fmt.Fprintf(&b, "\x1b[38;5;%dm", k%256)
-			case 2:
-				fmt.Fprintf(&b, "\x1b[38;2;%d;%d;%dm", k%256, (k*3)%256, (k*7)%256)
-			case 3:
-				fmt.Fprintf(&b, "\x1b[1;%dm", 90+k%8)
-			case 4:
-				fmt.Fprintf(&b, "\x1b[48;5;%d;37m", 17+k%200)
-			}
-			for j := range n {
-				b.WriteByte(byte('a' + (k+j)%26))
-			}
-			b.WriteString("\x1b[0m")
-			x += n
-			if x < cols {
-				b.WriteByte(' ')
-				x++
-			}
-		}
-	}
-	_, _ = vterm.Write([]byte(b.String()))
-	return vterm.Snapshot()
-}
 
 // paint draws the images of the rows that changed, as Fyne's painter
 // does on the next frame (at scale 1).
@@ -79,7 +38,7 @@ func benchTerminal(b *testing.B) *Terminal {
 // image painted. One op is one frame.
 func BenchmarkRefresh(b *testing.B) {
 	term := benchTerminal(b)
-	frames := [2]*vt.Snapshot{busyScreen(200, 50, 1), busyScreen(200, 50, 2)}
+	frames := [2]*vt.Snapshot{screens.Busy(200, 50, 1), screens.Busy(200, 50, 2)}
 	frames[0].Seq, frames[1].Seq = 1, 2
 	term.SetSnapshot(frames[1])
 	paint(term)
@@ -100,8 +59,8 @@ func BenchmarkRefresh(b *testing.B) {
 // changes one row (and the cursor) of a full 200×50 screen.
 func BenchmarkRefreshOneRow(b *testing.B) {
 	term := benchTerminal(b)
-	base := busyScreen(200, 50, 1)
-	other := busyScreen(200, 50, 2)
+	base := screens.Busy(200, 50, 1)
+	other := screens.Busy(200, 50, 2)
 	frames := [2]*vt.Snapshot{base, cloneSnapshot(base)}
 	copy(frames[1].Lines[25], other.Lines[25])
 	frames[1].Cursor.X = 10
@@ -150,7 +109,7 @@ func cloneSnapshot(s *vt.Snapshot) *vt.Snapshot {
 // BenchmarkSameSeq is a frame that did not change.
 func BenchmarkSameSeq(b *testing.B) {
 	term := benchTerminal(b)
-	s := busyScreen(200, 50, 1)
+	s := screens.Busy(200, 50, 1)
 	term.SetSnapshot(s)
 	for b.Loop() {
 		term.SetSnapshot(s)

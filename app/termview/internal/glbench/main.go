@@ -19,7 +19,6 @@ import (
 	"log"
 	"os"
 	"runtime/pprof"
-	"strings"
 	"syscall"
 	"time"
 
@@ -27,6 +26,7 @@ import (
 	"fyne.io/fyne/v2/app"
 
 	"github.com/switchboard-dev/switchboard/app/termview"
+	"github.com/switchboard-dev/switchboard/app/termview/internal/screens"
 	"github.com/switchboard-dev/switchboard/supervisor/vt"
 )
 
@@ -136,43 +136,8 @@ func makeFrames(mode string) ([]*vt.Snapshot, error) {
 	return nil, fmt.Errorf("unknown -frames %q", mode)
 }
 
-// busy returns a full screen with a colour change every few letters (the
-// same as the package's BenchmarkRefresh).
-func busy(seed int) *vt.Snapshot {
-	term := vt.New(cols, rows)
-	var b strings.Builder
-	for y := range rows {
-		fmt.Fprintf(&b, "\x1b[%d;1H", y+1)
-		x := 0
-		for i := 0; x < cols; i++ {
-			k := seed*7 + y*31 + i*13
-			n := min(3+k%7, cols-x)
-			switch k % 5 {
-			case 0:
-				fmt.Fprintf(&b, "\x1b[%dm", 31+k%7)
-			case 1:
-				fmt.Fprintf(&b, "\x1b[38;5;%dm", k%256)
-			case 2:
-				fmt.Fprintf(&b, "\x1b[38;2;%d;%d;%dm", k%256, (k*3)%256, (k*7)%256)
-			case 3:
-				fmt.Fprintf(&b, "\x1b[1;%dm", 90+k%8)
-			case 4:
-				fmt.Fprintf(&b, "\x1b[48;5;%d;37m", 17+k%200)
-			}
-			for j := range n {
-				b.WriteByte(byte('a' + (k+j)%26))
-			}
-			b.WriteString("\x1b[0m")
-			x += n
-			if x < cols {
-				b.WriteByte(' ')
-				x++
-			}
-		}
-	}
-	_, _ = term.Write([]byte(b.String()))
-	return term.Snapshot()
-}
+// busy is the full, busy screen of the package's BenchmarkRefresh.
+func busy(seed int) *vt.Snapshot { return screens.Busy(cols, rows, seed) }
 
 // cpuTime is the CPU the process has used, all threads (llvmpipe's too).
 func cpuTime() time.Duration {
