@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -55,6 +56,41 @@ func BenchmarkRegistryInvokeStatus(b *testing.B) {
 			b.Fatal(res.Err)
 		}
 	}
+}
+
+// Audited mutating calls from 16 concurrent callers of the registry itself,
+// as the GUI, the CLI and the supervisor call it: session.report
+// heartbeats, each caller its own session, committed in groups. The same
+// calls as BenchmarkToolsCallHeartbeat without HTTP and JSON-RPC, so what
+// is left is the group commit.
+func BenchmarkRegistryInvokeHeartbeat(b *testing.B) {
+	f := newFixture(b)
+	tok, _ := f.createClientToken(b)
+	p := TokenPrincipal(tok)
+	repo := f.registerRepo(b, b.TempDir())
+	const callers = 16
+	args := make(chan json.RawMessage, callers)
+	for range callers {
+		res := f.reg.Invoke(b.Context(), p, TransportMCP, "session.report", json.RawMessage(fmt.Sprintf(`{"kind":"ready","repository_id":%q}`, repo.ID)))
+		if res.Err != nil {
+			b.Fatal(res.Err)
+		}
+		args <- fmt.Appendf(nil, `{"kind":"heartbeat","session_id":%q,"text":"working"}`, res.Value.(ReportResult).SessionID)
+	}
+	b.SetParallelism((callers + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+	b.ReportAllocs()
+	cpu0 := processCPU(b)
+	b.ResetTimer()
+	defer func() { b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/op") }()
+	b.RunParallel(func(pb *testing.PB) {
+		a := <-args
+		for pb.Next() {
+			if res := f.reg.Invoke(b.Context(), p, TransportMCP, "session.report", a); res.Err != nil {
+				b.Error(res.Err)
+				return
+			}
+		}
+	})
 }
 
 // Audited mutating calls from 16 concurrent clients over loopback HTTP:

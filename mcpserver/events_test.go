@@ -774,8 +774,13 @@ func TestWorkResources(t *testing.T) {
 		t.Errorf("session %+v", sr.Session)
 	}
 	// 56 reports (ready and 55 heartbeats): the newest 50.
-	if len(sr.Reports) != 50 || sr.Reports[0].Seq != 7 || sr.Reports[49].Seq != 56 || sr.Reports[49].Text != "step 54" {
-		t.Errorf("%d reports, from %d", len(sr.Reports), sr.Reports[0].Seq)
+	if len(sr.Reports) != 50 || sr.Reports[0].Text != "step 5" || sr.Reports[49].Text != "step 54" {
+		t.Errorf("%d reports, from %+v", len(sr.Reports), sr.Reports[0])
+	}
+	for i := 1; i < len(sr.Reports); i++ {
+		if sr.Reports[i].Seq <= sr.Reports[i-1].Seq {
+			t.Errorf("report %d has seq %d after %d", i, sr.Reports[i].Seq, sr.Reports[i-1].Seq)
+		}
 	}
 	var lastSeq uint64
 	e.view(t, func(tx *store.Tx) error { lastSeq = tx.LastTraceSeq(ses); return nil })

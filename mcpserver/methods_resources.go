@@ -61,13 +61,7 @@ func (r *Registry) registerWorkResources() {
 			if err := c.authorizeSession(s); err != nil {
 				return SessionResource{}, err
 			}
-			// Reports are numbered gap-free from 1, and the last one is
-			// the session's: the newest page starts right after this.
-			var after uint64
-			if s.LastReport != nil && s.LastReport.Seq > sessionResourceReports {
-				after = s.LastReport.Seq - sessionResourceReports
-			}
-			reports, err := c.Tx.Reports(s.ID, after, sessionResourceReports)
+			reports, err := c.Tx.Reports(s.ID, sessionResourceReports)
 			if err != nil {
 				return SessionResource{}, err
 			}

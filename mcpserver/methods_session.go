@@ -79,14 +79,10 @@ func (r *Registry) registerSessions() {
 			if err != nil {
 				return ReportResult{}, err
 			}
+			// The report is its own trace event (store.AddReport).
 			out := ReportResult{SessionID: ses, ReportID: rep.ID}
-			typ := store.TraceReport
 			if q != nil {
 				out.QuestionID = q.ID
-				typ = store.TraceQuestion
-			}
-			if err := c.trace(typ, in.PacketID); err != nil {
-				return ReportResult{}, err
 			}
 			if kind == store.ReportQuestion || kind == store.ReportEscalate {
 				r.signalAfter(c, attentionKey)

@@ -52,15 +52,7 @@ func (r *Registry) registerSessionViews() {
 				return SessionDetail{}, err
 			}
 			out := SessionDetail{Session: s, Reports: []store.Report{}, Questions: []store.Question{}, LastSeq: c.Tx.LastTraceSeq(s.ID)}
-			want := in.Reports
-			if want <= 0 {
-				want = 100
-			}
-			var after uint64
-			if s.LastReport != nil && s.LastReport.Seq > uint64(want) {
-				after = s.LastReport.Seq - uint64(want)
-			}
-			if out.Reports, err = c.Tx.Reports(s.ID, after, want); err != nil {
+			if out.Reports, err = c.Tx.Reports(s.ID, in.Reports); err != nil {
 				return SessionDetail{}, err
 			}
 			qs, err := c.Tx.OpenQuestions()

@@ -97,3 +97,8 @@ func (c Code) IsTokenDenial() bool {
 	}
 	return false
 }
+
+// ErrCorrupt marks a stored structure that does not hold together: a link,
+// an index entry or a record that is missing, short or says it is
+// something else. It is never a caller's mistake.
+var ErrCorrupt = errors.New("stored data is inconsistent")

@@ -52,6 +52,7 @@ var migrations = []migration{
 	{2, "work packets, leases and artifacts", func(tx *bolt.Tx) error { return createBuckets(tx, workBuckets) }},
 	{3, "sessions, questions and trace events", func(tx *bolt.Tx) error { return createBuckets(tx, sessionBuckets) }},
 	{4, "agent profiles", func(tx *bolt.Tx) error { return createBuckets(tx, [][]byte{bucketProfiles}) }},
+	{5, "trace events and reports in one log", migrateTraceLog},
 }
 
 func createBuckets(tx *bolt.Tx, names [][]byte) error {

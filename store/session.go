@@ -21,31 +21,29 @@ import (
 //	live_sessions/   <ses_id> -> its session_order seq BE, for every session
 //	                 starting or running: the crash sweep and the tray read
 //	                 only these
-//	reports/         <ses_id>/ (one nested bucket per session)
-//	                   <seq BE> -> Report JSON, seq from the nested bucket
 //	questions/       <q_id> -> Question JSON
 //	open_questions/  <seq BE> -> q_id, in asking order (the questions
 //	                 bucket's sequence), for each unanswered question of a
 //	                 live session
-//	trace/           <ses_id>/ (one nested bucket per session, see trace.go)
-//	                   <seq BE> -> TraceEvent JSON
 //
-// None of the methods in this file appends a trace event: the caller (the
-// method registry) decides what each change means on the timeline and
-// appends it with AppendTrace in the same transaction. One writer of trace
-// events keeps the timeline free of doubles.
+// A report is kept as the `report` (or `question`) event AddReport appends
+// to the session's timeline (trace.go). No other method in this file
+// appends a trace event: the caller (the method registry) decides what each
+// change means on the timeline and appends it with AppendTrace in the same
+// transaction. One writer of each event keeps the timeline free of doubles.
 var (
 	bucketSessions      = []byte("sessions")
 	bucketSessionOrder  = []byte("session_order")
 	bucketLiveSessions  = []byte("live_sessions")
-	bucketReports       = []byte("reports")
 	bucketQuestions     = []byte("questions")
 	bucketOpenQuestions = []byte("open_questions")
-	bucketTrace         = []byte("trace")
 
+	// sessionBuckets are migration 3's. Its reports/ and trace/ held one
+	// nested bucket per session until migration 5 moved them to the
+	// trace log.
 	sessionBuckets = [][]byte{
-		bucketSessions, bucketSessionOrder, bucketLiveSessions, bucketReports,
-		bucketQuestions, bucketOpenQuestions, bucketTrace,
+		bucketSessions, bucketSessionOrder, bucketLiveSessions, []byte("reports"),
+		bucketQuestions, bucketOpenQuestions, []byte("trace"),
 	}
 )
 
@@ -453,7 +451,8 @@ func (k ReportKind) known() bool {
 // Report is one session.report call.
 type Report struct {
 	ID string `json:"id"`
-	// Seq numbers the session's reports from 1, gap-free.
+	// Seq is the sequence number of the report's trace event: increasing,
+	// not gap-free (other events come between reports).
 	Seq        uint64     `json:"seq"`
 	SessionID  string     `json:"session_id"`
 	Kind       ReportKind `json:"kind"`
@@ -483,8 +482,9 @@ func checkSessionText(what, s string, limit int) error {
 // packetID is stored as given: whether the packet exists and belongs to the
 // session is the work store's question, asked by the caller.
 //
-// AddReport appends no trace event; the caller appends its `report` (and
-// `question`) event in the same transaction.
+// The report is stored as the session's next trace event, `report` (or
+// `question`), with method session.report: the caller appends no event of
+// its own for it.
 //
 // Denials: invalid_argument (kind; text over MaxReportText or not UTF-8;
 // empty text for a question or an escalation), not_found, invalid_state
@@ -506,39 +506,22 @@ func (tx *Tx) AddReport(sessionID string, kind ReportKind, text, packetID string
 	if err != nil {
 		return Report{}, nil, err
 	}
-	b, err := tx.tx.Bucket(bucketReports).CreateBucketIfNotExists([]byte(sessionID))
-	if err != nil {
-		return Report{}, nil, fmt.Errorf("reports of session %s: %w", sessionID, err)
-	}
-	b.FillPercent = appendFill
-	seq, err := b.NextSequence()
-	if err != nil {
-		return Report{}, nil, fmt.Errorf("report sequence: %w", err)
-	}
-	r := Report{
-		ID:        NewID("rep"),
-		Seq:       seq,
-		SessionID: sessionID,
-		Kind:      kind,
-		Text:      text,
-		PacketID:  packetID,
-		At:        tx.now,
-	}
+	r := Report{ID: NewID("rep"), Kind: kind, Text: text, PacketID: packetID}
+	typ := TraceReport
 	var q *Question
 	if kind == ReportQuestion {
 		q = &Question{ID: NewID("q"), SessionID: sessionID, PacketID: packetID, Text: text, AskedAt: tx.now}
 		r.QuestionID = q.ID
+		typ = TraceQuestion
 		if err := tx.openQuestion(q); err != nil {
 			return Report{}, nil, err
 		}
 	}
-	v, err := json.Marshal(&r)
+	ev, err := tx.appendTrace(sessionID, TraceEvent{Type: typ, Method: "session.report", PacketID: packetID, Report: &r})
 	if err != nil {
-		return Report{}, nil, fmt.Errorf("encode report: %w", err)
+		return Report{}, nil, err
 	}
-	if err := b.Put(u64(seq), v); err != nil {
-		return Report{}, nil, fmt.Errorf("store report %s: %w", r.ID, err)
-	}
+	r = *ev.Report
 	last := r
 	at := tx.now
 	s.LastReport, s.LastReportAt = &last, &at
@@ -551,26 +534,38 @@ func (tx *Tx) AddReport(sessionID string, kind ReportKind, text, packetID string
 	return r, q, nil
 }
 
-// Reports returns a session's reports with a sequence above afterSeq, oldest
-// first, at most limit of them (default 100, at most 1000). Paging: pass the
-// last Seq returned.
-func (tx *Tx) Reports(sessionID string, afterSeq uint64, limit int) ([]Report, error) {
+// Reports returns a session's newest reports, at most limit of them
+// (default 100, at most 1000), oldest first. It follows the chain of the
+// session's report events back from the newest, so it costs the reports it
+// returns, however many other events came between them.
+func (tx *Tx) Reports(sessionID string, limit int) ([]Report, error) {
 	if _, err := tx.Session(sessionID); err != nil {
 		return nil, err
 	}
-	out := []Report{}
-	b := tx.tx.Bucket(bucketReports).Bucket([]byte(sessionID))
-	if b == nil || afterSeq == ^uint64(0) {
-		return out, nil
+	h, err := tx.traceHead(sessionID)
+	if err != nil {
+		return nil, err
 	}
 	limit = sessionListLimit(limit)
-	c := b.Cursor()
-	for k, v := c.Seek(u64(afterSeq + 1)); k != nil && len(out) < limit; k, v = c.Next() {
-		var r Report
-		if err := json.Unmarshal(v, &r); err != nil {
-			return nil, fmt.Errorf("decode report %x of session %s: %w", k, sessionID, err)
+	var out []Report
+	for g := h.report; g != 0 && len(out) < limit; {
+		_, prevReport, js, err := tx.traceAt(g)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, r)
+		var ev TraceEvent
+		if err := json.Unmarshal(js, &ev); err != nil {
+			return nil, fmt.Errorf("decode trace log entry %d: %v: %w", g, err, ErrCorrupt)
+		}
+		if ev.Report == nil || ev.SessionID != sessionID {
+			return nil, fmt.Errorf("trace log entry %d is not a report of session %s: %w", g, sessionID, ErrCorrupt)
+		}
+		out = append(out, *ev.Report)
+		g = prevReport
+	}
+	slices.Reverse(out)
+	if out == nil {
+		out = []Report{}
 	}
 	return out, nil
 }

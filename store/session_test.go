@@ -366,7 +366,7 @@ func TestEndedSessionRefusals(t *testing.T) {
 				if err != nil || got.Answered() || got.Text != "which branch?" {
 					t.Errorf("question after end = %+v, %v", got, err)
 				}
-				rs, err := tx.Reports(s.ID, 0, 0)
+				rs, err := tx.Reports(s.ID, 0)
 				if err != nil || len(rs) != 1 {
 					t.Errorf("Reports after end = %+v, %v", rs, err)
 				}
@@ -469,21 +469,34 @@ func TestAddReport(t *testing.T) {
 			}
 		})
 	}
-	// Reports lists exactly the accepted ones, in order.
+	// Reports lists exactly the accepted ones, in order, each the event
+	// at its seq on the timeline.
 	mustView(t, db, func(tx *Tx) error {
-		rs, err := tx.Reports(s.ID, 0, 1000)
+		rs, err := tx.Reports(s.ID, 1000)
 		if err != nil {
 			return err
 		}
 		if uint64(len(rs)) != wantSeq {
 			t.Fatalf("%d reports stored, want %d", len(rs), wantSeq)
 		}
+		evs, err := tx.TraceEvents(s.ID, 0, 1000)
+		if err != nil {
+			return err
+		}
+		if len(evs) != len(rs) {
+			t.Fatalf("%d trace events for %d reports", len(evs), len(rs))
+		}
 		for i, r := range rs {
-			if r.Seq != uint64(i+1) {
-				t.Errorf("report %d has seq %d", i, r.Seq)
+			ev := evs[i]
+			wantType := TraceReport
+			if r.Kind == ReportQuestion {
+				wantType = TraceQuestion
+			}
+			if r.Seq != uint64(i+1) || ev.Seq != r.Seq || ev.Type != wantType || ev.Method != "session.report" || ev.Report == nil || !equalReport(*ev.Report, r) {
+				t.Errorf("report %d: %+v, its event %+v", i, r, ev)
 			}
 		}
-		if _, err := tx.Reports("ses_nope", 0, 0); CodeOf(err) != CodeNotFound {
+		if _, err := tx.Reports("ses_nope", 0); CodeOf(err) != CodeNotFound {
 			t.Errorf("Reports(unknown) = %v, want not_found", err)
 		}
 		return nil
@@ -497,14 +510,24 @@ func equalQuestion(a, b Question) bool {
 	return a == b && ta.Equal(tb) && (aa == nil && ab == nil || aa != nil && ab != nil && aa.Equal(*ab))
 }
 
-func TestReportsPaging(t *testing.T) {
+// Reports returns the newest reports, oldest first, however many other
+// events (and other sessions' reports) came between them.
+func TestReportsNewest(t *testing.T) {
 	db := openTestDB(t, Options{})
 	s := createSession(t, db, SessionSpec{Kind: SessionExternal})
 	other := createSession(t, db, SessionSpec{Kind: SessionExternal})
 	const n = 37
+	var seqs []uint64
 	for i := range n {
-		if _, _, err := addReport(db, s.ID, ReportHeartbeat, strings.Repeat("x", i), ""); err != nil {
+		r, _, err := addReport(db, s.ID, ReportHeartbeat, strings.Repeat("x", i), "")
+		if err != nil {
 			t.Fatal(err)
+		}
+		seqs = append(seqs, r.Seq)
+		for range i % 3 {
+			if _, err := appendTrace(db, s.ID, TraceEvent{Type: TraceToolCall}); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if i%5 == 0 {
 			if _, _, err := addReport(db, other.ID, ReportHeartbeat, "other", ""); err != nil {
@@ -512,40 +535,33 @@ func TestReportsPaging(t *testing.T) {
 			}
 		}
 	}
-	for _, page := range []int{1, 3, 10, n, 1000} {
+	for _, limit := range []int{1, 3, 10, n, 1000} {
+		var rs []Report
+		mustView(t, db, func(tx *Tx) error {
+			var err error
+			rs, err = tx.Reports(s.ID, limit)
+			return err
+		})
+		first := max(0, n-limit)
 		var got []uint64
-		after := uint64(0)
-		for range n + 2 {
-			var rs []Report
-			mustView(t, db, func(tx *Tx) error {
-				var err error
-				rs, err = tx.Reports(s.ID, after, page)
-				return err
-			})
-			if len(rs) == 0 {
-				break
+		for i, r := range rs {
+			if r.SessionID != s.ID || len(r.Text) != first+i {
+				t.Fatalf("limit %d: report %d is %+v", limit, i, r)
 			}
-			for _, r := range rs {
-				if r.SessionID != s.ID || len(r.Text) != int(r.Seq-1) {
-					t.Fatalf("page %d: report %+v", page, r)
-				}
-				got = append(got, r.Seq)
-			}
-			after = rs[len(rs)-1].Seq
+			got = append(got, r.Seq)
 		}
-		if want := seqRange(1, n); !slices.Equal(got, want) {
-			t.Errorf("page %d: %v, want %v", page, got, want)
+		if want := seqs[first:]; !slices.Equal(got, want) {
+			t.Errorf("limit %d: seqs %v, want %v", limit, got, want)
 		}
 	}
+	quiet := createSession(t, db, SessionSpec{Kind: SessionExternal})
 	mustView(t, db, func(tx *Tx) error {
-		for _, after := range []uint64{n, n + 1, ^uint64(0)} {
-			if rs, err := tx.Reports(s.ID, after, 10); err != nil || rs == nil || len(rs) != 0 {
-				t.Errorf("Reports after %d = %v, %v; want an empty list", after, rs, err)
-			}
-		}
-		fresh, err := tx.Reports(other.ID, 0, 0)
+		fresh, err := tx.Reports(other.ID, 0)
 		if err != nil || len(fresh) != 8 {
 			t.Errorf("other session's reports: %d, %v", len(fresh), err)
+		}
+		if rs, err := tx.Reports(quiet.ID, 10); err != nil || rs == nil || len(rs) != 0 {
+			t.Errorf("Reports of a session without any = %v, %v; want an empty list", rs, err)
 		}
 		return nil
 	})
@@ -935,11 +951,10 @@ func TestReportAndTraceCommitTogether(t *testing.T) {
 	s := createSession(t, db, SessionSpec{Kind: SessionExternal})
 	for _, fail := range []bool{true, false} {
 		err := db.Update(func(tx *Tx) error {
-			r, _, err := tx.AddReport(s.ID, ReportHeartbeat, "tick", "")
-			if err != nil {
+			if _, _, err := tx.AddReport(s.ID, ReportHeartbeat, "tick", ""); err != nil {
 				return err
 			}
-			if _, err := tx.AppendTrace(s.ID, TraceEvent{Type: TraceReport, Method: "session.report", Data: []byte(`{"report_id":"` + r.ID + `"}`)}); err != nil {
+			if _, err := tx.AppendTrace(s.ID, TraceEvent{Type: TraceToolCall, Method: "session.report"}); err != nil {
 				return err
 			}
 			if fail {
@@ -952,7 +967,7 @@ func TestReportAndTraceCommitTogether(t *testing.T) {
 		}
 	}
 	mustView(t, db, func(tx *Tx) error {
-		rs, err := tx.Reports(s.ID, 0, 0)
+		rs, err := tx.Reports(s.ID, 0)
 		if err != nil {
 			return err
 		}
@@ -960,7 +975,7 @@ func TestReportAndTraceCommitTogether(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if len(rs) != 1 || len(evs) != 1 || rs[0].Seq != 1 || evs[0].Seq != 1 || !strings.Contains(string(evs[0].Data), rs[0].ID) {
+		if len(rs) != 1 || len(evs) != 2 || rs[0].Seq != 1 || evs[0].Report == nil || evs[0].Report.ID != rs[0].ID || evs[1].Seq != 2 {
 			t.Errorf("reports %+v, events %+v", rs, evs)
 		}
 		return nil

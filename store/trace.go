@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -9,11 +10,41 @@ import (
 
 // Trace events are a session's timeline (SPEC §5): per session, sequence
 // numbers from 1 with no gap and no repeat, so the GUI and the SSE feed
-// resume from any seq (Last-Event-ID) and miss nothing. They live in one
-// nested bucket per session, trace/<ses_id>/<seq BE>, made by the first
-// append; the nested bucket's own sequence numbers the events, so a
-// rolled-back transaction, which rolls the sequence back with it, leaves no
-// gap.
+// resume from any seq (Last-Event-ID) and miss nothing. Reports are trace
+// events too (a `report` or `question` event carries its Report).
+//
+// Every session's events go to one log in commit order, not to a bucket per
+// session: the many agents that report at once then append to the same last
+// page, and a group commit of their calls rewrites a dozen pages instead of
+// two or three per session (BenchmarkHeartbeatBatch). A session's events are
+// chained backwards, and every traceStride-th is indexed, so a session's
+// page of events costs its own length, whoever else wrote in between:
+//
+//	trace_log/    <g BE> -> prev g of the session (8 bytes), prev g of its
+//	              last report event (8 bytes, reports only), TraceEvent JSON;
+//	              g from the bucket's sequence
+//	trace_heads/  <ses_id> -> its last seq, the g of that event, the g of its
+//	              last report event (8 bytes each)
+//	trace_index/  <ses_id><seq BE> -> g, for seq 1, 1+traceStride, ...
+//
+// Everything is written in the caller's transaction, so a rolled-back one
+// takes its events, their sequence numbers and the head with it: no gap.
+var (
+	bucketTraceLog   = []byte("trace_log")
+	bucketTraceHeads = []byte("trace_heads")
+	bucketTraceIndex = []byte("trace_index")
+
+	traceBuckets = [][]byte{bucketTraceLog, bucketTraceHeads, bucketTraceIndex}
+)
+
+// traceStride is how many of a session's events one index entry covers: a
+// read walks back at most traceStride-1 links before its first event. Small
+// enough that the walk is cheap, large enough that most appends write no
+// index page.
+const traceStride = 32
+
+// traceHeader is the bytes before an event's JSON in trace_log.
+const traceHeader = 16
 
 // TraceType is what a trace event records.
 type TraceType string
@@ -45,8 +76,8 @@ func (t TraceType) Known() bool {
 }
 
 // MaxTraceData bounds an event's Data. Trace events are an index into what
-// happened, not a copy of it: the audit log, the reports and the recording
-// hold the rest.
+// happened, not a copy of it: the audit log and the recording hold the rest.
+// (A report event is the exception: it is where the report is kept.)
 const MaxTraceData = 8 << 10
 
 // TraceEvent is one entry on a session's timeline.
@@ -61,18 +92,29 @@ type TraceEvent struct {
 	// Data is a small JSON value (at most MaxTraceData bytes), redacted by
 	// the caller: never a token or a secret.
 	Data json.RawMessage `json:"data,omitempty"`
+	// Report is set on `report` and `question` events: the report itself,
+	// whose only record this is.
+	Report *Report `json:"report,omitempty"`
 }
 
 // AppendTrace gives ev the session's next sequence number and writes it in
 // this transaction, so an event commits with the change it describes. Seq
 // and SessionID are set here, whatever ev held; a zero At becomes the
 // transaction's time. Data is stored compacted, and the event returned is
-// the one stored.
+// the one stored. Report is for AddReport: an event of any other caller
+// carrying one is refused.
 //
 // Events may follow a session's end (its exit, a lease that expires after
 // it). Denials: invalid_argument (type; Data not JSON or too large; a field
 // too long), not_found (no such session).
 func (tx *Tx) AppendTrace(sessionID string, ev TraceEvent) (TraceEvent, error) {
+	if ev.Report != nil {
+		return TraceEvent{}, Deny(CodeInvalidArgument, "a report is added with AddReport")
+	}
+	return tx.appendTrace(sessionID, ev)
+}
+
+func (tx *Tx) appendTrace(sessionID string, ev TraceEvent) (TraceEvent, error) {
 	if !ev.Type.Known() {
 		return TraceEvent{}, Deny(CodeInvalidArgument, "unknown trace event type %q", ev.Type)
 	}
@@ -96,63 +138,154 @@ func (tx *Tx) AppendTrace(sessionID string, ev TraceEvent) (TraceEvent, error) {
 	if tx.tx.Bucket(bucketSessions).Get([]byte(sessionID)) == nil {
 		return TraceEvent{}, Deny(CodeNotFound, "no session %s", sessionID)
 	}
-	b, err := tx.tx.Bucket(bucketTrace).CreateBucketIfNotExists([]byte(sessionID))
+	h, err := tx.traceHead(sessionID)
 	if err != nil {
-		return TraceEvent{}, fmt.Errorf("trace of session %s: %w", sessionID, err)
+		return TraceEvent{}, err
 	}
-	b.FillPercent = appendFill
-	seq, err := b.NextSequence()
+	log := tx.tx.Bucket(bucketTraceLog)
+	log.FillPercent = appendFill
+	g, err := log.NextSequence()
 	if err != nil {
 		return TraceEvent{}, fmt.Errorf("trace sequence: %w", err)
 	}
-	ev.Seq, ev.SessionID = seq, sessionID
+	ev.Seq, ev.SessionID = h.seq+1, sessionID
 	if ev.At.IsZero() {
 		ev.At = tx.now
 	}
 	ev.At = ev.At.UTC()
-	v, err := json.Marshal(&ev)
+	var prevReport uint64
+	if ev.Report != nil {
+		ev.Report.Seq, ev.Report.SessionID, ev.Report.At = ev.Seq, sessionID, ev.At
+		prevReport, h.report = h.report, g
+	}
+	v := make([]byte, traceHeader, traceHeader+256)
+	binary.BigEndian.PutUint64(v, h.g)
+	binary.BigEndian.PutUint64(v[8:], prevReport)
+	js, err := json.Marshal(&ev)
 	if err != nil {
 		return TraceEvent{}, fmt.Errorf("encode trace event: %w", err)
 	}
-	if err := b.Put(u64(seq), v); err != nil {
-		return TraceEvent{}, fmt.Errorf("store trace event %d of session %s: %w", seq, sessionID, err)
+	if err := log.Put(u64(g), append(v, js...)); err != nil {
+		return TraceEvent{}, fmt.Errorf("store trace event %d of session %s: %w", ev.Seq, sessionID, err)
+	}
+	if ev.Seq%traceStride == 1 {
+		if err := tx.tx.Bucket(bucketTraceIndex).Put(traceIndexKey(sessionID, ev.Seq), u64(g)); err != nil {
+			return TraceEvent{}, fmt.Errorf("index trace event %d of session %s: %w", ev.Seq, sessionID, err)
+		}
+	}
+	h.seq, h.g = ev.Seq, g
+	if err := tx.tx.Bucket(bucketTraceHeads).Put([]byte(sessionID), h.encode()); err != nil {
+		return TraceEvent{}, fmt.Errorf("store trace head of session %s: %w", sessionID, err)
 	}
 	return ev, nil
 }
 
+// traceHead is where a session's timeline ends: its last seq, that event's
+// place in trace_log, and the place of its last report event (0: none).
+type traceHead struct{ seq, g, report uint64 }
+
+func (h traceHead) encode() []byte {
+	v := make([]byte, 24)
+	binary.BigEndian.PutUint64(v, h.seq)
+	binary.BigEndian.PutUint64(v[8:], h.g)
+	binary.BigEndian.PutUint64(v[16:], h.report)
+	return v
+}
+
+func (tx *Tx) traceHead(sessionID string) (traceHead, error) {
+	v := tx.tx.Bucket(bucketTraceHeads).Get([]byte(sessionID))
+	switch len(v) {
+	case 0:
+		return traceHead{}, nil
+	case 24:
+		return traceHead{binary.BigEndian.Uint64(v), binary.BigEndian.Uint64(v[8:]), binary.BigEndian.Uint64(v[16:])}, nil
+	}
+	return traceHead{}, fmt.Errorf("trace head of session %s is %d bytes: %w", sessionID, len(v), ErrCorrupt)
+}
+
+func traceIndexKey(sessionID string, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte(sessionID), seq)
+}
+
+// traceAt reads the log entry at g: the links before it and its JSON.
+func (tx *Tx) traceAt(g uint64) (prev, prevReport uint64, js []byte, err error) {
+	v := tx.tx.Bucket(bucketTraceLog).Get(u64(g))
+	if len(v) < traceHeader {
+		return 0, 0, nil, fmt.Errorf("trace log entry %d is missing or short: %w", g, ErrCorrupt)
+	}
+	return binary.BigEndian.Uint64(v), binary.BigEndian.Uint64(v[8:]), v[traceHeader:], nil
+}
+
+// decodeTraceAt decodes the entry at g and checks that it is event seq of
+// sessionID, as the link or index that led there says.
+func (tx *Tx) decodeTraceAt(g uint64, sessionID string, seq uint64) (TraceEvent, uint64, uint64, error) {
+	prev, prevReport, js, err := tx.traceAt(g)
+	if err != nil {
+		return TraceEvent{}, 0, 0, err
+	}
+	var ev TraceEvent
+	if err := json.Unmarshal(js, &ev); err != nil {
+		return TraceEvent{}, 0, 0, fmt.Errorf("decode trace log entry %d: %v: %w", g, err, ErrCorrupt)
+	}
+	if ev.SessionID != sessionID || ev.Seq != seq {
+		return TraceEvent{}, 0, 0, fmt.Errorf("trace log entry %d is event %d of %s, want %d of %s: %w", g, ev.Seq, ev.SessionID, seq, sessionID, ErrCorrupt)
+	}
+	return ev, prev, prevReport, nil
+}
+
 // TraceEvents returns the session's events with a sequence strictly above
 // afterSeq, in order, at most limit of them (default 100, at most 1000). It
-// seeks straight to afterSeq+1, so a page costs its own size whatever the
-// length of the timeline. Resume with the last Seq returned (or an SSE
-// client's Last-Event-ID). Denial: not_found (no such session).
+// starts from the index entry at or just past the page's end and follows
+// the session's links back, so a page costs its own size plus at most
+// traceStride steps, whatever the length of the timeline. Resume with the
+// last Seq returned (or an SSE client's Last-Event-ID). Denial: not_found
+// (no such session).
 func (tx *Tx) TraceEvents(sessionID string, afterSeq uint64, limit int) ([]TraceEvent, error) {
 	if tx.tx.Bucket(bucketSessions).Get([]byte(sessionID)) == nil {
 		return nil, Deny(CodeNotFound, "no session %s", sessionID)
 	}
+	h, err := tx.traceHead(sessionID)
+	if err != nil {
+		return nil, err
+	}
 	out := []TraceEvent{}
-	b := tx.tx.Bucket(bucketTrace).Bucket([]byte(sessionID))
-	if b == nil || afterSeq == ^uint64(0) { // no events yet; nothing after the last possible
+	if afterSeq >= h.seq {
 		return out, nil
 	}
 	limit = sessionListLimit(limit)
-	c := b.Cursor()
-	for k, v := c.Seek(u64(afterSeq + 1)); k != nil && len(out) < limit; k, v = c.Next() {
-		var ev TraceEvent
-		if err := json.Unmarshal(v, &ev); err != nil {
-			return nil, fmt.Errorf("decode trace event %x of session %s: %w", k, sessionID, err)
+	hi := h.seq
+	if h.seq-afterSeq > uint64(limit) {
+		hi = afterSeq + uint64(limit)
+	}
+	// Start at the first indexed event at or past hi, or the head.
+	seq, g := h.seq, h.g
+	if c := (hi+traceStride-2)/traceStride*traceStride + 1; c < h.seq {
+		v := tx.tx.Bucket(bucketTraceIndex).Get(traceIndexKey(sessionID, c))
+		if len(v) != 8 {
+			return nil, fmt.Errorf("trace index of session %s has no entry for %d: %w", sessionID, c, ErrCorrupt)
 		}
-		out = append(out, ev)
+		seq, g = c, binary.BigEndian.Uint64(v)
+	}
+	for ; seq > hi; seq-- {
+		if g, _, _, err = tx.traceAt(g); err != nil {
+			return nil, err
+		}
+	}
+	out = make([]TraceEvent, hi-afterSeq)
+	for ; seq > afterSeq; seq-- {
+		ev, prev, _, err := tx.decodeTraceAt(g, sessionID, seq)
+		if err != nil {
+			return nil, err
+		}
+		out[seq-afterSeq-1], g = ev, prev
 	}
 	return out, nil
 }
 
 // LastTraceSeq is the sequence number of the session's last event, 0 when it
-// has none (or there is no such session). Events are gap-free from 1, so it
-// is also their count.
+// has none (or there is no such session, or its head cannot be read).
+// Events are gap-free from 1, so it is also their count.
 func (tx *Tx) LastTraceSeq(sessionID string) uint64 {
-	b := tx.tx.Bucket(bucketTrace).Bucket([]byte(sessionID))
-	if b == nil {
-		return 0
-	}
-	return b.Sequence()
+	h, _ := tx.traceHead(sessionID)
+	return h.seq
 }

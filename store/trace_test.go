@@ -169,15 +169,15 @@ func equalEvent(a, b TraceEvent) bool {
 		a.Method == b.Method && a.PacketID == b.PacketID && a.AuditID == b.AuditID && string(a.Data) == string(b.Data)
 }
 
-// A session has no trace bucket until its first event; reading it before
+// A session has no trace head until its first event; reading it before
 // gives an empty timeline, not an error, and an unknown session gives
 // not_found.
 func TestTraceBeforeFirstEvent(t *testing.T) {
 	db := openTestDB(t, Options{})
 	s := createSession(t, db, SessionSpec{Kind: SessionExternal})
 	mustView(t, db, func(tx *Tx) error {
-		if tx.tx.Bucket(bucketTrace).Bucket([]byte(s.ID)) != nil {
-			t.Error("trace bucket exists before the first event")
+		if tx.tx.Bucket(bucketTraceHeads).Get([]byte(s.ID)) != nil {
+			t.Error("trace head exists before the first event")
 		}
 		evs, err := tx.TraceEvents(s.ID, 0, 0)
 		if err != nil || evs == nil || len(evs) != 0 {
@@ -337,20 +337,31 @@ func TestTraceRolledBackLeavesNoGap(t *testing.T) {
 }
 
 // Paging forward from any point with any page size visits every later
-// event exactly once, in order.
+// event exactly once, in order, while another session's events sit
+// between them in the log, a few or many at a time.
 func TestTraceEventsPaging(t *testing.T) {
 	const n = 1234
 	db := openTestDB(t, Options{})
 	s := createSession(t, db, SessionSpec{Kind: SessionExternal})
+	other := createSession(t, db, SessionSpec{Kind: SessionExternal})
+	rng := rand.New(rand.NewPCG(3, 4))
 	mustUpdate(t, db, func(tx *Tx) error {
 		for i := range n {
 			if _, err := tx.AppendTrace(s.ID, TraceEvent{Type: TraceToolCall, Data: traceData(0, i)}); err != nil {
 				return err
 			}
+			between := rng.IntN(3)
+			if i%100 == 7 {
+				between = 500
+			}
+			for range between {
+				if _, err := tx.AppendTrace(other.ID, TraceEvent{Type: TraceState}); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})
-	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range 200 {
 		start := uint64(0)
 		if trial%4 != 0 {
