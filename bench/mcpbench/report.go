@@ -205,7 +205,9 @@ func (r *report) printWorkflow(w io.Writer) {
 	fmt.Fprintln(w, `drain: agents with a session each run work_await_packet → work_ack → artifact_publish (inline)
 → work_complete on one repository's queue until it is empty; every call but the last (empty)
 await counts; claims/s runs to the last claim, completes/s and calls/s to the last complete.
-heartbeat: session_report kind heartbeat (a report, a trace event and an audit record per call).`)
+heartbeat: session_report kind heartbeat (a report, a trace event and an audit record per call);
+in process: the same calls from goroutines calling the registry, as the GUI and the supervisor
+do (no HTTP, no JSON-RPC): what the group commit does when the transport costs nothing.`)
 }
 
 func wfLabel(wf wfResult) string {
@@ -214,6 +216,8 @@ func wfLabel(wf wfResult) string {
 		return fmt.Sprintf("drain %d packets", wf.packets)
 	case wfHeartbeat:
 		return "session_report heartbeat"
+	case wfHeartbeatDirect:
+		return "session.report heartbeat in process"
 	}
 	return wf.kind
 }
@@ -538,8 +542,11 @@ func (r *report) workflowRows() []jsonRow {
 	for _, wf := range r.workflow {
 		c := wf.cell
 		prefix := fmt.Sprintf("mcp_workflow_drain/switchboard/c%d/", c.conc)
-		if wf.kind == wfHeartbeat {
+		switch wf.kind {
+		case wfHeartbeat:
 			prefix = fmt.Sprintf("mcp_tools_call_session_report_heartbeat/switchboard/c%d/", c.conc)
+		case wfHeartbeatDirect:
+			prefix = fmt.Sprintf("registry_session_report_heartbeat/switchboard/c%d/", c.conc)
 		}
 		fsName := prefix + "fsync_updates_per_sec"
 		vsFsync := func(name, unit string, v float64) jsonRow {
@@ -555,8 +562,10 @@ func (r *report) workflowRows() []jsonRow {
 				vsFsync(prefix+"completes_per_sec", "completes/s", wf.completeRate()).
 					labelled(groupWorkflow, fmt.Sprintf("completes, %d agents draining %s packets", c.conc, thousands(wf.packets)), "fsync'd bbolt Updates around it"),
 				newRow(prefix+"drain_time", "ms", float64(c.elapsed)/float64(time.Millisecond), false, "", 0))
+		} else if wf.kind == wfHeartbeatDirect {
+			calls = calls.labelled(groupWorkflow, fmt.Sprintf("session.report heartbeats, %d callers in process", c.conc), "fsync'd bbolt Updates around it")
 		} else {
-			calls = calls.labelled(groupWorkflow, fmt.Sprintf("session_report heartbeats, %s", clients(c.conc)), "fsync'd bbolt Updates around it")
+			calls = calls.labelled(groupWorkflow, fmt.Sprintf("session_report heartbeats, %s over HTTP", clients(c.conc)), "fsync'd bbolt Updates around it")
 		}
 		us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 		out = append(out, calls,

@@ -54,6 +54,10 @@ type target struct {
 	// db is Switchboard's store, for the rows that set a direct store
 	// read beside the same read over MCP.
 	db *store.DB
+	// reg and principal are Switchboard's registry and the client
+	// token's principal, for the rows that call it without HTTP.
+	reg       *mcpserver.Registry
+	principal mcpserver.Principal
 }
 
 func startTarget(ctx context.Context, name string, env *runEnv) (*target, error) {
@@ -124,6 +128,7 @@ func startSwitchboardWith(path string, log *slog.Logger, setup func(*store.Tx) e
 		return nil, err
 	}
 	var raw string
+	var principal mcpserver.Principal
 	err = db.Update(func(tx *store.Tx) error {
 		if setup != nil {
 			if err := setup(tx); err != nil {
@@ -138,7 +143,7 @@ func startSwitchboardWith(path string, log *slog.Logger, setup func(*store.Tx) e
 		if err != nil {
 			return err
 		}
-		raw = r
+		raw, principal = r, mcpserver.TokenPrincipal(tok)
 		return tx.SetSetting(mcpserver.SettingClientKeyID, tok.KeyID)
 	})
 	if err != nil {
@@ -158,10 +163,12 @@ func startSwitchboardWith(path string, log *slog.Logger, setup func(*store.Tx) e
 	}
 	env.endpoint = url
 	return &target{
-		name: serverSwitchboard,
-		url:  url,
-		auth: "Bearer " + raw,
-		db:   db,
+		name:      serverSwitchboard,
+		url:       url,
+		auth:      "Bearer " + raw,
+		db:        db,
+		reg:       reg,
+		principal: principal,
 		close: func() error {
 			return errors.Join(stop(), db.Close())
 		},

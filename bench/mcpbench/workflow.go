@@ -10,6 +10,10 @@ package main
 //   - heartbeat: concurrent clients each send session_report heartbeats for
 //     their session: an audited mutating call that writes a report, a trace
 //     event and an audit record.
+//   - heartbeat in process: the same calls from as many goroutines calling
+//     the registry directly, as the GUI and the supervisor do: the group
+//     commit without HTTP and JSON-RPC, whose CPU on a small machine caps
+//     the row above.
 //
 // Each row's rates are set beside the rate of fsync'd single-Put bbolt
 // Updates (the ceiling of committing each call on its own) measured for a
@@ -31,6 +35,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -38,6 +43,9 @@ import (
 const (
 	wfDrain     = "drain"
 	wfHeartbeat = "heartbeat"
+	// wfHeartbeatDirect is the heartbeat row through the registry in
+	// process.
+	wfHeartbeatDirect = "heartbeat-direct"
 )
 
 // wfResult is one workflow measurement: its calls as a cell, and for a
@@ -69,11 +77,16 @@ func measureWorkflow(ctx context.Context, dir string, log *slog.Logger, drainAge
 		out = append(out, d)
 	}
 	fmt.Fprintf(os.Stderr, "mcpbench: session_report heartbeat at concurrency %d…\n", heartbeatConc)
-	h, err := withFsync(dir, func() (wfResult, error) { return measureHeartbeat(ctx, dir, log, heartbeatConc, warmup, dur) })
+	h, err := withFsync(dir, func() (wfResult, error) { return measureHeartbeat(ctx, dir, log, heartbeatConc, warmup, dur, false) })
 	if err != nil {
 		return nil, fmt.Errorf("session_report heartbeat: %w", err)
 	}
-	return append(out, h), nil
+	fmt.Fprintf(os.Stderr, "mcpbench: session.report heartbeat in process at concurrency %d…\n", heartbeatConc)
+	hd, err := withFsync(dir, func() (wfResult, error) { return measureHeartbeat(ctx, dir, log, heartbeatConc, warmup, dur, true) })
+	if err != nil {
+		return nil, fmt.Errorf("session.report heartbeat in process: %w", err)
+	}
+	return append(out, h, hd), nil
 }
 
 // withFsync runs fn between two seconds of fsync'd single-Put Updates and
@@ -322,9 +335,14 @@ func drainLoop(ctx context.Context, c *wfClient, repoID, ses string, log *drainA
 }
 
 // measureHeartbeat loads a fresh database with conc clients, each sending
-// session_report heartbeats for a session of its own.
-func measureHeartbeat(ctx context.Context, dir string, log *slog.Logger, conc int, warmup, dur time.Duration) (wfResult, error) {
-	t, err := startSwitchboard(filepath.Join(dir, "heartbeat.db"), log)
+// session_report heartbeats for a session of its own: over HTTP, or with
+// direct set, as calls of the registry in this process.
+func measureHeartbeat(ctx context.Context, dir string, log *slog.Logger, conc int, warmup, dur time.Duration, direct bool) (wfResult, error) {
+	name := "heartbeat.db"
+	if direct {
+		name = "heartbeat-direct.db"
+	}
+	t, err := startSwitchboard(filepath.Join(dir, name), log)
 	if err != nil {
 		return wfResult{}, err
 	}
@@ -336,10 +354,20 @@ func measureHeartbeat(ctx context.Context, dir string, log *slog.Logger, conc in
 		}
 		w := newWorker(client, t, id)
 		w.body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"session_report","arguments":{"kind":"heartbeat","session_id":%q,"text":"working"}}}`, id, ses)
+		if direct {
+			args := json.RawMessage(fmt.Sprintf(`{"kind":"heartbeat","session_id":%q,"text":"working"}`, ses))
+			w.direct = func(ctx context.Context) error {
+				return t.reg.Invoke(ctx, t.principal, mcpserver.TransportMCP, "session.report", args).Err
+			}
+		}
 		return w, nil
 	})
 	if err != nil {
 		return wfResult{}, err
 	}
-	return wfResult{kind: wfHeartbeat, cell: c}, nil
+	kind := wfHeartbeat
+	if direct {
+		kind = wfHeartbeatDirect
+	}
+	return wfResult{kind: kind, cell: c}, nil
 }
