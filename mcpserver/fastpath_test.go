@@ -69,3 +69,27 @@ func TestFastPathMatchesSDK(t *testing.T) {
 		})
 	}
 }
+
+// appendJSONString writes what encoding/json would: the same string once
+// decoded, for text with quotes, controls, HTML characters, non-ASCII and
+// bytes that are not UTF-8.
+func TestAppendJSONString(t *testing.T) {
+	for _, s := range []string{
+		"", "plain", `quote " and \ backslash`, "tab\tnew\nline\rcr\x00nul\x1f",
+		"<script>&amp;</script>", "ünïcödé 漢字 \u2028 \U0001F600", "bad \xff\xfe utf8", "cut \xe6\xbc",
+	} {
+		got, err := appendJSONString([]byte("x"), []byte(s))
+		if err != nil || got[0] != 'x' {
+			t.Fatalf("%q: %s, %v", s, got, err)
+		}
+		want, _ := json.Marshal(s)
+		var a, b string
+		if err := json.Unmarshal(got[1:], &a); err != nil {
+			t.Fatalf("%q: %s is not a JSON string: %v", s, got[1:], err)
+		}
+		json.Unmarshal(want, &b)
+		if a != b {
+			t.Errorf("%q: decodes to %q, encoding/json's to %q", s, a, b)
+		}
+	}
+}
