@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -69,21 +70,24 @@ func BenchmarkRegistryInvokeHeartbeat(b *testing.B) {
 	p := TokenPrincipal(tok)
 	repo := f.registerRepo(b, b.TempDir())
 	const callers = 16
-	args := make(chan json.RawMessage, callers)
+	var args []json.RawMessage
 	for range callers {
 		res := f.reg.Invoke(b.Context(), p, TransportMCP, "session.report", json.RawMessage(fmt.Sprintf(`{"kind":"ready","repository_id":%q}`, repo.ID)))
 		if res.Err != nil {
 			b.Fatal(res.Err)
 		}
-		args <- fmt.Appendf(nil, `{"kind":"heartbeat","session_id":%q,"text":"working"}`, res.Value.(ReportResult).SessionID)
+		args = append(args, fmt.Appendf(nil, `{"kind":"heartbeat","session_id":%q,"text":"working"}`, res.Value.(ReportResult).SessionID))
 	}
 	b.SetParallelism((callers + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
 	b.ReportAllocs()
 	cpu0 := processCPU(b)
 	b.ResetTimer()
 	defer func() { b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/op") }()
+	var next atomic.Int64
 	b.RunParallel(func(pb *testing.PB) {
-		a := <-args
+		// GOMAXPROCS × parallelism goroutines: 16 on 2 CPUs, a few more
+		// than the sessions elsewhere, which then share one.
+		a := args[int(next.Add(1)-1)%callers]
 		for pb.Next() {
 			if res := f.reg.Invoke(b.Context(), p, TransportMCP, "session.report", a); res.Err != nil {
 				b.Error(res.Err)
@@ -103,10 +107,10 @@ func BenchmarkToolsCallHeartbeat(b *testing.B) {
 	repo := e.registerRepo(b, b.TempDir())
 	a := &agent{b, e.url, e.clientRaw}
 	const clients = 16
-	bodies := make(chan []byte, clients)
+	var bodies [][]byte
 	for i := range clients {
 		ses := a.ok("session_report", map[string]any{"kind": "ready", "repository_id": repo.ID})["session_id"].(string)
-		bodies <- fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"session_report","arguments":{"kind":"heartbeat","session_id":%q,"text":"working"}}}`, i, ses)
+		bodies = append(bodies, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"session_report","arguments":{"kind":"heartbeat","session_id":%q,"text":"working"}}}`, i, ses))
 	}
 	client := e.srv.Client()
 	b.SetParallelism((clients + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
@@ -114,8 +118,9 @@ func BenchmarkToolsCallHeartbeat(b *testing.B) {
 	cpu0 := processCPU(b)
 	b.ResetTimer()
 	defer func() { b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/op") }()
+	var next atomic.Int64
 	b.RunParallel(func(pb *testing.PB) {
-		body := <-bodies
+		body := bodies[int(next.Add(1)-1)%clients] // as above: maybe shared
 		for pb.Next() {
 			if out, err := postJSON(b, client, e.url, e.clientRaw, body); err != nil || bytes.Contains(out, []byte(`"isError":true`)) {
 				b.Errorf("%v: %s", err, out)
