@@ -795,6 +795,19 @@ func TestWorkResources(t *testing.T) {
 	if sr.TraceEvents[0].Type != store.TraceSessionOpen {
 		t.Errorf("first trace event %+v", sr.TraceEvents[0])
 	}
+	// Report events name their report, without its text.
+	reportEvents := 0
+	for _, ev := range sr.TraceEvents {
+		if ev.Type == store.TraceReport {
+			reportEvents++
+			if ev.Report == nil || ev.Report.ID == "" || ev.Report.Text != "" {
+				t.Errorf("report event %+v in the resource", ev.Report)
+			}
+		}
+	}
+	if reportEvents != 56 {
+		t.Errorf("%d report events in the resource, want 56", reportEvents)
+	}
 	// Reads are audited, as calls.
 	var methods []string
 	for _, r := range e.audit(t) {

@@ -27,8 +27,11 @@ type SessionResource struct {
 	Session store.Session  `json:"session"`
 	Reports []store.Report `json:"reports" jsonschema:"the newest 50 reports, oldest first"`
 	// TraceEvents are the first events of the trace; TraceLastSeq says how
-	// many there are in all (sequence numbers are gap-free from 1).
-	TraceEvents  []store.TraceEvent `json:"trace_events" jsonschema:"the first 500 trace events, in order"`
+	// many there are in all (sequence numbers are gap-free from 1). A
+	// report event's report comes without its text (up to 16 KiB each,
+	// 500 of them would make the resource megabytes): Reports and the
+	// replay feed have it.
+	TraceEvents  []store.TraceEvent `json:"trace_events" jsonschema:"the first 500 trace events, in order; report texts are in reports and the replay feed"`
 	TraceLastSeq uint64             `json:"trace_last_seq" jsonschema:"the seq of the session's last trace event: more follow trace_events when it is greater"`
 }
 
@@ -68,6 +71,13 @@ func (r *Registry) registerWorkResources() {
 			evs, err := c.Tx.TraceEvents(s.ID, 0, sessionResourceTrace)
 			if err != nil {
 				return SessionResource{}, err
+			}
+			for i := range evs {
+				if r := evs[i].Report; r != nil {
+					short := *r
+					short.Text = ""
+					evs[i].Report = &short
+				}
 			}
 			return SessionResource{Session: s, Reports: reports, TraceEvents: evs, TraceLastSeq: c.Tx.LastTraceSeq(s.ID)}, nil
 		}))
