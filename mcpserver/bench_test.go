@@ -78,19 +78,27 @@ func BenchmarkRegistryInvokeHeartbeat(b *testing.B) {
 		}
 		args = append(args, fmt.Appendf(nil, `{"kind":"heartbeat","session_id":%q,"text":"working"}`, res.Value.(ReportResult).SessionID))
 	}
-	b.SetParallelism((callers + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+	runCallers(b, callers, func(i int) error {
+		return f.reg.Invoke(b.Context(), p, TransportMCP, "session.report", args[i]).Err
+	})
+}
+
+// runCallers runs call from about n goroutines at once, the i-th calling
+// with i, and reports the CPU this process used per call. RunParallel
+// starts GOMAXPROCS × parallelism goroutines: n on 2 CPUs, a few more
+// elsewhere, which then share an i.
+func runCallers(b *testing.B, n int, call func(i int) error) {
+	b.SetParallelism((n + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
 	b.ReportAllocs()
 	cpu0 := processCPU(b)
 	b.ResetTimer()
 	defer func() { b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/op") }()
 	var next atomic.Int64
 	b.RunParallel(func(pb *testing.PB) {
-		// GOMAXPROCS × parallelism goroutines: 16 on 2 CPUs, a few more
-		// than the sessions elsewhere, which then share one.
-		a := args[int(next.Add(1)-1)%callers]
+		i := int(next.Add(1)-1) % n
 		for pb.Next() {
-			if res := f.reg.Invoke(b.Context(), p, TransportMCP, "session.report", a); res.Err != nil {
-				b.Error(res.Err)
+			if err := call(i); err != nil {
+				b.Error(err)
 				return
 			}
 		}
@@ -113,20 +121,12 @@ func BenchmarkToolsCallHeartbeat(b *testing.B) {
 		bodies = append(bodies, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"session_report","arguments":{"kind":"heartbeat","session_id":%q,"text":"working"}}}`, i, ses))
 	}
 	client := e.srv.Client()
-	b.SetParallelism((clients + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
-	b.ReportAllocs()
-	cpu0 := processCPU(b)
-	b.ResetTimer()
-	defer func() { b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/op") }()
-	var next atomic.Int64
-	b.RunParallel(func(pb *testing.PB) {
-		body := bodies[int(next.Add(1)-1)%clients] // as above: maybe shared
-		for pb.Next() {
-			if out, err := postJSON(b, client, e.url, e.clientRaw, body); err != nil || bytes.Contains(out, []byte(`"isError":true`)) {
-				b.Errorf("%v: %s", err, out)
-				return
-			}
+	runCallers(b, clients, func(i int) error {
+		out, err := postJSON(b, client, e.url, e.clientRaw, bodies[i])
+		if err == nil && bytes.Contains(out, []byte(`"isError":true`)) {
+			err = fmt.Errorf("tool error: %s", out)
 		}
+		return err
 	})
 }
 
