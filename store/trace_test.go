@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // traceData is the Data of a test event: which writer made it and its
@@ -575,5 +577,56 @@ func BenchmarkTraceEvents(b *testing.B) {
 		}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A trace log whose links or entries do not hold together is reported as
+// ErrCorrupt, never read as another session's events or as a shorter
+// timeline.
+func TestTraceCorruptionIsAnError(t *testing.T) {
+	// The log holds a's events at 1, 3, 5 and b's at 2, 4, 6.
+	for _, tc := range []struct {
+		name   string
+		victim int // 0: a, 1: b
+		damage func(log *bolt.Bucket) error
+	}{
+		{"entry of another session", 1, func(log *bolt.Bucket) error {
+			return log.Put(u64(2), slices.Clone(log.Get(u64(1))))
+		}},
+		{"short entry", 0, func(log *bolt.Bucket) error { return log.Put(u64(3), []byte("short")) }},
+		{"missing entry", 0, func(log *bolt.Bucket) error { return log.Delete(u64(3)) }},
+		{"not JSON", 0, func(log *bolt.Bucket) error {
+			return log.Put(u64(3), append(slices.Clone(log.Get(u64(3))[:traceHeader]), "{nope"...))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := openTestDB(t, Options{})
+			a := createSession(t, db, SessionSpec{Kind: SessionExternal})
+			b := createSession(t, db, SessionSpec{Kind: SessionExternal})
+			for range 3 {
+				for _, s := range []Session{a, b} {
+					if _, _, err := addReport(db, s.ID, ReportHeartbeat, "tick", ""); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := db.bolt.Update(func(btx *bolt.Tx) error { return tc.damage(btx.Bucket(bucketTraceLog)) }); err != nil {
+				t.Fatal(err)
+			}
+			victim, other := []Session{a, b}[tc.victim], []Session{a, b}[1-tc.victim]
+			mustView(t, db, func(tx *Tx) error {
+				if _, err := tx.TraceEvents(victim.ID, 0, 0); !errors.Is(err, ErrCorrupt) {
+					t.Errorf("TraceEvents = %v, want ErrCorrupt", err)
+				}
+				if _, err := tx.Reports(victim.ID, 0); !errors.Is(err, ErrCorrupt) {
+					t.Errorf("Reports = %v, want ErrCorrupt", err)
+				}
+				// The other session's timeline is whole.
+				if evs, err := tx.TraceEvents(other.ID, 0, 0); err != nil || len(evs) != 3 {
+					t.Errorf("the other session's events: %d, %v", len(evs), err)
+				}
+				return nil
+			})
+		})
 	}
 }
