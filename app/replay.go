@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -202,7 +203,7 @@ func newReplayView(g *gui, s store.Session) (*replayView, string) {
 				mark = "▸ "
 			}
 			l.TextStyle.Bold = i == v.current
-			l.SetText(fmt.Sprintf("%s%s  #%d %s %s", mark, fmtOffset(v.offset(ev)), ev.Seq, ev.Type, ev.Method))
+			l.SetText(fmt.Sprintf("%s%s  #%d %s", mark, fmtOffset(v.offset(ev)), ev.Seq, traceLine(ev)))
 		})
 	list.OnSelected = func(i widget.ListItemID) {
 		v.slider.SetValue(v.offset(v.events[i]).Seconds())
@@ -225,6 +226,28 @@ func newReplayView(g *gui, s store.Session) (*replayView, string) {
 func (v *replayView) offset(ev store.TraceEvent) time.Duration {
 	return max(ev.At.Sub(v.start), 0)
 }
+
+// traceLine is what the replay's list says of an event: its type and
+// method, and for a report what the agent said, on one line and cut short
+// (the list is an index; the Reports pane has the whole text).
+func traceLine(ev store.TraceEvent) string {
+	line := strings.TrimSpace(string(ev.Type) + " " + ev.Method)
+	r := ev.Report
+	if r == nil {
+		return line
+	}
+	line += " · " + string(r.Kind)
+	if text := strings.Join(strings.Fields(r.Text), " "); text != "" {
+		if runes := []rune(text); len(runes) > traceLineText {
+			text = string(runes[:traceLineText-1]) + "…"
+		}
+		line += ": " + text
+	}
+	return line
+}
+
+// traceLineText is how much of a report's text the replay's list shows.
+const traceLineText = 80
 
 func fmtOffset(d time.Duration) string {
 	d = d.Round(100 * time.Millisecond)

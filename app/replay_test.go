@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
 )
 
 // An ended session replays: its recording on a timeline, seekable, with
@@ -85,4 +86,26 @@ func TestReplayEndedSession(t *testing.T) {
 		t.Errorf("playback stopped at %v of %v", rv.slider.Value, rv.slider.Max)
 	}
 	w.win.Close()
+}
+
+// The replay's list names each event, and for a report what the agent
+// said, on one line and cut short.
+func TestTraceLine(t *testing.T) {
+	long := strings.Repeat("é", 100)
+	for _, tc := range []struct {
+		ev   store.TraceEvent
+		want string
+	}{
+		{store.TraceEvent{Type: store.TraceToolCall, Method: "work.ack"}, "tool_call work.ack"},
+		{store.TraceEvent{Type: store.TraceExit}, "exit"},
+		{store.TraceEvent{Type: store.TraceReport, Method: "session.report", Report: &store.Report{Kind: store.ReportHeartbeat}}, "report session.report · heartbeat"},
+		{store.TraceEvent{Type: store.TraceReport, Method: "session.report", Report: &store.Report{Kind: store.ReportHeartbeat, Text: "tests\n  pass;\tpublishing"}},
+			"report session.report · heartbeat: tests pass; publishing"},
+		{store.TraceEvent{Type: store.TraceQuestion, Method: "session.report", Report: &store.Report{Kind: store.ReportQuestion, Text: long}},
+			"question session.report · question: " + strings.Repeat("é", 79) + "…"},
+	} {
+		if got := traceLine(tc.ev); got != tc.want {
+			t.Errorf("traceLine(%+v) = %q, want %q", tc.ev, got, tc.want)
+		}
+	}
 }

@@ -89,6 +89,12 @@ func goldenSessionsData() *goldenData {
 	question := store.Question{ID: "q_51e0b7c2a9d84f3617ac", SessionID: live.ID,
 		Text:    "The Work window shows packet ages like “12m”, counted from now. Should the test pin the clock, or should the golden leave the ages out?",
 		AskedAt: goldenAgo(40 * time.Second)}
+	// A report is its trace event: the ended session's two are events 2
+	// and 6 below.
+	endedReports := []store.Report{
+		{ID: "rep_1d0e", Seq: 2, SessionID: goldenSesEnded, Kind: store.ReportReady, Text: "connected", At: goldenRecordingStart.Add(1500 * time.Millisecond)},
+		{ID: "rep_1d0f", Seq: 6, SessionID: goldenSesEnded, Kind: store.ReportHeartbeat, Text: "tests pass; publishing the patch", At: goldenRecordingStart.Add(30 * time.Second)},
+	}
 	d.details = map[string]mcpserver.SessionDetail{
 		live.ID: {Session: live, Questions: []store.Question{question}, LastSeq: 14, Reports: []store.Report{
 			report(1, store.ReportReady, goldenAgo(7*time.Minute), "connected; waiting for a packet"),
@@ -96,21 +102,19 @@ func goldenSessionsData() *goldenData {
 			report(3, store.ReportHeartbeat, goldenAgo(3*time.Minute), "goldens drawn for Sessions, Work, Audit and Settings; looking at them now"),
 			report(4, store.ReportQuestion, question.AskedAt, question.Text),
 		}},
-		goldenSesEnded: {Session: d.sessions[2], Questions: []store.Question{}, LastSeq: 9, Reports: []store.Report{
-			{ID: "rep_1d0e", Seq: 1, SessionID: goldenSesEnded, Kind: store.ReportReady, Text: "connected", At: goldenRecordingStart.Add(1500 * time.Millisecond)},
-			{ID: "rep_1d0f", Seq: 2, SessionID: goldenSesEnded, Kind: store.ReportHeartbeat, Text: "tests pass; publishing the patch", At: goldenRecordingStart.Add(30 * time.Second)},
-		}},
+		goldenSesEnded: {Session: d.sessions[2], Questions: []store.Question{}, LastSeq: 9, Reports: endedReports},
 	}
+	withReport := func(ev store.TraceEvent, r *store.Report) store.TraceEvent { ev.Report = r; return ev }
 	ev := func(seq uint64, sec float64, typ store.TraceType, method string) store.TraceEvent {
 		return store.TraceEvent{Seq: seq, SessionID: goldenSesEnded, At: goldenRecordingStart.Add(time.Duration(sec * float64(time.Second))), Type: typ, Method: method}
 	}
 	d.trace = map[string][]store.TraceEvent{goldenSesEnded: {
 		ev(1, 0, store.TraceSessionOpen, ""),
-		ev(2, 1.5, store.TraceReport, "session.report"),
+		withReport(ev(2, 1.5, store.TraceReport, "session.report"), &endedReports[0]),
 		ev(3, 2.0, store.TraceToolCall, "work.await_packet"),
 		ev(4, 2.2, store.TracePacketClaimed, ""),
 		ev(5, 2.2, store.TraceToolResult, "work.await_packet"),
-		ev(6, 30.0, store.TraceReport, "session.report"),
+		withReport(ev(6, 30.0, store.TraceReport, "session.report"), &endedReports[1]),
 		ev(7, 31.5, store.TraceToolCall, "artifact.publish"),
 		ev(8, 38.0, store.TraceToolCall, "work.complete"),
 		ev(9, 41.2, store.TraceExit, ""),
