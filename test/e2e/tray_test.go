@@ -74,16 +74,12 @@ func TestTrayMenuOverDBus(t *testing.T) {
 		return
 	}
 
-	trayClick(t, menu, items, "Copy MCP endpoint")
-	got := trayWaitClipboard(t, p, func(s string) bool { return s == endpoint })
+	got := trayCopy(t, p, menu, func(s string) bool { return s == endpoint }, "Copy MCP endpoint")
 	if got != endpoint {
 		t.Fatalf("clipboard after Copy MCP endpoint = %q, want %q", got, endpoint)
 	}
 
-	// Fyne may rebuild the tray menu after a click, with new item ids: read
-	// the layout again before each click.
-	trayClick(t, menu, trayMenuItems(t, menu), "Copy client token")
-	token := trayWaitClipboard(t, p, trayTokenRE.MatchString)
+	token := trayCopy(t, p, menu, trayTokenRE.MatchString, "Copy client token")
 	if !trayTokenRE.MatchString(token) {
 		// Say only the shape of what was there: it may be a real token.
 		t.Fatalf("clipboard after Copy client token holds %d bytes that are not a client token (sbt_<16 hex>_<43 base64url>)", len(token))
@@ -98,9 +94,7 @@ func TestTrayMenuOverDBus(t *testing.T) {
 			t.Errorf("tray menu has no %q", want)
 		}
 	}
-	cfg := items[slices.IndexFunc(items, func(it trayItem) bool { return it.label == "Copy client config" })]
-	trayClick(t, menu, cfg.children, "Claude Code command")
-	cmdLine := trayWaitClipboard(t, p, func(s string) bool { return strings.HasPrefix(s, "claude mcp add") })
+	cmdLine := trayCopy(t, p, menu, func(s string) bool { return strings.HasPrefix(s, "claude mcp add") }, "Copy client config", "Claude Code command")
 	m := regexp.MustCompile(`^claude mcp add --transport http switchboard '([^']+)' --header 'Authorization: Bearer (sbt_[^']+)'$`).FindStringSubmatch(cmdLine)
 	if m == nil {
 		t.Fatalf("clipboard after Copy client config ▸ Claude Code command is not the command (%d bytes)", len(cmdLine))
@@ -393,12 +387,37 @@ func trayClick(t *testing.T, menu dbus.BusObject, items []trayItem, label string
 	}
 }
 
-// trayWaitClipboard reads the clipboard selection until ok accepts it or the time is up,
-// and returns the last value read. The click is handled on the app's loop, so the value
-// changes a little after the D-Bus call returns.
-func trayWaitClipboard(t *testing.T, p *trayProc, ok func(string) bool) string {
+// trayCopy clicks the item at path (labels from the top of the menu down) until the
+// clipboard holds what ok accepts, or the time is up, and returns the last value read.
+// Fyne rebuilds the tray menu now and then (after a click, and once early on), with new
+// item ids, and a click on an id that is gone is dropped ("no menu item with ID"): so the
+// layout is read again before each click, and a click that changed nothing is made again.
+func trayCopy(t *testing.T, p *trayProc, menu dbus.BusObject, ok func(string) bool, path ...string) string {
 	t.Helper()
 	deadline := time.Now().Add(trayClipTimeout)
+	for {
+		items := trayMenuItems(t, menu)
+		for _, label := range path[:len(path)-1] {
+			i := slices.IndexFunc(items, func(it trayItem) bool { return it.label == label })
+			if i < 0 {
+				t.Fatalf("no tray item %q", label)
+			}
+			items = items[i].children
+		}
+		trayClick(t, menu, items, path[len(path)-1])
+		last := trayWaitClipboard(t, p, ok, min(2*time.Second, time.Until(deadline)))
+		if ok(last) || time.Now().After(deadline) {
+			return last
+		}
+	}
+}
+
+// trayWaitClipboard reads the clipboard selection until ok accepts it or d is up,
+// and returns the last value read. The click is handled on the app's loop, so the value
+// changes a little after the D-Bus call returns.
+func trayWaitClipboard(t *testing.T, p *trayProc, ok func(string) bool, d time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	var last string
 	for {
 		p.mustRun(t, "the clipboard")
