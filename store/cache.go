@@ -110,23 +110,20 @@ func cloneTokenRecord(rec tokenRecord) tokenRecord {
 
 // cloneSession returns a copy of s sharing no pointer with it.
 func cloneSession(s Session) Session {
-	if s.EndedAt != nil {
-		t := *s.EndedAt
-		s.EndedAt = &t
-	}
-	if s.ExitCode != nil {
-		c := *s.ExitCode
-		s.ExitCode = &c
-	}
-	if s.LastReportAt != nil {
-		t := *s.LastReportAt
-		s.LastReportAt = &t
-	}
-	if s.LastReport != nil {
-		r := *s.LastReport
-		s.LastReport = &r
-	}
+	s.EndedAt = clonePtr(s.EndedAt)
+	s.ExitCode = clonePtr(s.ExitCode)
+	s.LastReportAt = clonePtr(s.LastReportAt)
+	s.LastReport = clonePtr(s.LastReport) // a Report holds no pointer
 	return s
+}
+
+// clonePtr returns a pointer to a copy of *p, or nil.
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 // cloneToken returns a copy of t that shares nothing a caller could write

@@ -352,10 +352,10 @@ func measureHeartbeat(ctx context.Context, dir string, log *slog.Logger, conc in
 		if err != nil {
 			return nil, err
 		}
+		args := json.RawMessage(fmt.Sprintf(`{"kind":"heartbeat","session_id":%q,"text":"working"}`, ses))
 		w := newWorker(client, t, id)
-		w.body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"session_report","arguments":{"kind":"heartbeat","session_id":%q,"text":"working"}}}`, id, ses)
+		w.body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"session_report","arguments":%s}}`, id, args)
 		if direct {
-			args := json.RawMessage(fmt.Sprintf(`{"kind":"heartbeat","session_id":%q,"text":"working"}`, ses))
 			w.direct = func(ctx context.Context) error {
 				return t.reg.Invoke(ctx, t.principal, mcpserver.TransportMCP, "session.report", args).Err
 			}

@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,12 +28,7 @@ const (
 // more before the test fails.
 func TestIdleCPU(t *testing.T) {
 	trayRequireDesktop(t)
-	if _, err := exec.LookPath("import"); err != nil {
-		if os.Getenv("SWITCHBOARD_E2E_GUI") == "1" {
-			t.Fatal("imagemagick's import is missing")
-		}
-		t.Skip("no imagemagick to see the window")
-	}
+	requireImport(t)
 	bin := buildBinary(t)
 	base, err := os.MkdirTemp("", "sbidle")
 	if err != nil {

@@ -20,12 +20,7 @@ import (
 // show a window, not a blank screen.
 func TestScreenshots(t *testing.T) {
 	trayRequireDesktop(t)
-	if _, err := exec.LookPath("import"); err != nil {
-		if os.Getenv("SWITCHBOARD_E2E_GUI") == "1" {
-			t.Fatal("imagemagick's import is missing")
-		}
-		t.Skip("no imagemagick")
-	}
+	requireImport(t)
 	out := os.Getenv("SWITCHBOARD_SCREENSHOTS_DIR")
 	if out == "" {
 		out = t.TempDir()

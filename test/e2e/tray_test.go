@@ -143,6 +143,18 @@ func trayRequireDesktop(t *testing.T) {
 	t.Skip("run under xvfb-run and dbus-run-session; make test does")
 }
 
+// requireImport skips without imagemagick's import, which the tests that look at a window
+// take screenshots with; under SWITCHBOARD_E2E_GUI=1 its absence fails the test instead.
+func requireImport(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("import"); err != nil {
+		if os.Getenv("SWITCHBOARD_E2E_GUI") == "1" {
+			t.Fatal("imagemagick's import is missing")
+		}
+		t.Skip("no imagemagick to see the window")
+	}
+}
+
 // trayEnv is the binary's environment: the caller's (DISPLAY and the session bus included)
 // without any Switchboard setting, with data and runtime folders under base, a private HOME,
 // so neither Fyne's preferences nor a keyring file land in the user's, and a locale Fyne
