@@ -407,6 +407,7 @@ func (s *Session) readLoop() {
 // emulate feeds the emulator from its queue and tells screen watchers.
 func (s *Session) emulate() {
 	defer close(s.emuDone)
+	runInBackground()
 	var batch []chunk
 	for {
 		batch = s.emuQ.take(batch)
@@ -441,6 +442,7 @@ func (s *Session) notifyScreensLocked() {
 // record writes the asciicast file from its queue. Each event carries the
 // time its bytes were read, not the time the recorder got to them.
 func (s *Session) record(f *os.File, w *asciicast.Writer, at *time.Time, done chan<- error) {
+	runInBackground()
 	var batch []chunk
 	var werr error
 	for {

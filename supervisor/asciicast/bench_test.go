@@ -5,6 +5,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/supervisor/internal/flood"
 )
 
 // terminalText returns n bytes of what an agent's terminal shows: colour
@@ -16,23 +18,33 @@ func terminalText(n int) []byte {
 }
 
 // BenchmarkOutput measures Output on 32 KiB chunks, the largest a PTY read
-// loop hands over.
+// loop hands over, of two kinds of output: dense with escapes, accents and
+// CJK, and the flood of coloured lines the PTY benchmark prints.
 func BenchmarkOutput(b *testing.B) {
 	const chunkSize = 32 << 10
-	text := terminalText(4 * chunkSize)
-	w, err := NewWriter(io.Discard, testHeader(), time.Now)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(chunkSize)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		off := i % 4 * chunkSize
-		if err := w.Output(text[off : off+chunkSize]); err != nil {
-			b.Fatal(err)
-		}
-		i++
+	for _, bc := range []struct {
+		name string
+		text []byte
+	}{
+		{"dense", terminalText(4 * chunkSize)},
+		{"flood", flood.AsTerminalOutput(4 * chunkSize)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			w, err := NewWriter(io.Discard, testHeader(), time.Now)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(chunkSize)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				off := i % 4 * chunkSize
+				if err := w.Output(bc.text[off : off+chunkSize]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
 	}
 }
 

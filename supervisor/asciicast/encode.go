@@ -1,6 +1,8 @@
 package asciicast
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -87,7 +89,7 @@ const maxEscapedLen = 6
 //
 // Terminal output from agents is dense with escape sequences, so plain runs
 // are short: rather than appending runs (a memmove call each), the loop grows
-// b once for the worst case and stores byte by byte.
+// b once for the worst case and stores a word or a byte at a time.
 func appendEscaped(b []byte, c *utf8Carry, p []byte) []byte {
 	if c.n > 0 {
 		b, p = appendCarried(b, c, p)
@@ -102,9 +104,24 @@ func appendEscaped(b []byte, c *utf8Carry, p []byte) []byte {
 		ch := p[i]
 		switch byteClass[ch] {
 		case 'p':
-			dst[o] = ch
-			o++
-			i++
+			if i+8 > len(p) {
+				dst[o] = ch
+				o++
+				i++
+				continue
+			}
+			// Eight bytes at a time (text between escape sequences
+			// runs for tens of bytes): stored before they are checked,
+			// kept up to the first byte that is not plain, which is
+			// never this one. The grown b has room: o never passes 6*i.
+			v := binary.LittleEndian.Uint64(p[i:])
+			binary.LittleEndian.PutUint64(dst[o:], v)
+			k := 8
+			if m := unplain8(v); m != 0 {
+				k = bits.TrailingZeros64(m) / 8
+			}
+			i += k
+			o += k
 		case 'e':
 			if l := escapeLetter[ch]; l != 'u' {
 				dst[o], dst[o+1] = '\\', l
@@ -150,6 +167,17 @@ func appendEscaped(b []byte, c *utf8Carry, p []byte) []byte {
 		}
 	}
 	return dst[:o]
+}
+
+// unplain8 marks, in the high bit of each byte, the bytes of v (in
+// little-endian order) that are not plain (byteClass 'p'): at or above
+// 0x80, below 0x20, '"' and '\\'. A mark above a marked byte may be false
+// (a borrow runs on into the next byte), but the lowest mark is always
+// true: its byte is the first one that is not plain.
+func unplain8(v uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	below := func(x, n uint64) uint64 { return (x - n*ones) &^ x & highs } // bytes < n, for n <= 0x80
+	return v&highs | below(v, 0x20) | below(v^('"'*ones), 1) | below(v^('\\'*ones), 1)
 }
 
 // appendCarried finishes the sequence saved in c with the first bytes of p
