@@ -21,9 +21,22 @@ const backgroundNice = 10
 // priority never reaches another goroutine. (Threads the runtime starts
 // while on a locked thread come from its template thread, not from this
 // one, so they do not inherit it either.)
+//
+// The main thread is the exception: the runtime cannot end it, and parks
+// it for good instead, so a goroutine must not lower it or end on it. When
+// the goroutine finds itself there it lets go and tries again after a
+// yield, which lands it on another thread almost every time; if it never
+// does, the work runs at normal priority on whichever thread it gets.
 func runInBackground() {
-	runtime.LockOSThread()
-	// Raising one's own nice value needs no privilege; if it fails the
-	// work still runs, at normal priority.
-	_ = syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), backgroundNice)
+	for range 10 {
+		runtime.LockOSThread()
+		if syscall.Gettid() != syscall.Getpid() {
+			// Raising one's own nice value needs no privilege; if it
+			// fails the work still runs, at normal priority.
+			_ = syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), backgroundNice)
+			return
+		}
+		runtime.UnlockOSThread()
+		runtime.Gosched()
+	}
 }

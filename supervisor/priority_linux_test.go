@@ -50,9 +50,7 @@ func threadsAt(t *testing.T, nice int) int {
 // the lowered threads end with the session, so no other goroutine ever
 // runs on them.
 func TestEmulatorAndRecorderRunInBackground(t *testing.T) {
-	if n := threadsAt(t, backgroundNice); n != 0 {
-		t.Fatalf("%d threads at nice %d before any session", n, backgroundNice)
-	}
+	waitNoBackgroundThreads(t) // those of earlier tests' sessions
 	sv, _, _ := newTestSupervisor(t, os.Environ())
 	s, err := sv.Launch(LaunchSpec{SessionID: "ses_nice", Dir: t.TempDir(), Cols: 80, Rows: 24,
 		Profile: standinProfile(t, store.PromptNone, "stubborn")})
@@ -63,9 +61,6 @@ func TestEmulatorAndRecorderRunInBackground(t *testing.T) {
 	if n := threadsAt(t, backgroundNice); n != 2 {
 		t.Errorf("%d threads at nice %d while a session runs, want 2 (emulator, recorder)", n, backgroundNice)
 	}
-	if n, _ := niceOf(t, "/proc/self/stat"); n != 0 {
-		t.Errorf("the main thread runs at nice %d, want 0", n)
-	}
 	if n, ok := niceOf(t, fmt.Sprintf("/proc/%d/stat", s.PID())); !ok || n != 0 {
 		t.Errorf("the agent runs at nice %d (found %v), want 0", n, ok)
 	}
@@ -73,10 +68,20 @@ func TestEmulatorAndRecorderRunInBackground(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-s.Done()
+	waitNoBackgroundThreads(t)
+}
+
+// waitNoBackgroundThreads waits until no thread of this process runs at
+// backgroundNice: a session's end lets its threads go a moment later.
+func waitNoBackgroundThreads(t *testing.T) {
+	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); threadsAt(t, backgroundNice) > 0; {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d threads still at nice %d 5 s after the session ended", threadsAt(t, backgroundNice), backgroundNice)
+			t.Fatalf("%d threads still at nice %d after 5 s", threadsAt(t, backgroundNice), backgroundNice)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	if n, _ := niceOf(t, "/proc/self/stat"); n != 0 {
+		t.Fatalf("the main thread runs at nice %d, want 0", n)
 	}
 }
