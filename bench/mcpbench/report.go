@@ -156,6 +156,7 @@ validates arguments and result against theirs).
 	}
 	r.printWorkflow(w)
 	r.printSummary(w)
+	printGoals(w, r.rows())
 }
 
 // displayServer is a server's name in the tables: † marks a child process.
