@@ -15,28 +15,43 @@ import (
 // otherwise.
 const backgroundNice = 10
 
-// runInBackground gives the calling goroutine a thread of its own and
-// lowers that thread's priority. The thread is never given back: when the
-// goroutine returns, the runtime ends the thread with it, so the lowered
-// priority never reaches another goroutine. (Threads the runtime starts
-// while on a locked thread come from its template thread, not from this
-// one, so they do not inherit it either.)
-//
-// The main thread is the exception: the runtime cannot end it, and parks
-// it for good instead, so a goroutine must not lower it or end on it. When
-// the goroutine finds itself there it lets go and tries again after a
-// yield, which lands it on another thread almost every time; if it never
-// does, the work runs at normal priority on whichever thread it gets.
-func runInBackground() {
-	for range 10 {
-		runtime.LockOSThread()
-		if syscall.Gettid() != syscall.Getpid() {
-			// Raising one's own nice value needs no privilege; if it
-			// fails the work still runs, at normal priority.
-			_ = syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), backgroundNice)
-			return
-		}
-		runtime.UnlockOSThread()
-		runtime.Gosched()
+// goInBackground runs fn on a new goroutine with a thread of its own, at
+// backgroundNice. The thread is never given back: when fn returns, the
+// runtime ends the thread with the goroutine, so the lowered priority
+// never reaches another goroutine. (Threads the runtime starts while on a
+// locked thread come from its template thread, not from this one, so they
+// do not inherit it either.)
+func goInBackground(fn func()) { go runLowered(fn) }
+
+// runLowered runs fn on a lowered thread of its own: the calling
+// goroutine's, which must end when runLowered returns so that the thread
+// ends with it; or, when the caller holds the main thread, a new
+// goroutine's, and the caller gets the main thread back as it was.
+func runLowered(fn func()) {
+	runtime.LockOSThread()
+	if syscall.Gettid() != syscall.Getpid() {
+		lowerAndRun(fn)
+		return
 	}
+	// The main thread, which must keep its priority and which the runtime
+	// cannot end (a goroutine that ends locked to it parks it for good).
+	// While this goroutine holds it no other can run there, so fn's
+	// goroutine, started now, gets a thread of its own; the main thread is
+	// given back once it has.
+	locked := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		close(locked)
+		lowerAndRun(fn)
+	}()
+	<-locked
+	runtime.UnlockOSThread()
+}
+
+// lowerAndRun lowers the calling goroutine's locked thread and runs fn.
+func lowerAndRun(fn func()) {
+	// Raising one's own nice value needs no privilege; if it fails fn
+	// still runs, at normal priority.
+	_ = syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), backgroundNice)
+	fn()
 }

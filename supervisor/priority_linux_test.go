@@ -6,25 +6,64 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
 )
 
-// niceOf reads the nice value from a /proc stat file: the 19th field,
-// counted after the command name, which may itself hold spaces.
+// The main goroutine keeps the main thread, from here through TestMain, so
+// that TestMain can try runLowered there.
+func init() { runtime.LockOSThread() }
+
+// TestMain runs runLowered on the main thread, the one thread it must
+// neither lower nor end on, before the tests.
+func TestMain(m *testing.M) {
+	type place struct{ tid, nice int }
+	got := make(chan place, 1)
+	runLowered(func() {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/self/task/%d/stat", syscall.Gettid()))
+		got <- place{syscall.Gettid(), statNice(b)}
+	})
+	p := <-got
+	main, _ := os.ReadFile("/proc/self/stat")
+	if p.tid == os.Getpid() || p.nice != backgroundNice || statNice(main) != 0 {
+		fmt.Fprintf(os.Stderr, "runLowered on the main thread ran on thread %d at nice %d (the main thread %d is at nice %d); want another thread at nice %d, and 0 for the main one\n",
+			p.tid, p.nice, os.Getpid(), statNice(main), backgroundNice)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+// statNice is the nice value in a /proc stat file's contents (the 19th
+// field, counted after the command name, which may itself hold spaces), or
+// -100 if there is none.
+func statNice(b []byte) int {
+	fields := bytes.Fields(b[bytes.LastIndexByte(b, ')')+1:])
+	if len(fields) < 17 {
+		return -100
+	}
+	n, err := strconv.Atoi(string(fields[16]))
+	if err != nil {
+		return -100
+	}
+	return n
+}
+
+// niceOf reads the nice value of a thread or process from its /proc stat
+// file; false if it ended while we looked.
 func niceOf(t *testing.T, statPath string) (int, bool) {
 	t.Helper()
 	b, err := os.ReadFile(statPath)
 	if err != nil {
-		return 0, false // a thread that ended while we looked
+		return 0, false
 	}
-	fields := bytes.Fields(b[bytes.LastIndexByte(b, ')')+1:])
-	n, err := strconv.Atoi(string(fields[16]))
-	if err != nil {
-		t.Fatalf("%s: nice %q: %v", statPath, fields[16], err)
+	n := statNice(b)
+	if n == -100 {
+		t.Fatalf("%s: no nice value in %q", statPath, b)
 	}
 	return n, true
 }
@@ -58,6 +97,11 @@ func TestEmulatorAndRecorderRunInBackground(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitScreen(t, s, "ignoring signals")
+	// The screen shows the emulator ran; the recorder may still be on its
+	// way to its thread on a busy machine.
+	for deadline := time.Now().Add(5 * time.Second); threadsAt(t, backgroundNice) < 2 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if n := threadsAt(t, backgroundNice); n != 2 {
 		t.Errorf("%d threads at nice %d while a session runs, want 2 (emulator, recorder)", n, backgroundNice)
 	}

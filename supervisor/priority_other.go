@@ -2,6 +2,7 @@
 
 package supervisor
 
-// runInBackground lowers the calling goroutine's priority where the
-// system lets a single thread have its own; elsewhere it does nothing.
-func runInBackground() {}
+// goInBackground runs fn on a new goroutine. Where the system lets a
+// single thread have a priority of its own (Linux) the goroutine gets a
+// lowered thread; elsewhere it runs like any other.
+func goInBackground(fn func()) { go fn() }

@@ -404,10 +404,10 @@ func (s *Session) readLoop() {
 	}
 }
 
-// emulate feeds the emulator from its queue and tells screen watchers.
+// emulate feeds the emulator from its queue and tells screen watchers. It
+// runs in the background (goInBackground): it may fall behind the agent.
 func (s *Session) emulate() {
 	defer close(s.emuDone)
-	runInBackground()
 	var batch []chunk
 	for {
 		batch = s.emuQ.take(batch)
@@ -440,9 +440,9 @@ func (s *Session) notifyScreensLocked() {
 }
 
 // record writes the asciicast file from its queue. Each event carries the
-// time its bytes were read, not the time the recorder got to them.
+// time its bytes were read, not the time the recorder got to them. It runs
+// in the background (goInBackground), like emulate.
 func (s *Session) record(f *os.File, w *asciicast.Writer, at *time.Time, done chan<- error) {
-	runInBackground()
 	var batch []chunk
 	var werr error
 	for {

@@ -204,8 +204,8 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 	}
 	s.term = vt.New(spec.Cols, spec.Rows, vt.WithScrollback(sv.cfg.Scrollback), vt.WithReply(s.reply))
 	recDone := make(chan error, 1)
-	go s.record(f, w, &recAt, recDone)
-	go s.emulate()
+	goInBackground(func() { s.record(f, w, &recAt, recDone) })
+	goInBackground(s.emulate)
 	go s.write()
 	go s.readLoop()
 	go s.wait(recDone)
