@@ -20,22 +20,32 @@ func ProcStart(pid int) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("read process %d start time: %w", pid, err)
 	}
-	// The command name (field 2) is in parentheses and may hold spaces or
-	// parentheses itself: count fields after the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("process %d: malformed stat", pid)
+	f, err := statField(b, 22)
+	if err != nil {
+		return 0, fmt.Errorf("process %d: %w", pid, err)
 	}
-	fields := bytes.Fields(b[i+1:])
-	// fields[0] is field 3 (state), so field 22 is fields[19].
-	if len(fields) < 20 {
-		return 0, fmt.Errorf("process %d: short stat", pid)
-	}
-	start, err := strconv.ParseUint(string(fields[19]), 10, 64)
+	start, err := strconv.ParseUint(string(f), 10, 64)
 	if err != nil {
 		return 0, fmt.Errorf("process %d: start time: %w", pid, err)
 	}
 	return start, nil
+}
+
+// statField returns field n (numbered from 1, as in proc(5)) of the
+// contents of a /proc stat file, n > 2.
+func statField(stat []byte, n int) ([]byte, error) {
+	// The command name (field 2) is in parentheses and may hold spaces or
+	// parentheses itself: count fields after the last ')'.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return nil, errors.New("malformed stat")
+	}
+	fields := bytes.Fields(stat[i+1:])
+	// fields[0] is field 3 (state).
+	if len(fields) < n-2 {
+		return nil, errors.New("short stat")
+	}
+	return fields[n-3], nil
 }
 
 // StopStale stops the process group an earlier run of Switchboard started
