@@ -97,23 +97,23 @@ func newGoldenGUI(t *testing.T, a fyne.App, d *goldenData, agents *supervisor.Su
 	const flags = mcpserver.Hidden | mcpserver.ReadOnly
 	def := func(m mcpserver.Method) { reg.Register(m) }
 
-	def(mcpserver.Define("repository.list", store.CapAdmin, flags, "", func(_ *mcpserver.Call, _ mcpserver.NoArgs) (mcpserver.RepositoryList, error) {
+	def(mcpserver.Define(mcpserver.MethodRepositoryList, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, _ mcpserver.NoArgs) (mcpserver.RepositoryList, error) {
 		return mcpserver.RepositoryList{Repositories: d.repos}, nil
 	}))
-	def(mcpserver.Define("session.list", store.CapAdmin, flags, "", func(_ *mcpserver.Call, _ store.SessionFilter) (mcpserver.SessionListResult, error) {
+	def(mcpserver.Define(mcpserver.MethodSessionList, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, _ store.SessionFilter) (mcpserver.SessionListResult, error) {
 		return mcpserver.SessionListResult{Sessions: d.sessions}, nil
 	}))
-	def(mcpserver.Define("session.get", store.CapAdmin, flags, "", func(_ *mcpserver.Call, in mcpserver.SessionGetArgs) (mcpserver.SessionDetail, error) {
+	def(mcpserver.Define(mcpserver.MethodSessionGet, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, in mcpserver.SessionGetArgs) (mcpserver.SessionDetail, error) {
 		s, ok := d.details[in.SessionID]
 		if !ok {
 			return s, store.Deny(store.CodeInvalidArgument, "no session %s", in.SessionID)
 		}
 		return s, nil
 	}))
-	def(mcpserver.Define("agent.attach", store.CapAdmin, flags, "", func(_ *mcpserver.Call, _ mcpserver.AgentArgs) (struct{}, error) {
+	def(mcpserver.Define(mcpserver.MethodAgentAttach, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, _ mcpserver.AgentArgs) (struct{}, error) {
 		return struct{}{}, nil
 	}))
-	def(mcpserver.Define("trace.read", store.CapAdmin, flags, "", func(_ *mcpserver.Call, in mcpserver.TraceReadArgs) (mcpserver.TraceReadResult, error) {
+	def(mcpserver.Define(mcpserver.MethodTraceRead, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, in mcpserver.TraceReadArgs) (mcpserver.TraceReadResult, error) {
 		evs := d.trace[in.SessionID]
 		var last uint64
 		if len(evs) > 0 {
@@ -121,7 +121,7 @@ func newGoldenGUI(t *testing.T, a fyne.App, d *goldenData, agents *supervisor.Su
 		}
 		return mcpserver.TraceReadResult{Events: evs, LastSeq: last}, nil
 	}))
-	def(mcpserver.Define("work.list", store.CapAdmin, flags, "", func(_ *mcpserver.Call, f store.PacketFilter) (mcpserver.WorkList, error) {
+	def(mcpserver.Define(mcpserver.MethodWorkList, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, f store.PacketFilter) (mcpserver.WorkList, error) {
 		out := []store.Packet{}
 		for _, p := range d.packets {
 			if f.RepositoryID == "" || p.RepositoryID == f.RepositoryID {
@@ -130,7 +130,7 @@ func newGoldenGUI(t *testing.T, a fyne.App, d *goldenData, agents *supervisor.Su
 		}
 		return mcpserver.WorkList{Packets: out}, nil
 	}))
-	def(mcpserver.Define("work.get", store.CapAdmin, flags, "", func(_ *mcpserver.Call, in mcpserver.WorkGetArgs) (mcpserver.WorkGetResult, error) {
+	def(mcpserver.Define(mcpserver.MethodWorkGet, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, in mcpserver.WorkGetArgs) (mcpserver.WorkGetResult, error) {
 		for _, p := range d.packets {
 			if p.ID == in.PacketID {
 				return mcpserver.WorkGetResult{Packet: p, Artifacts: d.artifacts[p.ID]}, nil
@@ -138,13 +138,13 @@ func newGoldenGUI(t *testing.T, a fyne.App, d *goldenData, agents *supervisor.Su
 		}
 		return mcpserver.WorkGetResult{}, store.Deny(store.CodeInvalidArgument, "no packet %s", in.PacketID)
 	}))
-	def(mcpserver.Define("profile.list", store.CapAdmin, flags, "", func(_ *mcpserver.Call, _ struct{}) (mcpserver.ProfileList, error) {
+	def(mcpserver.Define(mcpserver.MethodProfileList, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, _ mcpserver.NoArgs) (mcpserver.ProfileList, error) {
 		return mcpserver.ProfileList{Profiles: d.profiles}, nil
 	}))
-	def(mcpserver.Define("token.list", store.CapAdmin, flags, "", func(_ *mcpserver.Call, _ mcpserver.TokenListArgs) (mcpserver.TokenList, error) {
+	def(mcpserver.Define(mcpserver.MethodTokenList, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, _ mcpserver.TokenListArgs) (mcpserver.TokenList, error) {
 		return d.tokens, nil
 	}))
-	def(mcpserver.Define("audit.query", store.CapAdmin, flags, "", func(_ *mcpserver.Call, f store.AuditFilter) (mcpserver.AuditRecords, error) {
+	def(mcpserver.Define(mcpserver.MethodAuditQuery, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, f store.AuditFilter) (mcpserver.AuditRecords, error) {
 		var out mcpserver.AuditRecords
 		err := d.audit.View(func(tx *store.Tx) (err error) {
 			out.Records, err = tx.QueryAudit(f)
@@ -152,7 +152,7 @@ func newGoldenGUI(t *testing.T, a fyne.App, d *goldenData, agents *supervisor.Su
 		})
 		return out, err
 	}))
-	def(mcpserver.Define("audit.verify", store.CapAdmin, flags, "", func(_ *mcpserver.Call, _ mcpserver.NoArgs) (mcpserver.AuditVerifyResult, error) {
+	def(mcpserver.Define(mcpserver.MethodAuditVerify, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, _ mcpserver.NoArgs) (mcpserver.AuditVerifyResult, error) {
 		var out mcpserver.AuditVerifyResult
 		err := d.audit.View(func(tx *store.Tx) (err error) {
 			out.Verification, err = tx.VerifyAudit()

@@ -17,7 +17,7 @@ func TestClientGoneCancelsCall(t *testing.T) {
 	f := newFixture(t)
 	_, raw := f.createClientToken(t)
 	started, cancelled := make(chan struct{}), make(chan struct{})
-	f.reg.Register(Define("test.wait", store.CapStatusRead, ReadOnly, "waits for its context",
+	f.reg.Register(Define("test.wait", On(Global, store.CapStatusRead), ReadOnly, "waits for its context",
 		func(c *Call, _ NoArgs) (NoArgs, error) {
 			close(started)
 			select {

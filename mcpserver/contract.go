@@ -11,6 +11,7 @@ type ContractMethod struct {
 	Method       string           `json:"method"`
 	Tool         string           `json:"tool"`
 	Capability   store.Capability `json:"capability"`
+	Object       string           `json:"object"`
 	Hidden       bool             `json:"hidden"`
 	Internal     bool             `json:"internal"`
 	Deprecated   bool             `json:"deprecated"`
@@ -20,7 +21,7 @@ type ContractMethod struct {
 	OutputSchema json.RawMessage  `json:"output_schema,omitempty"`
 }
 
-// Contract lists every method with both names, its capability, flags and
+// Contract lists every method with both names, its capability and object, flags and
 // schemas. mcpserver/contract.json is this, checked in and compared by a
 // test, so a change to the agent-facing surface shows in review.
 func (r *Registry) Contract() []ContractMethod {
@@ -30,6 +31,7 @@ func (r *Registry) Contract() []ContractMethod {
 			Method:       m.Name,
 			Tool:         ToolName(m.Name),
 			Capability:   m.Capability,
+			Object:       m.Object.String(),
 			Hidden:       m.Flags&Hidden != 0,
 			Internal:     m.Flags&Internal != 0,
 			Deprecated:   m.Flags&Deprecated != 0,

@@ -5,22 +5,21 @@ import (
 	"fmt"
 
 	"github.com/google/jsonschema-go/jsonschema"
-
-	"github.com/switchboard-dev/switchboard/store"
 )
 
 // Define builds a Method from a typed handler. The input schema is derived
 // from In and the arguments are decoded into it (unknown fields refused); the
 // output schema is derived from Out. The schema is never written by hand, so
-// it cannot drift from what the handler reads.
-func Define[In, Out any](name string, capability store.Capability, flags Flags, description string, fn func(*Call, In) (Out, error)) Method {
+// it cannot drift from what the handler reads. access says, once, what the
+// method needs and on which object; the registry checks it before fn runs.
+func Define[In, Out any](name Name[In, Out], access Access, flags Flags, description string, fn func(*Call, In) (Out, error)) Method {
 	return Method{
-		Name:         name,
-		Capability:   capability,
+		Name:         string(name),
+		Access:       access,
 		Flags:        flags,
 		Description:  description,
-		InputSchema:  schemaFor[In](name, "input"),
-		OutputSchema: schemaFor[Out](name, "output"),
+		InputSchema:  schemaFor[In](string(name), "input"),
+		OutputSchema: schemaFor[Out](string(name), "output"),
 		Handler: func(c *Call) (any, error) {
 			var in In
 			if err := c.Decode(&in); err != nil {

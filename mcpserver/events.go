@@ -13,6 +13,11 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
+// The methods of this file, typed with their arguments and results.
+const (
+	MethodTraceRead Name[TraceReadArgs, TraceReadResult] = "trace.read"
+)
+
 // The replay feed (SPEC §5): GET /events?session_id=ses_… streams a
 // session's trace events as server-sent events, from a resume point on, then
 // follows the new ones live. Each event is
@@ -57,7 +62,7 @@ type TraceReadResult struct {
 }
 
 func (r *Registry) registerTraceRead() {
-	r.Register(Define("trace.read", store.CapAuditRead, Internal|ReadOnly,
+	r.Register(Define(MethodTraceRead, On(Session, store.CapAuditRead), Internal|ReadOnly,
 		"Open a session's replay feed: authorize the reader on the session's repository and return the first page of trace events after after_seq.",
 		func(c *Call, in TraceReadArgs) (TraceReadResult, error) {
 			if in.SessionID == "" {
@@ -65,9 +70,6 @@ func (r *Registry) registerTraceRead() {
 			}
 			s, err := c.Tx.Session(in.SessionID)
 			if err != nil {
-				return TraceReadResult{}, err
-			}
-			if err := c.authorizeSession(s); err != nil {
 				return TraceReadResult{}, err
 			}
 			last := c.Tx.LastTraceSeq(s.ID)
@@ -90,24 +92,6 @@ func (r *Registry) registerTraceRead() {
 			}
 			return TraceReadResult{Events: evs, LastSeq: last}, nil
 		}))
-}
-
-// authorizeSession checks the caller's capability on the session's
-// repository. A session that names none (an external agent that registered
-// without one) is read only with the capability on every repository, as
-// audit.query is.
-func (c *Call) authorizeSession(s store.Session) error {
-	if s.RepositoryID != "" {
-		return c.authorizeRepo(s.RepositoryID)
-	}
-	all, err := holdsEverywhere(c.Tx, c.Principal, c.Method.Capability)
-	if err != nil {
-		return err
-	}
-	if !all {
-		return store.Deny(store.CodeCapabilityScopeMismatch, "session %s names no repository: reading it needs %s on every repository", s.ID, c.Method.Capability)
-	}
-	return nil
 }
 
 // serveEvents serves the replay feed of one session.

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"unicode/utf8"
-
-	"github.com/switchboard-dev/switchboard/store"
 )
 
 // fastToolCall answers tools/call of the handshake-era protocols
@@ -25,7 +23,7 @@ func (h *HTTPHandler) fastToolCall(w http.ResponseWriter, r *http.Request, msg e
 	}
 	m, ok := h.reg.MethodForTool(msg.Params.Name)
 	if !ok || m.Flags&Internal != 0 {
-		res := h.reg.Refuse(c.principal, c.transport, msg.Params.Name, store.Deny(store.CodeMethodUnknown, "no tool %q", msg.Params.Name))
+		res := h.reg.RefuseTool(c.principal, c.transport, msg.Params.Name)
 		writeResponse(w, msg.ID, nil, rpcError(-32602, &res))
 		return true
 	}

@@ -9,6 +9,15 @@ import (
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
 
+// The methods of this file, typed with their arguments and results.
+const (
+	MethodStatus             Name[RepoScope, StatusResult]                      = "status"
+	MethodRepositoryRegister Name[RepositoryRegisterArgs, RepositoryRegistered] = "repository.register"
+	MethodRepositoryList     Name[NoArgs, RepositoryList]                       = "repository.list"
+	MethodAuditQuery         Name[store.AuditFilter, AuditRecords]              = "audit.query"
+	MethodAuditVerify        Name[NoArgs, AuditVerifyResult]                    = "audit.verify"
+)
+
 // Env is what the methods need from the running program but cannot own: the
 // listener's address, the keyring, the client token held in memory. main
 // wires the daemon's; the CLI without a daemon wires its own.
@@ -85,10 +94,10 @@ type StatusResult struct {
 }
 
 func (r *Registry) registerStatus() {
-	r.Register(Define("status", store.CapStatusRead, ReadOnly,
+	r.Register(Define(MethodStatus, On(Global, store.CapStatusRead), ReadOnly,
 		"Switchboard's version, endpoint, counts and keyring state. A cheap first call to check the connection and the token.",
 		func(c *Call, _ RepoScope) (StatusResult, error) {
-			counts, err := c.Tx.Counts()
+			counts, err := c.Tx.Counts(c.Scope())
 			if err != nil {
 				return StatusResult{}, err
 			}
@@ -127,19 +136,23 @@ type RepositoryList struct {
 }
 
 func (r *Registry) registerRepositories() {
-	r.Register(Define("repository.register", store.CapAdmin, Hidden,
+	r.Register(Define(MethodRepositoryRegister, On(Global, store.CapAdmin), Hidden,
 		"Register a folder as a repository agents may work in.",
 		func(c *Call, in RepositoryRegisterArgs) (RepositoryRegistered, error) {
 			repo, created, err := c.Tx.RegisterRepository(in.Name, in.Path)
 			return RepositoryRegistered{Repository: repo, Created: created}, err
 		}))
-	r.Register(Define("repository.list", store.CapStatusRead, ReadOnly,
+	r.Register(Define(MethodRepositoryList, On(Global, store.CapStatusRead), ReadOnly,
 		"List the registered repositories: the ids that work tools take as repository_id, with names and paths.",
 		listRepositories))
 }
 
+// listRepositories lists the repositories the caller may use the method's
+// capability on.
 func listRepositories(c *Call, _ NoArgs) (RepositoryList, error) {
 	repos, err := c.Tx.Repositories()
+	scope := c.Scope()
+	repos = slices.DeleteFunc(repos, func(r store.Repository) bool { return !scope.Contains(r.ID) })
 	if repos == nil {
 		repos = []store.Repository{}
 	}
@@ -163,25 +176,13 @@ func (r *Registry) registerAudit() {
 	// Slow: a filter that matches little scans much of the log, and in the
 	// shared write transaction that scan would hold every other call's
 	// commit (a 1-in-100 filter over a million records: 85-270 ms).
-	r.Register(Define("audit.query", store.CapAuditRead, ReadOnly|Slow,
+	r.Register(Define(MethodAuditQuery, On(Repository, store.CapAuditRead), ReadOnly|Slow,
 		"Audit records, newest first, filtered by method, outcome, keyid, session, transport or repository; page with before_seq (older) or after_seq (newer).",
 		func(c *Call, f store.AuditFilter) (AuditRecords, error) {
-			// With no repository named, authorization let any grant of
-			// audit:read through; a token scoped to some repositories must
-			// not read every repository's records.
-			if f.Repository == "" {
-				all, err := holdsEverywhere(c.Tx, c.Principal, store.CapAuditRead)
-				if err != nil {
-					return AuditRecords{}, err
-				}
-				if !all {
-					return AuditRecords{}, store.Deny(store.CodeCapabilityScopeMismatch, "token %s holds %s for some repositories only: name one with repository_id", c.Principal.KeyID, store.CapAuditRead)
-				}
-			}
 			recs, err := c.Tx.QueryAudit(f)
 			return AuditRecords{Records: recs}, err
 		}))
-	r.Register(Define("audit.verify", store.CapAdmin, Hidden|ReadOnly|Slow,
+	r.Register(Define(MethodAuditVerify, On(Global, store.CapAdmin), Hidden|ReadOnly|Slow,
 		"Check the audit log's hash chain from the first record to the last.",
 		func(c *Call, _ NoArgs) (AuditVerifyResult, error) {
 			v, err := c.Tx.VerifyAudit()
@@ -190,22 +191,4 @@ func (r *Registry) registerAudit() {
 			}
 			return AuditVerifyResult{OK: true, Verification: v}, nil
 		}))
-}
-
-// holdsEverywhere reports whether p holds an unexpired grant of c on every
-// repository.
-func holdsEverywhere(tx *store.Tx, p Principal, c store.Capability) (bool, error) {
-	if p.Operator {
-		return true, nil
-	}
-	tok, err := tx.TokenByKeyID(p.KeyID)
-	if err != nil {
-		return false, err
-	}
-	for _, g := range tok.Grants {
-		if g.Capability == c && slices.Contains(g.Repositories, store.AllRepositories) && (g.ExpiresAt == nil || tx.Now().Before(*g.ExpiresAt)) {
-			return true, nil
-		}
-	}
-	return false, nil
 }

@@ -10,6 +10,20 @@ import (
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
 
+// The methods of this file, typed with their arguments and results.
+const (
+	MethodProfileList   Name[NoArgs, ProfileList]           = "profile.list"
+	MethodProfilePut    Name[ProfilePutArgs, ProfileResult] = "profile.put"
+	MethodProfileDelete Name[ProfileArgs, struct{}]         = "profile.delete"
+	MethodAgentStart    Name[AgentStartArgs, AgentStarted]  = "agent.start"
+	MethodAgentStarted  Name[AgentStartedArgs, struct{}]    = "agent.started"
+	MethodAgentList     Name[NoArgs, AgentList]             = "agent.list"
+	MethodAgentAttach   Name[AgentArgs, struct{}]           = "agent.attach"
+	MethodAgentStop     Name[AgentStopArgs, AgentStopped]   = "agent.stop"
+	MethodAgentInput    Name[AgentInputArgs, struct{}]      = "agent.input"
+	MethodAgentResize   Name[AgentResizeArgs, struct{}]     = "agent.resize"
+)
+
 // The agent and profile methods are the GUI's and the CLI's: hidden from
 // MCP, admin only. Everything that touches a process happens after the
 // call's transaction commits (Then), never inside it: a transaction may run
@@ -108,16 +122,16 @@ const maxInput = 1 << 20
 const stopTimeout = 30 * time.Second
 
 func (r *Registry) registerAgents() {
-	r.Register(Define("profile.list", store.CapAdmin, Hidden|ReadOnly,
+	r.Register(Define(MethodProfileList, On(Global, store.CapAdmin), Hidden|ReadOnly,
 		"List the agent profiles: the built-ins (or the person's edit of one) and the person's own, each with whether its command is installed.",
-		func(c *Call, _ struct{}) (ProfileList, error) {
+		func(c *Call, _ NoArgs) (ProfileList, error) {
 			stored, err := c.Tx.Profiles()
 			if err != nil {
 				return ProfileList{}, err
 			}
 			return ProfileList{Profiles: supervisor.MergeProfiles(stored)}, nil
 		}))
-	r.Register(Define("profile.put", store.CapAdmin, Hidden,
+	r.Register(Define(MethodProfilePut, On(Global, store.CapAdmin), Hidden,
 		"Add a profile, or replace one (a built-in's id overrides the built-in).",
 		func(c *Call, in ProfilePutArgs) (ProfileResult, error) {
 			if err := c.Tx.PutProfile(in.Profile); err != nil {
@@ -130,13 +144,13 @@ func (r *Registry) registerAgents() {
 			p, _ := supervisor.FindProfile(stored, in.Profile.ID)
 			return ProfileResult{Profile: p}, nil
 		}))
-	r.Register(Define("profile.delete", store.CapAdmin, Hidden,
+	r.Register(Define(MethodProfileDelete, On(Global, store.CapAdmin), Hidden,
 		"Delete a profile of the person's; for an edited built-in, bring the built-in back.",
 		func(c *Call, in ProfileArgs) (struct{}, error) {
 			return struct{}{}, c.Tx.DeleteProfile(in.ID)
 		}))
 
-	r.Register(Define("agent.start", store.CapAdmin, Hidden,
+	r.Register(Define(MethodAgentStart, On(Repository, store.CapAdmin), Hidden,
 		"Start an agent CLI from a profile in a supervised terminal, in a repository, with a session token scoped to it.",
 		func(c *Call, in AgentStartArgs) (AgentStarted, error) {
 			if r.agents == nil {
@@ -187,7 +201,7 @@ func (r *Registry) registerAgents() {
 			c.Then(func(any) (any, error) { return r.launch(ctx, spec) })
 			return AgentStarted{SessionID: id, Profile: prof.ID, RepositoryID: repo.ID}, nil
 		}))
-	r.Register(Define("agent.started", store.CapAdmin, Hidden|Internal,
+	r.Register(Define(MethodAgentStarted, On(Session, store.CapAdmin), Hidden|Internal,
 		"Record the process of a supervised session (the supervisor, once it runs).",
 		func(c *Call, in AgentStartedArgs) (struct{}, error) {
 			if _, err := c.Tx.MarkSessionRunning(in.SessionID, in.PID, in.ProcStart); err != nil {
@@ -197,23 +211,23 @@ func (r *Registry) registerAgents() {
 			_, err := c.Tx.AppendTrace(in.SessionID, store.TraceEvent{Type: store.TraceState, Method: c.Method.Name, Data: data})
 			return struct{}{}, err
 		}))
-	r.Register(Define("agent.list", store.CapAdmin, Hidden|ReadOnly,
+	r.Register(Define(MethodAgentList, On(Global, store.CapAdmin), Hidden|ReadOnly,
 		"List the agents this app supervises (live, and ended ones still shown).",
-		func(c *Call, _ struct{}) (AgentList, error) {
+		func(c *Call, _ NoArgs) (AgentList, error) {
 			out := AgentList{Agents: []supervisor.Info{}}
 			if r.agents != nil {
 				out.Agents = append(out.Agents, r.agents.List()...)
 			}
 			return out, nil
 		}))
-	r.Register(Define("agent.attach", store.CapAdmin, Hidden|ReadOnly,
+	r.Register(Define(MethodAgentAttach, On(Session, store.CapAdmin), Hidden|ReadOnly,
 		"Watch an agent's terminal and type into it (the CLI's attach; the stream itself is not an MCP call).",
 		func(c *Call, in AgentArgs) (struct{}, error) {
 			_, err := r.agent(in.SessionID)
 			c.SessionID = in.SessionID
 			return struct{}{}, err
 		}))
-	r.Register(Define("agent.stop", store.CapAdmin, Hidden,
+	r.Register(Define(MethodAgentStop, On(Session, store.CapAdmin), Hidden,
 		"Stop an agent: interrupt, then terminate, then kill its process group, with a grace period between; or kill it at once.",
 		func(c *Call, in AgentStopArgs) (AgentStopped, error) {
 			s, err := r.agent(in.SessionID)
@@ -233,7 +247,7 @@ func (r *Registry) registerAgents() {
 			})
 			return AgentStopped{}, nil
 		}))
-	r.Register(Define("agent.input", store.CapAdmin, Hidden,
+	r.Register(Define(MethodAgentInput, On(Session, store.CapAdmin), Hidden,
 		"Send keystrokes or a paste to an agent's terminal.",
 		func(c *Call, in AgentInputArgs) (struct{}, error) {
 			s, err := r.agent(in.SessionID)
@@ -258,7 +272,7 @@ func (r *Registry) registerAgents() {
 			})
 			return struct{}{}, nil
 		}))
-	r.Register(Define("agent.resize", store.CapAdmin, Hidden,
+	r.Register(Define(MethodAgentResize, On(Session, store.CapAdmin), Hidden,
 		"Resize an agent's terminal (the PTY and the emulator together).",
 		func(c *Call, in AgentResizeArgs) (struct{}, error) {
 			s, err := r.agent(in.SessionID)

@@ -7,6 +7,15 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
+// The methods of this file, typed with their arguments and results.
+const (
+	MethodToolsSearch          Name[ToolsSearchArgs, ToolsSearchResult] = "tools.search"
+	MethodToolsDescribe        Name[ToolsDescribeArgs, ToolDescription] = "tools.describe"
+	MethodResourcePolicies     Name[NoArgs, PoliciesResult]             = "resource.policies"
+	MethodResourceToolsCatalog Name[NoArgs, CatalogResult]              = "resource.tools_catalog"
+	MethodResourceRepositories Name[NoArgs, RepositoryList]             = "resource.repositories"
+)
+
 // ToolSummary is one line of a catalog.
 type ToolSummary struct {
 	Name        string           `json:"name" jsonschema:"the MCP tool name"`
@@ -64,36 +73,12 @@ type CatalogResult struct {
 	Tools []ToolSummary `json:"tools"`
 }
 
-// IDArg names one object of a resource template.
-type IDArg struct {
-	ID string `json:"id"`
-}
-
 func summary(m *Method) ToolSummary {
 	return ToolSummary{Name: ToolName(m.Name), Method: m.Name, Capability: m.Capability, ReadOnly: m.Flags&ReadOnly != 0, Description: m.Description}
 }
 
-// callable returns the visible methods p may call on repoID (any
-// repository when empty): what tools/list, tools.search and the catalog show.
-func (r *Registry) callable(tx *store.Tx, p Principal, repoID string) ([]*Method, error) {
-	var tok store.Token
-	if !p.Operator {
-		var err error
-		if tok, err = tx.TokenByKeyID(p.KeyID); err != nil {
-			return nil, err
-		}
-	}
-	var out []*Method
-	for _, m := range r.Methods() {
-		if m.Visible() && (p.Operator || tx.Authorize(tok, m.Capability, repoID) == nil) {
-			out = append(out, m)
-		}
-	}
-	return out, nil
-}
-
 func (r *Registry) registerDiscovery() {
-	r.Register(Define("tools.search", store.CapStatusRead, ReadOnly,
+	r.Register(Define(MethodToolsSearch, On(Global, store.CapStatusRead), ReadOnly,
 		"Find tools by words or capability without loading every schema; then tools_describe the ones you need.",
 		func(c *Call, in ToolsSearchArgs) (ToolsSearchResult, error) {
 			ms, err := r.callable(c.Tx, c.Principal, in.RepositoryID)
@@ -122,7 +107,7 @@ func (r *Registry) registerDiscovery() {
 			out.Truncated = out.Count > len(out.Tools)
 			return out, nil
 		}))
-	r.Register(Define("tools.describe", store.CapStatusRead, ReadOnly,
+	r.Register(Define(MethodToolsDescribe, On(Global, store.CapStatusRead), ReadOnly,
 		"One tool's input and output JSON schemas, capability and description.",
 		func(c *Call, in ToolsDescribeArgs) (ToolDescription, error) {
 			m, ok := r.MethodForTool(in.Name)
@@ -132,21 +117,15 @@ func (r *Registry) registerDiscovery() {
 			if m.Flags&Hidden != 0 && c.Transport.IsMCP() {
 				return ToolDescription{}, store.Deny(store.CodeToolHidden, "%s is not available over MCP", m.Name)
 			}
-			if !c.Principal.Operator {
-				tok, err := c.Tx.TokenByKeyID(c.Principal.KeyID)
-				if err != nil {
-					return ToolDescription{}, err
-				}
-				if err := c.Tx.Authorize(tok, m.Capability, ""); err != nil {
-					return ToolDescription{}, err
-				}
+			if err := c.Permits(m, ""); err != nil {
+				return ToolDescription{}, err
 			}
 			return ToolDescription{ToolSummary: summary(m), InputSchema: m.InputSchema, OutputSchema: envelopeSchema(m.OutputSchema)}, nil
 		}))
 }
 
 func (r *Registry) registerResources() {
-	r.Register(Define("resource.policies", store.CapStatusRead, Internal|ReadOnly,
+	r.Register(Define(MethodResourcePolicies, On(Global, store.CapStatusRead), Internal|ReadOnly,
 		"switchboard://policies/current",
 		func(c *Call, _ NoArgs) (PoliciesResult, error) {
 			out := PoliciesResult{
@@ -169,16 +148,13 @@ func (r *Registry) registerResources() {
 				},
 			}
 			if !c.Principal.Operator {
-				tok, err := c.Tx.TokenByKeyID(c.Principal.KeyID)
-				if err != nil {
-					return PoliciesResult{}, err
-				}
+				tok := c.Token()
 				out.Principal = "token " + tok.KeyID + " (" + string(tok.Kind) + ")"
 				out.Grants = tok.Grants
 			}
 			return out, nil
 		}))
-	r.Register(Define("resource.tools_catalog", store.CapStatusRead, Internal|ReadOnly,
+	r.Register(Define(MethodResourceToolsCatalog, On(Global, store.CapStatusRead), Internal|ReadOnly,
 		"switchboard://tools/catalog",
 		func(c *Call, _ NoArgs) (CatalogResult, error) {
 			ms, err := r.callable(c.Tx, c.Principal, "")
@@ -188,7 +164,7 @@ func (r *Registry) registerResources() {
 			}
 			return out, err
 		}))
-	r.Register(Define("resource.repositories", store.CapStatusRead, Internal|ReadOnly,
+	r.Register(Define(MethodResourceRepositories, On(Global, store.CapStatusRead), Internal|ReadOnly,
 		"switchboard://repositories", listRepositories))
 }
 

@@ -4,6 +4,12 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
+// The methods of this file, typed with their arguments and results.
+const (
+	MethodResourcePacket  Name[WorkGetArgs, PacketResource] = "resource.packet"
+	MethodResourceSession Name[SessionArg, SessionResource] = "resource.session"
+)
+
 // What switchboard://sessions/{id} holds of a session's history; the rest
 // is a tools or feed call away.
 const (
@@ -13,6 +19,11 @@ const (
 	// the replay feed (/events) has them all.
 	sessionResourceTrace = tracePageSize
 )
+
+// SessionArg names one session.
+type SessionArg struct {
+	SessionID string `json:"session_id"`
+}
 
 // PacketResource is the switchboard://packets/{id} resource.
 type PacketResource struct {
@@ -38,14 +49,11 @@ type SessionResource struct {
 // registerWorkResources registers the reads behind the packet and session
 // resource templates, and trace.read, which opens the session replay feed.
 func (r *Registry) registerWorkResources() {
-	r.Register(Define("resource.packet", store.CapWorkRead, Internal|ReadOnly,
+	r.Register(Define(MethodResourcePacket, On(Packet, store.CapWorkRead), Internal|ReadOnly,
 		"switchboard://packets/{id}",
-		func(c *Call, in IDArg) (PacketResource, error) {
-			p, err := c.Tx.Packet(in.ID)
+		func(c *Call, in WorkGetArgs) (PacketResource, error) {
+			p, err := c.Tx.Packet(in.PacketID)
 			if err != nil {
-				return PacketResource{}, err
-			}
-			if err := c.authorizeRepo(p.RepositoryID); err != nil {
 				return PacketResource{}, err
 			}
 			arts, err := c.Tx.Artifacts(p.ID)
@@ -54,15 +62,16 @@ func (r *Registry) registerWorkResources() {
 			}
 			return PacketResource{Packet: p, Artifacts: arts}, nil
 		}))
-	r.Register(Define("resource.session", store.CapAuditRead, Internal|ReadOnly,
+	r.Register(Define(MethodResourceSession, On(Session, store.CapAuditRead), Internal|ReadOnly,
 		"switchboard://sessions/{id}",
-		func(c *Call, in IDArg) (SessionResource, error) {
-			s, err := c.Tx.Session(in.ID)
+		func(c *Call, in SessionArg) (SessionResource, error) {
+			s, err := c.Tx.Session(in.SessionID)
 			if err != nil {
 				return SessionResource{}, err
 			}
-			if err := c.authorizeSession(s); err != nil {
-				return SessionResource{}, err
+			// Reading a timeline is not an event of it (as trace.read).
+			if c.SessionID == s.ID && c.Principal.SessionID != s.ID {
+				c.SessionID = ""
 			}
 			reports, err := c.Tx.Reports(s.ID, sessionResourceReports)
 			if err != nil {

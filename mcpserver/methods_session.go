@@ -7,6 +7,14 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
+// The methods of this file, typed with their arguments and results.
+const (
+	MethodSessionReport      Name[ReportArgs, ReportResult]      = "session.report"
+	MethodSessionAwaitAnswer Name[AwaitAnswerArgs, AnswerResult] = "session.await_answer"
+	MethodSessionAnswer      Name[AnswerArgs, QuestionResult]    = "session.answer"
+	MethodSessionEnd         Name[SessionEndArgs, SessionEnded]  = "session.end"
+)
+
 // ReportArgs are the arguments of session.report.
 type ReportArgs struct {
 	SessionID    string `json:"session_id,omitempty" jsonschema:"omit on your first ready report to register a session; a session token implies it"`
@@ -51,7 +59,7 @@ type QuestionResult struct {
 }
 
 func (r *Registry) registerSessions() {
-	r.Register(Define("session.report", store.CapSessionReport, 0,
+	r.Register(Define(MethodSessionReport, On(OwnSession, store.CapSessionReport), 0,
 		"Report ready, heartbeat, question or escalate. ready without a session_id registers your session and returns its id; a question returns question_id for session_await_answer.",
 		func(c *Call, in ReportArgs) (ReportResult, error) {
 			kind := store.ReportKind(in.Kind)
@@ -62,6 +70,11 @@ func (r *Registry) registerSessions() {
 			if ses == "" {
 				if kind != store.ReportReady {
 					return ReportResult{}, store.Deny(store.CodeInvalidArgument, "session_id is required after the first ready report")
+				}
+				if in.RepositoryID == "" {
+					// Every later call of the session is checked on its
+					// repository: a session in none could make no call.
+					return ReportResult{}, store.Deny(store.CodeInvalidArgument, "repository_id is required to open a session")
 				}
 				s, err := c.Tx.CreateSession(store.SessionSpec{Kind: store.SessionExternal, RepositoryID: in.RepositoryID, TokenKeyID: c.Principal.KeyID})
 				if err != nil {
@@ -89,14 +102,14 @@ func (r *Registry) registerSessions() {
 			}
 			return out, nil
 		}))
-	r.Register(Define("session.await_answer", store.CapSessionReport, ReadOnly,
+	r.Register(Define(MethodSessionAwaitAnswer, On(Question, store.CapSessionReport), ReadOnly,
 		"Wait (at most 60 s) for the human's answer to your question.",
 		func(c *Call, in AwaitAnswerArgs) (AnswerResult, error) {
 			q, err := c.Tx.Question(in.QuestionID)
 			if err != nil {
 				return AnswerResult{}, err
 			}
-			if _, err := c.session(q.SessionID); err != nil && store.CodeOf(err) != store.CodeInvalidState {
+			if _, err := c.ownSession(q.SessionID); err != nil {
 				// Only the asking session's token waits for its answer
 				// (an ended session may still read it).
 				return AnswerResult{}, err
@@ -109,7 +122,7 @@ func (r *Registry) registerSessions() {
 			}
 			return AnswerResult{QuestionID: q.ID, Answered: true, Answer: q.Answer, AnsweredAt: q.AnsweredAt}, nil
 		}))
-	r.Register(Define("session.answer", store.CapAdmin, Hidden,
+	r.Register(Define(MethodSessionAnswer, On(Question, store.CapAdmin), Hidden,
 		"Answer an agent's question (the person, from the GUI or the CLI).",
 		func(c *Call, in AnswerArgs) (QuestionResult, error) {
 			q, err := c.Tx.AnswerQuestion(in.QuestionID, in.Answer, "operator")
@@ -140,7 +153,7 @@ type SessionEnded struct {
 }
 
 func (r *Registry) registerSessionEnd() {
-	r.Register(Define("session.end", store.CapAdmin, Hidden,
+	r.Register(Define(MethodSessionEnd, On(Session, store.CapAdmin), Hidden,
 		"End a session: its leases go back to the queue, its session token is revoked, its trace gets an exit event.",
 		func(c *Call, in SessionEndArgs) (SessionEnded, error) {
 			state := store.SessionEnded

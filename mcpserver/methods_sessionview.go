@@ -4,6 +4,13 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
+// The methods of this file, typed with their arguments and results.
+const (
+	MethodSessionList  Name[store.SessionFilter, SessionListResult] = "session.list"
+	MethodSessionGet   Name[SessionGetArgs, SessionDetail]          = "session.get"
+	MethodQuestionList Name[NoArgs, QuestionListResult]             = "question.list"
+)
+
 // The session views of the GUI (and the CLI): lists and details of
 // sessions, their reports and the questions waiting for a person. Hidden
 // from MCP: an agent reads its own session through the
@@ -38,13 +45,13 @@ type QuestionListResult struct {
 }
 
 func (r *Registry) registerSessionViews() {
-	r.Register(Define("session.list", store.CapAdmin, Hidden|ReadOnly,
+	r.Register(Define(MethodSessionList, On(Repository, store.CapAdmin), Hidden|ReadOnly,
 		"List sessions, newest first, by state and repository.",
 		func(c *Call, in store.SessionFilter) (SessionListResult, error) {
 			ss, err := c.Tx.Sessions(in)
 			return SessionListResult{Sessions: ss}, err
 		}))
-	r.Register(Define("session.get", store.CapAdmin, Hidden|ReadOnly,
+	r.Register(Define(MethodSessionGet, On(Session, store.CapAdmin), Hidden|ReadOnly,
 		"A session with its newest reports and its open questions.",
 		func(c *Call, in SessionGetArgs) (SessionDetail, error) {
 			s, err := c.Tx.Session(in.SessionID)
@@ -66,9 +73,9 @@ func (r *Registry) registerSessionViews() {
 			}
 			return out, nil
 		}))
-	r.Register(Define("question.list", store.CapAdmin, Hidden|ReadOnly,
+	r.Register(Define(MethodQuestionList, On(Global, store.CapAdmin), Hidden|ReadOnly,
 		"The questions agents asked that wait for a person's answer, oldest first.",
-		func(c *Call, _ struct{}) (QuestionListResult, error) {
+		func(c *Call, _ NoArgs) (QuestionListResult, error) {
 			qs, err := c.Tx.OpenQuestions()
 			if qs == nil {
 				qs = []store.Question{}

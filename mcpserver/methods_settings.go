@@ -11,6 +11,12 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
+// The methods of this file, typed with their arguments and results.
+const (
+	MethodConnectionGet Name[NoArgs, ConnectionSettings]             = "connection.get"
+	MethodConnectionPut Name[ConnectionSettings, ConnectionSettings] = "connection.put"
+)
+
 // ConnectionSettings are the MCP listener's settings a person keeps in the
 // database (Settings ▸ Connection). Flags and environment variables given at
 // start win over the saved listen address and add to the saved origins.
@@ -40,12 +46,12 @@ const maxAllowOrigins = 32
 const connectionKey = "connection"
 
 func (r *Registry) registerSettings() {
-	r.Register(Define("connection.get", store.CapAdmin, Hidden|ReadOnly,
+	r.Register(Define(MethodConnectionGet, On(Global, store.CapAdmin), Hidden|ReadOnly,
 		"The saved listen address and allowed browser origins of the MCP endpoint.",
-		func(c *Call, _ struct{}) (ConnectionSettings, error) {
+		func(c *Call, _ NoArgs) (ConnectionSettings, error) {
 			return ReadConnection(c.Tx)
 		}))
-	r.Register(Define("connection.put", store.CapAdmin, Hidden,
+	r.Register(Define(MethodConnectionPut, On(Global, store.CapAdmin), Hidden,
 		"Save the listen address (used from the next start) and the allowed browser origins (used at once).",
 		func(c *Call, in ConnectionSettings) (ConnectionSettings, error) {
 			out, err := normalizeConnection(in)

@@ -6,6 +6,15 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
+// The methods of this file, typed with their arguments and results.
+const (
+	MethodTokenCreate Name[TokenCreateArgs, TokenCreated]  = "token.create"
+	MethodTokenList   Name[TokenListArgs, TokenList]       = "token.list"
+	MethodTokenRevoke Name[KeyIDArg, TokenRevoked]         = "token.revoke"
+	MethodTokenRotate Name[OptionalKeyIDArg, TokenCreated] = "token.rotate"
+	MethodTokenClient Name[NoArgs, ClientToken]            = "token.client"
+)
+
 // TokenCreated is the result of token.create and token.rotate. Secret is the
 // raw token: shown once, to the operator, and stored nowhere.
 type TokenCreated struct {
@@ -55,7 +64,7 @@ type ClientToken struct {
 }
 
 func (r *Registry) registerTokens() {
-	r.Register(Define("token.create", store.CapAdmin, Hidden,
+	r.Register(Define(MethodTokenCreate, On(Global, store.CapAdmin), Hidden,
 		"Mint a token with grants; the secret is returned once.",
 		func(c *Call, in TokenCreateArgs) (TokenCreated, error) {
 			switch in.Kind {
@@ -86,7 +95,7 @@ func (r *Registry) registerTokens() {
 			}
 			return TokenCreated{Token: tok, Secret: raw}, nil
 		}))
-	r.Register(Define("token.list", store.CapAdmin, Hidden|ReadOnly,
+	r.Register(Define(MethodTokenList, On(Global, store.CapAdmin), Hidden|ReadOnly,
 		"List tokens: key id, label, kind, grants and times; never secrets.",
 		func(c *Call, in TokenListArgs) (TokenList, error) {
 			toks, err := c.Tx.Tokens()
@@ -101,7 +110,7 @@ func (r *Registry) registerTokens() {
 			}
 			return TokenList{Tokens: out, ClientKeyID: c.Tx.Setting(SettingClientKeyID)}, nil
 		}))
-	r.Register(Define("token.revoke", store.CapAdmin, Hidden,
+	r.Register(Define(MethodTokenRevoke, On(Global, store.CapAdmin), Hidden,
 		"Revoke a token by key id.",
 		func(c *Call, in KeyIDArg) (TokenRevoked, error) {
 			if in.KeyID == c.Tx.Setting(SettingClientKeyID) {
@@ -110,7 +119,7 @@ func (r *Registry) registerTokens() {
 			tok, err := c.Tx.RevokeToken(in.KeyID)
 			return TokenRevoked{Token: tok}, err
 		}))
-	r.Register(Define("token.rotate", store.CapAdmin, Hidden,
+	r.Register(Define(MethodTokenRotate, On(Global, store.CapAdmin), Hidden,
 		"Replace a token (default: the client token) with a new secret and the same grants; the old one is revoked.",
 		func(c *Call, in OptionalKeyIDArg) (TokenCreated, error) {
 			clientKeyID := c.Tx.Setting(SettingClientKeyID)
@@ -134,7 +143,7 @@ func (r *Registry) registerTokens() {
 			}
 			return created, nil
 		}))
-	r.Register(Define("token.client", store.CapAdmin, Hidden|ReadOnly,
+	r.Register(Define(MethodTokenClient, On(Global, store.CapAdmin), Hidden|ReadOnly,
 		"The client token the tray copies, for a person without a tray.",
 		func(c *Call, _ NoArgs) (ClientToken, error) {
 			raw, err := r.env.ClientToken()

@@ -7,6 +7,22 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
+// The methods of this file, typed with their arguments and results.
+const (
+	MethodWorkCreate       Name[WorkCreateArgs, PacketResult] = "work.create"
+	MethodWorkCancel       Name[PacketRef, PacketResult]      = "work.cancel"
+	MethodWorkRequeue      Name[PacketRef, PacketResult]      = "work.requeue"
+	MethodWorkGet          Name[WorkGetArgs, WorkGetResult]   = "work.get"
+	MethodWorkList         Name[store.PacketFilter, WorkList] = "work.list"
+	MethodWorkAwaitPacket  Name[AwaitArgs, AwaitResult]       = "work.await_packet"
+	MethodWorkAck          Name[LeaseArgs, AckResult]         = "work.ack"
+	MethodArtifactPublish  Name[PublishArgs, ArtifactResult]  = "artifact.publish"
+	MethodWorkComplete     Name[CompleteArgs, PacketResult]   = "work.complete"
+	MethodWorkRelease      Name[CompleteArgs, PacketResult]   = "work.release"
+	MethodReviewVerdict    Name[VerdictArgs, PacketResult]    = "review.verdict"
+	MethodWorkExpireLeases Name[NoArgs, ExpiredLeases]        = "work.expire_leases"
+)
+
 // Long polls wait at most this long (SPEC §5).
 const maxWait = 60 * time.Second
 
@@ -138,31 +154,23 @@ type ExpiredLeases struct {
 	Packets []string `json:"packets"`
 }
 
-// session resolves the session a work call acts for: the session token's
-// own, or the argument, which must name a live session. A session token may
-// not act for another session.
+// session resolves the live session a work call acts for: the session
+// token's own, or the argument, which must name a session of the caller's
+// token (Call.ownSession).
 func (c *Call) session(arg string) (string, error) {
-	id := c.Principal.SessionID
-	switch {
-	case id != "" && arg != "" && arg != id:
-		return "", store.Deny(store.CodeCapabilityScopeMismatch, "this token belongs to session %s", id)
-	case id == "":
-		id = arg
-	}
-	if id == "" {
-		return "", store.Deny(store.CodeInvalidArgument, "session_id is required (session_report ready registers one)")
-	}
-	s, err := c.Tx.Session(id)
-	if err != nil {
-		return "", err
-	}
-	if !c.Principal.Operator && s.TokenKeyID != c.Principal.KeyID {
-		return "", store.Deny(store.CodeCapabilityScopeMismatch, "session %s belongs to another token", id)
+	var s store.Session
+	if c.ses != nil && (arg == "" || arg == c.ses.ID) {
+		s = *c.ses
+	} else {
+		var err error
+		if s, err = c.ownSession(arg); err != nil {
+			return "", err
+		}
 	}
 	if !s.State.Live() {
-		return "", store.Deny(store.CodeInvalidState, "session %s has ended", id)
+		return "", store.Deny(store.CodeInvalidState, "session %s has ended", s.ID)
 	}
-	return id, nil
+	return s.ID, nil
 }
 
 func seconds(n int, def, max time.Duration) time.Duration {
@@ -199,7 +207,7 @@ func (r *Registry) signalAfter(c *Call, keys ...string) {
 }
 
 func (r *Registry) registerWork() {
-	r.Register(Define("work.create", store.CapWorkAuthor, Hidden,
+	r.Register(Define(MethodWorkCreate, On(Repository, store.CapWorkAuthor), Hidden,
 		"Create a work packet in a repository's queue.",
 		func(c *Call, in WorkCreateArgs) (PacketResult, error) {
 			p, err := c.Tx.CreatePacket(store.PacketSpec{
@@ -210,28 +218,25 @@ func (r *Registry) registerWork() {
 			r.signalAfter(c, repoKey(p.RepositoryID))
 			return PacketResult{Packet: p}, err
 		}))
-	r.Register(Define("work.cancel", store.CapWorkAuthor, Hidden,
+	r.Register(Define(MethodWorkCancel, On(Packet, store.CapWorkAuthor), Hidden,
 		"Cancel a packet; a lease on it is lost.",
 		func(c *Call, in PacketRef) (PacketResult, error) {
 			p, err := c.Tx.CancelPacket(in.PacketID, in.Reason)
 			r.signalAfter(c, leasesKey)
 			return PacketResult{Packet: p}, err
 		}))
-	r.Register(Define("work.requeue", store.CapWorkAuthor, Hidden,
+	r.Register(Define(MethodWorkRequeue, On(Packet, store.CapWorkAuthor), Hidden,
 		"Put a packet back in the queue with its attempts reset.",
 		func(c *Call, in PacketRef) (PacketResult, error) {
 			p, err := c.Tx.RequeuePacket(in.PacketID, in.Reason)
 			r.signalAfter(c, repoKey(p.RepositoryID), leasesKey)
 			return PacketResult{Packet: p}, err
 		}))
-	r.Register(Define("work.get", store.CapWorkRead, ReadOnly,
+	r.Register(Define(MethodWorkGet, On(Packet, store.CapWorkRead), ReadOnly,
 		"One packet with its state, lease, history and artifacts.",
 		func(c *Call, in WorkGetArgs) (WorkGetResult, error) {
 			p, err := c.Tx.Packet(in.PacketID)
 			if err != nil {
-				return WorkGetResult{}, err
-			}
-			if err := c.authorizeRepo(p.RepositoryID); err != nil {
 				return WorkGetResult{}, err
 			}
 			arts, err := c.Tx.Artifacts(p.ID)
@@ -240,21 +245,16 @@ func (r *Registry) registerWork() {
 			}
 			return WorkGetResult{Packet: p, Artifacts: arts}, err
 		}))
-	r.Register(Define("work.list", store.CapWorkRead, ReadOnly,
+	r.Register(Define(MethodWorkList, On(Repository, store.CapWorkRead), ReadOnly,
 		"Packets, newest first, by repository and state.",
 		func(c *Call, f store.PacketFilter) (WorkList, error) {
-			if f.RepositoryID == "" {
-				if all, err := holdsEverywhere(c.Tx, c.Principal, store.CapWorkRead); err != nil || !all {
-					return WorkList{}, firstErr(err, store.Deny(store.CodeCapabilityScopeMismatch, "name a repository_id: this token reads some repositories only"))
-				}
-			}
 			ps, err := c.Tx.Packets(f)
 			if ps == nil {
 				ps = []store.Packet{}
 			}
 			return WorkList{Packets: ps}, err
 		}))
-	r.Register(Define("work.await_packet", store.CapWorkClaim, 0,
+	r.Register(Define(MethodWorkAwaitPacket, On(Repository, store.CapWorkClaim), 0,
 		"Wait (at most wait_seconds, ≤ 60) for the repository's best queued packet and claim it under a new lease; packet is null when the wait ends empty.",
 		func(c *Call, in AwaitArgs) (AwaitResult, error) {
 			ses, err := c.session(in.SessionID)
@@ -283,7 +283,7 @@ func (r *Registry) registerWork() {
 			exp := p.Lease.ExpiresAt
 			return AwaitResult{Packet: claimed(p), LeaseID: p.Lease.ID, LeaseExpiresAt: &exp}, nil
 		}))
-	r.Register(Define("work.ack", store.CapWorkClaim, 0,
+	r.Register(Define(MethodWorkAck, On(Packet, store.CapWorkClaim), 0,
 		"Confirm you started a claimed packet; renews the lease.",
 		func(c *Call, in LeaseArgs) (AckResult, error) {
 			ses, err := c.session(in.SessionID)
@@ -297,7 +297,7 @@ func (r *Registry) registerWork() {
 			r.signalAfter(c, leasesKey)
 			return AckResult{LeaseExpiresAt: p.Lease.ExpiresAt, State: string(p.State)}, c.trace(store.TraceState, p.ID)
 		}))
-	r.Register(Define("artifact.publish", store.CapArtifactWrite, 0,
+	r.Register(Define(MethodArtifactPublish, On(Packet, store.CapArtifactWrite), 0,
 		"Publish an expected artifact of a leased packet: inline content (≤ 1 MiB) or a path inside the write scope with its sha256.",
 		func(c *Call, in PublishArgs) (ArtifactResult, error) {
 			ses, err := c.session(in.SessionID)
@@ -309,7 +309,7 @@ func (r *Registry) registerWork() {
 			}, "")
 			return ArtifactResult{Artifact: a}, err
 		}))
-	r.Register(Define("work.complete", store.CapWorkClaim, 0,
+	r.Register(Define(MethodWorkComplete, On(Packet, store.CapWorkClaim), 0,
 		"Finish a leased packet once every expected artifact is published; it goes to review when the packet asks for one.",
 		func(c *Call, in CompleteArgs) (PacketResult, error) {
 			ses, err := c.session(in.SessionID)
@@ -323,7 +323,7 @@ func (r *Registry) registerWork() {
 			r.signalAfter(c, leasesKey)
 			return PacketResult{Packet: p}, c.trace(store.TraceState, p.ID)
 		}))
-	r.Register(Define("work.release", store.CapWorkClaim, 0,
+	r.Register(Define(MethodWorkRelease, On(Packet, store.CapWorkClaim), 0,
 		"Give a leased packet back to the queue, with the reason in summary.",
 		func(c *Call, in CompleteArgs) (PacketResult, error) {
 			ses, err := c.session(in.SessionID)
@@ -337,21 +337,14 @@ func (r *Registry) registerWork() {
 			r.signalAfter(c, repoKey(p.RepositoryID), leasesKey)
 			return PacketResult{Packet: p}, c.trace(store.TraceState, p.ID)
 		}))
-	r.Register(Define("review.verdict", store.CapReviewWrite, 0,
+	r.Register(Define(MethodReviewVerdict, On(Packet, store.CapReviewWrite), 0,
 		"Review a packet in review: approve, request_changes (back to the queue with the notes) or reject.",
 		func(c *Call, in VerdictArgs) (PacketResult, error) {
-			p, err := c.Tx.Packet(in.PacketID)
-			if err != nil {
-				return PacketResult{}, err
-			}
-			if err := c.authorizeRepo(p.RepositoryID); err != nil {
-				return PacketResult{}, err
-			}
-			p, err = c.Tx.ReviewVerdict(in.PacketID, in.Verdict, in.Notes)
+			p, err := c.Tx.ReviewVerdict(in.PacketID, in.Verdict, in.Notes)
 			r.signalAfter(c, repoKey(p.RepositoryID))
 			return PacketResult{Packet: p}, err
 		}))
-	r.Register(Define("work.expire_leases", store.CapAdmin, Hidden|Internal,
+	r.Register(Define(MethodWorkExpireLeases, On(Global, store.CapAdmin), Hidden|Internal,
 		"Return packets whose lease expired to the queue (or fail them after their last attempt).",
 		func(c *Call, _ NoArgs) (ExpiredLeases, error) {
 			ps, err := c.Tx.ExpireLeases()
@@ -375,28 +368,6 @@ func (r *Registry) registerWork() {
 			r.signalAfter(c, keys...)
 			return out, err
 		}))
-}
-
-// authorizeRepo checks the caller's capability on a repository the call
-// names only through an object (a packet's repository).
-func (c *Call) authorizeRepo(repoID string) error {
-	if c.Principal.Operator {
-		return nil
-	}
-	tok, err := c.Tx.TokenByKeyID(c.Principal.KeyID)
-	if err != nil {
-		return err
-	}
-	return c.Tx.Authorize(tok, c.Method.Capability, repoID)
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
 }
 
 // NextLeaseExpiry reports when the earliest lease expires, for the daemon's

@@ -9,6 +9,11 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
+// The methods of this file, typed with their arguments and results.
+const (
+	MethodPromptWorkflow Name[NoArgs, PromptText] = promptMethod
+)
+
 // The one prompt: the canonical workflow, for clients that let a person pick
 // a server's prompt to start an agent with.
 const (
@@ -22,28 +27,9 @@ type PromptText struct {
 }
 
 func (r *Registry) registerPrompts() {
-	r.Register(Define(promptMethod, store.CapStatusRead, Internal|ReadOnly,
+	r.Register(Define(MethodPromptWorkflow, On(Global, store.CapStatusRead), Internal|ReadOnly,
 		"prompts/get "+promptName,
 		func(c *Call, _ NoArgs) (PromptText, error) { return PromptText{Text: Instructions}, nil }))
-}
-
-// mayCall reports whether p holds the capability of method on any
-// repository.
-func (r *Registry) mayCall(p Principal, method string) bool {
-	m, ok := r.methods[method]
-	if !ok {
-		return false
-	}
-	if p.Operator {
-		return true
-	}
-	return r.db.View(func(tx *store.Tx) error {
-		tok, err := tx.TokenByKeyID(p.KeyID)
-		if err != nil {
-			return err
-		}
-		return tx.Authorize(tok, m.Capability, "")
-	}) == nil
 }
 
 func addPrompts(server *mcp.Server, reg *Registry) {

@@ -75,8 +75,10 @@ const (
 
 // Method is one entry of the registry.
 type Method struct {
-	Name        string
-	Capability  store.Capability
+	Name string
+	// Access is the capability the method needs and the object it acts
+	// on; the registry checks it before the handler runs.
+	Access
 	Flags       Flags
 	Description string
 	// InputSchema is the JSON schema of the arguments object; OutputSchema
@@ -95,12 +97,15 @@ type Method struct {
 
 // Call is one invocation, handed to a Method's Handler.
 type Call struct {
-	Ctx          context.Context
-	Tx           *store.Tx
-	Principal    Principal
-	Transport    Transport
-	Method       *Method
-	Args         json.RawMessage
+	Ctx       context.Context
+	Tx        *store.Tx
+	Principal Principal
+	Transport Transport
+	Method    *Method
+	Args      json.RawMessage
+	// RepositoryID is the repository of the call's object once it is
+	// authorized (for a token; the repository_id argument for the
+	// operator), "" for a call on no single repository.
 	RepositoryID string
 	// SessionID is the session the call belongs to: the session token's,
 	// or the "session_id" argument.
@@ -110,6 +115,12 @@ type Call struct {
 
 	afterCommit []func()
 	then        func(result any) (any, error)
+
+	// Set by authorize, in the call's transaction.
+	objects objectArgs
+	token   store.Token
+	scope   store.Scope
+	ses     *store.Session // the OwnSession object, once resolved
 }
 
 // Decode decodes the call's arguments into v, refusing unknown fields so a
@@ -191,6 +202,9 @@ func (r *Registry) Register(m Method) {
 	if m.Handler == nil || m.Capability == "" {
 		panic("mcpserver: method without handler or capability: " + m.Name)
 	}
+	if m.Object == objectUndeclared || m.Object > Question {
+		panic("mcpserver: method without an object declaration (On(Object, capability)): " + m.Name)
+	}
 	if m.Flags&Slow != 0 && m.Flags&ReadOnly == 0 {
 		panic("mcpserver: a Slow method must be ReadOnly (its handler runs in a read transaction): " + m.Name)
 	}
@@ -254,11 +268,18 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 		ArgsDigest: store.ArgsDigest(args),
 	}
 	res := Result{Method: method}
-	repoID, err := repositoryArg(args)
+	if len(method) > maxMethodName {
+		method = clip(method, maxMethodName)
+		rec.Method, res.Method = method, method
+		res.Err = store.Deny(store.CodeMethodUnknown, "no method %q (name cut at %d bytes: method names are at most %d)", method, maxMethodName, maxMethodName)
+		return r.auditFailure(res, rec, p.SessionID, start)
+	}
+	objects, err := parseObjectArgs(args)
 	if err != nil {
 		res.Err = err
 		return r.auditFailure(res, rec, p.SessionID, start)
 	}
+	repoID := objects.repository()
 	rec.Repository = repoID
 	m, ok := r.methods[method]
 	switch {
@@ -271,9 +292,9 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 	}
 	sessionID := p.SessionID
 	if sessionID == "" {
-		sessionID = sessionArg(args)
+		sessionID = objects.SessionID
 	}
-	call := &Call{Ctx: ctx, Principal: p, Transport: t, Method: m, Args: args, RepositoryID: repoID, SessionID: sessionID}
+	call := &Call{Ctx: ctx, Principal: p, Transport: t, Method: m, Args: args, RepositoryID: repoID, SessionID: sessionID, objects: objects}
 	// A long poll runs its handler, and when it asks to wait, takes the
 	// signal channel and runs it once more before blocking: a change
 	// committed between the first try and the wait is seen by the second,
@@ -355,20 +376,32 @@ func (r *Registry) TraceChanged(sessionID string) <-chan struct{} {
 	return r.sig.wait(traceKey(sessionID))
 }
 
+// reset readies the call for a run in tx: group commit may run a call
+// more than once, and each run starts from a clean slate.
+func (c *Call) reset(tx *store.Tx) {
+	c.Tx, c.afterCommit, c.then = tx, nil, nil
+	c.RepositoryID = c.objects.repository()
+	c.token, c.scope, c.ses = store.Token{}, store.Scope{}, nil
+}
+
 // attempt runs the call once in a shared transaction. The function may run
 // more than once (group commit retries a batch without a failed member), so
 // it starts from a clean slate each time.
 func (r *Registry) attempt(call *Call, rec store.AuditRecord, start time.Time) (Result, error) {
 	res := Result{Method: rec.Method}
 	err := r.commit.update(func(tx *store.Tx) error {
-		call.Tx, call.afterCommit, call.then = tx, nil, nil
+		call.reset(tx)
 		res.Value, res.Err, res.AuditID = nil, nil, ""
 		rec.DurationMicros = time.Since(start).Microseconds()
-		if err := authorize(tx, call.Principal, call.Method, call.RepositoryID); err != nil {
+		if err := authorize(tx, call); err != nil {
 			// Nothing was written: the denial's record commits right here.
 			res.Err = err
 			rec.Outcome = string(res.Code())
 		} else {
+			if err := markUsed(tx, call); err != nil {
+				return err
+			}
+			rec.Repository = call.RepositoryID
 			v, err := runHandler(call.Method, call)
 			if err != nil {
 				return errRollback{err}
@@ -404,16 +437,10 @@ func (r *Registry) attemptView(call *Call, rec store.AuditRecord, start time.Tim
 	res := Result{Method: rec.Method}
 	var failed error
 	err := r.db.View(func(tx *store.Tx) error {
-		call.Tx, call.afterCommit, call.then = tx, nil, nil
-		if !call.Principal.Operator {
-			tok, err := tx.TokenByKeyID(call.Principal.KeyID)
-			if err == nil {
-				err = tx.Authorize(tok, call.Method.Capability, call.RepositoryID)
-			}
-			if err != nil {
-				res.Err = err
-				return nil
-			}
+		call.reset(tx)
+		if err := authorize(tx, call); err != nil {
+			res.Err = err
+			return nil
 		}
 		v, err := runHandler(call.Method, call)
 		if err != nil {
@@ -430,12 +457,17 @@ func (r *Registry) attemptView(call *Call, rec store.AuditRecord, start time.Tim
 		return res, errRollback{failed}
 	}
 	err = r.commit.update(func(tx *store.Tx) error {
-		call.Tx = tx
+		call.reset(tx)
 		res.AuditID = ""
 		rec.DurationMicros = time.Since(start).Microseconds()
 		if res.Err == nil {
-			if err := authorize(tx, call.Principal, call.Method, call.RepositoryID); err != nil {
+			if err := authorize(tx, call); err != nil {
 				res.Err, res.Value = err, nil
+			} else {
+				if err := markUsed(tx, call); err != nil {
+					return err
+				}
+				rec.Repository = call.RepositoryID
 			}
 		}
 		rec.Outcome = "ok"
@@ -507,27 +539,17 @@ func runHandler(m *Method, c *Call) (v any, err error) {
 	return m.Handler(c)
 }
 
-// authorize re-checks a token principal inside the transaction (it may have
-// been revoked since the transport authenticated it) and records its use.
-func authorize(tx *store.Tx, p Principal, m *Method, repoID string) error {
-	if p.Operator {
-		return nil
+// RefuseTool audits a tools/call whose tool name names no method and returns
+// its method_unknown denial. A name past maxMethodName is cut, and the
+// answer says so: the caller chose its length, the audit log did not.
+func (r *Registry) RefuseTool(p Principal, t Transport, tool string) Result {
+	d := store.Deny(store.CodeMethodUnknown, "no tool %q", tool)
+	if len(tool) > maxMethodName {
+		tool = clip(tool, maxMethodName)
+		d = store.Deny(store.CodeMethodUnknown, "no tool %q (name cut at %d bytes: tool names are at most %d)", tool, maxMethodName, maxMethodName)
 	}
-	tok, err := tx.TokenByKeyID(p.KeyID)
-	if err != nil {
-		return err
-	}
-	if err := tx.Authorize(tok, m.Capability, repoID); err != nil {
-		return err
-	}
-	return tx.MarkUsed(tok)
-}
-
-// Refuse audits a call that is denied before any method runs (a tool name
-// that names nothing) and returns the denial.
-func (r *Registry) Refuse(p Principal, t Transport, method string, d *store.Denial) Result {
-	rec := store.AuditRecord{Transport: string(t), KeyID: p.KeyID, SessionID: p.SessionID, Method: method}
-	return r.auditFailure(Result{Method: method, Err: d}, rec, p.SessionID, time.Now())
+	rec := store.AuditRecord{Transport: string(t), KeyID: p.KeyID, SessionID: p.SessionID, Method: tool}
+	return r.auditFailure(Result{Method: tool, Err: d}, rec, p.SessionID, time.Now())
 }
 
 func (r *Registry) auditFailure(res Result, rec store.AuditRecord, sessionID string, start time.Time) Result {
@@ -548,36 +570,6 @@ func (r *Registry) auditFailure(res Result, rec store.AuditRecord, sessionID str
 	}
 	res.AuditID = rec.ID
 	return res
-}
-
-// sessionArg extracts the optional "session_id" argument; a malformed one
-// is the handler's to refuse.
-func sessionArg(args json.RawMessage) string {
-	var a struct {
-		SessionID string `json:"session_id"`
-	}
-	if len(args) == 0 || json.Unmarshal(args, &a) != nil {
-		return ""
-	}
-	return a.SessionID
-}
-
-// repositoryArg extracts the optional "repository_id" argument, which scopes
-// authorization.
-func repositoryArg(args json.RawMessage) (string, error) {
-	if len(args) == 0 {
-		return "", nil
-	}
-	var a struct {
-		RepositoryID *string `json:"repository_id"`
-	}
-	if err := json.Unmarshal(args, &a); err != nil {
-		return "", store.Deny(store.CodeInvalidArgument, "arguments must be a JSON object: %v", err)
-	}
-	if a.RepositoryID == nil {
-		return "", nil
-	}
-	return *a.RepositoryID, nil
 }
 
 // Visible reports whether m may be listed to agents at all.

@@ -32,25 +32,35 @@ func TestRegisterPanics(t *testing.T) {
 	f := newFixture(t)
 	t.Run("duplicate name", func(t *testing.T) {
 		r := NewRegistry(f.db, Options{})
-		r.Register(Method{Name: "x.y", Capability: store.CapStatusRead, Handler: nopHandler})
-		mustPanic(t, func() { r.Register(Method{Name: "x.y", Capability: store.CapWorkRead, Handler: nopHandler}) })
+		r.Register(Method{Name: "x.y", Access: On(Global, store.CapStatusRead), Handler: nopHandler})
+		mustPanic(t, func() { r.Register(Method{Name: "x.y", Access: On(Global, store.CapWorkRead), Handler: nopHandler}) })
 	})
 	t.Run("duplicate of a built-in", func(t *testing.T) {
 		r := New(f.db, Options{})
-		mustPanic(t, func() { r.Register(Method{Name: "status", Capability: store.CapStatusRead, Handler: nopHandler}) })
+		mustPanic(t, func() {
+			r.Register(Method{Name: "status", Access: On(Global, store.CapStatusRead), Handler: nopHandler})
+		})
 	})
 	t.Run("same tool name after mapping", func(t *testing.T) {
 		r := NewRegistry(f.db, Options{})
-		r.Register(Method{Name: "work.get", Capability: store.CapWorkRead, Handler: nopHandler})
-		mustPanic(t, func() { r.Register(Method{Name: "work_get", Capability: store.CapWorkRead, Handler: nopHandler}) })
+		r.Register(Method{Name: "work.get", Access: On(Global, store.CapWorkRead), Handler: nopHandler})
+		mustPanic(t, func() {
+			r.Register(Method{Name: "work_get", Access: On(Global, store.CapWorkRead), Handler: nopHandler})
+		})
 	})
 	t.Run("no handler", func(t *testing.T) {
 		r := NewRegistry(f.db, Options{})
-		mustPanic(t, func() { r.Register(Method{Name: "a", Capability: store.CapStatusRead}) })
+		mustPanic(t, func() { r.Register(Method{Name: "a", Access: On(Global, store.CapStatusRead)}) })
 	})
 	t.Run("no capability", func(t *testing.T) {
 		r := NewRegistry(f.db, Options{})
 		mustPanic(t, func() { r.Register(Method{Name: "a", Handler: nopHandler}) })
+	})
+	t.Run("no object", func(t *testing.T) {
+		r := NewRegistry(f.db, Options{})
+		mustPanic(t, func() {
+			r.Register(Method{Name: "a", Access: Access{Capability: store.CapWorkRead}, Handler: nopHandler})
+		})
 	})
 }
 
@@ -221,19 +231,19 @@ func testMethodRegistry(f *fixture, committed *[]string) *Registry {
 		})
 		return nil
 	}
-	r.Register(Method{Name: "test.ok", Capability: store.CapWorkClaim, Handler: func(c *Call) (any, error) {
+	r.Register(Method{Name: "test.ok", Access: On(Global, store.CapWorkClaim), Handler: func(c *Call) (any, error) {
 		if err := write(c, "ok_setting"); err != nil {
 			return nil, err
 		}
 		return map[string]string{"done": "yes"}, nil
 	}})
-	r.Register(Method{Name: "test.deny", Capability: store.CapWorkClaim, Handler: func(c *Call) (any, error) {
+	r.Register(Method{Name: "test.deny", Access: On(Global, store.CapWorkClaim), Handler: func(c *Call) (any, error) {
 		if err := write(c, "deny_setting"); err != nil {
 			return nil, err
 		}
 		return map[string]string{"partial": "result"}, store.Deny("lease_lost", "the lease moved on")
 	}})
-	r.Register(Method{Name: "test.fail", Capability: store.CapWorkClaim, Handler: func(c *Call) (any, error) {
+	r.Register(Method{Name: "test.fail", Access: On(Global, store.CapWorkClaim), Handler: func(c *Call) (any, error) {
 		if err := write(c, "fail_setting"); err != nil {
 			return nil, err
 		}
@@ -470,8 +480,10 @@ func TestAuditQueryScopedToken(t *testing.T) {
 	}})
 	p := TokenPrincipal(scoped)
 
-	wantCode(t, f.invoke(p, TransportMCP, "audit.query", ``), store.CodeCapabilityScopeMismatch)
-	wantCode(t, f.invoke(p, TransportMCP, "audit.query", `{"method":"status"}`), store.CodeCapabilityScopeMismatch)
+	// Naming no repository asks for every one: only the expired grant on
+	// every repository would do.
+	wantCode(t, f.invoke(p, TransportMCP, "audit.query", ``), store.CodeCapabilityExpired)
+	wantCode(t, f.invoke(p, TransportMCP, "audit.query", `{"method":"status"}`), store.CodeCapabilityExpired)
 	// For b, only the expired grant on every repository would do.
 	wantCode(t, f.invoke(p, TransportMCP, "audit.query", fmt.Sprintf(`{"repository_id":%q}`, repoB.ID)), store.CodeCapabilityExpired)
 	res := f.invoke(p, TransportMCP, "audit.query", fmt.Sprintf(`{"repository_id":%q}`, repoA.ID))

@@ -18,14 +18,15 @@ type resourceDef struct {
 	name        string
 	description string
 	method      string
+	arg         string // the method's argument that {id} fills
 }
 
 var resourceDefs = []resourceDef{
-	{"switchboard://policies/current", "policies", "What this token may do, the limits every call is held to, and the denial codes.", "resource.policies"},
-	{"switchboard://tools/catalog", "tools catalog", "Compact list of the tools this token may call: name, capability, one line each.", "resource.tools_catalog"},
-	{"switchboard://repositories", "repositories", "The registered repositories: the ids work tools take as repository_id.", "resource.repositories"},
-	{"switchboard://packets/{id}", "packet", "One work packet with its artifacts and verdicts.", "resource.packet"},
-	{"switchboard://sessions/{id}", "session", "One agent session with its reports and trace events.", "resource.session"},
+	{"switchboard://policies/current", "policies", "What this token may do, the limits every call is held to, and the denial codes.", "resource.policies", ""},
+	{"switchboard://tools/catalog", "tools catalog", "Compact list of the tools this token may call: name, capability, one line each.", "resource.tools_catalog", ""},
+	{"switchboard://repositories", "repositories", "The registered repositories: the ids work tools take as repository_id.", "resource.repositories", ""},
+	{"switchboard://packets/{id}", "packet", "One work packet with its artifacts and verdicts.", "resource.packet", "packet_id"},
+	{"switchboard://sessions/{id}", "session", "One agent session with its reports and trace events.", "resource.session", "session_id"},
 }
 
 func (d resourceDef) isTemplate() bool { return strings.Contains(d.uri, "{") }
@@ -79,7 +80,7 @@ func resourceHandler(reg *Registry) mcp.ResourceHandler {
 		}
 		var args json.RawMessage
 		if id != "" {
-			args, _ = json.Marshal(map[string]string{"id": id})
+			args, _ = json.Marshal(map[string]string{d.arg: id})
 		}
 		res := reg.Invoke(ctx, c.principal, c.transport, d.method, args)
 		if res.Err != nil {

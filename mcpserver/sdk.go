@@ -237,7 +237,7 @@ func resolveToolNames(reg *Registry) mcp.Middleware {
 				return next(ctx, method, req)
 			}
 			c, _ := callerOf(req)
-			res := reg.Refuse(c.principal, c.transport, call.Params.Name, store.Deny(store.CodeMethodUnknown, "no tool %q", call.Params.Name))
+			res := reg.RefuseTool(c.principal, c.transport, call.Params.Name)
 			return nil, rpcError(-32602, &res)
 		}
 	}

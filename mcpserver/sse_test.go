@@ -569,7 +569,7 @@ func TestSSEBusy(t *testing.T) {
 	release := make(chan struct{})
 	e := newSSEEnv(t, func(e *sseEnv) {
 		// A method that runs until the test releases it.
-		e.reg.Register(Method{Name: "test.block", Capability: store.CapStatusRead, Description: "blocks",
+		e.reg.Register(Method{Name: "test.block", Access: On(Global, store.CapStatusRead), Description: "blocks",
 			Handler: func(c *Call) (any, error) {
 				<-release
 				return "released", nil

@@ -600,7 +600,7 @@ func TestUpdateErrorRollsBack(t *testing.T) {
 		t.Fatalf("Update: %v, want boom", err)
 	}
 	mustView(t, db, func(tx *Tx) error {
-		c, err := tx.Counts()
+		c, err := tx.Counts(Scope{All: true})
 		if err != nil {
 			return err
 		}

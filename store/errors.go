@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Code is one of the stable denial and error codes of the spec. Clients match
@@ -58,9 +59,22 @@ type Denial struct {
 
 func (d *Denial) Error() string { return string(d.Code) + ": " + d.Reason }
 
-// Deny returns a *Denial with a formatted reason.
+// MaxReasonBytes bounds a denial's reason. Reasons quote what the caller
+// sent (an id, a name, a decoder's complaint about its JSON) and travel back
+// in answers and into logs: their length must not be the caller's choice.
+const MaxReasonBytes = 1024
+
+// Deny returns a *Denial with a formatted reason, cut to MaxReasonBytes.
 func Deny(code Code, format string, args ...any) *Denial {
-	return &Denial{Code: code, Reason: fmt.Sprintf(format, args...)}
+	reason := fmt.Sprintf(format, args...)
+	if len(reason) > MaxReasonBytes {
+		cut := MaxReasonBytes - len("…")
+		for cut > 0 && !utf8.RuneStart(reason[cut]) {
+			cut--
+		}
+		reason = reason[:cut] + "…"
+	}
+	return &Denial{Code: code, Reason: reason}
 }
 
 // CodeOf returns the code carried by err, or CodeInternal when err carries

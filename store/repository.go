@@ -89,18 +89,34 @@ func (tx *Tx) Repositories() ([]Repository, error) {
 
 // Counts are the sizes of the main collections, for status.
 type Counts struct {
+	// Tokens, LiveTokens and AuditRecords belong to no repository: a caller
+	// whose scope is some repositories only is told 0.
 	Tokens       int `json:"tokens"`
 	LiveTokens   int `json:"live_tokens"`
 	Repositories int `json:"repositories"`
 	AuditRecords int `json:"audit_records"`
+	// Scoped is set when the counts are of some repositories only: the
+	// caller's repositories are counted, nothing else is.
+	Scoped bool `json:"scoped"`
 }
 
-// Counts returns the collection sizes. bbolt's Bucket.Stats cannot be used:
-// it reads committed pages only, so inside an Update it misses what that
+// Counts returns the collection sizes a caller with scope may see: every
+// count for a scope of all repositories, else the number of its
+// repositories alone. bbolt's Bucket.Stats cannot be used: it reads
+// committed pages only, so inside an Update it misses what that
 // transaction wrote. Audit sequences are gap-free from 1, so the last key is
 // the record count (O(log n) on a large log); repositories are few.
-func (tx *Tx) Counts() (Counts, error) {
+func (tx *Tx) Counts(scope Scope) (Counts, error) {
 	var c Counts
+	if !scope.All {
+		c.Scoped = true
+		for _, id := range scope.Repositories {
+			if tx.RepositoryExists(id) {
+				c.Repositories++
+			}
+		}
+		return c, nil
+	}
 	if k, _ := tx.tx.Bucket(bucketAudit).Cursor().Last(); len(k) == 8 {
 		c.AuditRecords = int(binary.BigEndian.Uint64(k))
 	}

@@ -137,7 +137,7 @@ func TestCounts(t *testing.T) {
 	check := func(step string) {
 		t.Helper()
 		mustView(t, db, func(tx *Tx) error {
-			got, err := tx.Counts()
+			got, err := tx.Counts(Scope{All: true})
 			if err != nil {
 				return err
 			}
@@ -199,6 +199,21 @@ func TestCounts(t *testing.T) {
 	})
 	want.AuditRecords = 500
 	check("audit")
+
+	// A caller scoped to some repositories learns how many of them exist,
+	// and nothing that belongs to no repository.
+	mustView(t, db, func(tx *Tx) error {
+		repos, err := tx.Repositories()
+		if err != nil {
+			return err
+		}
+		scope := Scope{Repositories: []string{repos[0].ID, "repo_gone"}}
+		got, err := tx.Counts(scope)
+		if want := (Counts{Repositories: 1, Scoped: true}); err != nil || got != want {
+			t.Errorf("Counts(%+v) = %+v, %v; want %+v", scope, got, err, want)
+		}
+		return nil
+	})
 }
 
 // The registry runs a method and its audit append in one Update: Counts
@@ -216,7 +231,7 @@ func TestCountsSeeOwnTransaction(t *testing.T) {
 			if err := tx.AppendAudit(&AuditRecord{Method: "m", Outcome: "ok"}); err != nil {
 				return err
 			}
-			got, err := tx.Counts()
+			got, err := tx.Counts(Scope{All: true})
 			if err != nil {
 				return err
 			}

@@ -506,6 +506,18 @@ func (tx *Tx) AddReport(sessionID string, kind ReportKind, text, packetID string
 	if err != nil {
 		return Report{}, nil, err
 	}
+	if packetID != "" {
+		// A report about a packet is about one of the session's own
+		// repository: a session must not tie its words to another
+		// repository's work, nor learn from the answer that it exists.
+		p, err := tx.Packet(packetID)
+		if err != nil && CodeOf(err) != CodeNotFound {
+			return Report{}, nil, err
+		}
+		if err != nil || (s.RepositoryID != "" && p.RepositoryID != s.RepositoryID) {
+			return Report{}, nil, Deny(CodeCapabilityScopeMismatch, "packet %s is not one of this session's repository", packetID)
+		}
+	}
 	r := Report{ID: NewID("rep"), Kind: kind, Text: text, PacketID: packetID}
 	typ := TraceReport
 	var q *Question

@@ -394,10 +394,28 @@ func getSessionTx(t *testing.T, tx *Tx, id string) Session {
 	return s
 }
 
+// repoWithPacket registers a repository at path with one packet in it.
+func repoWithPacket(t testing.TB, db *DB, path string) (Repository, Packet) {
+	t.Helper()
+	var repo Repository
+	var p Packet
+	mustUpdate(t, db, func(tx *Tx) error {
+		var err error
+		if repo, _, err = tx.RegisterRepository("", path); err != nil {
+			return err
+		}
+		p, err = tx.CreatePacket(PacketSpec{RepositoryID: repo.ID, Title: "t"})
+		return err
+	})
+	return repo, p
+}
+
 func TestAddReport(t *testing.T) {
 	clock := newFakeClock()
 	db := openTestDB(t, Options{Now: clock.Now})
-	s := createSession(t, db, SessionSpec{Kind: SessionSupervised})
+	repo, pkt := repoWithPacket(t, db, "/src/a")
+	_, other := repoWithPacket(t, db, "/src/b")
+	s := createSession(t, db, SessionSpec{Kind: SessionSupervised, RepositoryID: repo.ID})
 	max := strings.Repeat("a", MaxReportText)
 	var wantSeq uint64
 	for _, tc := range []struct {
@@ -409,9 +427,12 @@ func TestAddReport(t *testing.T) {
 		wantQuestion bool
 	}{
 		{"ready, no text", s.ID, ReportReady, "", "", "", false},
-		{"heartbeat", s.ID, ReportHeartbeat, "50% done", "pkt_1", "", false},
+		{"heartbeat", s.ID, ReportHeartbeat, "50% done", pkt.ID, "", false},
 		{"heartbeat, empty", s.ID, ReportHeartbeat, "", "", "", false},
-		{"question", s.ID, ReportQuestion, "Which branch?", "pkt_1", "", true},
+		{"question", s.ID, ReportQuestion, "Which branch?", pkt.ID, "", true},
+		{"packet of another repository", s.ID, ReportHeartbeat, "x", other.ID, CodeCapabilityScopeMismatch, false},
+		{"question on another repository's packet", s.ID, ReportQuestion, "x?", other.ID, CodeCapabilityScopeMismatch, false},
+		{"packet that does not exist", s.ID, ReportHeartbeat, "x", "pkt_nope", CodeCapabilityScopeMismatch, false},
 		{"escalate", s.ID, ReportEscalate, "tests need a database I cannot reach", "", "", false},
 		{"text at the bound", s.ID, ReportHeartbeat, max, "", "", false},
 		{"text over the bound", s.ID, ReportHeartbeat, max + "a", "", CodeInvalidArgument, false},
@@ -570,10 +591,11 @@ func TestReportsNewest(t *testing.T) {
 func TestQuestionFlow(t *testing.T) {
 	clock := newFakeClock()
 	db := openTestDB(t, Options{Now: clock.Now})
-	s := createSession(t, db, SessionSpec{Kind: SessionExternal})
+	repo, pkt := repoWithPacket(t, db, "/src/a")
+	s := createSession(t, db, SessionSpec{Kind: SessionExternal, RepositoryID: repo.ID})
 	clock.Add(time.Second)
 	asked := clock.Now()
-	r, q, err := addReport(db, s.ID, ReportQuestion, "May I delete vendor/?", "pkt_7")
+	r, q, err := addReport(db, s.ID, ReportQuestion, "May I delete vendor/?", pkt.ID)
 	if err != nil || q == nil || r.QuestionID != q.ID {
 		t.Fatalf("AddReport(question) = %+v, %+v, %v", r, q, err)
 	}
@@ -607,7 +629,7 @@ func TestQuestionFlow(t *testing.T) {
 		}
 		if err == nil {
 			answered = now
-			want := Question{ID: q.ID, SessionID: s.ID, PacketID: "pkt_7", Text: "May I delete vendor/?", AskedAt: asked,
+			want := Question{ID: q.ID, SessionID: s.ID, PacketID: pkt.ID, Text: "May I delete vendor/?", AskedAt: asked,
 				Answer: "No, keep it.", AnsweredAt: &now, AnsweredBy: "gui"}
 			if !equalQuestion(got, want) || !got.Answered() {
 				t.Errorf("%s: %+v, want %+v", st.name, got, want)

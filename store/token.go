@@ -361,39 +361,105 @@ func (tx *Tx) Tokens() ([]Token, error) {
 	return out, err
 }
 
-// Authorize decides whether tok may use capability c on repository repoID
-// ("" for a call that names no repository). Denials, in the order checked:
-// capability_missing (no grant of c at all), repo_not_registered,
-// capability_scope_mismatch (c granted, not for this repository),
-// capability_expired (every grant that would allow it has expired).
+// Authorize decides whether tok may use capability c on repository repoID,
+// or on every repository when repoID is AllRepositories (a listing that
+// names none). There is no "any repository": a call on an object is checked
+// on the object's own repository, and AuthorizeAny is asked by name.
+// Denials, in the order checked: capability_missing (no grant of c at all),
+// repo_not_registered, capability_scope_mismatch (c granted, not for this
+// repository), capability_expired (every grant that would allow it has
+// expired).
 func (tx *Tx) Authorize(tok Token, c Capability, repoID string) error {
+	if repoID == "" {
+		// A caller that forgot to resolve its object must not be let
+		// through on a grant for some other repository.
+		return Deny(CodeInternal, "authorization of %s named no repository", c)
+	}
+	held := grantsOf(tok, c)
+	if len(held) == 0 {
+		return Deny(CodeCapabilityMissing, "token %s has no %s grant", tok.KeyID, c)
+	}
+	if repoID != AllRepositories && !tx.RepositoryExists(repoID) {
+		return Deny(CodeRepoNotRegistered, "repository %s is not registered", repoID)
+	}
+	inScope := 0
+	for _, g := range held {
+		if !slices.Contains(g.Repositories, AllRepositories) && (repoID == AllRepositories || !slices.Contains(g.Repositories, repoID)) {
+			continue
+		}
+		inScope++
+		if g.live(tx.now) {
+			return nil
+		}
+	}
+	if inScope == 0 {
+		if repoID == AllRepositories {
+			return Deny(CodeCapabilityScopeMismatch, "token %s holds %s for some repositories only: name one", tok.KeyID, c)
+		}
+		return Deny(CodeCapabilityScopeMismatch, "token %s holds %s, but not for repository %s", tok.KeyID, c, repoID)
+	}
+	return Deny(CodeCapabilityExpired, "token %s: grant of %s has expired", tok.KeyID, c)
+}
+
+// AuthorizeAny decides whether tok may use c on at least one repository:
+// the check of a method that acts on no repository's objects (status, the
+// tool catalogue), whose answer the method then limits to Scope.
+func (tx *Tx) AuthorizeAny(tok Token, c Capability) error {
+	held := grantsOf(tok, c)
+	if len(held) == 0 {
+		return Deny(CodeCapabilityMissing, "token %s has no %s grant", tok.KeyID, c)
+	}
+	for _, g := range held {
+		if g.live(tx.now) {
+			return nil
+		}
+	}
+	return Deny(CodeCapabilityExpired, "token %s: grant of %s has expired", tok.KeyID, c)
+}
+
+// Scope is where a capability may be used: on every repository, or on the
+// ones listed.
+type Scope struct {
+	All          bool
+	Repositories []string
+}
+
+// Contains reports whether the scope covers repoID.
+func (s Scope) Contains(repoID string) bool {
+	return s.All || slices.Contains(s.Repositories, repoID)
+}
+
+// Scope returns where tok may use c now, from its live grants.
+func (tx *Tx) Scope(tok Token, c Capability) Scope {
+	var s Scope
+	for _, g := range grantsOf(tok, c) {
+		if !g.live(tx.now) {
+			continue
+		}
+		for _, r := range g.Repositories {
+			switch {
+			case r == AllRepositories:
+				return Scope{All: true}
+			case !slices.Contains(s.Repositories, r):
+				s.Repositories = append(s.Repositories, r)
+			}
+		}
+	}
+	return s
+}
+
+func grantsOf(tok Token, c Capability) []Grant {
 	var held []Grant
 	for _, g := range tok.Grants {
 		if g.Capability == c {
 			held = append(held, g)
 		}
 	}
-	if len(held) == 0 {
-		return Deny(CodeCapabilityMissing, "token %s has no %s grant", tok.KeyID, c)
-	}
-	if repoID != "" && !tx.RepositoryExists(repoID) {
-		return Deny(CodeRepoNotRegistered, "repository %s is not registered", repoID)
-	}
-	inScope := 0
-	for _, g := range held {
-		if repoID != "" && !slices.Contains(g.Repositories, AllRepositories) && !slices.Contains(g.Repositories, repoID) {
-			continue
-		}
-		inScope++
-		if g.ExpiresAt == nil || tx.now.Before(*g.ExpiresAt) {
-			return nil
-		}
-	}
-	if inScope == 0 {
-		return Deny(CodeCapabilityScopeMismatch, "token %s holds %s, but not for repository %s", tok.KeyID, c, repoID)
-	}
-	return Deny(CodeCapabilityExpired, "token %s: grant of %s has expired", tok.KeyID, c)
+	return held
 }
+
+// live reports whether the grant has not expired at now.
+func (g Grant) live(now time.Time) bool { return g.ExpiresAt == nil || now.Before(*g.ExpiresAt) }
 
 // MarkEphemeral flags a token as minted for one run only, so the next start
 // revokes it.

@@ -584,6 +584,7 @@ func TestAuthorize(t *testing.T) {
 		return err
 	})
 	const unregistered = "repo_00000000000000000000"
+	const anyRepo = "(AuthorizeAny)"
 	now := clock.Now()
 	past, future := now.Add(-time.Minute), now.Add(time.Minute)
 	g := func(c Capability, exp *time.Time, repos ...string) Grant {
@@ -617,17 +618,29 @@ func TestAuthorize(t *testing.T) {
 		{"expired on A, live star", []Grant{g(CapWorkClaim, &past, repoA), g(CapWorkClaim, &future, "*")}, CapWorkClaim, repoA, ""},
 		{"expired on A, live on B, used on A", []Grant{g(CapWorkClaim, &past, repoA), g(CapWorkClaim, nil, repoB)}, CapWorkClaim, repoA, CodeCapabilityExpired},
 		{"expired on A, used on B", []Grant{g(CapWorkClaim, &past, repoA)}, CapWorkClaim, repoB, CodeCapabilityScopeMismatch},
-		{"no repo: scoped grant", []Grant{g(CapStatusRead, nil, repoA)}, CapStatusRead, "", ""},
-		{"no repo: star grant", []Grant{g(CapStatusRead, nil, "*")}, CapStatusRead, "", ""},
-		{"no repo: only expired", []Grant{g(CapStatusRead, &past, repoA)}, CapStatusRead, "", CodeCapabilityExpired},
-		{"no repo: expired and live", []Grant{g(CapStatusRead, &past, "*"), g(CapStatusRead, nil, repoB)}, CapStatusRead, "", ""},
-		{"no repo: not granted", []Grant{g(CapWorkRead, nil, "*")}, CapStatusRead, "", CodeCapabilityMissing},
-		{"admin is not implied by agent caps", []Grant{g(CapWorkRead, nil, "*"), g(CapWorkClaim, nil, "*")}, CapAdmin, "", CodeCapabilityMissing},
+		{"any repo: scoped grant", []Grant{g(CapStatusRead, nil, repoA)}, CapStatusRead, anyRepo, ""},
+		{"any repo: star grant", []Grant{g(CapStatusRead, nil, "*")}, CapStatusRead, anyRepo, ""},
+		{"any repo: only expired", []Grant{g(CapStatusRead, &past, repoA)}, CapStatusRead, anyRepo, CodeCapabilityExpired},
+		{"any repo: expired and live", []Grant{g(CapStatusRead, &past, "*"), g(CapStatusRead, nil, repoB)}, CapStatusRead, anyRepo, ""},
+		{"any repo: not granted", []Grant{g(CapWorkRead, nil, "*")}, CapStatusRead, anyRepo, CodeCapabilityMissing},
+		{"admin is not implied by agent caps", []Grant{g(CapWorkRead, nil, "*"), g(CapWorkClaim, nil, "*")}, CapAdmin, anyRepo, CodeCapabilityMissing},
+		// No repository is not "any repository": a caller that did not
+		// resolve its object is refused, whatever the token holds.
+		{"no repo: star grant", []Grant{g(CapWorkRead, nil, "*")}, CapWorkRead, "", CodeInternal},
+		{"no repo: scoped grant", []Grant{g(CapWorkRead, nil, repoA)}, CapWorkRead, "", CodeInternal},
+		{"every repo: star grant", []Grant{g(CapWorkRead, nil, "*")}, CapWorkRead, AllRepositories, ""},
+		{"every repo: star among ids", []Grant{g(CapWorkRead, nil, repoA, "*")}, CapWorkRead, AllRepositories, ""},
+		{"every repo: grants on A and B", []Grant{g(CapWorkRead, nil, repoA), g(CapWorkRead, nil, repoB)}, CapWorkRead, AllRepositories, CodeCapabilityScopeMismatch},
+		{"every repo: expired star", []Grant{g(CapWorkRead, &past, "*"), g(CapWorkRead, nil, repoA)}, CapWorkRead, AllRepositories, CodeCapabilityExpired},
+		{"every repo: not granted", []Grant{g(CapWorkClaim, nil, "*")}, CapWorkRead, AllRepositories, CodeCapabilityMissing},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tok := Token{KeyID: "0123456789abcdef", Grants: tc.grants}
 			mustView(t, db, func(tx *Tx) error {
-				err := tx.Authorize(tok, tc.cap, tc.repo)
+				err := tx.AuthorizeAny(tok, tc.cap)
+				if tc.repo != anyRepo {
+					err = tx.Authorize(tok, tc.cap, tc.repo)
+				}
 				if got := CodeOf(err); got != tc.want {
 					t.Errorf("Authorize(%s, %q) code %q (%v), want %q", tc.cap, tc.repo, got, err, tc.want)
 				}
@@ -745,4 +758,40 @@ func FuzzParseToken(f *testing.F) {
 			t.Fatalf("ParseToken(%q) = %q, %q", s, keyID, secret)
 		}
 	})
+}
+
+func TestScope(t *testing.T) {
+	clock := newFakeClock()
+	db := openTestDB(t, Options{Now: clock.Now})
+	past := clock.Now().Add(-time.Minute)
+	for _, tc := range []struct {
+		name   string
+		grants []Grant
+		want   Scope
+	}{
+		{"none", nil, Scope{}},
+		{"other capability", []Grant{{Capability: CapWorkClaim, Repositories: []string{"*"}}}, Scope{}},
+		{"two repos, one twice", []Grant{
+			{Capability: CapWorkRead, Repositories: []string{"repo_a", "repo_b"}},
+			{Capability: CapWorkRead, Repositories: []string{"repo_b"}},
+		}, Scope{Repositories: []string{"repo_a", "repo_b"}}},
+		{"star wins", []Grant{
+			{Capability: CapWorkRead, Repositories: []string{"repo_a"}},
+			{Capability: CapWorkRead, Repositories: []string{"*"}},
+		}, Scope{All: true}},
+		{"expired star left out", []Grant{
+			{Capability: CapWorkRead, Repositories: []string{"*"}, ExpiresAt: &past},
+			{Capability: CapWorkRead, Repositories: []string{"repo_a"}},
+		}, Scope{Repositories: []string{"repo_a"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mustView(t, db, func(tx *Tx) error {
+				got := tx.Scope(Token{Grants: tc.grants}, CapWorkRead)
+				if got.All != tc.want.All || !slices.Equal(got.Repositories, tc.want.Repositories) {
+					t.Errorf("Scope = %+v, want %+v", got, tc.want)
+				}
+				return nil
+			})
+		})
+	}
 }

@@ -400,7 +400,7 @@ func TestStrangerRefused(t *testing.T) {
 	}
 	var n int
 	db.View(func(tx *store.Tx) error {
-		c, err := tx.Counts()
+		c, err := tx.Counts(store.Scope{All: true})
 		n = c.AuditRecords
 		return err
 	})
