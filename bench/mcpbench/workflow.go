@@ -169,10 +169,7 @@ func (c *wfClient) ready(ctx context.Context, repoID string) (string, error) {
 	var r struct {
 		SessionID string `json:"session_id"`
 	}
-	args := map[string]any{"kind": "ready"}
-	if repoID != "" {
-		args["repository_id"] = repoID
-	}
+	args := map[string]any{"kind": "ready", "repository_id": repoID}
 	if err := c.call(ctx, "session_report", args, &r); err != nil {
 		return "", err
 	}
@@ -342,13 +339,19 @@ func measureHeartbeat(ctx context.Context, dir string, log *slog.Logger, conc in
 	if direct {
 		name = "heartbeat-direct.db"
 	}
-	t, err := startSwitchboard(filepath.Join(dir, name), log)
+	// Every session works in a repository (its calls are checked there).
+	var repoID string
+	t, err := startSwitchboardWith(filepath.Join(dir, name), log, func(tx *store.Tx) error {
+		repo, _, err := tx.RegisterRepository("heartbeat", dir)
+		repoID = repo.ID
+		return err
+	})
 	if err != nil {
 		return wfResult{}, err
 	}
 	defer t.close()
 	c, err := measureWith(ctx, t, conc, warmup, dur, func(client *http.Client, id int) (*worker, error) {
-		ses, err := (&wfClient{client: client, t: t}).ready(ctx, "")
+		ses, err := (&wfClient{client: client, t: t}).ready(ctx, repoID)
 		if err != nil {
 			return nil, err
 		}
