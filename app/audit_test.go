@@ -1,12 +1,9 @@
 package app
 
 import (
-	"bufio"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -267,26 +264,6 @@ func TestAuditTimeFilter(t *testing.T) {
 	}
 }
 
-func TestParseAuditTime(t *testing.T) {
-	now := time.Date(2026, 11, 30, 14, 0, 0, 0, time.Local)
-	for in, want := range map[string]time.Time{
-		"":                 {},
-		"now":              now,
-		"-1h":              now.Add(-time.Hour),
-		"-2d":              now.AddDate(0, 0, -2),
-		"2026-11-30 13:05": time.Date(2026, 11, 30, 13, 5, 0, 0, time.Local),
-		"2026-11-29":       time.Date(2026, 11, 29, 0, 0, 0, 0, time.Local),
-	} {
-		got, err := parseAuditTime(in, now)
-		if err != nil || !got.Equal(want) {
-			t.Errorf("parseAuditTime(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	if _, err := parseAuditTime("yesterday-ish", now); err == nil {
-		t.Error("nonsense time accepted")
-	}
-}
-
 // A few thousand records: the whole log's row count is the record count,
 // scrolling to the end loads the oldest record, and a filtered view loads
 // page after page until the log's start.
@@ -345,87 +322,6 @@ func TestAuditPaging(t *testing.T) {
 	doLocked(w, func() { count = w.count.Text })
 	if count != fmt.Sprintf("%d matching records", n/10) {
 		t.Errorf("count line = %q", count)
-	}
-}
-
-func TestAuditCacheEvicts(t *testing.T) {
-	c := newAuditCache(2)
-	c.put(1, nil)
-	c.put(2, nil)
-	c.get(1)
-	c.put(3, nil)
-	if _, ok := c.get(2); ok {
-		t.Error("least recently used page kept")
-	}
-	if _, ok := c.get(1); !ok {
-		t.Error("recently used page dropped")
-	}
-}
-
-func TestAuditExport(t *testing.T) {
-	g := auditTestGUI(t)
-	appendAuditRecords(t, g.core.Registry().DB(), 3000, time.Now().Add(-time.Hour), syntheticRecord)
-	q := auditQuery{filter: store.AuditFilter{Method: "status"}, notOK: true}
-	want := 0
-	for i := range 3000 {
-		if r := syntheticRecord(i); r.Method == "status" && r.Outcome != "ok" {
-			want++
-		}
-	}
-	dir := t.TempDir()
-	for _, format := range []string{"jsonl", "csv"} {
-		path := filepath.Join(dir, "audit."+format)
-		var last int
-		n, err := exportAudit(auditSource{g}, q, 0, 0, path, format, func(n int) { last = n })
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n != want || last != want {
-			t.Errorf("%s: exported %d (progress said %d), want %d", format, n, last, want)
-		}
-		fi, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fi.Mode().Perm() != 0o600 {
-			t.Errorf("%s: mode %v, want 0600", format, fi.Mode().Perm())
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines := 0
-		if format == "jsonl" {
-			sc := bufio.NewScanner(f)
-			for sc.Scan() {
-				var r store.AuditRecord
-				if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-					t.Fatalf("line %d: %v", lines+1, err)
-				}
-				if r.Method != "status" || r.Outcome == "ok" {
-					t.Errorf("exported %+v outside the filter", r)
-				}
-				lines++
-			}
-		} else {
-			recs, err := csv.NewReader(f).ReadAll()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.Join(recs[0], ",") != strings.Join(auditCSVHeader, ",") {
-				t.Errorf("CSV header %q", recs[0])
-			}
-			for _, r := range recs[1:] {
-				if r[6] != "status" || r[8] == "ok" {
-					t.Errorf("exported %q outside the filter", r)
-				}
-			}
-			lines = len(recs) - 1
-		}
-		f.Close()
-		if lines != want {
-			t.Errorf("%s: %d records in the file, want %d", format, lines, want)
-		}
 	}
 }
 
@@ -573,29 +469,4 @@ func doLocked(w *auditWindow, fn func()) {
 		defer w.mu.Unlock()
 		fn()
 	})
-}
-
-// A method name is whatever the caller sent; in a CSV export it cannot
-// become a spreadsheet formula.
-func TestAuditExportCSVDefusesFormulas(t *testing.T) {
-	g := auditTestGUI(t)
-	if res := g.core.Registry().Invoke(context.Background(), mcpserver.Principal{KeyID: "k_stranger"}, mcpserver.TransportMCP, "=HYPERLINK(\"x\")", nil); res.Err == nil {
-		t.Fatal("an unknown method succeeded")
-	}
-	path := filepath.Join(t.TempDir(), "audit.csv")
-	if _, err := exportAudit(auditSource{g}, auditQuery{notOK: true}, 0, 0, path, "csv", nil); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(recs) != 2 || recs[1][6] != `'=HYPERLINK("x")` {
-		t.Fatalf("export = %q; want the method defused with a leading quote", recs)
-	}
 }

@@ -1,0 +1,116 @@
+package app
+
+// The Audit window's filters: the query they make, and the time bounds
+// they take.
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// outcomeNotOK is the outcome filter that matches every denial and error.
+const outcomeNotOK = "!ok"
+
+// auditQuery is what the filters at the top of the window ask for.
+type auditQuery struct {
+	// filter holds the fields the store filters on; its paging fields
+	// are set per call.
+	filter store.AuditFilter
+	// notOK keeps records whose outcome is not "ok".
+	notOK bool
+	// text is matched, lower case, against every field of a record.
+	text string
+	// from and to bound the records' times; zero is open.
+	from, to time.Time
+}
+
+// whole reports whether q selects the whole log: then row i is seq top-i
+// and any page is one call away, wherever the person scrolls.
+func (q auditQuery) whole() bool {
+	return q.filter == (store.AuditFilter{}) && !q.notOK && q.text == "" && q.from.IsZero() && q.to.IsZero()
+}
+
+// clientSide reports whether q filters on something the store cannot.
+func (q auditQuery) clientSide() bool { return q.notOK || q.text != "" }
+
+// matchClient applies the parts of q the store does not.
+func (q auditQuery) matchClient(r *store.AuditRecord) bool {
+	if q.notOK && r.Outcome == "ok" {
+		return false
+	}
+	if q.text == "" {
+		return true
+	}
+	for _, f := range []string{r.ID, r.Method, r.Outcome, r.Transport, r.KeyID, r.SessionID, r.Repository, r.ArgsDigest, r.Hash, r.PrevHash, r.Time.Local().Format(auditTimeLayout)} {
+		if strings.Contains(strings.ToLower(f), q.text) {
+			return true
+		}
+	}
+	return false
+}
+
+const auditTimeLayout = "2006-01-02 15:04:05"
+
+// parseAuditTime reads a time bound: "2026-11-30 14:00", "2026-11-30",
+// RFC 3339, "now", or relative to now: "-1h", "-30m", "-2d".
+func parseAuditTime(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "":
+		return time.Time{}, nil
+	case s == "now":
+		return now, nil
+	case strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+"):
+		if days, ok := strings.CutSuffix(s, "d"); ok {
+			n, err := strconv.Atoi(days)
+			if err != nil {
+				return time.Time{}, fmt.Errorf("time %q: %w", s, err)
+			}
+			return now.AddDate(0, 0, n), nil
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("time %q: %w", s, err)
+		}
+		return now.Add(d), nil
+	}
+	for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("time %q: use 2026-11-30 14:00, 2026-11-30, or -1h, -30m, -2d", s)
+}
+
+// readQuery reads the filters.
+func (w *auditWindow) readQuery() (auditQuery, error) {
+	var q auditQuery
+	q.filter = store.AuditFilter{
+		Method:     strings.TrimSpace(w.method.Text),
+		Outcome:    strings.TrimSpace(w.outcome.Text),
+		KeyID:      strings.TrimSpace(w.keyID.Text),
+		SessionID:  strings.TrimSpace(w.session.Text),
+		Transport:  strings.TrimSpace(w.transport.Text),
+		Repository: strings.TrimSpace(w.repository.Text),
+	}
+	if q.filter.Outcome == outcomeNotOK {
+		q.filter.Outcome, q.notOK = "", true
+	}
+	q.text = strings.ToLower(strings.TrimSpace(w.text.Text))
+	now := w.now()
+	var err error
+	if q.from, err = parseAuditTime(w.from.Text, now); err != nil {
+		return q, err
+	}
+	if q.to, err = parseAuditTime(w.to.Text, now); err != nil {
+		return q, err
+	}
+	return q, nil
+}

@@ -1,0 +1,146 @@
+package app
+
+// How the Audit window reads the log: through the registry, by sequence,
+// off the Fyne goroutine.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// auditSource reads the log through the registry; its methods run off the
+// Fyne goroutine.
+type auditSource struct{ g *gui }
+
+// query runs audit.query. It is gui.call without the JSON round trip of
+// the result: a page of a thousand records would be encoded and decoded
+// again for nothing.
+func (s auditSource) query(f store.AuditFilter) (mcpserver.AuditRecords, error) {
+	args, err := json.Marshal(f)
+	if err != nil {
+		return mcpserver.AuditRecords{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	res := s.g.core.Registry().Invoke(ctx, mcpserver.Operator, mcpserver.TransportGUI, "audit.query", args)
+	if res.Err != nil {
+		return mcpserver.AuditRecords{}, res.Err
+	}
+	if recs, ok := res.Value.(mcpserver.AuditRecords); ok {
+		return recs, nil
+	}
+	var out mcpserver.AuditRecords
+	err = s.g.call("audit.query", f, &out)
+	return out, err
+}
+
+// newest returns the newest record's seq, 0 for an empty log.
+func (s auditSource) newest() (uint64, error) {
+	res, err := s.query(store.AuditFilter{Limit: 1})
+	if err != nil {
+		return 0, err
+	}
+	if len(res.Records) == 0 {
+		return 0, nil
+	}
+	return res.Records[0].Seq, nil
+}
+
+// at returns the record with sequence seq (the log has no gaps).
+func (s auditSource) at(seq uint64) (store.AuditRecord, error) {
+	res, err := s.query(store.AuditFilter{BeforeSeq: seq + 1, Limit: 1})
+	if err != nil {
+		return store.AuditRecord{}, err
+	}
+	if len(res.Records) == 0 || res.Records[0].Seq != seq {
+		return store.AuditRecord{}, fmt.Errorf("audit record %d is missing", seq)
+	}
+	return res.Records[0], nil
+}
+
+// firstAtOrAfter returns the smallest seq in [1, top] whose record is at or
+// after t, or top+1 when none is: records are appended in time order, so
+// a binary search finds it in about 20 calls over a million records.
+func (s auditSource) firstAtOrAfter(t time.Time, top uint64) (uint64, error) {
+	lo, hi := uint64(1), top+1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		r, err := s.at(mid)
+		if err != nil {
+			return 0, err
+		}
+		if r.Time.Before(t) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo, nil
+}
+
+// bounds turns q's time range into the seqs it covers, [floor, top], given
+// the log's newest seq.
+func (s auditSource) bounds(q auditQuery, newest uint64) (floor, top uint64, err error) {
+	floor, top = 1, newest
+	if !q.from.IsZero() {
+		if floor, err = s.firstAtOrAfter(q.from, newest); err != nil {
+			return 0, 0, err
+		}
+	}
+	if !q.to.IsZero() {
+		after, err := s.firstAtOrAfter(q.to.Add(time.Nanosecond), newest)
+		if err != nil {
+			return 0, 0, err
+		}
+		top = after - 1
+	}
+	return floor, top, nil
+}
+
+// scan reads the records matching q below seq before and at or above seq
+// floor, newest first, until it has want of them, the log ends, or it has
+// made maxCalls calls (0: no bound). next is where the following scan
+// starts (its before); done says nothing older matches.
+func (s auditSource) scan(q auditQuery, before, floor uint64, want, maxCalls int) (recs []store.AuditRecord, next uint64, done bool, err error) {
+	next = before
+	for calls := 0; maxCalls == 0 || calls < maxCalls; calls++ {
+		if next <= floor {
+			return recs, next, true, nil
+		}
+		f := q.filter
+		f.BeforeSeq = next
+		f.Limit = want - len(recs)
+		if q.clientSide() || !q.from.IsZero() {
+			// The store cannot stop at floor or apply the rest: read a
+			// full batch and judge each record here.
+			f.Limit = auditScanBatch
+		}
+		f.Limit = min(f.Limit, auditScanBatch)
+		res, err := s.query(f)
+		if err != nil {
+			return recs, next, false, err
+		}
+		for i := range res.Records {
+			r := &res.Records[i]
+			if r.Seq < floor {
+				return recs, floor, true, nil
+			}
+			next = r.Seq
+			if q.matchClient(r) {
+				recs = append(recs, *r)
+				if len(recs) == want {
+					return recs, next, next <= floor, nil
+				}
+			}
+		}
+		if len(res.Records) < f.Limit {
+			return recs, next, true, nil
+		}
+	}
+	return recs, next, false, nil
+}
