@@ -166,6 +166,35 @@ func expand(t string, vars map[string]string) string {
 	}
 }
 
+// takesPromptArgument reports whether p passes the prompt on its command
+// line: delivery "argument" and a {prompt} in its arguments. A profile
+// that says "argument" but has nowhere to put it would drop the prompt.
+func takesPromptArgument(p store.Profile) bool {
+	return p.Prompt == store.PromptArgument &&
+		slices.ContainsFunc(p.Args, func(a string) bool { return strings.Contains(a, "{prompt}") })
+}
+
+// firstPrompt is a session's first prompt and how it reaches the agent. A
+// prompt the person gave (spec.Prompt) is always delivered: on the command
+// line when the profile takes it there, else typed in, even into a shell,
+// which then runs it, as asked. When they gave none, Switchboard's
+// bootstrap prompt follows the profile, and a "none" profile (a shell)
+// gets nothing: a shell would run the instructions as a command.
+func firstPrompt(spec LaunchSpec) (string, store.PromptDelivery) {
+	prompt, explicit := spec.Prompt, spec.Prompt != ""
+	if !explicit {
+		prompt = BootstrapPrompt(spec.SessionID, spec.RepositoryID)
+	}
+	switch {
+	case takesPromptArgument(spec.Profile):
+		return prompt, store.PromptArgument
+	case spec.Profile.Prompt == store.PromptTyped, explicit:
+		return prompt, store.PromptTyped
+	default:
+		return prompt, store.PromptNone
+	}
+}
+
 // commandLine expands p for one session. An argument that is exactly
 // "{prompt}" is dropped when there is no prompt to pass, rather than
 // passing an empty one.
