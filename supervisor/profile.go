@@ -19,9 +19,14 @@ func Builtins() []store.Profile {
 		{
 			ID: "claude", Name: "Claude Code", Command: "claude",
 			// --strict-mcp-config: only this session's server, none of the
-			// user's. The prompt argument is submitted once the folder
-			// trust dialog is passed.
-			Args:      []string{"--mcp-config", "{mcp_config}", "--strict-mcp-config", "{prompt}"},
+			// user's. --allowedTools=mcp__switchboard lets the agent call
+			// Switchboard's tools (and only those) without stopping to ask
+			// a person, whatever permission mode Claude Code starts in; the
+			// "=" keeps the flag, which takes several values, from taking
+			// the prompt too. The prompt argument is submitted once the
+			// folder trust dialog is passed.
+			Args: []string{"--mcp-config", "{mcp_config}", "--strict-mcp-config",
+				"--allowedTools=mcp__switchboard", "{prompt}"},
 			Env:       []string{"ENABLE_TOOL_SEARCH=false"},
 			Prompt:    store.PromptArgument,
 			MCPConfig: store.MCPConfigClaude,
@@ -135,50 +140,97 @@ func shellCommand(command string) string {
 	return "/bin/sh"
 }
 
-// expand replaces the placeholders of one template. Values are inserted as
-// they are: each template is one argv element, never re-split, so a prompt
-// with spaces or quotes stays one argument.
+// expand replaces the placeholders of one template: {name}, name made of
+// lowercase letters, digits and underscores, wherever it stands, inside
+// other braces too (Codex's -c value is TOML: {url="{endpoint}",...}).
+// Any other brace, and {name} with a name vars lacks, is copied as it is.
+// Values are inserted as they are, never expanded again, and each template
+// is one argv element, never re-split, so a prompt with spaces, quotes or
+// braces stays one argument.
 func expand(t string, vars map[string]string) string {
 	if !strings.Contains(t, "{") {
 		return t
 	}
 	var b strings.Builder
-	rest := t
 	for {
-		i := strings.IndexByte(rest, '{')
+		i := strings.IndexByte(t, '{')
 		if i < 0 {
-			b.WriteString(rest)
+			b.WriteString(t)
 			return b.String()
 		}
-		j := strings.IndexByte(rest[i:], '}')
-		if j < 0 {
-			b.WriteString(rest)
-			return b.String()
+		b.WriteString(t[:i])
+		t = t[i:]
+		n := 1
+		for n < len(t) && isNameByte(t[n]) {
+			n++
 		}
-		name := rest[i+1 : i+j]
-		if v, ok := vars[name]; ok {
-			b.WriteString(rest[:i])
-			b.WriteString(v)
-		} else {
-			b.WriteString(rest[:i+j+1])
+		if n > 1 && n < len(t) && t[n] == '}' {
+			if v, ok := vars[t[1:n]]; ok {
+				b.WriteString(v)
+				t = t[n+1:]
+				continue
+			}
 		}
-		rest = rest[i+j+1:]
+		// Not a placeholder of ours: copy this brace alone, so one that
+		// starts inside it (the text after it) is still found.
+		b.WriteByte('{')
+		t = t[1:]
 	}
 }
 
-// commandLine expands p for one session. An argument that is exactly
-// "{prompt}" is dropped when there is no prompt to pass, rather than
-// passing an empty one.
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// takesPromptArgument reports whether p passes the prompt on its command
+// line: delivery "argument" and a {prompt} in its arguments. A profile
+// that says "argument" but has nowhere to put it would drop the prompt.
+func takesPromptArgument(p store.Profile) bool {
+	return p.Prompt == store.PromptArgument &&
+		slices.ContainsFunc(p.Args, func(a string) bool { return strings.Contains(a, "{prompt}") })
+}
+
+// firstPrompt is a session's first prompt and how it reaches the agent. A
+// prompt the person gave (spec.Prompt) is always delivered: on the command
+// line when the profile takes it there, else typed in, even into a shell,
+// which then runs it, as asked. When they gave none, Switchboard's
+// bootstrap prompt follows the profile, and a "none" profile (a shell)
+// gets nothing: a shell would run the instructions as a command.
+func firstPrompt(spec LaunchSpec) (string, store.PromptDelivery) {
+	prompt, explicit := spec.Prompt, spec.Prompt != ""
+	if !explicit {
+		prompt = BootstrapPrompt(spec.SessionID, spec.RepositoryID)
+	}
+	switch {
+	case takesPromptArgument(spec.Profile):
+		return prompt, store.PromptArgument
+	case spec.Profile.Prompt == store.PromptTyped, explicit:
+		return prompt, store.PromptTyped
+	default:
+		return prompt, store.PromptNone
+	}
+}
+
+// commandLine expands p for one session: the command found on PATH and
+// the expanded arguments.
 func commandLine(p store.Profile, vars map[string]string) (path string, args []string, err error) {
 	path, ok := lookCommand(p.Command)
 	if !ok {
 		return "", nil, fmt.Errorf("%s: %q is not on PATH", p.ID, shellCommand(p.Command))
 	}
+	return path, expandArgs(p, vars), nil
+}
+
+// expandArgs expands p's argument templates. An argument that is exactly
+// "{prompt}" is dropped when there is no prompt to pass, rather than
+// passing an empty one.
+func expandArgs(p store.Profile, vars map[string]string) []string {
+	var args []string
 	for _, a := range p.Args {
 		if a == "{prompt}" && vars["prompt"] == "" {
 			continue
 		}
 		args = append(args, expand(a, vars))
 	}
-	return path, args, nil
+	return args
 }

@@ -502,9 +502,9 @@ func (s *Session) reply(p []byte) {
 	}
 }
 
-// typePrompt types the bootstrap prompt once the agent's screen has
-// settled: some output, then quiet for SettleDelay (or PromptWait has
-// passed, for a program that never stops redrawing).
+// typePrompt types the first prompt (the bootstrap or the person's) once
+// the agent's screen has settled: some output, then quiet for SettleDelay
+// (or PromptWait has passed, for a program that never stops redrawing).
 func (s *Session) typePrompt(prompt string) {
 	deadline := time.Now().Add(s.cfg.PromptWait)
 	tick := time.NewTicker(s.cfg.SettleDelay / 4)

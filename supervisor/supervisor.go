@@ -98,7 +98,9 @@ type LaunchSpec struct {
 	// Token is the session's own token. It goes into a 0600 file (and the
 	// environment when the profile asks) and nowhere else.
 	Token string
-	// Prompt is the bootstrap prompt; "" means BootstrapPrompt's.
+	// Prompt is the first prompt a person gave, always delivered: as the
+	// argument when the profile takes one, else typed in. "" means
+	// BootstrapPrompt's, delivered only as the profile says (firstPrompt).
 	Prompt     string
 	Cols, Rows int
 }
@@ -128,9 +130,8 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 	if dup {
 		return nil, fmt.Errorf("session %s is already running", spec.SessionID)
 	}
-	if spec.Prompt == "" {
-		spec.Prompt = BootstrapPrompt(spec.SessionID, spec.RepositoryID)
-	}
+	prompt, delivery := firstPrompt(spec)
+	spec.Prompt = prompt
 
 	sesDir := sessionsDir(sv.cfg.RuntimeDir)
 	for _, d := range []string{sesDir, sv.cfg.RecordingsDir} {
@@ -149,20 +150,13 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 		return nil, err
 	}
 	files = append(files, tokenFile)
-	vars := map[string]string{
-		"endpoint": spec.Endpoint, "token_file": tokenFile, "session_id": spec.SessionID,
-		"repository_id": spec.RepositoryID, "repository_path": spec.Dir, "prompt": "",
-	}
-	if spec.Profile.Prompt == store.PromptArgument {
-		vars["prompt"] = spec.Prompt
-	}
+	vars := sessionVars(spec, delivery, tokenFile, configFile)
 	if spec.Profile.MCPConfig != "" {
 		if err := writePrivate(configFile, MCPServersJSON(spec.Endpoint, spec.Token)); err != nil {
 			cleanup()
 			return nil, err
 		}
 		files = append(files, configFile)
-		vars["mcp_config"] = configFile
 	}
 	path, args, err := commandLine(spec.Profile, vars)
 	if err != nil {
@@ -209,7 +203,7 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 	go s.write()
 	go s.readLoop()
 	go s.wait(recDone)
-	if spec.Profile.Prompt == store.PromptTyped {
+	if delivery == store.PromptTyped {
 		go s.typePrompt(spec.Prompt)
 	}
 
@@ -316,6 +310,23 @@ func (sv *Supervisor) Close(ctx context.Context) error {
 		return fmt.Errorf("stop agents: %w; the rest were killed", ctx.Err())
 	}
 	return errors.Join(errs...)
+}
+
+// sessionVars are the values of one session's placeholders. {prompt} is
+// the prompt only when it goes on the command line (else ""), and
+// {mcp_config} is there only for a profile that gets a config file.
+func sessionVars(spec LaunchSpec, delivery store.PromptDelivery, tokenFile, configFile string) map[string]string {
+	vars := map[string]string{
+		"endpoint": spec.Endpoint, "token_file": tokenFile, "session_id": spec.SessionID,
+		"repository_id": spec.RepositoryID, "repository_path": spec.Dir, "prompt": "",
+	}
+	if delivery == store.PromptArgument {
+		vars["prompt"] = spec.Prompt
+	}
+	if spec.Profile.MCPConfig != "" {
+		vars["mcp_config"] = configFile
+	}
+	return vars
 }
 
 // agentEnv builds the agent's environment: the user's, without any

@@ -315,6 +315,31 @@ func TestBracketedPromptAndResize(t *testing.T) {
 	}
 }
 
+// A prompt the person gave reaches an agent even when its profile takes
+// none: the built-in shell gets it typed in and runs it. The screen shows
+// the result, which the typed command line itself does not contain.
+func TestExplicitPromptTypedIntoShell(t *testing.T) {
+	shells := []string{"/bin/sh"}
+	if bash, err := exec.LookPath("bash"); err == nil {
+		shells = append(shells, bash) // enables bracketed paste
+	}
+	for _, sh := range shells {
+		t.Run(filepath.Base(sh), func(t *testing.T) {
+			// The shell profile's command is $SHELL; HOME keeps the
+			// person's rc files out.
+			t.Setenv("SHELL", sh)
+			sv, _, _ := newTestSupervisor(t, append(os.Environ(), "HOME="+t.TempDir()))
+			s, err := sv.Launch(LaunchSpec{SessionID: "ses_shprompt", RepositoryID: "repo_1", Dir: t.TempDir(),
+				Profile: builtin(t, "shell"), Prompt: "echo sb-prompt-$((6*7))"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Stop(context.Background(), true)
+			waitScreen(t, s, "sb-prompt-42")
+		})
+	}
+}
+
 func TestStopEscalates(t *testing.T) {
 	sv, _, _ := newTestSupervisor(t, os.Environ())
 	s, err := sv.Launch(LaunchSpec{SessionID: "ses_stub", Dir: t.TempDir(), Profile: standinProfile(t, store.PromptNone, "stubborn")})

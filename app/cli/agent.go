@@ -44,7 +44,7 @@ Profiles: switchboard profile list
 func agentStart(ctx context.Context, c *cli, args []string) error {
 	fs := c.newFlags("agent start", "agent start PROFILE --repo ID [--prompt TEXT] [--cols N --rows N] [--json]")
 	repo := fs.String("repo", "", "the repository `ID` the agent works in (required)")
-	prompt := fs.String("prompt", "", "the first prompt, instead of Switchboard's bootstrap prompt")
+	prompt := fs.String("prompt", "", "the first prompt, instead of Switchboard's bootstrap prompt; always delivered (typed in when the profile takes no prompt argument)")
 	cols := fs.Int("cols", 0, "terminal columns (default 120)")
 	rows := fs.Int("rows", 0, "terminal rows (default 40)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
@@ -207,7 +207,7 @@ func profileAdd(ctx context.Context, c *cli, args []string) error {
 	fs := c.newFlags("profile add", "profile add ID --command CMD [flags]")
 	name := fs.String("name", "", "the name people see (default: the ID)")
 	command := fs.String("command", "", "the program, found on PATH (required)")
-	prompt := fs.String("prompt", "typed", "how the bootstrap prompt is delivered: argument ({prompt} in --arg), typed, or none")
+	prompt := fs.String("prompt", "typed", "how the bootstrap prompt is delivered: argument ({prompt} in --arg), typed, or none (agent start --prompt is still typed)")
 	tokenEnv := fs.Bool("token-env", false, "also put the token in SWITCHBOARD_MCP_TOKEN")
 	mcpConfig := fs.String("mcp-config", "", `write a per-session MCP config file ({mcp_config}) in this format: "claude"`)
 	var argv, env listFlags

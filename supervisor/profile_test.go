@@ -1,0 +1,197 @@
+package supervisor
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// testVars are the placeholder values of a session, as sessionVars makes
+// them, with the prompt left to each case.
+func testVars(prompt string) map[string]string {
+	return map[string]string{
+		"endpoint": "http://127.0.0.1:43117/mcp", "token_file": "/run/sb/ses_t.token",
+		"mcp_config": "/run/sb/ses_t.mcp.json", "session_id": "ses_t",
+		"repository_id": "repo_t", "repository_path": "/src/repo", "prompt": prompt,
+	}
+}
+
+func TestExpand(t *testing.T) {
+	vars := testVars("fix {endpoint} and {x}")
+	vars["v2"] = "two"
+	for _, c := range []struct{ in, want string }{
+		{"", ""},
+		{"plain --flag", "plain --flag"},
+		{"{endpoint}", "http://127.0.0.1:43117/mcp"},
+		{"--sid={session_id}/{repository_id}", "--sid=ses_t/repo_t"},
+		{"{v2}", "two"},
+		// A TOML inline table around a placeholder (Codex's -c value).
+		{`x={url="{endpoint}",n=1}`, `x={url="http://127.0.0.1:43117/mcp",n=1}`},
+		{"{{endpoint}}", "{http://127.0.0.1:43117/mcp}"},
+		{"{a{endpoint}", "{ahttp://127.0.0.1:43117/mcp"},
+		{"{endpoint}{session_id}", "http://127.0.0.1:43117/mcpses_t"},
+		// Braces that are not a known placeholder stay as they are.
+		{"{unknown}", "{unknown}"},
+		{"{}", "{}"},
+		{"{Endpoint}", "{Endpoint}"},
+		{"{end point}", "{end point}"},
+		{"{endpoint", "{endpoint"},
+		{"endpoint}", "endpoint}"},
+		{"}{", "}{"},
+		{"{", "{"},
+		{"a{b}c{", "a{b}c{"},
+		{`{"k":{"v":1}}`, `{"k":{"v":1}}`},
+		// A value is inserted as it is, never expanded again.
+		{"{prompt}", "fix {endpoint} and {x}"},
+	} {
+		if got := expand(c.in, vars); got != c.want {
+			t.Errorf("expand(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func builtin(t testing.TB, id string) store.Profile {
+	t.Helper()
+	for _, p := range Builtins() {
+		if p.ID == id {
+			return p
+		}
+	}
+	t.Fatalf("no built-in profile %q", id)
+	return store.Profile{}
+}
+
+// The argument lists every built-in profile starts its CLI with, expanded
+// as Launch expands them, with a prompt the person gave and without one.
+func TestBuiltinArgs(t *testing.T) {
+	const (
+		endpoint = "http://127.0.0.1:43117/mcp"
+		config   = "/run/sb/ses_t.mcp.json"
+		mine     = `fix the "login" bug {endpoint}` // quotes, spaces and braces stay as they are
+	)
+	boot := BootstrapPrompt("ses_t", "repo_t")
+	codexTOML := `mcp_servers.switchboard={url="` + endpoint + `",` +
+		`bearer_token_env_var="SWITCHBOARD_MCP_TOKEN",default_tools_approval_mode="approve"}`
+	cases := []struct {
+		id, prompt string
+		want       []string
+		delivery   store.PromptDelivery
+	}{
+		{"claude", mine, []string{"--mcp-config", config, "--strict-mcp-config", "--allowedTools=mcp__switchboard", mine}, store.PromptArgument},
+		{"claude", "", []string{"--mcp-config", config, "--strict-mcp-config", "--allowedTools=mcp__switchboard", boot}, store.PromptArgument},
+		{"codex", mine, []string{"--disable", "daemon_auto_start", "-c", codexTOML, mine}, store.PromptArgument},
+		{"codex", "", []string{"--disable", "daemon_auto_start", "-c", codexTOML, boot}, store.PromptArgument},
+		{"gemini", mine, []string{"--allowed-mcp-server-names", "switchboard", "-i", mine}, store.PromptArgument},
+		{"gemini", "", []string{"--allowed-mcp-server-names", "switchboard", "-i", boot}, store.PromptArgument},
+		{"aider", mine, nil, store.PromptTyped},
+		{"aider", "", nil, store.PromptTyped},
+		// A shell runs what the person typed; it is never told the
+		// bootstrap prompt, which it would run as a command.
+		{"shell", mine, nil, store.PromptTyped},
+		{"shell", "", nil, store.PromptNone},
+	}
+	covered := map[string]bool{}
+	for _, c := range cases {
+		covered[c.id] = true
+		spec := LaunchSpec{SessionID: "ses_t", RepositoryID: "repo_t", Dir: "/src/repo", Profile: builtin(t, c.id),
+			Endpoint: endpoint, Token: "sbt_secret", Prompt: c.prompt}
+		prompt, delivery := firstPrompt(spec)
+		spec.Prompt = prompt
+		got := expandArgs(spec.Profile, sessionVars(spec, delivery, "/run/sb/ses_t.token", config))
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s with prompt %q: args\n%q\nwant\n%q", c.id, c.prompt, got, c.want)
+		}
+		if delivery != c.delivery {
+			t.Errorf("%s with prompt %q: delivered %s, want %s", c.id, c.prompt, delivery, c.delivery)
+		}
+		if c.prompt != "" && prompt != c.prompt || c.prompt == "" && prompt != boot {
+			t.Errorf("%s with prompt %q: first prompt %q", c.id, c.prompt, prompt)
+		}
+	}
+	for _, p := range Builtins() {
+		if !covered[p.ID] {
+			t.Errorf("built-in profile %s has no case", p.ID)
+		}
+	}
+}
+
+// How the first prompt reaches an agent, by the profile's delivery mode
+// and whether the person gave the prompt.
+func TestFirstPromptDelivery(t *testing.T) {
+	withArg := store.Profile{ID: "a", Prompt: store.PromptArgument, Args: []string{"--msg={prompt}"}}
+	// "argument" with nowhere to put it: the person's prompt is typed
+	// rather than lost.
+	noArg := store.Profile{ID: "b", Prompt: store.PromptArgument, Args: []string{"--quiet"}}
+	typed := store.Profile{ID: "c", Prompt: store.PromptTyped}
+	none := store.Profile{ID: "d", Prompt: store.PromptNone}
+	for _, c := range []struct {
+		p        store.Profile
+		prompt   string
+		delivery store.PromptDelivery
+	}{
+		{withArg, "go", store.PromptArgument},
+		{withArg, "", store.PromptArgument},
+		{noArg, "go", store.PromptTyped},
+		{noArg, "", store.PromptNone},
+		{typed, "go", store.PromptTyped},
+		{typed, "", store.PromptTyped},
+		{none, "go", store.PromptTyped},
+		{none, "", store.PromptNone},
+	} {
+		_, got := firstPrompt(LaunchSpec{SessionID: "ses_t", Profile: c.p, Prompt: c.prompt})
+		if got != c.delivery {
+			t.Errorf("profile %s (%s) with prompt %q: delivered %s, want %s", c.p.ID, c.p.Prompt, c.prompt, got, c.delivery)
+		}
+	}
+}
+
+// placeholderRE is what a placeholder is, written independently of expand.
+var placeholderRE = regexp.MustCompile(`\{[a-z0-9_]+\}`)
+
+// FuzzExpand throws templates full of braces at expand and checks it
+// against a regexp-based expansion and against properties that hold
+// whatever the template.
+func FuzzExpand(f *testing.F) {
+	for _, seed := range []string{
+		`mcp_servers.switchboard={url="{endpoint}",bearer_token_env_var="X"}`,
+		"{{prompt}}", "{a{session_id}}", "}{token_file}{", "{unknown}{", "{", "",
+	} {
+		f.Add(seed, "a {value} }{")
+	}
+	f.Fuzz(func(t *testing.T, tmpl, value string) {
+		// Any value, empty included, as the prompt: expansion is a
+		// regexp replacement that never looks at what it inserted.
+		vars := testVars(value)
+		want := placeholderRE.ReplaceAllStringFunc(tmpl, func(m string) string {
+			if v, ok := vars[m[1:len(m)-1]]; ok {
+				return v
+			}
+			return m
+		})
+		if got := expand(tmpl, vars); got != want {
+			t.Fatalf("expand(%q) = %q, want %q", tmpl, got, want)
+		}
+
+		// Values that cannot join the text around them into a
+		// placeholder: no known placeholder survives expansion.
+		fenced := map[string]string{}
+		for name := range testVars("") {
+			fenced[name] = "<" + name + " value>"
+		}
+		got := expand(tmpl, fenced)
+		known := false
+		for name := range fenced {
+			if strings.Contains(got, "{"+name+"}") {
+				t.Fatalf("expand(%q) = %q: {%s} survived", tmpl, got, name)
+			}
+			known = known || strings.Contains(tmpl, "{"+name+"}")
+		}
+		// Text without a known placeholder is unchanged.
+		if !known && got != tmpl {
+			t.Fatalf("expand(%q) = %q: changed a template without placeholders", tmpl, got)
+		}
+	})
+}
