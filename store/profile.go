@@ -28,7 +28,8 @@ const (
 	// PromptTyped types the prompt into the terminal once the screen has
 	// settled: a bracketed paste when the program asked for one, then Enter.
 	PromptTyped PromptDelivery = "typed"
-	// PromptNone never sends one (a shell would run it as a command).
+	// PromptNone sends no bootstrap prompt (a shell would run it as a
+	// command); a prompt the person gives is still typed in.
 	PromptNone PromptDelivery = "none"
 )
 
@@ -116,36 +117,28 @@ func checkTemplate(t string) error {
 	if !utf8.ValidString(t) || strings.ContainsRune(t, 0) {
 		return Deny(CodeInvalidArgument, "profile template %q is not text", t)
 	}
-	rest := t
-	for {
-		i := strings.IndexByte(rest, '{')
-		if i < 0 {
-			return nil
+	// The same scan as the supervisor's expansion: every "{", wherever it
+	// stands (inside a TOML value's own braces too), starts a placeholder
+	// when a name of [a-z0-9_] and "}" follow; anything else is literal.
+	for i := 0; i < len(t); i++ {
+		if t[i] != '{' {
+			continue
 		}
-		j := strings.IndexByte(rest[i:], '}')
-		if j < 0 {
-			return nil // a lone brace is literal
+		n := i + 1
+		for n < len(t) && isPlaceholderByte(t[n]) {
+			n++
 		}
-		name := rest[i+1 : i+j]
-		if isPlaceholderName(name) && !slices.Contains(Placeholders, name) {
-			return Deny(CodeInvalidArgument, "profile template %q names {%s}; known: %s", t, name, strings.Join(Placeholders, ", "))
+		if n > i+1 && n < len(t) && t[n] == '}' && !slices.Contains(Placeholders, t[i+1:n]) {
+			return Deny(CodeInvalidArgument, "profile template %q names {%s}; known: %s", t, t[i+1:n], strings.Join(Placeholders, ", "))
 		}
-		rest = rest[i+j+1:]
 	}
+	return nil
 }
 
-// isPlaceholderName tells {name} (meant as a placeholder) from braces that
-// are part of an argument, like Codex's -c 'x={url="…"}'.
-func isPlaceholderName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r == '_') {
-			return false
-		}
-	}
-	return true
+// isPlaceholderByte tells a placeholder's name, {like_this}, from braces
+// that are part of an argument, like Codex's -c 'x={url="…"}'.
+func isPlaceholderByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_'
 }
 
 // Profiles returns the stored profiles, ordered by id.

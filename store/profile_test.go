@@ -22,6 +22,12 @@ func TestProfileValidate(t *testing.T) {
 		{"unknown delivery", func(p *Profile) { p.Prompt = "stdin" }, "prompt delivery"},
 		{"unknown config", func(p *Profile) { p.MCPConfig = "vscode" }, "mcp_config"},
 		{"unknown placeholder", func(p *Profile) { p.Args = []string{"{token}"} }, "{token}"},
+		{"misspelt placeholder inside braces", func(p *Profile) {
+			p.Args = []string{"-c", `x={url="{endpont}"}`}
+		}, "{endpont}"},
+		{"placeholder after braces", func(p *Profile) { p.Args = []string{"{a}{token}"} }, "{a}"},
+		{"name with digits", func(p *Profile) { p.Args = []string{"--x={port2}"} }, "{port2}"},
+		{"json is literal", func(p *Profile) { p.Args = []string{`{"a":{"b":1}}`, "{ }", "{Endpoint}", "{"} }, ""},
 		{"env not a pair", func(p *Profile) { p.Env = []string{"FOO"} }, "NAME=value"},
 		{"env sets ours", func(p *Profile) { p.Env = []string{"SWITCHBOARD_MCP_TOKEN=x"} }, "SWITCHBOARD_"},
 		{"nul", func(p *Profile) { p.Args = []string{"a\x00b"} }, "not text"},
