@@ -18,7 +18,7 @@ const (
 // ReportArgs are the arguments of session.report.
 type ReportArgs struct {
 	SessionID    string `json:"session_id,omitempty" jsonschema:"omit on your first ready report to register a session; a session token implies it"`
-	RepositoryID string `json:"repository_id,omitempty" jsonschema:"the repository a new session works in"`
+	RepositoryID string `json:"repository_id,omitempty" jsonschema:"the repository a new session works in: required on the ready report that opens one"`
 	Kind         string `json:"kind" jsonschema:"ready, heartbeat, question or escalate"`
 	Text         string `json:"text,omitempty"`
 	PacketID     string `json:"packet_id,omitempty"`
