@@ -164,7 +164,7 @@ func (h *HTTPHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		// the read closes it, so no wake-up falls between the two.
 		wake := h.reg.TraceChanged(sessionID)
 		var err error
-		if page, err = h.tracePage(sessionID, after); err != nil {
+		if page, err = h.reg.tracePage(sessionID, after); err != nil {
 			h.log.Error("events feed read failed", "session", sessionID, "err", err)
 			return
 		}
@@ -191,18 +191,6 @@ func (h *HTTPHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-}
-
-// tracePage reads the events after seq, one page, in a transaction of its
-// own: not a call, so neither authorized again nor audited.
-func (h *HTTPHandler) tracePage(sessionID string, after uint64) ([]store.TraceEvent, error) {
-	var evs []store.TraceEvent
-	err := h.reg.db.View(func(tx *store.Tx) error {
-		var err error
-		evs, err = tx.TraceEvents(sessionID, after, tracePageSize)
-		return err
-	})
-	return evs, err
 }
 
 // resumePoint is the seq a feed starts after: the Last-Event-ID header of a

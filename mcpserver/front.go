@@ -216,12 +216,7 @@ func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (Prin
 		writeError(w, nil, store.Deny(store.CodeTokenMissing, "send Authorization: Bearer <token>"))
 		return Principal{}, false
 	}
-	var tok store.Token
-	err := h.reg.db.View(func(tx *store.Tx) error {
-		var err error
-		tok, err = tx.Authenticate(raw)
-		return err
-	})
+	p, err := h.reg.Authenticate(raw)
 	if err != nil {
 		var d *store.Denial
 		if !errors.As(err, &d) {
@@ -231,7 +226,7 @@ func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (Prin
 		writeError(w, nil, d)
 		return Principal{}, false
 	}
-	return TokenPrincipal(tok), true
+	return p, true
 }
 
 // envelope is the part of a JSON-RPC message the front layer reads.
