@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +40,10 @@ const (
 const PathEvents = "/events"
 
 const (
+	// maxFeedsPerKey bounds the feeds one token keeps open, as
+	// maxSSEStreamsPerKey bounds its legacy streams: each open feed holds a
+	// goroutine, a connection and a watcher of its token.
+	maxFeedsPerKey = 16
 	// tracePageSize bounds the events read in one transaction.
 	tracePageSize = 500
 	// tracePoll is how often a waiting feed looks again without a signal.
@@ -105,6 +110,22 @@ func (h *HTTPHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		writeError(w, nil, d)
 		return
 	}
+	// The place is taken before trace.read, so that a token at its cap
+	// costs no audited call per refused GET.
+	if !h.sse.openFeed(p.KeyID) {
+		writeStatusError(w, http.StatusTooManyRequests, nil, codeTooManyStreams,
+			fmt.Sprintf("this token already holds %d open event feeds; close one first", maxFeedsPerKey))
+		return
+	}
+	defer h.sse.closeFeed(p.KeyID)
+	// trace.read authorizes the token once, for the whole connection; the
+	// feed must still end once the token is revoked or expires, or its
+	// session ends.
+	alive, stop, ok := h.watchStream(w, r, p)
+	if !ok {
+		return
+	}
+	defer stop()
 	sessionID := r.URL.Query().Get("session_id")
 	args, _ := json.Marshal(TraceReadArgs{SessionID: sessionID, AfterSeq: after})
 	// Agents and the GUI's viewers reach the feed with the same bearer
@@ -137,6 +158,12 @@ func (h *HTTPHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 
 	page := first.Events
 	for {
+		if alive.Err() != nil {
+			// Checked on every page too: a feed catching up on a long
+			// trace does not wait, and would not notice otherwise.
+			h.feedEnded(r, alive, sessionID)
+			return
+		}
 		if len(page) > 0 {
 			if err := sw.events(page); err != nil {
 				h.log.Debug("events feed ended", "session", sessionID, "err", err)
@@ -148,7 +175,7 @@ func (h *HTTPHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		// the read closes it, so no wake-up falls between the two.
 		wake := h.reg.TraceChanged(sessionID)
 		var err error
-		if page, err = h.tracePage(sessionID, after); err != nil {
+		if page, err = h.reg.tracePage(sessionID, after); err != nil {
 			h.log.Error("events feed read failed", "session", sessionID, "err", err)
 			return
 		}
@@ -168,7 +195,8 @@ func (h *HTTPHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 					h.log.Debug("events feed ended", "session", sessionID, "err", err)
 					return
 				}
-			case <-r.Context().Done():
+			case <-alive.Done():
+				h.feedEnded(r, alive, sessionID)
 				return
 			case <-stopping:
 				return
@@ -177,16 +205,12 @@ func (h *HTTPHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// tracePage reads the events after seq, one page, in a transaction of its
-// own: not a call, so neither authorized again nor audited.
-func (h *HTTPHandler) tracePage(sessionID string, after uint64) ([]store.TraceEvent, error) {
-	var evs []store.TraceEvent
-	err := h.reg.db.View(func(tx *store.Tx) error {
-		var err error
-		evs, err = tx.TraceEvents(sessionID, after, tracePageSize)
-		return err
-	})
-	return evs, err
+// feedEnded logs a feed that the watcher of its token ended; a client that
+// left is not worth a line.
+func (h *HTTPHandler) feedEnded(r *http.Request, alive context.Context, sessionID string) {
+	if r.Context().Err() == nil {
+		h.log.Info("events feed ended: its token or session is no longer live", "session", sessionID, "err", context.Cause(alive))
+	}
 }
 
 // resumePoint is the seq a feed starts after: the Last-Event-ID header of a
@@ -263,6 +287,27 @@ func (s sseWriter) events(evs []store.TraceEvent) error {
 		fmt.Fprintf(&buf, "id: %d\nevent: %s\ndata: %s\n\n", evs[i].Seq, evs[i].Type, data)
 	}
 	return s.write(buf.Bytes())
+}
+
+// openFeed takes one of keyID's maxFeedsPerKey feed places, reporting false
+// when all are taken. Every true must be matched by one closeFeed.
+func (ss *sseSessions) openFeed(keyID string) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.feedsPerKey[keyID] >= maxFeedsPerKey {
+		return false
+	}
+	ss.feedsPerKey[keyID]++
+	return true
+}
+
+// closeFeed gives back a place taken by openFeed.
+func (ss *sseSessions) closeFeed(keyID string) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.feedsPerKey[keyID]--; ss.feedsPerKey[keyID] <= 0 {
+		delete(ss.feedsPerKey, keyID)
+	}
 }
 
 // shutdownOf returns the channel closed when r's server shuts down (nil

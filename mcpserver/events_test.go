@@ -59,6 +59,9 @@ func newEventsEnv(t *testing.T, configure func(*HTTPHandler)) *eventsEnv {
 func (e *eventsEnv) mux() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", e.h)
+	// The legacy streams, for the tests that hold both kinds of stream to
+	// the same rules.
+	mux.Handle("/mcp/", e.h)
 	mux.Handle("/events", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		e.h.ServeHTTP(w, r)
 		e.ended <- struct{}{}

@@ -216,12 +216,7 @@ func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (Prin
 		writeError(w, nil, store.Deny(store.CodeTokenMissing, "send Authorization: Bearer <token>"))
 		return Principal{}, false
 	}
-	var tok store.Token
-	err := h.reg.db.View(func(tx *store.Tx) error {
-		var err error
-		tok, err = tx.Authenticate(raw)
-		return err
-	})
+	p, err := h.reg.Authenticate(raw)
 	if err != nil {
 		var d *store.Denial
 		if !errors.As(err, &d) {
@@ -231,7 +226,30 @@ func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (Prin
 		writeError(w, nil, d)
 		return Principal{}, false
 	}
-	return TokenPrincipal(tok), true
+	return p, true
+}
+
+// watchStream starts the watcher of p for a long-lived stream about to open
+// (see Registry.Alive): the stream ends when the returned context does, and
+// calls the returned function when it ends. When p is no longer live
+// already (a token whose session has ended is still accepted by
+// authentication) it answers the refusal itself and reports false: a
+// client answered 200 and cut off at once would only open the stream again.
+func (h *HTTPHandler) watchStream(w http.ResponseWriter, r *http.Request, p Principal) (context.Context, context.CancelFunc, bool) {
+	alive, stop := h.reg.Alive(r.Context(), p)
+	if alive.Err() == nil {
+		return alive, stop, true
+	}
+	stop()
+	var d *store.Denial
+	switch cause := context.Cause(alive); {
+	case errors.As(cause, &d):
+		writeError(w, nil, d)
+	case r.Context().Err() == nil:
+		h.log.Error("token check failed", "err", cause)
+		writeError(w, nil, store.Deny(store.CodeInternal, "token check failed"))
+	}
+	return nil, nil, false
 }
 
 // envelope is the part of a JSON-RPC message the front layer reads.

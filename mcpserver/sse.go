@@ -41,7 +41,8 @@ const (
 const (
 	// codeSessionForbidden: a POST to a session another token opened.
 	codeSessionForbidden store.Code = "session_forbidden"
-	// codeTooManyStreams: the token already holds maxSSEStreamsPerKey streams.
+	// codeTooManyStreams: the token already holds maxSSEStreamsPerKey
+	// legacy streams, or maxFeedsPerKey replay feeds.
 	codeTooManyStreams store.Code = "too_many_streams"
 	// codeSessionBusy: the session already has sseQueueLen requests pending.
 	codeSessionBusy store.Code = "session_busy"
@@ -57,6 +58,10 @@ type sseSessions struct {
 	byID map[string]*sseSession
 	// perKey counts open sessions per token key id. Guarded by mu.
 	perKey map[string]int
+	// feedsPerKey counts open replay feeds (/events) per token key id,
+	// apart from perKey: a viewer's feeds and an agent's legacy streams
+	// must not take each other's places. Guarded by mu.
+	feedsPerKey map[string]int
 	// stopping holds, for each http.Server streams were opened on, a
 	// channel closed when that server shuts down: Shutdown waits for
 	// connections to go idle, which a stream never does by itself.
@@ -66,10 +71,11 @@ type sseSessions struct {
 
 func newSSESessions() *sseSessions {
 	return &sseSessions{
-		keepAlive: sseKeepAlive,
-		byID:      map[string]*sseSession{},
-		perKey:    map[string]int{},
-		stopping:  map[*http.Server]chan struct{}{},
+		keepAlive:   sseKeepAlive,
+		byID:        map[string]*sseSession{},
+		perKey:      map[string]int{},
+		feedsPerKey: map[string]int{},
+		stopping:    map[*http.Server]chan struct{}{},
 	}
 }
 
@@ -177,6 +183,14 @@ func (h *HTTPHandler) serveSSEStream(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// The stream carries answers to the token's POSTs, each authorized on
+	// its own; the stream itself must end too once the token is revoked or
+	// expires, or its session ends, and not wait for the client to leave.
+	alive, stop, ok := h.watchStream(w, r, p)
+	if !ok {
+		return
+	}
+	defer stop()
 	s, stopping, ok := h.sse.open(r, p.KeyID)
 	if !ok {
 		writeStatusError(w, http.StatusTooManyRequests, nil, codeTooManyStreams,
@@ -213,7 +227,11 @@ func (h *HTTPHandler) serveSSEStream(w http.ResponseWriter, r *http.Request) {
 	for {
 		var err error
 		select {
-		case <-r.Context().Done():
+		case <-alive.Done():
+			if r.Context().Err() == nil {
+				// The client is still there: the watcher ended the stream.
+				h.log.Info("sse stream ended: its token or session is no longer live", "err", context.Cause(alive))
+			}
 			return
 		case <-stopping:
 			return
