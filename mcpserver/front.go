@@ -86,7 +86,8 @@ func NewHTTPHandler(reg *Registry, opts HTTPOptions) *HTTPHandler {
 	return h
 }
 
-// jsonrpcErrorCodes maps our codes to JSON-RPC error codes.
+// jsonrpcCode maps one of our codes to the JSON-RPC error code it is sent
+// with.
 func jsonrpcCode(c store.Code) int64 {
 	switch c {
 	case store.CodeParseError:
