@@ -113,6 +113,27 @@ func screenshots(t *testing.T, variant, out string) {
 // there is no window manager to place them.)
 func shot(t *testing.T, title, path string) {
 	t.Helper()
+	// A window that was just mapped may not have painted yet, the later on
+	// a loaded machine: nothing tells an outside program when it has, so
+	// look again until it shows something, for a while.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		n := shotOnce(t, title, path)
+		if n >= 16 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%s has %d colours: nothing painted in 15 s", filepath.Base(path), n)
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// shotOnce screenshots the window titled title into path and returns how
+// many colours it has.
+func shotOnce(t *testing.T, title, path string) int {
+	t.Helper()
 	tree, err := exec.Command("xwininfo", "-root", "-tree").CombinedOutput()
 	if err != nil {
 		t.Fatalf("xwininfo: %v\n%s", err, tree)
@@ -139,9 +160,7 @@ func shot(t *testing.T, title, path string) {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	if n := colours(img); n < 16 {
-		t.Errorf("%s has %d colours: nothing painted", filepath.Base(path), n)
-	}
+	return colours(img)
 }
 
 func colours(img image.Image) int {
