@@ -28,7 +28,7 @@ const MaxBodyBytes = 4 << 20
 // Instructions is what initialize tells every agent: the canonical workflow,
 // short enough to sit in a system prompt.
 const Instructions = `You are connected to Switchboard, the local hub that hands out work for this machine's repositories.
-Workflow: call tools/list (or tools_search), then work_await_packet with your repository_id and session_id to claim a packet under a lease.
+Workflow: call tools/list (or tools_search); session_report kind ready with your repository_id gives your session_id (a session token has one already); then work_await_packet with repository_id and session_id claims a packet under a lease.
 Call work_ack to start, artifact_publish for each expected artifact, then work_complete (or work_release with a reason).
 Every call after a claim carries packet_id, session_id and lease_id; lease_lost means the packet is no longer yours: stop and await again.
 Report with session_report (ready, heartbeat, question, escalate); a question's answer arrives through session_await_answer.
