@@ -4,8 +4,6 @@ package app
 // off the Fyne goroutine.
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -17,26 +15,10 @@ import (
 // Fyne goroutine.
 type auditSource struct{ g *gui }
 
-// query runs audit.query. It is gui.call without the JSON round trip of
-// the result: a page of a thousand records would be encoded and decoded
-// again for nothing.
+// query runs audit.query. The result is the handler's own value: a page
+// of a thousand records is not encoded and decoded again.
 func (s auditSource) query(f store.AuditFilter) (mcpserver.AuditRecords, error) {
-	args, err := json.Marshal(f)
-	if err != nil {
-		return mcpserver.AuditRecords{}, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-	defer cancel()
-	res := s.g.core.Registry().Invoke(ctx, mcpserver.Operator, mcpserver.TransportGUI, "audit.query", args)
-	if res.Err != nil {
-		return mcpserver.AuditRecords{}, res.Err
-	}
-	if recs, ok := res.Value.(mcpserver.AuditRecords); ok {
-		return recs, nil
-	}
-	var out mcpserver.AuditRecords
-	err = s.g.call("audit.query", f, &out)
-	return out, err
+	return invoke(s.g, mcpserver.MethodAuditQuery, f)
 }
 
 // newest returns the newest record's seq, 0 for an empty log.

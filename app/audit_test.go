@@ -40,9 +40,8 @@ func newAuditCore(tb testing.TB, b Backend) *fakeCore {
 
 func seedCalls(t *testing.T, g *gui) {
 	t.Helper()
-	var st mcpserver.StatusResult
 	for range 2 {
-		if err := g.call("status", struct{}{}, &st); err != nil {
+		if _, err := invoke(g, mcpserver.MethodStatus, mcpserver.RepoScope{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -50,7 +49,7 @@ func seedCalls(t *testing.T, g *gui) {
 	if res.Err == nil {
 		t.Fatal("a stranger's call was not refused")
 	}
-	if err := g.call("work.get", map[string]any{"packet_id": "pkt_missing"}, nil); err == nil {
+	if _, err := invoke(g, mcpserver.MethodWorkGet, mcpserver.WorkGetArgs{PacketID: "pkt_missing"}); err == nil {
 		t.Fatal("work.get of a missing packet succeeded")
 	}
 }
@@ -346,8 +345,7 @@ func TestAuditLiveTail(t *testing.T) {
 	seedCalls(t, g)
 	w := openAudit(t, g)
 	loadedRows(t, w)
-	var reg mcpserver.RepositoryRegistered
-	if err := g.call("repository.register", map[string]any{"path": t.TempDir(), "name": "demo"}, &reg); err != nil {
+	if _, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir(), Name: "demo"}); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, "repository.register at the top", func() bool {
@@ -362,7 +360,7 @@ func TestAuditLiveTail(t *testing.T) {
 	// A filtered view follows too.
 	setFilters(w, "repository.register", "", "")
 	loadedRows(t, w)
-	if err := g.call("repository.register", map[string]any{"path": t.TempDir(), "name": "demo2"}, &reg); err != nil {
+	if _, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir(), Name: "demo2"}); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, "the second repository.register in the filtered view", func() bool { return len(loadedRows(t, w)) == 2 })

@@ -63,8 +63,8 @@ func (w *auditWindow) runVerify() {
 // audited call like any other, whose long read runs outside the shared
 // write transaction (it is a Slow method), so agents are not held up.
 func (w *auditWindow) verifyAuditChain() (store.AuditVerification, error) {
-	var out mcpserver.AuditVerifyResult
-	if err := w.g.call("audit.verify", mcpserver.NoArgs{}, &out); err != nil {
+	out, err := invoke(w.g, mcpserver.MethodAuditVerify, mcpserver.NoArgs{})
+	if err != nil {
 		return store.AuditVerification{}, err
 	}
 	if !out.OK {

@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -49,30 +47,11 @@ type gui struct {
 	settings *settingsWindow
 }
 
-// call runs a registry method as the person at the screen and decodes its
-// result into out (which may be nil).
-func (g *gui) call(method string, args, out any) error {
-	b, err := json.Marshal(args)
-	if err != nil {
-		return fmt.Errorf("encode arguments of %s: %w", method, err)
-	}
+// invoke runs the method name with in as the person at the screen and
+// returns its result: the handler's own value, with the types the compiler
+// checks against the method's.
+func invoke[In, Out any](g *gui, name mcpserver.Name[In, Out], in In) (Out, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
-	res := g.core.Registry().Invoke(ctx, mcpserver.Operator, mcpserver.TransportGUI, method, b)
-	if res.Err != nil {
-		return res.Err
-	}
-	if out == nil {
-		return nil
-	}
-	// Results are typed values; a JSON round trip keeps the windows
-	// decoupled from which concrete type each method returns.
-	v, err := json.Marshal(res.Value)
-	if err != nil {
-		return fmt.Errorf("encode result of %s: %w", method, err)
-	}
-	if err := json.Unmarshal(v, out); err != nil {
-		return fmt.Errorf("decode result of %s: %w", method, err)
-	}
-	return nil
+	return mcpserver.Invoke(ctx, g.core.Registry(), mcpserver.Operator, mcpserver.TransportGUI, name, in)
 }

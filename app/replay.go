@@ -177,8 +177,7 @@ func newReplayView(g *gui, s store.Session) (*replayView, string) {
 		start = s.StartedAt
 	}
 	v := &replayView{g: g, player: newPlayer(rec), start: start, current: -1}
-	var trace mcpserver.TraceReadResult
-	if err := g.call("trace.read", mcpserver.TraceReadArgs{SessionID: s.ID}, &trace); err == nil {
+	if trace, err := invoke(g, mcpserver.MethodTraceRead, mcpserver.TraceReadArgs{SessionID: s.ID}); err == nil {
 		v.events = trace.Events
 	}
 	v.term = termview.New(readOnly{})

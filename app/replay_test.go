@@ -18,18 +18,18 @@ func TestReplayEndedSession(t *testing.T) {
 	log, _ := newTestLogger()
 	t.Setenv("SHELL", "/bin/sh")
 	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
-	var reg mcpserver.RepositoryRegistered
-	if err := g.call("repository.register", map[string]any{"path": t.TempDir()}, &reg); err != nil {
+	reg, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir()})
+	if err != nil {
 		t.Fatal(err)
 	}
-	var started mcpserver.AgentStarted
-	if err := g.call("agent.start", mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: reg.Repository.ID}, &started); err != nil {
+	started, err := invoke(g, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: reg.Repository.ID})
+	if err != nil {
 		t.Fatal(err)
 	}
 	s, _ := g.core.Agents().Get(started.SessionID)
 	s.Input([]byte("echo first; sleep 0.3; echo second\r"))
 	waitUntil(t, "second", func() bool { return strings.Contains(s.Terminal().Text(), "second\n") })
-	if err := g.call("agent.stop", mcpserver.AgentStopArgs{SessionID: started.SessionID}, nil); err != nil {
+	if _, err := invoke(g, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: started.SessionID}); err != nil {
 		t.Fatal(err)
 	}
 

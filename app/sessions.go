@@ -228,13 +228,12 @@ func (w *sessionsWindow) badgesOf(sessions []store.Session) string {
 // reload reads the session list, the repositories' names and the selected
 // session's detail.
 func (w *sessionsWindow) reload() {
-	var list mcpserver.SessionListResult
-	if err := w.g.call("session.list", store.SessionFilter{Limit: 200}, &list); err != nil {
+	list, err := invoke(w.g, mcpserver.MethodSessionList, store.SessionFilter{Limit: 200})
+	if err != nil {
 		w.g.log.Warn("sessions: list", "err", err)
 		return
 	}
-	var repos mcpserver.RepositoryList
-	if err := w.g.call("repository.list", struct{}{}, &repos); err == nil {
+	if repos, err := invoke(w.g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{}); err == nil {
 		w.repos = map[string]store.Repository{}
 		for _, r := range repos.Repositories {
 			w.repos[r.ID] = r
@@ -320,7 +319,7 @@ func (w *sessionsWindow) selectSession(id string) {
 		// as the CLI's attach is; the keystrokes themselves go straight
 		// to the terminal (a keystroke is no workflow state, and an fsync
 		// for each would make typing lag).
-		if err := w.g.call("agent.attach", mcpserver.AgentArgs{SessionID: id}, nil); err != nil {
+		if _, err := invoke(w.g, mcpserver.MethodAgentAttach, mcpserver.AgentArgs{SessionID: id}); err != nil {
 			w.g.log.Warn("sessions: attach", "session", id, "err", err)
 		}
 		term := termview.New(a)
@@ -364,8 +363,8 @@ func (w *sessionsWindow) session(id string) (store.Session, bool) {
 
 // loadDetail reads the selected session's detail and shows it.
 func (w *sessionsWindow) loadDetail() {
-	var d mcpserver.SessionDetail
-	if err := w.g.call("session.get", mcpserver.SessionGetArgs{SessionID: w.selected}, &d); err != nil {
+	d, err := invoke(w.g, mcpserver.MethodSessionGet, mcpserver.SessionGetArgs{SessionID: w.selected})
+	if err != nil {
 		w.g.log.Warn("sessions: detail", "session", w.selected, "err", err)
 		return
 	}
@@ -439,7 +438,7 @@ func (w *sessionsWindow) sendAnswer(questionID string) {
 	if text == "" {
 		return
 	}
-	if err := w.g.call("session.answer", mcpserver.AnswerArgs{QuestionID: questionID, Answer: text}, nil); err != nil {
+	if _, err := invoke(w.g, mcpserver.MethodSessionAnswer, mcpserver.AnswerArgs{QuestionID: questionID, Answer: text}); err != nil {
 		w.g.log.Error("sessions: answer", "err", err)
 		w.status.SetText("The answer was not sent: " + err.Error())
 		return
@@ -455,7 +454,7 @@ func (w *sessionsWindow) stopAgent(kill bool) {
 	w.stop.Disable()
 	w.kill.Disable()
 	go func() {
-		if err := w.g.call("agent.stop", mcpserver.AgentStopArgs{SessionID: id, Kill: kill}, nil); err != nil {
+		if _, err := invoke(w.g, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: id, Kill: kill}); err != nil {
 			w.g.log.Error("sessions: stop", "session", id, "err", err)
 		}
 		fyne.Do(w.reload)

@@ -19,8 +19,7 @@ func TestStartShellAndTypeIntoIt(t *testing.T) {
 	log, _ := newTestLogger()
 	t.Setenv("SHELL", "/bin/sh")
 	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
-	var reg mcpserver.RepositoryRegistered
-	if err := g.call("repository.register", map[string]any{"path": t.TempDir(), "name": "demo"}, &reg); err != nil {
+	if _, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir(), Name: "demo"}); err != nil {
 		t.Fatal(err)
 	}
 	m := g.trayMenu(g.menuModel())

@@ -107,18 +107,20 @@ func (w *settingsWindow) refreshLoop(changed <-chan struct{}) {
 
 // reload reads the three lists.
 func (w *settingsWindow) reload() {
-	var repos mcpserver.RepositoryList
-	var profiles mcpserver.ProfileList
-	var tokens mcpserver.TokenList
-	for _, c := range []struct {
-		method string
-		args   any
-		out    any
-	}{{"repository.list", struct{}{}, &repos}, {"profile.list", struct{}{}, &profiles}, {"token.list", mcpserver.TokenListArgs{}, &tokens}} {
-		if err := w.g.call(c.method, c.args, c.out); err != nil {
-			w.fail(c.method, err)
-			return
-		}
+	repos, err := invoke(w.g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
+	if err != nil {
+		w.fail(string(mcpserver.MethodRepositoryList), err)
+		return
+	}
+	profiles, err := invoke(w.g, mcpserver.MethodProfileList, mcpserver.NoArgs{})
+	if err != nil {
+		w.fail(string(mcpserver.MethodProfileList), err)
+		return
+	}
+	tokens, err := invoke(w.g, mcpserver.MethodTokenList, mcpserver.TokenListArgs{})
+	if err != nil {
+		w.fail(string(mcpserver.MethodTokenList), err)
+		return
 	}
 	w.repos, w.profiles, w.tokens = repos.Repositories, profiles.Profiles, tokens
 	w.repoList.Refresh()
@@ -172,8 +174,8 @@ func (w *settingsWindow) reposTab() fyne.CanvasObject {
 
 // addRepository registers path (the folder picker's choice).
 func (w *settingsWindow) addRepository(path string) {
-	var out mcpserver.RepositoryRegistered
-	if err := w.g.call("repository.register", map[string]string{"path": path}, &out); err != nil {
+	out, err := invoke(w.g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: path})
+	if err != nil {
 		w.fail("register "+path, err)
 		return
 	}
@@ -222,7 +224,7 @@ func (w *settingsWindow) profilesTab() fyne.CanvasObject {
 			w.status.SetText(p.Name + " is built in; edit it instead")
 			return
 		}
-		if err := w.g.call("profile.delete", mcpserver.ProfileArgs{ID: p.ID}, nil); err != nil {
+		if _, err := invoke(w.g, mcpserver.MethodProfileDelete, mcpserver.ProfileArgs{ID: p.ID}); err != nil {
 			w.fail("remove "+p.ID, err)
 			return
 		}
@@ -272,7 +274,7 @@ func (w *settingsWindow) editProfile(p store.Profile) {
 		if mcpCfg.Selected != "none" {
 			np.MCPConfig = mcpCfg.Selected
 		}
-		if err := w.g.call("profile.put", mcpserver.ProfilePutArgs{Profile: np}, nil); err != nil {
+		if _, err := invoke(w.g, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: np}); err != nil {
 			w.fail("save profile", err)
 			return
 		}
@@ -331,7 +333,7 @@ func (w *settingsWindow) tokensTab() fyne.CanvasObject {
 			if !ok {
 				return
 			}
-			if err := w.g.call("token.revoke", mcpserver.KeyIDArg{KeyID: t.KeyID}, nil); err != nil {
+			if _, err := invoke(w.g, mcpserver.MethodTokenRevoke, mcpserver.KeyIDArg{KeyID: t.KeyID}); err != nil {
 				w.fail("revoke", err)
 				return
 			}
@@ -343,7 +345,7 @@ func (w *settingsWindow) tokensTab() fyne.CanvasObject {
 			if !ok {
 				return
 			}
-			if err := w.g.call("token.rotate", mcpserver.OptionalKeyIDArg{}, nil); err != nil {
+			if _, err := invoke(w.g, mcpserver.MethodTokenRotate, mcpserver.OptionalKeyIDArg{}); err != nil {
 				w.fail("rotate", err)
 				return
 			}
@@ -435,8 +437,8 @@ func (w *settingsWindow) createToken() {
 			grants = append(grants, store.Grant{Capability: store.Capability(c), Repositories: scope})
 		}
 		secs := map[string]int64{"1 hour": 3600, "1 day": 86400, "30 days": 30 * 86400}[expiry.Selected]
-		var out mcpserver.TokenCreated
-		if err := w.g.call("token.create", mcpserver.TokenCreateArgs{Label: label.Text, Grants: grants, ExpiresInSeconds: secs}, &out); err != nil {
+		out, err := invoke(w.g, mcpserver.MethodTokenCreate, mcpserver.TokenCreateArgs{Label: label.Text, Grants: grants, ExpiresInSeconds: secs})
+		if err != nil {
 			w.fail("create token", err)
 			return
 		}
@@ -484,8 +486,8 @@ func (w *settingsWindow) connectionTab() fyne.CanvasObject {
 	keyring := widget.NewLabel(w.g.core.KeyringState())
 	keyring.Wrapping = fyne.TextWrapWord
 
-	var saved mcpserver.ConnectionSettings
-	if err := w.g.call("connection.get", struct{}{}, &saved); err != nil {
+	saved, err := invoke(w.g, mcpserver.MethodConnectionGet, mcpserver.NoArgs{})
+	if err != nil {
 		w.g.log.Warn("settings: connection", "err", err)
 	}
 	addr := widget.NewEntry()
@@ -513,8 +515,7 @@ func (w *settingsWindow) connectionTab() fyne.CanvasObject {
 	status.Hide()
 	save := widget.NewButtonWithIcon(labelSaveConnection, theme.DocumentSaveIcon(), func() {
 		in := mcpserver.ConnectionSettings{ListenAddr: addr.Text, AllowOrigins: strings.Split(origins.Text, "\n")}
-		var out mcpserver.ConnectionSettings
-		if err := w.g.call("connection.put", in, &out); err != nil {
+		if out, err := invoke(w.g, mcpserver.MethodConnectionPut, in); err != nil {
 			status.SetText(refusalText(err))
 		} else {
 			addr.SetText(out.ListenAddr)

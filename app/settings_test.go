@@ -48,7 +48,7 @@ func TestSettingsWindow(t *testing.T) {
 	}
 	edited := w.profiles[0].Profile
 	edited.Args = append(edited.Args, "--verbose")
-	if err := g.call("profile.put", mcpserver.ProfilePutArgs{Profile: edited}, nil); err != nil {
+	if _, err := invoke(g, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: edited}); err != nil {
 		t.Fatal(err)
 	}
 	w.reload()
@@ -62,8 +62,8 @@ func TestSettingsWindow(t *testing.T) {
 	}
 
 	// Tokens: a new one shows in the list; the secret dialog offers a copy.
-	var created mcpserver.TokenCreated
-	if err := g.call("token.create", mcpserver.TokenCreateArgs{Label: "ci", Grants: []store.Grant{{Capability: store.CapStatusRead, Repositories: []string{store.AllRepositories}}}}, &created); err != nil {
+	created, err := invoke(g, mcpserver.MethodTokenCreate, mcpserver.TokenCreateArgs{Label: "ci", Grants: []store.Grant{{Capability: store.CapStatusRead, Repositories: []string{store.AllRepositories}}}})
+	if err != nil {
 		t.Fatal(err)
 	}
 	w.reload()
@@ -184,8 +184,8 @@ func TestSettingsConnectionSaves(t *testing.T) {
 	addr.SetText(" 8765 ")
 	origins.SetText("HTTPS://Tools.Example/\n\nhttp://localhost:3000")
 	test.Tap(save)
-	var got mcpserver.ConnectionSettings
-	if err := g.call("connection.get", struct{}{}, &got); err != nil {
+	got, err := invoke(g, mcpserver.MethodConnectionGet, mcpserver.NoArgs{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if got.ListenAddr != "8765" || !slices.Equal(got.AllowOrigins, []string{"https://tools.example", "http://localhost:3000"}) {
@@ -202,7 +202,7 @@ func TestSettingsConnectionSaves(t *testing.T) {
 	if status == nil || !strings.Contains(status.Text, "Refused (invalid_argument)") {
 		t.Errorf("a non-loopback address: status %v, want the refusal", status)
 	}
-	if err := g.call("connection.get", struct{}{}, &got); err != nil || got.ListenAddr != "8765" {
+	if got, err := invoke(g, mcpserver.MethodConnectionGet, mcpserver.NoArgs{}); err != nil || got.ListenAddr != "8765" {
 		t.Errorf("a refused save changed the settings: %+v, %v", got, err)
 	}
 }

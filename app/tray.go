@@ -245,23 +245,23 @@ func (m trayModel) equal(o trayModel) bool {
 // keep working when, say, the database is busy.
 func (g *gui) menuModel() trayModel {
 	var m trayModel
-	var profiles mcpserver.ProfileList
-	if err := g.call("profile.list", struct{}{}, &profiles); err != nil {
+	profiles, err := invoke(g, mcpserver.MethodProfileList, mcpserver.NoArgs{})
+	if err != nil {
 		g.log.Warn("tray: profiles", "err", err)
 	}
 	m.profiles = profiles.Profiles
-	var repos mcpserver.RepositoryList
-	if err := g.call("repository.list", struct{}{}, &repos); err != nil {
+	repos, err := invoke(g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
+	if err != nil {
 		g.log.Warn("tray: repositories", "err", err)
 	}
 	m.repos = repos.Repositories
-	var qs mcpserver.QuestionListResult
-	if err := g.call("question.list", struct{}{}, &qs); err != nil {
+	qs, err := invoke(g, mcpserver.MethodQuestionList, mcpserver.NoArgs{})
+	if err != nil {
 		g.log.Warn("tray: questions", "err", err)
 	}
 	m.questions = qs.Questions
-	var live mcpserver.SessionListResult
-	if err := g.call("session.list", store.SessionFilter{State: store.SessionRunning}, &live); err != nil {
+	live, err := invoke(g, mcpserver.MethodSessionList, store.SessionFilter{State: store.SessionRunning})
+	if err != nil {
 		g.log.Warn("tray: sessions", "err", err)
 	}
 	for _, s := range live.Sessions {
@@ -423,8 +423,8 @@ func repoLabel(r store.Repository) string {
 // startAgent starts profile in repository. It runs off the Fyne thread: the call commits a
 // transaction and starts a process.
 func (g *gui) startAgent(profile, repository string) {
-	var out mcpserver.AgentStarted
-	if err := g.call("agent.start", mcpserver.AgentStartArgs{Profile: profile, RepositoryID: repository}, &out); err != nil {
+	out, err := invoke(g, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: profile, RepositoryID: repository})
+	if err != nil {
 		g.log.Error("tray: start agent", "profile", profile, "repository", repository, "err", err)
 		g.app.SendNotification(fyne.NewNotification("Switchboard: the agent did not start", err.Error()))
 		return

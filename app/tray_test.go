@@ -329,11 +329,11 @@ func TestTrayStartAgent(t *testing.T) {
 		t.Fatalf("Shell without repositories: %+v", shell.ChildMenu.Items)
 	}
 	// A profile whose command is missing is listed, greyed.
-	if err := g.call("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "ghost", Name: "Ghost", Command: "switchboard-no-such-agent", Prompt: store.PromptNone}}, nil); err != nil {
+	if _, err := invoke(g, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "ghost", Name: "Ghost", Command: "switchboard-no-such-agent", Prompt: store.PromptNone}}); err != nil {
 		t.Fatal(err)
 	}
-	var reg mcpserver.RepositoryRegistered
-	if err := g.call("repository.register", map[string]any{"path": t.TempDir(), "name": "demo"}, &reg); err != nil {
+	reg, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir(), Name: "demo"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	model := g.menuModel()
@@ -374,6 +374,27 @@ func TestTrayStartAgent(t *testing.T) {
 	}
 }
 
+// openReportingSession opens a session as an agent does, with a ready
+// report in a new repository, and returns its id.
+func openReportingSession(t *testing.T, g *gui) string {
+	t.Helper()
+	reg, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir(), Name: "demo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return report(t, g, mcpserver.ReportArgs{Kind: "ready", RepositoryID: reg.Repository.ID}).SessionID
+}
+
+// report sends an agent's report.
+func report(t *testing.T, g *gui, in mcpserver.ReportArgs) mcpserver.ReportResult {
+	t.Helper()
+	res, err := invoke(g, mcpserver.MethodSessionReport, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func TestTrayAttentionOnQuestion(t *testing.T) {
 	a := test.NewTempApp(t)
 	log, _ := newTestLogger()
@@ -381,13 +402,8 @@ func TestTrayAttentionOnQuestion(t *testing.T) {
 	if s := g.menuModel().state; s != stateIdle {
 		t.Fatalf("state %v with nothing going on", s)
 	}
-	var rep mcpserver.ReportResult
-	if err := g.call("session.report", map[string]any{"kind": "ready"}, &rep); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.call("session.report", map[string]any{"kind": "question", "session_id": rep.SessionID, "text": "which branch?"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	id := openReportingSession(t, g)
+	report(t, g, mcpserver.ReportArgs{Kind: "question", SessionID: id, Text: "which branch?"})
 	if s := g.menuModel().state; s != stateAttention {
 		t.Fatalf("state %v with a question waiting, want attention", s)
 	}
@@ -398,21 +414,14 @@ func TestNotifyQuestionsAndEscalations(t *testing.T) {
 	log, _ := newTestLogger()
 	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint}, log, func() {})
 	before := g.menuModel()
-	var rep mcpserver.ReportResult
-	if err := g.call("session.report", map[string]any{"kind": "ready"}, &rep); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.call("session.report", map[string]any{"kind": "question", "session_id": rep.SessionID, "text": "which branch?"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	id := openReportingSession(t, g)
+	report(t, g, mcpserver.ReportArgs{Kind: "question", SessionID: id, Text: "which branch?"})
 	now := g.menuModel()
 	test.AssertNotificationSent(t, fyne.NewNotification("An agent asks", "which branch?"), func() { g.notifyAttention(before, now) })
 	// The same question is not announced twice.
 	test.AssertNotificationSent(t, nil, func() { g.notifyAttention(now, g.menuModel()) })
 
-	if err := g.call("session.report", map[string]any{"kind": "escalate", "session_id": rep.SessionID, "text": "tests need a database"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	report(t, g, mcpserver.ReportArgs{Kind: "escalate", SessionID: id, Text: "tests need a database"})
 	esc := g.menuModel()
 	if esc.state != stateAttention || len(esc.escalated) != 1 {
 		t.Fatalf("after an escalation: state %v, escalated %v", esc.state, esc.escalated)

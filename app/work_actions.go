@@ -16,54 +16,51 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
-// act runs a method on the selected packet and shows the outcome.
-func (w *workWindow) act(method string, args any, done string) bool {
-	var res mcpserver.PacketResult
-	if err := w.g.call(method, args, &res); err != nil {
+// workAct runs a method on the selected packet and shows the outcome, done
+// when it succeeded.
+func workAct[In any](w *workWindow, name mcpserver.Name[In, mcpserver.PacketResult], in In, done string) bool {
+	if err := workActErr(w, name, in, done); err != nil {
 		w.fail("Not done", err)
 		return false
 	}
-	w.note(done)
-	w.reload()
 	return true
 }
 
 func (w *workWindow) askCancel() {
 	id := w.selected
 	w.ask("Cancel packet", "Reason (optional)", labelWorkCancelPacket, false, func(reason string) error {
-		return w.actErr("work.cancel", mcpserver.PacketRef{PacketID: id, Reason: reason}, "Packet cancelled.")
+		return workActErr(w, mcpserver.MethodWorkCancel, mcpserver.PacketRef{PacketID: id, Reason: reason}, "Packet cancelled.")
 	})
 }
 
 func (w *workWindow) askRequeue() {
 	id := w.selected
 	w.ask("Requeue packet", "Reason (optional)", labelWorkRequeue, false, func(reason string) error {
-		return w.actErr("work.requeue", mcpserver.PacketRef{PacketID: id, Reason: reason}, "Packet back in the queue.")
+		return workActErr(w, mcpserver.MethodWorkRequeue, mcpserver.PacketRef{PacketID: id, Reason: reason}, "Packet back in the queue.")
 	})
 }
 
 func (w *workWindow) askChanges() {
 	id := w.selected
 	w.ask("Request changes", "What must change (the next agent reads this)", labelWorkRequestChange, true, func(notes string) error {
-		return w.actErr("review.verdict", mcpserver.VerdictArgs{PacketID: id, Verdict: store.VerdictRequestChanges, Notes: notes}, "Changes requested: the packet is back in the queue.")
+		return workActErr(w, mcpserver.MethodReviewVerdict, mcpserver.VerdictArgs{PacketID: id, Verdict: store.VerdictRequestChanges, Notes: notes}, "Changes requested: the packet is back in the queue.")
 	})
 }
 
 func (w *workWindow) askReject() {
 	id := w.selected
 	w.ask("Reject packet", "Why (optional)", labelWorkReject, false, func(notes string) error {
-		return w.actErr("review.verdict", mcpserver.VerdictArgs{PacketID: id, Verdict: store.VerdictReject, Notes: notes}, "Packet rejected.")
+		return workActErr(w, mcpserver.MethodReviewVerdict, mcpserver.VerdictArgs{PacketID: id, Verdict: store.VerdictReject, Notes: notes}, "Packet rejected.")
 	})
 }
 
 func (w *workWindow) verdict(v store.Verdict, notes string) {
-	w.act("review.verdict", mcpserver.VerdictArgs{PacketID: w.selected, Verdict: v, Notes: notes}, "Packet approved.")
+	workAct(w, mcpserver.MethodReviewVerdict, mcpserver.VerdictArgs{PacketID: w.selected, Verdict: v, Notes: notes}, "Packet approved.")
 }
 
-// actErr is act for a prompt, which shows the error itself.
-func (w *workWindow) actErr(method string, args any, done string) error {
-	var res mcpserver.PacketResult
-	if err := w.g.call(method, args, &res); err != nil {
+// workActErr is workAct for a prompt, which shows the error itself.
+func workActErr[In any](w *workWindow, name mcpserver.Name[In, mcpserver.PacketResult], in In, done string) error {
+	if _, err := invoke(w.g, name, in); err != nil {
 		return err
 	}
 	w.note(done)

@@ -31,8 +31,8 @@ func (w *workWindow) selectPacket(id string) {
 }
 
 func (w *workWindow) loadDetail() {
-	var d mcpserver.WorkGetResult
-	if err := w.g.call("work.get", mcpserver.WorkGetArgs{PacketID: w.selected}, &d); err != nil {
+	d, err := invoke(w.g, mcpserver.MethodWorkGet, mcpserver.WorkGetArgs{PacketID: w.selected})
+	if err != nil {
 		w.fail("The packet could not be read", err)
 		return
 	}

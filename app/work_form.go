@@ -157,18 +157,19 @@ func workParseExpected(s string) []store.ExpectedArtifact {
 
 func (w *workWindow) submitForm(f *workForm) {
 	args, err := w.formArgs(f)
+	var res mcpserver.PacketResult
 	if err == nil {
-		var res mcpserver.PacketResult
-		if err = w.g.call("work.create", args, &res); err == nil {
-			f.dlg.Hide()
-			w.note("Packet " + res.Packet.ID + " queued.")
-			w.selected = res.Packet.ID
-			w.reload()
-			return
-		}
+		res, err = invoke(w.g, mcpserver.MethodWorkCreate, args)
 	}
-	f.err.SetText(refusalText(err))
-	f.err.Show()
+	if err != nil {
+		f.err.SetText(refusalText(err))
+		f.err.Show()
+		return
+	}
+	f.dlg.Hide()
+	w.note("Packet " + res.Packet.ID + " queued.")
+	w.selected = res.Packet.ID
+	w.reload()
 }
 
 // refusalText words an error for a form: a denial's code stays, so the

@@ -131,15 +131,14 @@ func workGroupRows(packets []store.Packet) []workRow {
 // reload reads the repositories and the packets and shows them, keeping the
 // selection.
 func (w *workWindow) reload() {
-	var repos mcpserver.RepositoryList
-	if err := w.g.call("repository.list", struct{}{}, &repos); err != nil {
+	repos, err := invoke(w.g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
+	if err != nil {
 		w.fail("Repositories could not be read", err)
 		return
 	}
 	w.setRepos(repos.Repositories)
-	var list mcpserver.WorkList
-	f := store.PacketFilter{RepositoryID: w.filterID, Limit: workListLimit}
-	if err := w.g.call("work.list", f, &list); err != nil {
+	list, err := invoke(w.g, mcpserver.MethodWorkList, store.PacketFilter{RepositoryID: w.filterID, Limit: workListLimit})
+	if err != nil {
 		w.fail("Packets could not be read", err)
 		return
 	}

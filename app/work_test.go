@@ -22,8 +22,7 @@ func newWorkTest(t *testing.T) (*gui, *workWindow, string) {
 	a := test.NewTempApp(t)
 	log, _ := newTestLogger()
 	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
-	var reg mcpserver.RepositoryRegistered
-	if err := g.call("repository.register", map[string]any{"path": t.TempDir(), "name": "demo"}, &reg); err != nil {
+	if _, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir(), Name: "demo"}); err != nil {
 		t.Fatal(err)
 	}
 	g.showWork()
@@ -36,8 +35,8 @@ func newWorkTest(t *testing.T) (*gui, *workWindow, string) {
 			w.on(func() { w.win.Close() })
 		}
 	})
-	var repos mcpserver.RepositoryList
-	if err := g.call("repository.list", struct{}{}, &repos); err != nil || len(repos.Repositories) != 1 {
+	repos, err := invoke(g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
+	if err != nil || len(repos.Repositories) != 1 {
 		t.Fatalf("repositories: %v %v", repos, err)
 	}
 	return g, w, repos.Repositories[0].ID
@@ -78,8 +77,8 @@ func (w *workWindow) rowOf(title string) int {
 
 func workGetPacket(t *testing.T, g *gui, id string) mcpserver.WorkGetResult {
 	t.Helper()
-	var d mcpserver.WorkGetResult
-	if err := g.call("work.get", mcpserver.WorkGetArgs{PacketID: id}, &d); err != nil {
+	d, err := invoke(g, mcpserver.MethodWorkGet, mcpserver.WorkGetArgs{PacketID: id})
+	if err != nil {
 		t.Fatal(err)
 	}
 	return d
@@ -87,8 +86,8 @@ func workGetPacket(t *testing.T, g *gui, id string) mcpserver.WorkGetResult {
 
 func workCreatePacket(t *testing.T, g *gui, args mcpserver.WorkCreateArgs) store.Packet {
 	t.Helper()
-	var res mcpserver.PacketResult
-	if err := g.call("work.create", args, &res); err != nil {
+	res, err := invoke(g, mcpserver.MethodWorkCreate, args)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return res.Packet
@@ -135,8 +134,8 @@ func TestWorkCreateThroughForm(t *testing.T) {
 		t.Fatalf("the form stays open: %q", f.err.Text)
 	}
 
-	var list mcpserver.WorkList
-	if err := g.call("work.list", store.PacketFilter{RepositoryID: repoID}, &list); err != nil {
+	list, err := invoke(g, mcpserver.MethodWorkList, store.PacketFilter{RepositoryID: repoID})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(list.Packets) != 1 {
@@ -191,8 +190,7 @@ func TestWorkFormShowsDenial(t *testing.T) {
 			t.Errorf("error %q", f.err.Text)
 		}
 	})
-	var list mcpserver.WorkList
-	if err := g.call("work.list", store.PacketFilter{RepositoryID: repoID}, &list); err != nil || len(list.Packets) != 0 {
+	if list, err := invoke(g, mcpserver.MethodWorkList, store.PacketFilter{RepositoryID: repoID}); err != nil || len(list.Packets) != 0 {
 		t.Errorf("packets %v, %v", list.Packets, err)
 	}
 }
@@ -370,8 +368,7 @@ func TestWorkLiveUpdate(t *testing.T) {
 // The repository filter narrows the list.
 func TestWorkRepositoryFilter(t *testing.T) {
 	g, w, repoID := newWorkTest(t)
-	var other mcpserver.RepositoryRegistered
-	if err := g.call("repository.register", map[string]any{"path": t.TempDir(), "name": "other"}, &other); err != nil {
+	if _, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir(), Name: "other"}); err != nil {
 		t.Fatal(err)
 	}
 	workCreatePacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: "In demo"})

@@ -56,8 +56,7 @@ func agentStart(ctx context.Context, c *cli, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	var out mcpserver.AgentStarted
-	err := c.call(ctx, "agent.start", mcpserver.AgentStartArgs{Profile: fs.Arg(0), RepositoryID: *repo, Prompt: *prompt, Cols: *cols, Rows: *rows}, &out)
+	out, err := call(ctx, c, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: fs.Arg(0), RepositoryID: *repo, Prompt: *prompt, Cols: *cols, Rows: *rows})
 	if err != nil {
 		return err
 	}
@@ -75,8 +74,8 @@ func agentList(ctx context.Context, c *cli, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	var out mcpserver.AgentList
-	if err := c.call(ctx, "agent.list", struct{}{}, &out); err != nil {
+	out, err := call(ctx, c, mcpserver.MethodAgentList, mcpserver.NoArgs{})
+	if err != nil {
 		return err
 	}
 	if *asJSON {
@@ -105,8 +104,8 @@ func agentStop(ctx context.Context, c *cli, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	var out mcpserver.AgentStopped
-	if err := c.call(ctx, "agent.stop", mcpserver.AgentStopArgs{SessionID: fs.Arg(0), Kill: *kill}, &out); err != nil {
+	out, err := call(ctx, c, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: fs.Arg(0), Kill: *kill})
+	if err != nil {
 		return err
 	}
 	if *asJSON {
@@ -226,8 +225,8 @@ func profileAdd(ctx context.Context, c *cli, args []string) error {
 	if p.Name == "" {
 		p.Name = p.ID
 	}
-	var out mcpserver.ProfileResult
-	if err := c.call(ctx, "profile.put", mcpserver.ProfilePutArgs{Profile: p}, &out); err != nil {
+	out, err := call(ctx, c, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: p})
+	if err != nil {
 		return err
 	}
 	c.printf("%s\n", out.Profile.ID)
@@ -246,7 +245,8 @@ func profileRemove(ctx context.Context, c *cli, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	return c.call(ctx, "profile.delete", mcpserver.ProfileArgs{ID: fs.Arg(0)}, nil)
+	_, err := call(ctx, c, mcpserver.MethodProfileDelete, mcpserver.ProfileArgs{ID: fs.Arg(0)})
+	return err
 }
 
 func profileList(ctx context.Context, c *cli, args []string) error {
@@ -255,8 +255,8 @@ func profileList(ctx context.Context, c *cli, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	var out mcpserver.ProfileList
-	if err := c.call(ctx, "profile.list", struct{}{}, &out); err != nil {
+	out, err := call(ctx, c, mcpserver.MethodProfileList, mcpserver.NoArgs{})
+	if err != nil {
 		return err
 	}
 	if *asJSON {

@@ -24,15 +24,6 @@ const (
 	followPage = 1000
 )
 
-// errDenied is the registry's refusal of a call, as opposed to failing to
-// reach the registry at all.
-type errDenied struct {
-	code    store.Code
-	message string
-}
-
-func (e *errDenied) Error() string { return fmt.Sprintf("%s: %s", e.code, e.message) }
-
 // followAudit is audit --follow: the newest page of records matching f,
 // oldest first so the newest comes last, then every new matching record as
 // it is written, until ctx ends (an interrupt), which is success.
@@ -118,22 +109,11 @@ func (c *cli) followAudit(ctx context.Context, f store.AuditFilter, asJSON bool)
 // auditQuery runs audit.query and returns the records and the sequence of
 // the query's own audit record.
 func (c *cli) auditQuery(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, uint64, error) {
-	cl, err := c.connect(ctx)
+	out, auditID, err := callAudited(ctx, c, mcpserver.MethodAuditQuery, f)
 	if err != nil {
 		return nil, 0, err
 	}
-	resp, err := cl.Call(ctx, "audit.query", f)
-	if err != nil {
-		return nil, 0, err
-	}
-	if !resp.OK {
-		return nil, 0, &errDenied{resp.Error, resp.Message}
-	}
-	var out mcpserver.AuditRecords
-	if err := json.Unmarshal(resp.Result, &out); err != nil {
-		return nil, 0, fmt.Errorf("decode result of audit.query: %w", err)
-	}
-	own, err := auditSeq(resp.AuditID)
+	own, err := auditSeq(auditID)
 	if err != nil {
 		return nil, 0, err
 	}

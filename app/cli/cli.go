@@ -203,27 +203,42 @@ func (l localCaller) Call(ctx context.Context, method string, args any) (control
 	return control.ResponseFor(l.reg.Invoke(ctx, mcpserver.Operator, mcpserver.TransportRPC, method, raw)), nil
 }
 
-// call runs method and decodes its result into out (when not nil). A denial
-// becomes an error naming its code.
-func (c *cli) call(ctx context.Context, method string, args, out any) error {
+// call runs the method name with in and returns its result. A denial is
+// an *errDenied, whose text names its code.
+func call[In, Out any](ctx context.Context, c *cli, name mcpserver.Name[In, Out], in In) (Out, error) {
+	out, _, err := callAudited(ctx, c, name, in)
+	return out, err
+}
+
+// callAudited is call that also returns the id of the call's own audit
+// record.
+func callAudited[In, Out any](ctx context.Context, c *cli, name mcpserver.Name[In, Out], in In) (Out, string, error) {
+	var out Out
 	cl, err := c.connect(ctx)
 	if err != nil {
-		return err
+		return out, "", err
 	}
-	resp, err := cl.Call(ctx, method, args)
+	resp, err := cl.Call(ctx, string(name), in)
 	if err != nil {
-		return err
+		return out, "", err
 	}
 	if !resp.OK {
-		return fmt.Errorf("%s: %s", resp.Error, resp.Message)
+		return out, "", &errDenied{resp.Error, resp.Message}
 	}
-	if out != nil {
-		if err := json.Unmarshal(resp.Result, out); err != nil {
-			return fmt.Errorf("decode result of %s: %w", method, err)
-		}
+	if err := json.Unmarshal(resp.Result, &out); err != nil {
+		return out, "", fmt.Errorf("decode result of %s: %w", name, err)
 	}
-	return nil
+	return out, resp.AuditID, nil
 }
+
+// errDenied is the registry's refusal of a call, as opposed to failing to
+// reach the registry at all.
+type errDenied struct {
+	code    store.Code
+	message string
+}
+
+func (e *errDenied) Error() string { return fmt.Sprintf("%s: %s", e.code, e.message) }
 
 // newFlags makes a FlagSet that reports to stderr and returns errors.
 func (c *cli) newFlags(name, usage string) *flag.FlagSet {

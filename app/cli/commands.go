@@ -20,8 +20,8 @@ func runStatus(ctx context.Context, c *cli, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	var st mcpserver.StatusResult
-	if err := c.call(ctx, "status", nil, &st); err != nil {
+	st, err := call(ctx, c, mcpserver.MethodStatus, mcpserver.RepoScope{})
+	if err != nil {
 		return err
 	}
 	if *asJSON {
@@ -49,8 +49,8 @@ func runEndpoint(ctx context.Context, c *cli, args []string) error {
 	if err := c.resolvePaths(); err != nil {
 		return err
 	}
-	var st mcpserver.StatusResult
-	if err := c.call(ctx, "status", nil, &st); err != nil {
+	st, err := call(ctx, c, mcpserver.MethodStatus, mcpserver.RepoScope{})
+	if err != nil {
 		return err
 	}
 	switch {
@@ -133,7 +133,7 @@ func tokenCreate(ctx context.Context, c *cli, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	in := map[string]any{"label": *label, "kind": *kind, "grants": []store.Grant(grants)}
+	in := mcpserver.TokenCreateArgs{Label: *label, Kind: store.TokenKind(*kind), Grants: grants}
 	switch {
 	case *expires < 0:
 		// Left out, it would mint a token that never expires.
@@ -142,10 +142,10 @@ func tokenCreate(ctx context.Context, c *cli, args []string) error {
 	case *expires > 0:
 		// Whole seconds, rounded up: 500ms must not truncate to 0, which
 		// means "no expiry".
-		in["expires_in_seconds"] = int64((*expires + time.Second - 1) / time.Second)
+		in.ExpiresInSeconds = int64((*expires + time.Second - 1) / time.Second)
 	}
-	var out mcpserver.TokenCreated
-	if err := c.call(ctx, "token.create", in, &out); err != nil {
+	out, err := call(ctx, c, mcpserver.MethodTokenCreate, in)
+	if err != nil {
 		return err
 	}
 	if *asJSON {
@@ -163,11 +163,8 @@ func tokenList(ctx context.Context, c *cli, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	var out struct {
-		Tokens      []store.Token `json:"tokens"`
-		ClientKeyID string        `json:"client_keyid"`
-	}
-	if err := c.call(ctx, "token.list", map[string]any{"all": *all}, &out); err != nil {
+	out, err := call(ctx, c, mcpserver.MethodTokenList, mcpserver.TokenListArgs{All: *all})
+	if err != nil {
 		return err
 	}
 	if *asJSON {
@@ -224,7 +221,7 @@ func tokenRevoke(ctx context.Context, c *cli, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	if err := c.call(ctx, "token.revoke", map[string]any{"keyid": fs.Arg(0)}, nil); err != nil {
+	if _, err := call(ctx, c, mcpserver.MethodTokenRevoke, mcpserver.KeyIDArg{KeyID: fs.Arg(0)}); err != nil {
 		return err
 	}
 	c.printf("revoked %s\n", fs.Arg(0))
@@ -236,12 +233,12 @@ func tokenRotate(ctx context.Context, c *cli, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	in := map[string]any{}
+	var in mcpserver.OptionalKeyIDArg
 	if fs.NArg() == 1 {
-		in["keyid"] = fs.Arg(0)
+		in.KeyID = fs.Arg(0)
 	}
-	var out mcpserver.TokenCreated
-	if err := c.call(ctx, "token.rotate", in, &out); err != nil {
+	out, err := call(ctx, c, mcpserver.MethodTokenRotate, in)
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(c.env.Stderr, "Rotated: the new token is %s; the old one is revoked.\n", out.Token.KeyID)
@@ -254,10 +251,8 @@ func tokenClient(ctx context.Context, c *cli, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	var out struct {
-		Secret string `json:"secret"`
-	}
-	if err := c.call(ctx, "token.client", nil, &out); err != nil {
+	out, err := call(ctx, c, mcpserver.MethodTokenClient, mcpserver.NoArgs{})
+	if err != nil {
 		return err
 	}
 	c.printf("%s\n", out.Secret)
@@ -288,11 +283,8 @@ func runRepo(ctx context.Context, c *cli, args []string) error {
 		if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
 			return fmt.Errorf("%s is not a folder", path)
 		}
-		var out struct {
-			Repository store.Repository `json:"repository"`
-			Created    bool             `json:"created"`
-		}
-		if err := c.call(ctx, "repository.register", map[string]any{"path": path, "name": *name}, &out); err != nil {
+		out, err := call(ctx, c, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: path, Name: *name})
+		if err != nil {
 			return err
 		}
 		if *asJSON {
@@ -309,10 +301,8 @@ func runRepo(ctx context.Context, c *cli, args []string) error {
 		if err := parse(fs, args); err != nil {
 			return err
 		}
-		var out struct {
-			Repositories []store.Repository `json:"repositories"`
-		}
-		if err := c.call(ctx, "repository.list", nil, &out); err != nil {
+		out, err := call(ctx, c, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
+		if err != nil {
 			return err
 		}
 		if *asJSON {
@@ -372,16 +362,17 @@ func runAudit(ctx context.Context, c *cli, args []string) error {
 		return errUsage
 	}
 	if *verify {
-		var out struct {
-			OK           bool                    `json:"ok"`
-			Verification store.AuditVerification `json:"verification"`
-			Problem      string                  `json:"problem"`
-		}
-		if err := c.call(ctx, "audit.verify", nil, &out); err != nil {
+		out, err := call(ctx, c, mcpserver.MethodAuditVerify, mcpserver.NoArgs{})
+		if err != nil {
 			return err
 		}
 		if *asJSON {
-			c.printJSON(out)
+			// --json has always printed "problem", empty for a good
+			// chain, where the method's own JSON leaves it out.
+			c.printJSON(struct {
+				mcpserver.AuditVerifyResult
+				Problem string `json:"problem"`
+			}{out, out.Problem})
 		}
 		if !out.OK {
 			return fmt.Errorf("audit chain BROKEN after %d good records: %s", out.Verification.Records, out.Problem)
@@ -391,14 +382,12 @@ func runAudit(ctx context.Context, c *cli, args []string) error {
 		}
 		return nil
 	}
-	var out struct {
-		Records []store.AuditRecord `json:"records"`
-	}
 	f := store.AuditFilter{Method: *method, Outcome: *outcome, KeyID: *keyid, Limit: *limit}
 	if *follow {
 		return c.followAudit(ctx, f, *asJSON)
 	}
-	if err := c.call(ctx, "audit.query", f, &out); err != nil {
+	out, err := call(ctx, c, mcpserver.MethodAuditQuery, f)
+	if err != nil {
 		return err
 	}
 	if *asJSON {

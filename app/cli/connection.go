@@ -19,6 +19,7 @@ func runConnection(ctx context.Context, c *cli, args []string) error {
 		sub, args = args[0], args[1:]
 	}
 	var saved mcpserver.ConnectionSettings
+	var err error
 	switch sub {
 	case "show":
 		fs := c.newFlags("connection show", "connection [show] [--json]")
@@ -26,7 +27,7 @@ func runConnection(ctx context.Context, c *cli, args []string) error {
 		if err := parse(fs, args); err != nil {
 			return err
 		}
-		if err := c.call(ctx, "connection.get", struct{}{}, &saved); err != nil {
+		if saved, err = call(ctx, c, mcpserver.MethodConnectionGet, mcpserver.NoArgs{}); err != nil {
 			return err
 		}
 		if *asJSON {
@@ -46,7 +47,7 @@ func runConnection(ctx context.Context, c *cli, args []string) error {
 			fs.Usage()
 			return errUsage
 		}
-		if err := c.call(ctx, "connection.get", struct{}{}, &saved); err != nil {
+		if saved, err = call(ctx, c, mcpserver.MethodConnectionGet, mcpserver.NoArgs{}); err != nil {
 			return err
 		}
 		listenSet, originsSet := false, *none || len(origins) > 0
@@ -64,7 +65,7 @@ func runConnection(ctx context.Context, c *cli, args []string) error {
 		if originsSet {
 			saved.AllowOrigins = origins
 		}
-		if err := c.call(ctx, "connection.put", saved, &saved); err != nil {
+		if saved, err = call(ctx, c, mcpserver.MethodConnectionPut, saved); err != nil {
 			return err
 		}
 		if *asJSON {

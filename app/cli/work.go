@@ -19,11 +19,15 @@ import (
 
 func runWork(ctx context.Context, c *cli, args []string) error {
 	return c.dispatch(ctx, args, c.workUsage, map[string]func(context.Context, *cli, []string) error{
-		"create":  workCreate,
-		"list":    workList,
-		"get":     workGet,
-		"cancel":  func(ctx context.Context, c *cli, args []string) error { return workMove(ctx, c, "cancel", args) },
-		"requeue": func(ctx context.Context, c *cli, args []string) error { return workMove(ctx, c, "requeue", args) },
+		"create": workCreate,
+		"list":   workList,
+		"get":    workGet,
+		"cancel": func(ctx context.Context, c *cli, args []string) error {
+			return workMove(ctx, c, "cancel", mcpserver.MethodWorkCancel, args)
+		},
+		"requeue": func(ctx context.Context, c *cli, args []string) error {
+			return workMove(ctx, c, "requeue", mcpserver.MethodWorkRequeue, args)
+		},
 	})
 }
 
@@ -125,8 +129,8 @@ func workCreate(ctx context.Context, c *cli, args []string) error {
 		MaxAttempts:       *maxAttempts,
 		ReviewRequired:    *review,
 	}
-	var out mcpserver.PacketResult
-	if err := c.call(ctx, "work.create", in, &out); err != nil {
+	out, err := call(ctx, c, mcpserver.MethodWorkCreate, in)
+	if err != nil {
 		return err
 	}
 	if *asJSON {
@@ -158,8 +162,8 @@ func workList(ctx context.Context, c *cli, args []string) error {
 		return errUsage
 	}
 	f := store.PacketFilter{RepositoryID: *repo, State: store.PacketState(*state), Limit: *limit, After: *after}
-	var out mcpserver.WorkList
-	if err := c.call(ctx, "work.list", f, &out); err != nil {
+	out, err := call(ctx, c, mcpserver.MethodWorkList, f)
+	if err != nil {
 		return err
 	}
 	if *asJSON {
@@ -192,8 +196,8 @@ func workGet(ctx context.Context, c *cli, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	var out mcpserver.WorkGetResult
-	if err := c.call(ctx, "work.get", mcpserver.WorkGetArgs{PacketID: fs.Arg(0)}, &out); err != nil {
+	out, err := call(ctx, c, mcpserver.MethodWorkGet, mcpserver.WorkGetArgs{PacketID: fs.Arg(0)})
+	if err != nil {
 		return err
 	}
 	if *asJSON {
@@ -288,8 +292,9 @@ func (c *cli) printPacket(p *store.Packet, arts []store.Artifact) {
 	tw.Flush()
 }
 
-// workMove cancels or requeues a packet.
-func workMove(ctx context.Context, c *cli, verb string, args []string) error {
+// workMove cancels or requeues a packet: verb is the subcommand, name its
+// method.
+func workMove(ctx context.Context, c *cli, verb string, name mcpserver.Name[mcpserver.PacketRef, mcpserver.PacketResult], args []string) error {
 	fs := c.newFlags("work "+verb, "work "+verb+" PKT [--reason R] [--json]")
 	reason := fs.String("reason", "", "why, for the packet's history")
 	asJSON := fs.Bool("json", false, "print the packet as JSON")
@@ -300,8 +305,8 @@ func workMove(ctx context.Context, c *cli, verb string, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	var out mcpserver.PacketResult
-	if err := c.call(ctx, "work."+verb, mcpserver.PacketRef{PacketID: fs.Arg(0), Reason: *reason}, &out); err != nil {
+	out, err := call(ctx, c, name, mcpserver.PacketRef{PacketID: fs.Arg(0), Reason: *reason})
+	if err != nil {
 		return err
 	}
 	if *asJSON {
@@ -338,8 +343,8 @@ Everything after QUESTION_ID is the answer, joined by spaces: flags go before it
 		}
 		text = strings.TrimRight(b, "\r\n")
 	}
-	var out mcpserver.QuestionResult
-	if err := c.call(ctx, "session.answer", mcpserver.AnswerArgs{QuestionID: id, Answer: text}, &out); err != nil {
+	out, err := call(ctx, c, mcpserver.MethodSessionAnswer, mcpserver.AnswerArgs{QuestionID: id, Answer: text})
+	if err != nil {
 		return err
 	}
 	if *asJSON {

@@ -407,12 +407,12 @@ func (d *Daemon) expireLeases(ctx context.Context) {
 		wait := time.Minute
 		if at, ok := d.reg.NextLeaseExpiry(); ok {
 			if !time.Now().Before(at) {
-				res := d.reg.Invoke(ctx, mcpserver.Operator, mcpserver.TransportSupervisor, "work.expire_leases", nil)
-				if res.Err == nil {
+				_, err := mcpserver.Invoke(ctx, d.reg, mcpserver.Operator, mcpserver.TransportSupervisor, mcpserver.MethodWorkExpireLeases, mcpserver.NoArgs{})
+				if err == nil {
 					continue
 				}
 				if ctx.Err() == nil {
-					d.log.Error("lease expiry", "err", res.Err)
+					d.log.Error("lease expiry", "err", err)
 				}
 				wait = time.Second // do not spin on a failing store
 			} else {
