@@ -64,7 +64,7 @@ type Access struct {
 func On(o Object, c store.Capability) Access { return Access{Capability: c, Object: o} }
 
 // Name is a method's name, typed with its arguments and result, so the GUI
-// and the CLI call it (Invoke, control.Call) with the types its handler
+// and the CLI call it (mcpserver.Invoke; the CLI's call over its socket) with the types its handler
 // takes and returns, checked by the compiler.
 type Name[In, Out any] string
 
