@@ -64,8 +64,9 @@ type Access struct {
 func On(o Object, c store.Capability) Access { return Access{Capability: c, Object: o} }
 
 // Name is a method's name, typed with its arguments and result, so the GUI
-// and the CLI call it (mcpserver.Invoke; the CLI's call over its socket) with the types its handler
-// takes and returns, checked by the compiler.
+// (through Invoke) and the CLI (through its typed call over the socket) pass
+// the types the handler takes and get the type it returns, checked by the
+// compiler.
 type Name[In, Out any] string
 
 // objectArgs are the arguments that name a call's object. One decode of
