@@ -103,6 +103,8 @@ func TestEveryObjectMethodIsScoped(t *testing.T) {
 		"resource.repositories": true, "question.list": true, "connection.get": true, "connection.put": true,
 		"token.create": true, "token.list": true, "token.revoke": true, "token.rotate": true, "token.client": true,
 		"work.expire_leases": true, "prompt.workflow": true,
+		"token.revoke_stale_ephemeral": true, "client_token.import": true, "client_token.adopt": true,
+		"client_token.mint": true, "client_token.mark_ephemeral": true, "connection.remember_port": true,
 	}
 	// What a refusal must not mention, unless the caller named it: the
 	// other repository, its objects' states, its session.

@@ -28,6 +28,11 @@ const (
 	TransportRPC        Transport = "rpc"
 	TransportGUI        Transport = "gui"
 	TransportSupervisor Transport = "supervisor"
+	// TransportStartup is the daemon's own calls while it starts, before
+	// it serves anyone (the client token, the remembered port): named
+	// apart so the audit log shows which writes no caller asked for. The
+	// startup methods refuse every other transport.
+	TransportStartup Transport = "startup"
 )
 
 // IsMCP reports whether calls on t come from an agent over MCP, where hidden

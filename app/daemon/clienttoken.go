@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
-	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 )
 
@@ -53,10 +52,10 @@ type secretStore struct {
 // when set; else the one kept in the first secret store that answers
 // (keyring, then the opt-in file), minting and keeping a new one when it has
 // none or its token no longer checks out; else, with nowhere to keep it, one
-// minted for this run only.
-func resolveClientToken(ctx context.Context, db *store.DB, envToken string, stores []secretStore) (clientToken, error) {
+// minted for this run only. Every write is a registry call (startupCall).
+func resolveClientToken(ctx context.Context, reg *mcpserver.Registry, envToken string, stores []secretStore) (clientToken, error) {
 	if envToken != "" {
-		keyID, err := importEnvToken(db, envToken)
+		keyID, err := importEnvToken(ctx, reg, envToken)
 		if err != nil {
 			return clientToken{}, err
 		}
@@ -65,129 +64,74 @@ func resolveClientToken(ctx context.Context, db *store.DB, envToken string, stor
 	for _, s := range stores {
 		raw, err := s.kr.Get(ctx, KeyringService, s.user)
 		if err == nil {
-			if keyID, ok := adoptKept(db, raw); ok {
+			if keyID, ok := adoptKept(ctx, reg, raw); ok {
 				return clientToken{raw: raw, keyID: keyID, source: s.source}, nil
 			}
 		} else if !errors.Is(err, keyring.ErrNotFound) {
 			continue // this store does not answer; try the next
 		}
-		raw, keyID, err := mintClientToken(db, false)
+		minted, err := mintClientToken(ctx, reg, false)
 		if err != nil {
 			return clientToken{}, err
 		}
-		if err := s.kr.Set(ctx, KeyringService, s.user, raw); err == nil {
-			return clientToken{raw: raw, keyID: keyID, source: s.source}, nil
+		if err := s.kr.Set(ctx, KeyringService, s.user, minted.Secret); err == nil {
+			return clientToken{raw: minted.Secret, keyID: minted.KeyID, source: s.source}, nil
 		}
 		// Minted as lasting but kept nowhere: mark it for revocation at the
 		// next start like any token minted for one run.
-		if err := db.Update(func(tx *store.Tx) error { return tx.MarkEphemeral(keyID) }); err != nil {
-			return clientToken{}, err
+		if _, err := startupCall(ctx, reg, mcpserver.MethodClientTokenMarkEphemeral, mcpserver.KeyIDArg{KeyID: minted.KeyID}); err != nil {
+			return clientToken{}, fmt.Errorf("mark the client token %s as kept nowhere: %w", minted.KeyID, err)
 		}
-		return clientToken{raw: raw, keyID: keyID, source: SourceMemory}, nil
+		return clientToken{raw: minted.Secret, keyID: minted.KeyID, source: SourceMemory}, nil
 	}
-	raw, keyID, err := mintClientToken(db, true)
+	minted, err := mintClientToken(ctx, reg, true)
 	if err != nil {
 		return clientToken{}, err
 	}
-	return clientToken{raw: raw, keyID: keyID, source: SourceMemory}, nil
+	return clientToken{raw: minted.Secret, keyID: minted.KeyID, source: SourceMemory}, nil
+}
+
+// startupCall makes one of the daemon's own writes while it starts: a
+// registry call as the operator over the startup transport, audited like
+// any other.
+func startupCall[In, Out any](ctx context.Context, reg *mcpserver.Registry, name mcpserver.Name[In, Out], in In) (Out, error) {
+	return mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportStartup, name, in)
 }
 
 // importEnvToken makes SWITCHBOARD_MCP_TOKEN this run's client token: a
 // malformed, revoked or mismatching value stops startup rather than running
-// with a token the user did not mean.
-func importEnvToken(db *store.DB, raw string) (string, error) {
-	keyID, _, err := store.ParseToken(raw)
+// with a token the user did not mean. The error names the variable, never
+// its value.
+func importEnvToken(ctx context.Context, reg *mcpserver.Registry, raw string) (string, error) {
+	res, err := startupCall(ctx, reg, mcpserver.MethodClientTokenImport, mcpserver.RawToken{Token: raw})
 	if err != nil {
 		return "", fmt.Errorf("SWITCHBOARD_MCP_TOKEN: %w", err)
 	}
-	err = db.Update(func(tx *store.Tx) error {
-		if _, exists, err := tx.Token(keyID); err != nil {
-			return err
-		} else if exists {
-			tok, err := tx.Authenticate(raw)
-			if err != nil {
-				return fmt.Errorf("SWITCHBOARD_MCP_TOKEN: %w", err)
-			}
-			// The stdio bridge sends this variable too, so it may hold a
-			// session or operator token: made the client token, it would be
-			// copied by the tray, be unrevokable, and be revoked by the
-			// next mint.
-			if tok.Kind != store.KindClient {
-				return fmt.Errorf("SWITCHBOARD_MCP_TOKEN: %w", store.Deny(store.CodeInvalidArgument,
-					"token %s is a %s token, not a client token", keyID, tok.Kind))
-			}
-		} else if _, err := tx.ImportToken(clientSpec(false), raw); err != nil {
-			return fmt.Errorf("SWITCHBOARD_MCP_TOKEN: %w", err)
-		}
-		return tx.SetSetting(mcpserver.SettingClientKeyID, keyID)
-	})
-	return keyID, err
+	return res.KeyID, nil
 }
 
 // adoptKept checks a token read from the keyring against the database; a
-// database that was reset no longer knows it.
-func adoptKept(db *store.DB, raw string) (string, bool) {
-	var keyID string
-	err := db.Update(func(tx *store.Tx) error {
-		tok, err := tx.Authenticate(raw)
-		if err != nil {
-			return err
-		}
-		keyID = tok.KeyID
-		return tx.SetSetting(mcpserver.SettingClientKeyID, keyID)
-	})
-	return keyID, err == nil
-}
-
-func clientSpec(ephemeral bool) store.TokenSpec {
-	var grants []store.Grant
-	for _, c := range store.AgentCapabilities() {
-		grants = append(grants, store.Grant{Capability: c, Repositories: []string{store.AllRepositories}})
-	}
-	label := "client"
-	if ephemeral {
-		label = "client (this run only)"
-	}
-	return store.TokenSpec{Label: label, Kind: store.KindClient, Grants: grants, Ephemeral: ephemeral}
+// database that was reset no longer knows it. The refusal is in the audit
+// log; the caller mints another token either way.
+func adoptKept(ctx context.Context, reg *mcpserver.Registry, raw string) (string, bool) {
+	res, err := startupCall(ctx, reg, mcpserver.MethodClientTokenAdopt, mcpserver.RawToken{Token: raw})
+	return res.KeyID, err == nil
 }
 
 // mintClientToken revokes the previous client token and makes a new one. A
 // previous token imported from SWITCHBOARD_MCP_TOKEN stays valid: its owner
 // may set the variable again on the next start.
-func mintClientToken(db *store.DB, ephemeral bool) (raw, keyID string, err error) {
-	err = db.Update(func(tx *store.Tx) error {
-		if old, ok, err := tx.Token(tx.Setting(mcpserver.SettingClientKeyID)); err != nil {
-			return err
-		} else if ok && !old.Imported {
-			if _, err := tx.RevokeToken(old.KeyID); err != nil {
-				return err
-			}
-		}
-		tok, r, err := tx.CreateToken(clientSpec(ephemeral))
-		if err != nil {
-			return err
-		}
-		raw, keyID = r, tok.KeyID
-		return tx.SetSetting(mcpserver.SettingClientKeyID, keyID)
-	})
-	return raw, keyID, err
+func mintClientToken(ctx context.Context, reg *mcpserver.Registry, ephemeral bool) (mcpserver.ClientToken, error) {
+	minted, err := startupCall(ctx, reg, mcpserver.MethodClientTokenMint, mcpserver.ClientTokenMintArgs{Ephemeral: ephemeral})
+	if err != nil {
+		return mcpserver.ClientToken{}, fmt.Errorf("mint the client token: %w", err)
+	}
+	return minted, nil
 }
 
 // revokeStaleEphemeral revokes client tokens minted for earlier runs: their
 // secrets died with those runs, so nobody can hold them legitimately.
-func revokeStaleEphemeral(db *store.DB, keep string) error {
-	return db.Update(func(tx *store.Tx) error {
-		toks, err := tx.Tokens()
-		if err != nil {
-			return err
-		}
-		for _, t := range toks {
-			if t.Ephemeral && t.RevokedAt == nil && t.KeyID != keep {
-				if _, err := tx.RevokeToken(t.KeyID); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
+func revokeStaleEphemeral(ctx context.Context, reg *mcpserver.Registry) error {
+	_, err := startupCall(ctx, reg, mcpserver.MethodTokenRevokeStaleEphemeral, mcpserver.NoArgs{})
+	return err
 }

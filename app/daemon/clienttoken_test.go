@@ -397,16 +397,17 @@ func TestEnvTokenSurvivesARunWithoutIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	reg := mcpserver.New(db, mcpserver.Options{})
 	raw, _, _ := store.NewTokenSecret()
-	if _, err := resolveClientToken(context.Background(), db, raw, nil); err != nil {
+	if _, err := resolveClientToken(context.Background(), reg, raw, nil); err != nil {
 		t.Fatal(err)
 	}
 	kr := keyring.NewMemory()
-	own, err := resolveClientToken(context.Background(), db, "", []secretStore{{kr: kr, user: "u", source: SourceKeyring}})
+	own, err := resolveClientToken(context.Background(), reg, "", []secretStore{{kr: kr, user: "u", source: SourceKeyring}})
 	if err != nil || own.raw == raw {
 		t.Fatalf("run without the variable: %v", err)
 	}
-	again, err := resolveClientToken(context.Background(), db, raw, nil)
+	again, err := resolveClientToken(context.Background(), reg, raw, nil)
 	if err != nil || again.raw != raw || again.source != SourceEnv {
 		t.Fatalf("the imported token was retired by a run without it: %v", err)
 	}

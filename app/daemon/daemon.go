@@ -132,19 +132,6 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if d.keyring == nil {
 		d.keyring = keyring.NewSystem(KeyringTimeout)
 	}
-	if err := revokeStaleEphemeral(d.db, ""); err != nil {
-		return nil, fmt.Errorf("revoke tokens of earlier runs: %w", err)
-	}
-	stores := []secretStore{{kr: d.keyring, user: keyringUser(cfg.Paths.Data), source: SourceKeyring}}
-	if cfg.TokenFile {
-		stores = append(stores, secretStore{kr: keyring.NewFile(d.tokenFilePath()), user: keyringUser(cfg.Paths.Data), source: SourceFile})
-	}
-	tok, err := resolveClientToken(ctx, d.db, cfg.EnvToken, stores)
-	if err != nil {
-		return nil, err
-	}
-	d.clientToken, d.source = tok.raw, tok.source
-
 	d.agents = supervisor.New(supervisor.Config{
 		RuntimeDir:    cfg.Paths.Runtime,
 		RecordingsDir: cfg.Paths.Recordings(),
@@ -152,7 +139,25 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		Exited: func(id string, e supervisor.Exit) { d.reg.AgentExited(id, e) },
 		Log:    d.log,
 	})
+	// The registry comes before the first write: every write goes
+	// through it, the startup's own too. Neither it nor the supervisor
+	// starts anything when made, so a start that fails before the
+	// listeners has nothing of theirs to stop.
 	d.reg = mcpserver.New(d.db, mcpserver.Options{Version: cfg.Version, Env: d, Log: d.log, Agents: d.agents})
+
+	if err := revokeStaleEphemeral(ctx, d.reg); err != nil {
+		return nil, fmt.Errorf("revoke tokens of earlier runs: %w", err)
+	}
+	stores := []secretStore{{kr: d.keyring, user: keyringUser(cfg.Paths.Data), source: SourceKeyring}}
+	if cfg.TokenFile {
+		stores = append(stores, secretStore{kr: keyring.NewFile(d.tokenFilePath()), user: keyringUser(cfg.Paths.Data), source: SourceFile})
+	}
+	tok, err := resolveClientToken(ctx, d.reg, cfg.EnvToken, stores)
+	if err != nil {
+		return nil, err
+	}
+	d.clientToken, d.source = tok.raw, tok.source
+
 	if err := d.sweepLostSessions(ctx); err != nil {
 		return nil, fmt.Errorf("end sessions of an earlier run: %w", err)
 	}
@@ -167,7 +172,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		return nil, err
 	}
 	if !d.listen.Off {
-		ln, err := d.listenHTTP()
+		ln, err := d.listenHTTP(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -259,7 +264,7 @@ func (d *Daemon) Listen() (mcpserver.ListenAddr, ListenSource) { return d.listen
 // the port remembered from the last run when it is free (so clients keep
 // working across restarts), else an ephemeral port. The port is remembered
 // for next time.
-func (d *Daemon) listenHTTP() (net.Listener, error) {
+func (d *Daemon) listenHTTP(ctx context.Context) (net.Listener, error) {
 	var ln net.Listener
 	var err error
 	if d.listen.Addr != "" {
@@ -269,7 +274,7 @@ func (d *Daemon) listenHTTP() (net.Listener, error) {
 		}
 	} else {
 		var last string
-		d.db.View(func(tx *store.Tx) error { last = tx.Setting(settingHTTPPort); return nil })
+		d.db.View(func(tx *store.Tx) error { last = tx.Setting(mcpserver.SettingHTTPPort); return nil })
 		if last != "" {
 			ln, err = net.Listen("tcp", net.JoinHostPort("127.0.0.1", last))
 		}
@@ -279,15 +284,13 @@ func (d *Daemon) listenHTTP() (net.Listener, error) {
 			}
 		}
 	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	if err := d.db.Update(func(tx *store.Tx) error { return tx.SetSetting(settingHTTPPort, port) }); err != nil {
+	port := ln.Addr().(*net.TCPAddr).Port
+	if _, err := startupCall(ctx, d.reg, mcpserver.MethodConnectionRememberPort, mcpserver.RememberPortArgs{Port: port}); err != nil {
 		ln.Close()
-		return nil, fmt.Errorf("remember port: %w", err)
+		return nil, fmt.Errorf("remember port %d: %w", port, err)
 	}
 	return ln, nil
 }
-
-const settingHTTPPort = "http_port"
 
 func (d *Daemon) serve(name string, fn func() error) {
 	d.wg.Add(1)
