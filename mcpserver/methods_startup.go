@@ -10,7 +10,7 @@ import (
 // client token and the remembered listen port. They go through the registry
 // so that they are audited like every other change, as the operator over
 // TransportStartup. They assume nothing is served yet, so every other
-// transport is refused (see startupOnly).
+// transport is refused (the StartupOnly flag).
 const (
 	MethodClientTokenMint           Name[ClientTokenMintArgs, ClientToken] = "client_token.mint"
 	MethodClientTokenImport         Name[RawToken, ClientKeyID]            = "client_token.import"
@@ -54,7 +54,7 @@ type RememberPortArgs struct {
 }
 
 func (r *Registry) registerStartup() {
-	r.Register(startupOnly(Define(MethodTokenRevokeStaleEphemeral, On(Global, store.CapAdmin), Hidden|Internal,
+	r.Register(Define(MethodTokenRevokeStaleEphemeral, On(Global, store.CapAdmin), Hidden|Internal|StartupOnly,
 		"Revoke the client tokens minted for earlier runs only: their secrets died with those runs.",
 		func(c *Call, _ NoArgs) (StaleEphemeralRevoked, error) {
 			toks, err := c.Tx.Tokens()
@@ -71,8 +71,8 @@ func (r *Registry) registerStartup() {
 				}
 			}
 			return out, nil
-		})))
-	r.Register(startupOnly(Define(MethodClientTokenImport, On(Global, store.CapAdmin), Hidden|Internal,
+		}))
+	r.Register(Define(MethodClientTokenImport, On(Global, store.CapAdmin), Hidden|Internal|StartupOnly|SecretArgs,
 		"Make a token given from outside (SWITCHBOARD_MCP_TOKEN) the client token: known ones must authenticate and be client tokens, unknown ones are imported.",
 		func(c *Call, in RawToken) (ClientKeyID, error) {
 			keyID, _, err := store.ParseToken(in.Token)
@@ -98,8 +98,8 @@ func (r *Registry) registerStartup() {
 				return ClientKeyID{}, err
 			}
 			return ClientKeyID{KeyID: keyID}, c.Tx.SetSetting(SettingClientKeyID, keyID)
-		})))
-	r.Register(startupOnly(Define(MethodClientTokenAdopt, On(Global, store.CapAdmin), Hidden|Internal,
+		}))
+	r.Register(Define(MethodClientTokenAdopt, On(Global, store.CapAdmin), Hidden|Internal|StartupOnly|SecretArgs,
 		"Make a token kept in the keyring the client token again, if the database still knows it and it is live.",
 		func(c *Call, in RawToken) (ClientKeyID, error) {
 			// A database that was reset, or a token revoked since, does
@@ -109,8 +109,8 @@ func (r *Registry) registerStartup() {
 				return ClientKeyID{}, err
 			}
 			return ClientKeyID{KeyID: tok.KeyID}, c.Tx.SetSetting(SettingClientKeyID, tok.KeyID)
-		})))
-	r.Register(startupOnly(Define(MethodClientTokenMint, On(Global, store.CapAdmin), Hidden|Internal,
+		}))
+	r.Register(Define(MethodClientTokenMint, On(Global, store.CapAdmin), Hidden|Internal|StartupOnly,
 		"Mint a new client token, revoking the previous one unless it was imported; the secret is returned once.",
 		func(c *Call, in ClientTokenMintArgs) (ClientToken, error) {
 			old, ok, err := c.Tx.Token(c.Tx.Setting(SettingClientKeyID))
@@ -132,8 +132,8 @@ func (r *Registry) registerStartup() {
 				return ClientToken{}, err
 			}
 			return ClientToken{KeyID: tok.KeyID, Secret: raw}, nil
-		})))
-	r.Register(startupOnly(Define(MethodClientTokenMarkEphemeral, On(Global, store.CapAdmin), Hidden|Internal,
+		}))
+	r.Register(Define(MethodClientTokenMarkEphemeral, On(Global, store.CapAdmin), Hidden|Internal|StartupOnly,
 		"Mark the client token as kept nowhere, so the next start revokes it.",
 		func(c *Call, in KeyIDArg) (struct{}, error) {
 			// Only the client token: marking another would have the next
@@ -142,32 +142,15 @@ func (r *Registry) registerStartup() {
 				return struct{}{}, store.Deny(store.CodeInvalidArgument, "token %q is not the client token", in.KeyID)
 			}
 			return struct{}{}, c.Tx.MarkEphemeral(in.KeyID)
-		})))
-	r.Register(startupOnly(Define(MethodConnectionRememberPort, On(Global, store.CapAdmin), Hidden|Internal,
+		}))
+	r.Register(Define(MethodConnectionRememberPort, On(Global, store.CapAdmin), Hidden|Internal|StartupOnly,
 		"Remember the port the MCP listener is bound to, for the next start.",
 		func(c *Call, in RememberPortArgs) (struct{}, error) {
 			if in.Port < 1 || in.Port > 65535 {
 				return struct{}{}, store.Deny(store.CodeInvalidArgument, "port %d is not a TCP port", in.Port)
 			}
 			return struct{}{}, c.Tx.SetSetting(SettingHTTPPort, strconv.Itoa(in.Port))
-		})))
-}
-
-// startupOnly makes m refuse every transport but TransportStartup. These
-// methods assume that nothing is served yet: revoking the "earlier runs'"
-// ephemeral tokens while Switchboard runs would revoke its live client
-// token, and a mint behind the daemon's back would leave the tray copying a
-// revoked one (the operator has token.rotate for that). Hidden alone would
-// still let the socket and the GUI call them.
-func startupOnly(m Method) Method {
-	handler := m.Handler
-	m.Handler = func(c *Call) (any, error) {
-		if c.Transport != TransportStartup {
-			return nil, store.Deny(store.CodeToolHidden, "%s is called only by Switchboard itself while it starts", c.Method.Name)
-		}
-		return handler(c)
-	}
-	return m
+		}))
 }
 
 // clientTokenSpec is the client token: every agent capability on every

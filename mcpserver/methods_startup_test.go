@@ -174,6 +174,12 @@ func TestStartupClientTokenImport(t *testing.T) {
 		t.Errorf("a refused import changed the client token to %s", f.clientKeyID(t))
 	}
 	noSecretsIn(t, f, fresh, operator, wrong)
+	// A digest of arguments that hold a token would confirm a guess of it.
+	for _, rec := range f.audit(t) {
+		if (rec.Method == string(MethodClientTokenImport) || rec.Method == string(MethodClientTokenAdopt)) && rec.ArgsDigest != "" {
+			t.Errorf("%s's audit record keeps a digest of its arguments: %+v", rec.Method, rec)
+		}
+	}
 }
 
 // Adopting checks the kept token against the database: a live one becomes

@@ -71,6 +71,15 @@ const (
 	Deprecated
 	// ReadOnly methods change nothing but the audit log.
 	ReadOnly
+	// StartupOnly methods are the daemon's own writes while it starts,
+	// refused over every transport but TransportStartup: they assume
+	// nothing is served yet (revoking "earlier runs'" ephemeral tokens
+	// while Switchboard runs would revoke its live client token).
+	StartupOnly
+	// SecretArgs methods take a secret in their arguments (a raw token):
+	// their audit records keep no digest of them, which would confirm a
+	// guessed secret.
+	SecretArgs
 	// Slow methods (ReadOnly ones that read much: verifying the whole audit
 	// chain) run their handler in a read transaction of their own, and only
 	// their audit record joins the shared write transaction: a ten-second
@@ -294,6 +303,12 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 	case t.IsMCP() && m.Flags&Hidden != 0:
 		res.Err = store.Deny(store.CodeToolHidden, "%s is not available over MCP", method)
 		return r.auditFailure(res, rec, p.SessionID, start)
+	case m.Flags&StartupOnly != 0 && t != TransportStartup:
+		res.Err = store.Deny(store.CodeToolHidden, "%s is called only by Switchboard itself while it starts", method)
+		return r.auditFailure(res, rec, p.SessionID, start)
+	}
+	if m.Flags&SecretArgs != 0 {
+		rec.ArgsDigest = ""
 	}
 	sessionID := p.SessionID
 	if sessionID == "" {
