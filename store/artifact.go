@@ -16,7 +16,8 @@ import (
 // the artifacts bucket (see work.go).
 
 // Artifact is a published result of a packet: inline content kept in the
-// database, or a path in the repository with the hash its publisher gave.
+// database, or a file in the repository with the size and hash it had when
+// it was published.
 type Artifact struct {
 	ID       string `json:"id"`
 	PacketID string `json:"packet_id"`
@@ -27,8 +28,8 @@ type Artifact struct {
 	Path string `json:"path,omitempty"`
 	// Content is the inline content; nil for a path.
 	Content *string `json:"content,omitempty"`
-	// SHA256 is lowercase hex: computed for inline content, as given for a
-	// path.
+	// SHA256 is lowercase hex, computed here: from the inline content, or
+	// from the file when it was published (VerifyArtifactFile).
 	SHA256    string    `json:"sha256"`
 	Size      int64     `json:"size"`
 	SessionID string    `json:"session_id"`
@@ -36,8 +37,9 @@ type Artifact struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-// ArtifactSpec describes an artifact to publish: Content, or Path and
-// SHA256 (and Size, as declared).
+// ArtifactSpec describes an artifact to publish: Content, or Path with
+// the SHA256 and Size its publisher claims for the file (checked against the
+// file by VerifyArtifactFile, never taken on trust).
 type ArtifactSpec struct {
 	Name    string
 	Kind    string
@@ -50,19 +52,18 @@ type ArtifactSpec struct {
 // PublishArtifact records an artifact of a leased packet. Publishing a name
 // again replaces the earlier artifact of that name (a new id, the old one
 // gone). Inline content is at most MaxInlineArtifact bytes of UTF-8 (it
-// travels as a JSON string) and is hashed here.
+// travels as a JSON string) and is hashed here; file is nil for it.
 //
-// A path is taken relative to repoPath ("" means the registered
-// repository's folder), cleaned, and refused with write_scope_violation when
-// it is absolute, leaves the repository, matches none of the packet's
-// write-scope globs, or leads outside the repository through a symbolic
-// link. The store never reads the file's bytes: the hash and size are the
-// publisher's word, recorded for whoever reads the file later. The symbolic
-// link check looks at the file system as it is now; nothing stops a link
-// made afterwards.
+// A path artifact is recorded from file, which VerifyArtifactFile made
+// before this transaction: the file is not read here, since the write
+// transaction is shared with other calls. What may have changed since is
+// checked again without the disk: file was checked for this packet and
+// for the folder its repository still has, and the path is still inside
+// the packet's write scope. The path, size and sha256 of a must be file's.
 //
-// Denials: not_found, lease_lost, invalid_argument, write_scope_violation.
-func (tx *Tx) PublishArtifact(pktID, sessionID, leaseID string, a ArtifactSpec, repoPath string) (Artifact, error) {
+// Denials: not_found, lease_lost, invalid_argument, write_scope_violation,
+// artifact_mismatch.
+func (tx *Tx) PublishArtifact(pktID, sessionID, leaseID string, a ArtifactSpec, file *VerifiedFile) (Artifact, error) {
 	p, _, err := tx.leased(pktID, sessionID, leaseID)
 	if err != nil {
 		return Artifact{}, err
@@ -101,29 +102,19 @@ func (tx *Tx) PublishArtifact(pktID, sessionID, leaseID string, a ArtifactSpec, 
 		art.Content = &content
 		art.Size = int64(len(content))
 	case a.Path != "":
-		if len(a.SHA256) != 64 {
-			return Artifact{}, Deny(CodeInvalidArgument, "artifact %q: sha256 must be 64 hex characters", a.Name)
+		if err := checkPathClaim(a); err != nil {
+			return Artifact{}, err
 		}
-		if _, err := hex.DecodeString(a.SHA256); err != nil {
-			return Artifact{}, Deny(CodeInvalidArgument, "artifact %q: sha256 must be 64 hex characters", a.Name)
-		}
-		if a.Size < 0 {
-			return Artifact{}, Deny(CodeInvalidArgument, "artifact %q: negative size", a.Name)
-		}
-		if repoPath == "" {
-			repo, err := tx.Repository(p.RepositoryID)
-			if err != nil {
-				return Artifact{}, err
-			}
-			repoPath = repo.Path
-		}
-		rel, err := checkArtifactPath(repoPath, a.Path, p.WriteScope)
+		rel, err := cleanArtifactPath(a.Path, p.WriteScope)
 		if err != nil {
 			return Artifact{}, err
 		}
-		art.Path = rel
-		art.SHA256 = strings.ToLower(a.SHA256)
-		art.Size = a.Size
+		if err := tx.checkVerifiedFile(p, rel, a, file); err != nil {
+			return Artifact{}, err
+		}
+		art.Path = file.path
+		art.SHA256 = file.sha256
+		art.Size = file.size
 	default:
 		return Artifact{}, Deny(CodeInvalidArgument, "artifact %q: give inline content or a path", a.Name)
 	}
@@ -135,6 +126,25 @@ func (tx *Tx) PublishArtifact(pktID, sessionID, leaseID string, a ArtifactSpec, 
 		return Artifact{}, fmt.Errorf("store artifact %s: %w", art.ID, err)
 	}
 	return art, nil
+}
+
+// checkVerifiedFile holds file, made before the transaction, to the packet
+// as the transaction reads it, and to the claims in a (path rel, cleaned).
+// A file checked for something else is the caller's bug, not the agent's:
+// an error, not a denial. The packet's repository or its folder having
+// changed in between is the agent's to retry.
+func (tx *Tx) checkVerifiedFile(p *Packet, rel string, a ArtifactSpec, file *VerifiedFile) error {
+	if file == nil || file.packetID != p.ID || file.path != rel || file.size != a.Size || !strings.EqualFold(file.sha256, a.SHA256) {
+		return fmt.Errorf("artifact %q: path %q of packet %s was not checked against its file (VerifyArtifactFile)", a.Name, rel, p.ID)
+	}
+	repo, err := tx.Repository(p.RepositoryID)
+	if err != nil {
+		return err
+	}
+	if file.repositoryID != p.RepositoryID || file.repoPath != repo.Path {
+		return Deny(CodeArtifactMismatch, "artifact path %q was checked in another repository folder than packet %s's: publish again", rel, p.ID)
+	}
+	return nil
 }
 
 // Artifacts lists a packet's artifacts by name, inline content included.

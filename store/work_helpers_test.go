@@ -235,15 +235,41 @@ func (w *workEnv) ack(p Packet, d time.Duration) (Packet, error) {
 	return w.pkt(func(tx *Tx) (Packet, error) { return tx.AckPacket(p.ID, p.Lease.SessionID, p.Lease.ID, d) })
 }
 
+// publish publishes a as the packet's lease holder, in the two phases the
+// registry runs: a path artifact's file is checked first, outside any
+// write transaction (verify), and only then recorded.
 func (w *workEnv) publish(p Packet, a ArtifactSpec) (Artifact, error) {
 	w.t.Helper()
+	var file *VerifiedFile
+	if a.Path != "" && a.Content == nil {
+		var err error
+		if file, err = w.verify(p, a); err != nil {
+			return Artifact{}, err
+		}
+	}
 	var art Artifact
 	err := w.do(func(tx *Tx) error {
 		var err error
-		art, err = tx.PublishArtifact(p.ID, p.Lease.SessionID, p.Lease.ID, a, "")
+		art, err = tx.PublishArtifact(p.ID, p.Lease.SessionID, p.Lease.ID, a, file)
 		return err
 	})
 	return art, err
+}
+
+// verify is a path artifact's first phase: the target read in a read
+// transaction, the file checked in none.
+func (w *workEnv) verify(p Packet, a ArtifactSpec) (*VerifiedFile, error) {
+	w.t.Helper()
+	var target ArtifactTarget
+	err := w.db.View(func(tx *Tx) error {
+		var err error
+		target, err = tx.ArtifactTarget(p.ID, p.Lease.SessionID, p.Lease.ID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return VerifyArtifactFile(w.t.Context(), target, a)
 }
 
 func (w *workEnv) complete(p Packet, summary string) (Packet, error) {

@@ -97,7 +97,7 @@ func TestLeaseFencing(t *testing.T) {
 	calls := []call{
 		{"ack", func(tx *Tx, id, s, l string) error { _, err := tx.AckPacket(id, s, l, time.Minute); return err }},
 		{"publish", func(tx *Tx, id, s, l string) error {
-			_, err := tx.PublishArtifact(id, s, l, ArtifactSpec{Name: "a", Content: workStr("x")}, "")
+			_, err := tx.PublishArtifact(id, s, l, ArtifactSpec{Name: "a", Content: workStr("x")}, nil)
 			return err
 		}},
 		{"complete", func(tx *Tx, id, s, l string) error { _, err := tx.CompletePacket(id, s, l, ""); return err }},

@@ -78,11 +78,11 @@ func TestWorkHappyPath(t *testing.T) {
 		inline.Size != 7 || inline.Path != "" || *inline.Content != "# Done\n" || inline.SessionID != "ses_a" || inline.LeaseID != c.Lease.ID {
 		t.Errorf("inline artifact %+v", inline)
 	}
-	byPath, err := w.publish(a, ArtifactSpec{Name: "patch", Path: "out/fix.diff", SHA256: strings.ToUpper(sha256Hex("x")), Size: 12})
+	byPath, err := w.publish(a, ArtifactSpec{Name: "patch", Path: "out/fix.diff", SHA256: strings.ToUpper(sha256Hex("--- a\n+++ b\n")), Size: 12})
 	if err != nil {
 		t.Fatalf("publish path: %v", err)
 	}
-	if byPath.Path != "out/fix.diff" || byPath.SHA256 != sha256Hex("x") || byPath.Size != 12 || byPath.Content != nil || byPath.Kind != "diff" {
+	if byPath.Path != "out/fix.diff" || byPath.SHA256 != sha256Hex("--- a\n+++ b\n") || byPath.Size != 12 || byPath.Content != nil || byPath.Kind != "diff" {
 		t.Errorf("path artifact %+v", byPath)
 	}
 
@@ -328,7 +328,7 @@ func BenchmarkClaimComplete(b *testing.B) {
 					b.Fatal(err)
 				}
 				if err := db.Update(func(tx *Tx) error {
-					if _, err := tx.PublishArtifact(p.ID, "ses_bench", p.Lease.ID, ArtifactSpec{Name: "summary", Content: &content}, ""); err != nil {
+					if _, err := tx.PublishArtifact(p.ID, "ses_bench", p.Lease.ID, ArtifactSpec{Name: "summary", Content: &content}, nil); err != nil {
 						return err
 					}
 					_, err := tx.CompletePacket(p.ID, "ses_bench", p.Lease.ID, "ok")

@@ -1,17 +1,14 @@
 package store
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 )
 
 // Write scopes: the globs a packet's path artifacts must match, and the
-// checks that keep an artifact path inside the repository.
+// check of an artifact path's text against them and the repository.
+// artifact_file.go holds the file system's half: links, and the file.
 
 // looksAbsolutePath reports whether p is absolute here or on another system
 // ("/x", `\x`, "C:..."): a packet made on one machine may be read on another.
@@ -102,9 +99,12 @@ func matchSegments(pat, name []string) bool {
 	return len(name) == 0
 }
 
-// checkArtifactPath returns p cleaned, relative and slash-separated, or the
-// write_scope_violation that keeps it out.
-func checkArtifactPath(repoPath, p string, scope []string) (string, error) {
+// cleanArtifactPath returns p cleaned, relative and slash-separated, or the
+// denial that keeps it out: write_scope_violation when it is absolute,
+// leaves the repository or matches none of the scope's globs. It looks at
+// the text only, never at the file system, so the write transaction may
+// call it again (resolveArtifactPath is the file system's half).
+func cleanArtifactPath(p string, scope []string) (string, error) {
 	if err := checkWorkText("artifact path", p, 4096, true); err != nil {
 		return "", err
 	}
@@ -120,53 +120,5 @@ func checkArtifactPath(repoPath, p string, scope []string) (string, error) {
 	case !MatchWriteScope(scope, rel):
 		return "", Deny(CodeWriteScopeViolation, "artifact path %q is outside the packet's write scope %q", rel, scope)
 	}
-	if err := checkNoSymlinkEscape(repoPath, rel); err != nil {
-		return "", err
-	}
 	return rel, nil
-}
-
-// checkNoSymlinkEscape resolves rel under repoPath on the real file system
-// and refuses it when it lands outside the resolved repository folder. A
-// path that does not exist yet is judged by its nearest existing parent.
-// Lstat finds that parent, so a dangling link counts as existing: its
-// target cannot be resolved and it is refused rather than let through.
-func checkNoSymlinkEscape(repoPath, rel string) error {
-	root, err := filepath.EvalSymlinks(repoPath)
-	if err != nil {
-		return fmt.Errorf("resolve repository folder: %w", err)
-	}
-	p := filepath.Join(repoPath, filepath.FromSlash(rel))
-	for {
-		_, err := os.Lstat(p)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return Deny(CodeWriteScopeViolation, "artifact path %q cannot be checked: %v", rel, withoutPath(err))
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			break
-		}
-		p = parent
-	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return Deny(CodeWriteScopeViolation, "artifact path %q goes through a link that does not resolve: %v", rel, withoutPath(err))
-	}
-	if r, err := filepath.Rel(root, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
-		return Deny(CodeWriteScopeViolation, "artifact path %q leads outside the repository through a symbolic link", rel)
-	}
-	return nil
-}
-
-// withoutPath drops the absolute path an *fs.PathError carries, so a
-// denial tells the agent what went wrong without the host's folder layout.
-func withoutPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
