@@ -124,9 +124,14 @@ type PublishArgs struct {
 	Name      string  `json:"name"`
 	Kind      string  `json:"kind,omitempty"`
 	Content   *string `json:"content,omitempty" jsonschema:"inline content, at most 1 MiB"`
-	Path      string  `json:"path,omitempty" jsonschema:"a file in the repository, inside the packet's write scope"`
+	Path      string  `json:"path,omitempty" jsonschema:"a file in the repository, inside the packet's write scope; the server reads it and checks sha256 and size"`
 	SHA256    string  `json:"sha256,omitempty" jsonschema:"hex SHA-256 of the file at path"`
-	Size      int64   `json:"size,omitempty"`
+	Size      int64   `json:"size,omitempty" jsonschema:"size in bytes of the file at path"`
+}
+
+// spec is the store's form of the arguments.
+func (in PublishArgs) spec() store.ArtifactSpec {
+	return store.ArtifactSpec{Name: in.Name, Kind: in.Kind, Content: in.Content, Path: in.Path, SHA256: in.SHA256, Size: in.Size}
 }
 
 // ArtifactResult is the result of artifact.publish.
@@ -297,18 +302,23 @@ func (r *Registry) registerWork() {
 			r.signalAfter(c, leasesKey)
 			return AckResult{LeaseExpiresAt: p.Lease.ExpiresAt, State: string(p.State)}, c.trace(store.TraceState, p.ID)
 		}))
-	r.Register(Define(MethodArtifactPublish, On(Packet, store.CapArtifactWrite), 0,
-		"Publish an expected artifact of a leased packet: inline content (≤ 1 MiB) or a path inside the write scope with its sha256.",
+	publish := Define(MethodArtifactPublish, On(Packet, store.CapArtifactWrite), 0,
+		"Publish an expected artifact of a leased packet: inline content (≤ 1 MiB) or a file inside the write scope with its sha256 and size, which the server checks against the file.",
 		func(c *Call, in PublishArgs) (ArtifactResult, error) {
+			prepared, err := c.Prepared()
+			if err != nil {
+				return ArtifactResult{}, err
+			}
+			file, _ := prepared.(*store.VerifiedFile) // nil for inline content
 			ses, err := c.session(in.SessionID)
 			if err != nil {
 				return ArtifactResult{}, err
 			}
-			a, err := c.Tx.PublishArtifact(in.PacketID, ses, in.LeaseID, store.ArtifactSpec{
-				Name: in.Name, Kind: in.Kind, Content: in.Content, Path: in.Path, SHA256: in.SHA256, Size: in.Size,
-			}, "")
+			a, err := c.Tx.PublishArtifact(in.PacketID, ses, in.LeaseID, in.spec(), file)
 			return ArtifactResult{Artifact: a}, err
-		}))
+		})
+	publish.Prepare = r.verifyArtifactFile
+	r.Register(publish)
 	r.Register(Define(MethodWorkComplete, On(Packet, store.CapWorkClaim), 0,
 		"Finish a leased packet once every expected artifact is published; it goes to review when the packet asks for one.",
 		func(c *Call, in CompleteArgs) (PacketResult, error) {
@@ -368,6 +378,38 @@ func (r *Registry) registerWork() {
 			r.signalAfter(c, keys...)
 			return out, err
 		}))
+}
+
+// verifyArtifactFile is artifact.publish's Prepare: a path artifact's file
+// is checked and hashed before the write transaction, not in it (see
+// store.VerifyArtifactFile). The packet's folder and write scope are read,
+// and the lease checked, in a read transaction in which the call is
+// authorized first: a caller who may not publish on the packet, or does not
+// hold its lease, has nothing read from disk.
+func (r *Registry) verifyArtifactFile(c *Call) (any, error) {
+	var in PublishArgs
+	if err := c.Decode(&in); err != nil || in.Path == "" || in.Content != nil {
+		// Nothing to check on disk: the handler refuses bad arguments
+		// and both-at-once itself, and inline content is hashed there.
+		return nil, nil
+	}
+	var target store.ArtifactTarget
+	err := r.prepareView(c, func(tx *store.Tx) error {
+		ses, err := c.session(in.SessionID)
+		if err != nil {
+			return err
+		}
+		target, err = tx.ArtifactTarget(in.PacketID, ses, in.LeaseID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	file, err := store.VerifyArtifactFile(c.Ctx, target, in.spec())
+	if err != nil {
+		return nil, err
+	}
+	return file, nil
 }
 
 // NextLeaseExpiry reports when the earliest lease expires, for the daemon's

@@ -107,6 +107,16 @@ type Method struct {
 	// waits before or between transactions, never inside one. Its result is encoded as
 	// JSON; its error, when a *store.Denial, gives the outcome code.
 	Handler func(c *Call) (any, error)
+	// Prepare, when set, runs once before the call's write transaction and
+	// outside it, for what the handler must not do inside a transaction
+	// other calls share: reading and hashing a file. Retries and long-poll
+	// rounds of the handler reuse its result. It runs under the call's
+	// context cut to prepareTimeout. It runs before the write transaction
+	// has authorized the call, so it reads the database only through
+	// Registry.prepareView, which authorizes first, and its result and
+	// error reach the caller only through the handler (Call.Prepared),
+	// which runs once the call is authorized.
+	Prepare func(c *Call) (any, error)
 }
 
 // Call is one invocation, handed to a Method's Handler.
@@ -129,6 +139,10 @@ type Call struct {
 
 	afterCommit []func()
 	then        func(result any) (any, error)
+
+	// What Method.Prepare returned, for the handler (Prepared).
+	prepared   any
+	prepareErr error
 
 	// Set by authorize, in the call's transaction.
 	objects objectArgs
@@ -161,6 +175,11 @@ func (c *Call) AfterCommit(fn func()) { c.afterCommit = append(c.afterCommit, fn
 // The call's audit record, committed already, says ok; fn records a
 // failure with calls of its own.
 func (c *Call) Then(fn func(result any) (any, error)) { c.then = fn }
+
+// Prepared returns what the method's Prepare returned (nil, nil for a
+// method without one). A handler returns the error before anything else:
+// the registry held it back until the call was authorized.
+func (c *Call) Prepared() (any, error) { return c.prepared, c.prepareErr }
 
 // Result is the outcome of Invoke.
 type Result struct {
@@ -315,6 +334,9 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 		sessionID = objects.SessionID
 	}
 	call := &Call{Ctx: ctx, Principal: p, Transport: t, Method: m, Args: args, RepositoryID: repoID, SessionID: sessionID, objects: objects}
+	if m.Prepare != nil {
+		r.prepare(call)
+	}
 	// A long poll runs its handler, and when it asks to wait, takes the
 	// signal channel and runs it once more before blocking: a change
 	// committed between the first try and the wait is seen by the second,
@@ -394,6 +416,45 @@ func traceKey(sessionID string) string { return "trace:" + sessionID }
 // appended to the session's trace, for live replay feeds.
 func (r *Registry) TraceChanged(sessionID string) <-chan struct{} {
 	return r.sig.wait(traceKey(sessionID))
+}
+
+// prepareTimeout bounds a method's Prepare. The caller waits for it, and
+// what it does (read one artifact file, at most store.MaxArtifactFile) takes
+// a fraction of this on a sound disk; the bound is for one that is not.
+const prepareTimeout = 30 * time.Second
+
+// prepare runs the call's Method.Prepare, in no transaction, and keeps what
+// it returns on the call for the handler. A panic is kept as an error, as
+// runHandler does: the handler reports it once the call is authorized.
+func (r *Registry) prepare(call *Call) {
+	ctx, cancel := context.WithTimeout(call.Ctx, prepareTimeout)
+	outer := call.Ctx
+	call.Ctx = ctx
+	defer func() {
+		cancel()
+		call.Ctx = outer
+		if p := recover(); p != nil {
+			call.prepared, call.prepareErr = nil, fmt.Errorf("%s prepare panicked: %v", call.Method.Name, p)
+		}
+	}()
+	call.prepared, call.prepareErr = call.Method.Prepare(call)
+}
+
+// prepareView runs fn, for a Prepare, in a read transaction in which the
+// call has first been authorized as the write transaction will authorize
+// it: a caller without the grant on the call's object has Prepare read
+// nothing of that object (and do no I/O for it), and gets the denial it
+// would get anyway. The write transaction authorizes the call again. The
+// call leaves with no transaction and nothing authorize set.
+func (r *Registry) prepareView(c *Call, fn func(tx *store.Tx) error) error {
+	defer c.reset(nil)
+	return r.db.View(func(tx *store.Tx) error {
+		c.reset(tx)
+		if err := authorize(tx, c); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
 }
 
 // reset readies the call for a run in tx: group commit may run a call

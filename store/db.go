@@ -1,6 +1,11 @@
-// Package store keeps Switchboard's state in one bbolt file: tokens,
-// repositories, settings and the audit log. It is the bottom floor of the
-// program: it imports nothing of Switchboard's and knows no transport.
+// Package store keeps Switchboard's state in one bbolt file: tokens and
+// their grants, repositories, the hash-chained audit log, work packets with
+// their leases and artifacts, agent sessions with their reports and
+// questions, the trace log of every session's timeline, settings, agent
+// profiles, and the migrations that bring an older file up to date
+// (schema.go draws the bucket tree). It is the bottom floor of the program:
+// it imports nothing of Switchboard's and knows no transport. Everything
+// is read and written through a Tx, inside View or Update.
 package store
 
 import (
@@ -91,8 +96,6 @@ func (db *DB) Close() error { return db.bolt.Close() }
 // Path is the database file's path.
 func (db *DB) Path() string { return db.bolt.Path() }
 
-// Tx is one bbolt transaction with Switchboard's accessors on it. It is only
-// valid inside the function given to View or Update.
 // appendFill is how full bbolt packs a page before splitting it, for the
 // buckets written only at their end (keys are increasing sequences): the
 // default half-full split suits random inserts, and would leave every page
@@ -100,6 +103,8 @@ func (db *DB) Path() string { return db.bolt.Path() }
 // commit rewrites.
 const appendFill = 1.0
 
+// Tx is one bbolt transaction with Switchboard's accessors on it. It is only
+// valid inside the function given to View or Update.
 type Tx struct {
 	tx  *bolt.Tx
 	db  *DB // for its caches

@@ -1,0 +1,81 @@
+package store
+
+// Review verdicts and the operator's actions on a packet.
+
+// ReviewVerdict decides a packet in review: approve -> done, request_changes
+// -> queued (the notes stay on the packet for the next claimer), reject ->
+// failed. Denials: not_found, invalid_state, invalid_argument.
+func (tx *Tx) ReviewVerdict(pktID string, verdict Verdict, notes string) (Packet, error) {
+	var to PacketState
+	switch verdict {
+	case VerdictApprove:
+		to = PacketDone
+	case VerdictRequestChanges:
+		to = PacketQueued
+	case VerdictReject:
+		to = PacketFailed
+	default:
+		return Packet{}, Deny(CodeInvalidArgument, "unknown verdict %q (approve, request_changes, reject)", verdict)
+	}
+	if err := checkWorkText("review notes", notes, maxWorkText, false); err != nil {
+		return Packet{}, err
+	}
+	p, keys, err := tx.packet(pktID)
+	if err != nil {
+		return Packet{}, err
+	}
+	if p.State != PacketInReview {
+		return Packet{}, Deny(CodeInvalidState, "packet %s is %s, not in_review", p.ID, p.State)
+	}
+	p.ReviewNotes = notes
+	reason := string(verdict)
+	if notes != "" {
+		reason += ": " + notes
+	}
+	tx.transition(p, to, reason, "")
+	if err := tx.savePacket(&keys, p); err != nil {
+		return Packet{}, err
+	}
+	return *p, nil
+}
+
+// CancelPacket cancels a packet that has not ended (queued, claimed,
+// in_progress, in_review); its lease, if any, is gone. Denials: not_found,
+// invalid_state.
+func (tx *Tx) CancelPacket(pktID, reason string) (Packet, error) {
+	p, keys, err := tx.packet(pktID)
+	if err != nil {
+		return Packet{}, err
+	}
+	if p.State.Terminal() {
+		return Packet{}, Deny(CodeInvalidState, "packet %s is already %s", p.ID, p.State)
+	}
+	p.Lease = nil
+	tx.transition(p, PacketCancelled, reasonOr(reason, "cancelled"), "")
+	if err := tx.savePacket(&keys, p); err != nil {
+		return Packet{}, err
+	}
+	return *p, nil
+}
+
+// RequeuePacket is the operator putting a packet back in the queue from
+// failed, cancelled, claimed or in_progress (taking the lease away), with
+// its attempts reset to 0. Denials: not_found, invalid_state.
+func (tx *Tx) RequeuePacket(pktID, reason string) (Packet, error) {
+	p, keys, err := tx.packet(pktID)
+	if err != nil {
+		return Packet{}, err
+	}
+	switch p.State {
+	case PacketFailed, PacketCancelled, PacketClaimed, PacketInProgress:
+	default:
+		return Packet{}, Deny(CodeInvalidState, "packet %s is %s: only failed, cancelled, claimed or in_progress packets are requeued", p.ID, p.State)
+	}
+	p.Lease = nil
+	p.Attempt = 0
+	tx.transition(p, PacketQueued, reasonOr(reason, "requeued"), "")
+	if err := tx.savePacket(&keys, p); err != nil {
+		return Packet{}, err
+	}
+	return *p, nil
+}
