@@ -97,7 +97,7 @@ func (tx *Tx) PublishArtifact(pktID, sessionID, leaseID string, a ArtifactSpec, 
 		sum := sha256.Sum256([]byte(content))
 		art.SHA256 = hex.EncodeToString(sum[:])
 		if a.SHA256 != "" && !strings.EqualFold(a.SHA256, art.SHA256) {
-			return Artifact{}, Deny(CodeInvalidArgument, "artifact %q: sha256 given does not match the content", a.Name)
+			return Artifact{}, Deny(CodeArtifactMismatch, "artifact %q: sha256 given does not match the content", a.Name)
 		}
 		art.Content = &content
 		art.Size = int64(len(content))

@@ -273,11 +273,13 @@ func TestPublishInlineLimit(t *testing.T) {
 	for name, spec := range map[string]ArtifactSpec{
 		"one byte over": {Name: "big", Content: workStr(full + "x")},
 		"not UTF-8":     {Name: "bin", Content: workStr("\xff\xfe")},
-		"wrong sha256":  {Name: "h", Content: workStr("abc"), SHA256: sha256Hex("abd")},
 	} {
 		_, err := w.publish(c, spec)
 		wantWorkCode(t, err, CodeInvalidArgument, name)
 	}
+	// A claim the content does not bear out is a mismatch, as for a file.
+	_, err = w.publish(c, ArtifactSpec{Name: "h", Content: workStr("abc"), SHA256: sha256Hex("abd")})
+	wantWorkCode(t, err, CodeArtifactMismatch, "wrong sha256")
 	empty, err := w.publish(c, ArtifactSpec{Name: "empty", Content: workStr("")})
 	if err != nil || empty.Size != 0 || empty.SHA256 != sha256Hex("") || empty.Content == nil {
 		t.Errorf("publish empty content = %+v, %v", empty, err)

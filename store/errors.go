@@ -47,7 +47,7 @@ const (
 	CodeLeaseLost           Code = "lease_lost"            // the lease named is not the packet's live lease: stale, expired, another session's
 	CodeArtifactsMissing    Code = "artifacts_missing"     // complete before every expected artifact is published
 	CodeWriteScopeViolation Code = "write_scope_violation" // an artifact path outside the packet's write scope or the repository
-	CodeArtifactMismatch    Code = "artifact_mismatch"     // a path artifact's file does not exist, is not a regular file, or has another size or sha256 than claimed
+	CodeArtifactMismatch    Code = "artifact_mismatch"     // an artifact is not what the agent claims: a path artifact's file is missing, not a regular file, or of another size or sha256; an inline one of another sha256
 	CodeAgentUnavailable    Code = "agent_unavailable"     // the profile's command is not installed, or the agent failed to start
 )
 
