@@ -4,7 +4,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -117,86 +116,6 @@ type Method struct {
 	// error reach the caller only through the handler (Call.Prepared),
 	// which runs once the call is authorized.
 	Prepare func(c *Call) (any, error)
-}
-
-// Call is one invocation, handed to a Method's Handler.
-type Call struct {
-	Ctx       context.Context
-	Tx        *store.Tx
-	Principal Principal
-	Transport Transport
-	Method    *Method
-	Args      json.RawMessage
-	// RepositoryID is the repository of the call's object once it is
-	// authorized (for a token; the repository_id argument for the
-	// operator), "" for a call on no single repository.
-	RepositoryID string
-	// SessionID is the session the call belongs to: the session token's,
-	// or the "session_id" argument.
-	SessionID string
-	// Final is set on a long poll's last run: answer with what there is.
-	Final bool
-
-	afterCommit []func()
-	then        func(result any) (any, error)
-
-	// What Method.Prepare returned, for the handler (Prepared).
-	prepared   any
-	prepareErr error
-
-	// Set by authorize, in the call's transaction.
-	objects objectArgs
-	token   store.Token
-	scope   store.Scope
-	ses     *store.Session // the OwnSession object, once resolved
-}
-
-// Decode decodes the call's arguments into v, refusing unknown fields so a
-// misspelt argument is an error rather than silently ignored.
-func (c *Call) Decode(v any) error {
-	if len(c.Args) == 0 || string(c.Args) == "null" {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(c.Args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return store.Deny(store.CodeInvalidArgument, "arguments of %s: %v", c.Method.Name, err)
-	}
-	return nil
-}
-
-// AfterCommit runs fn once the call's transaction has committed, for effects
-// outside the database (the keyring) that must not happen on rollback.
-func (c *Call) AfterCommit(fn func()) { c.afterCommit = append(c.afterCommit, fn) }
-
-// Then runs fn once the transaction has committed, with the handler's
-// result, and makes what fn returns the call's result: for work that can
-// only happen after the commit and can still fail (starting a process).
-// The call's audit record, committed already, says ok; fn records a
-// failure with calls of its own.
-func (c *Call) Then(fn func(result any) (any, error)) { c.then = fn }
-
-// Prepared returns what the method's Prepare returned (nil, nil for a
-// method without one). A handler returns the error before anything else:
-// the registry held it back until the call was authorized.
-func (c *Call) Prepared() (any, error) { return c.prepared, c.prepareErr }
-
-// Result is the outcome of Invoke.
-type Result struct {
-	Method  string
-	AuditID string
-	// Value is the method's result when Err is nil.
-	Value any
-	// Err is a *store.Denial for denials and method errors.
-	Err error
-}
-
-// Code is the outcome code: "ok" or the denial/error code.
-func (r *Result) Code() store.Code {
-	if r.Err == nil {
-		return "ok"
-	}
-	return store.CodeOf(r.Err)
 }
 
 // Registry maps method names to Methods and runs calls.
@@ -418,53 +337,6 @@ func (r *Registry) TraceChanged(sessionID string) <-chan struct{} {
 	return r.sig.wait(traceKey(sessionID))
 }
 
-// prepareTimeout bounds a method's Prepare. The caller waits for it, and
-// what it does (read one artifact file, at most store.MaxArtifactFile) takes
-// a fraction of this on a sound disk; the bound is for one that is not.
-const prepareTimeout = 30 * time.Second
-
-// prepare runs the call's Method.Prepare, in no transaction, and keeps what
-// it returns on the call for the handler. A panic is kept as an error, as
-// runHandler does: the handler reports it once the call is authorized.
-func (r *Registry) prepare(call *Call) {
-	ctx, cancel := context.WithTimeout(call.Ctx, prepareTimeout)
-	outer := call.Ctx
-	call.Ctx = ctx
-	defer func() {
-		cancel()
-		call.Ctx = outer
-		if p := recover(); p != nil {
-			call.prepared, call.prepareErr = nil, fmt.Errorf("%s prepare panicked: %v", call.Method.Name, p)
-		}
-	}()
-	call.prepared, call.prepareErr = call.Method.Prepare(call)
-}
-
-// prepareView runs fn, for a Prepare, in a read transaction in which the
-// call has first been authorized as the write transaction will authorize
-// it: a caller without the grant on the call's object has Prepare read
-// nothing of that object (and do no I/O for it), and gets the denial it
-// would get anyway. The write transaction authorizes the call again. The
-// call leaves with no transaction and nothing authorize set.
-func (r *Registry) prepareView(c *Call, fn func(tx *store.Tx) error) error {
-	defer c.reset(nil)
-	return r.db.View(func(tx *store.Tx) error {
-		c.reset(tx)
-		if err := authorize(tx, c); err != nil {
-			return err
-		}
-		return fn(tx)
-	})
-}
-
-// reset readies the call for a run in tx: group commit may run a call
-// more than once, and each run starts from a clean slate.
-func (c *Call) reset(tx *store.Tx) {
-	c.Tx, c.afterCommit, c.then = tx, nil, nil
-	c.RepositoryID = c.objects.repository()
-	c.token, c.scope, c.ses = store.Token{}, store.Scope{}, nil
-}
-
 // attempt runs the call once in a shared transaction. The function may run
 // more than once (group commit retries a batch without a failed member), so
 // it starts from a clean slate each time.
@@ -563,21 +435,6 @@ func (r *Registry) attemptView(call *Call, rec store.AuditRecord, start time.Tim
 	})
 	return res, err
 }
-
-// waitFor is what a long-poll handler returns when there is nothing yet: the
-// registry waits for a signal on key, until the deadline, and runs it again
-// (with Call.Final set once the deadline has passed or the client left).
-type waitFor struct {
-	key string
-	d   time.Duration
-}
-
-func (w waitFor) Error() string { return "waiting on " + w.key }
-
-// WaitFor asks the registry to run the call again when key is signalled, or
-// with Final set once d has passed (wall-clock time: the transaction clock
-// may be a test's).
-func (c *Call) WaitFor(key string, d time.Duration) error { return waitFor{key, d} }
 
 // ownSession reports whether sessionID names a session of the token keyID
 // (any session, for the operator's empty key id).
