@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-dev/switchboard/store"
 )
 
 // One tools/call of status over loopback HTTP: front layer (Host, Origin,
@@ -160,4 +161,34 @@ func postJSON(b *testing.B, client *http.Client, url, token string, body []byte)
 		err = fmt.Errorf("HTTP %d", resp.StatusCode)
 	}
 	return out, err
+}
+
+// What resolving a call's object costs: work.get of one packet, read-only
+// (no commit but the audit record's), by a token whose grant is checked on
+// the packet's repository, beside the operator, whose calls are not
+// authorized at all (the baseline of the same run).
+func BenchmarkRegistryInvokePacketObject(b *testing.B) {
+	f := newFixture(b)
+	repo := f.registerRepo(b, "/src/app")
+	tok, _ := f.createToken(b, store.TokenSpec{Label: "scoped", Kind: store.KindSession, Grants: []store.Grant{
+		{Capability: store.CapWorkRead, Repositories: []string{repo.ID}},
+	}})
+	res := f.invoke(Operator, TransportGUI, "work.create", fmt.Sprintf(`{"repository_id":%q,"title":"t"}`, repo.ID))
+	if res.Err != nil {
+		b.Fatal(res.Err)
+	}
+	args := json.RawMessage(fmt.Sprintf(`{"packet_id":%q}`, res.Value.(PacketResult).Packet.ID))
+	for _, c := range []struct {
+		name string
+		p    Principal
+	}{{"operator", Operator}, {"scoped-token", TokenPrincipal(tok)}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if res := f.reg.Invoke(b.Context(), c.p, TransportMCP, "work.get", args); res.Err != nil {
+					b.Fatal(res.Err)
+				}
+			}
+		})
+	}
 }
