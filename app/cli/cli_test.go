@@ -363,6 +363,11 @@ func exercise(t *testing.T, h *harness, d *daemon.Daemon) string {
 		t.Error("rotating another token replaced the client token")
 	}
 	h.fails(1, "token", "rotate", allID) // revoked now
+	// Two key ids are a mistake, not a rotation of the client token.
+	h.fails(2, "token", "rotate", allID, allID)
+	if got := h.kept(); got != rotated {
+		t.Error("token rotate with two key ids replaced the client token")
+	}
 
 	// audit
 	r = h.ok("audit", "--limit", "1000")

@@ -233,6 +233,11 @@ func tokenRotate(ctx context.Context, c *cli, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() > 1 {
+		// Read as "no key id", two would rotate the client token.
+		fs.Usage()
+		return errUsage
+	}
 	var in mcpserver.OptionalKeyIDArg
 	if fs.NArg() == 1 {
 		in.KeyID = fs.Arg(0)
