@@ -114,6 +114,7 @@ func cloneSession(s Session) Session {
 	s.ExitCode = clonePtr(s.ExitCode)
 	s.LastReportAt = clonePtr(s.LastReportAt)
 	s.LastReport = clonePtr(s.LastReport) // a Report holds no pointer
+	s.Workspace = clonePtr(s.Workspace)   // nor does a Workspace
 	return s
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -489,6 +490,9 @@ func TestSessionCache(t *testing.T) {
 		if _, _, err := tx.AddReport(id, ReportHeartbeat, "working", ""); err != nil {
 			return err
 		}
+		if _, err := tx.SetSessionWorkspace(id, Workspace{Path: "/data/worktrees/r/s", Branch: "switchboard/s", BaseBranch: "main", BaseCommit: strings.Repeat("a", 40)}); err != nil {
+			return err
+		}
 		code := 3
 		_, err = tx.EndSession(id, SessionEnded, &code, "done")
 		return err
@@ -499,7 +503,7 @@ func TestSessionCache(t *testing.T) {
 	mustView(t, db, func(tx *Tx) error {
 		return json.Unmarshal(tx.tx.Bucket(bucketSessions).Get([]byte(id)), &want)
 	})
-	if want.EndedAt == nil || want.ExitCode == nil || want.LastReport == nil || want.LastReportAt == nil {
+	if want.EndedAt == nil || want.ExitCode == nil || want.LastReport == nil || want.LastReportAt == nil || want.Workspace == nil {
 		t.Fatalf("setup: session lacks a pointer field: %+v", want)
 	}
 	scribble := func(s *Session) {
@@ -507,6 +511,7 @@ func TestSessionCache(t *testing.T) {
 		*s.ExitCode = 99
 		*s.LastReportAt = time.Unix(2, 0)
 		s.LastReport.Text = "scribbled"
+		s.Workspace.Path = "/scribbled"
 		s.EndReason = "scribbled"
 	}
 	lookups := map[string]func(tx *Tx) (Session, error){

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -16,6 +17,73 @@ type Repository struct {
 	Name      string    `json:"name"`
 	Path      string    `json:"path"`
 	CreatedAt time.Time `json:"created_at"`
+	RepositorySettings
+}
+
+// Isolation says where a repository's supervised agents work.
+type Isolation string
+
+const (
+	// IsolationDefault is a worktree of its own for each agent in a git
+	// repository, the folder itself otherwise.
+	IsolationDefault Isolation = ""
+	// IsolationWorktree asks for a worktree: an agent in a folder that is
+	// not a git repository does not start.
+	IsolationWorktree Isolation = "worktree"
+	// IsolationNone runs agents in the repository's folder itself.
+	IsolationNone Isolation = "none"
+)
+
+// RepositorySettings are what a person sets on a repository.
+type RepositorySettings struct {
+	Isolation Isolation `json:"isolation,omitempty" jsonschema:"worktree (each agent in a git worktree of its own; the default for git repositories) or none (agents work in the folder itself)"`
+	// Base is the branch agents' worktrees start from and their work lands
+	// on; "" is the branch checked out in the repository's folder.
+	Base string `json:"base,omitempty" jsonschema:"the branch worktrees start from; default: the branch checked out in the folder"`
+}
+
+// maxBranchName bounds a base branch's name; git itself allows more, no
+// person needs it.
+const maxBranchName = 200
+
+// Validate checks the settings' form; whether the branch exists is git's to
+// say when an agent starts.
+func (s RepositorySettings) Validate() error {
+	switch s.Isolation {
+	case IsolationDefault, IsolationWorktree, IsolationNone:
+	default:
+		return Deny(CodeInvalidArgument, "isolation must be %q or %q, not %q", IsolationWorktree, IsolationNone, s.Isolation)
+	}
+	if len(s.Base) > maxBranchName || strings.HasPrefix(s.Base, "-") || strings.ContainsFunc(s.Base, func(r rune) bool {
+		return r <= ' ' || r == 0x7f || strings.ContainsRune(`~^:?*[\`, r)
+	}) {
+		return Deny(CodeInvalidArgument, "base %q is not a branch name", s.Base)
+	}
+	return nil
+}
+
+// ConfigureRepository replaces a repository's settings.
+func (tx *Tx) ConfigureRepository(id string, s RepositorySettings) (Repository, error) {
+	if err := s.Validate(); err != nil {
+		return Repository{}, err
+	}
+	r, err := tx.Repository(id)
+	if err != nil {
+		return Repository{}, err
+	}
+	r.RepositorySettings = s
+	return r, tx.putRepository(r)
+}
+
+func (tx *Tx) putRepository(r Repository) error {
+	v, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode repository: %w", err)
+	}
+	if err := tx.tx.Bucket(bucketRepositories).Put([]byte(r.ID), v); err != nil {
+		return fmt.Errorf("store repository %s: %w", r.ID, err)
+	}
+	return nil
 }
 
 // NewID returns a random identifier that carries its kind, e.g. "repo_3f…".
@@ -45,12 +113,8 @@ func (tx *Tx) RegisterRepository(name, path string) (Repository, bool, error) {
 		name = filepath.Base(path)
 	}
 	r := Repository{ID: NewID("repo"), Name: name, Path: path, CreatedAt: tx.now}
-	v, err := json.Marshal(r)
-	if err != nil {
-		return Repository{}, false, fmt.Errorf("encode repository: %w", err)
-	}
-	if err := tx.tx.Bucket(bucketRepositories).Put([]byte(r.ID), v); err != nil {
-		return Repository{}, false, fmt.Errorf("store repository %s: %w", r.ID, err)
+	if err := tx.putRepository(r); err != nil {
+		return Repository{}, false, err
 	}
 	return r, true, nil
 }

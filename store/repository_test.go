@@ -2,6 +2,7 @@ package store
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -242,4 +243,52 @@ func TestCountsSeeOwnTransaction(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+func TestConfigureRepository(t *testing.T) {
+	db := openTestDB(t, Options{})
+	var repo Repository
+	mustUpdate(t, db, func(tx *Tx) error {
+		var err error
+		repo, _, err = tx.RegisterRepository("", "/src/app")
+		return err
+	})
+	for _, tc := range []struct {
+		name string
+		s    RepositorySettings
+		want Code
+	}{
+		{"default", RepositorySettings{}, ""},
+		{"worktree on a base", RepositorySettings{Isolation: IsolationWorktree, Base: "release/1.2"}, ""},
+		{"none", RepositorySettings{Isolation: IsolationNone}, ""},
+		{"unknown isolation", RepositorySettings{Isolation: "container"}, CodeInvalidArgument},
+		{"base that is an option", RepositorySettings{Base: "--upload-pack=x"}, CodeInvalidArgument},
+		{"base with a space", RepositorySettings{Base: "a b"}, CodeInvalidArgument},
+		{"base with a range", RepositorySettings{Base: "main~1"}, CodeInvalidArgument},
+		{"base too long", RepositorySettings{Base: strings.Repeat("b", 201)}, CodeInvalidArgument},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := db.Update(func(tx *Tx) error {
+				_, err := tx.ConfigureRepository(repo.ID, tc.s)
+				return err
+			})
+			if CodeOf(err) != tc.want {
+				t.Fatalf("ConfigureRepository(%+v): %v, want %q", tc.s, err, tc.want)
+			}
+			if tc.want != "" {
+				return
+			}
+			mustView(t, db, func(tx *Tx) error {
+				got, err := tx.Repository(repo.ID)
+				if err != nil || got.RepositorySettings != tc.s || got.Path != repo.Path {
+					t.Errorf("after configure: %+v, %v", got, err)
+				}
+				return nil
+			})
+		})
+	}
+	err := db.Update(func(tx *Tx) error { _, err := tx.ConfigureRepository("repo_nope", RepositorySettings{}); return err })
+	if CodeOf(err) != CodeRepoNotRegistered {
+		t.Errorf("configure an unknown repository: %v", err)
+	}
 }

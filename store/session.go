@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -121,6 +122,52 @@ type Session struct {
 	EndReason    string     `json:"end_reason,omitempty"`
 	LastReportAt *time.Time `json:"last_report_at,omitempty"`
 	LastReport   *Report    `json:"last_report,omitempty"`
+	// Workspace is the git worktree a supervised session works in; nil
+	// when it works in the repository's folder itself.
+	Workspace *Workspace `json:"workspace,omitempty"`
+}
+
+// Workspace is a git worktree of Switchboard's: a folder of its own on a
+// branch of its own, started from a commit of the base branch.
+type Workspace struct {
+	Path       string `json:"path"`
+	Branch     string `json:"branch"`
+	BaseBranch string `json:"base_branch"`
+	BaseCommit string `json:"base_commit"`
+}
+
+// validate checks the workspace's form: what git made, recorded as it
+// said, so any other shape is a caller's mistake.
+func (w Workspace) validate() error {
+	switch {
+	case !filepath.IsAbs(w.Path) || filepath.Clean(w.Path) != w.Path || len(w.Path) > 4096:
+		return Deny(CodeInvalidArgument, "workspace path must be an absolute, clean path")
+	case w.Branch == "" || len(w.Branch) > maxBranchName || w.BaseBranch == "" || len(w.BaseBranch) > maxBranchName:
+		return Deny(CodeInvalidArgument, "workspace needs its branch and base branch")
+	case len(w.BaseCommit) != 40 && len(w.BaseCommit) != 64 || strings.Trim(w.BaseCommit, "0123456789abcdef") != "":
+		return Deny(CodeInvalidArgument, "workspace base commit must be a full hex object name")
+	}
+	return nil
+}
+
+// SetSessionWorkspace records the worktree a live session works in, once:
+// the folder an agent was started in does not change under it.
+func (tx *Tx) SetSessionWorkspace(id string, w Workspace) (Session, error) {
+	if err := w.validate(); err != nil {
+		return Session{}, err
+	}
+	s, err := tx.liveSession(id)
+	if err != nil {
+		return Session{}, err
+	}
+	if s.Workspace != nil {
+		if *s.Workspace == w {
+			return s, nil
+		}
+		return Session{}, Deny(CodeInvalidState, "session %s has its workspace already", id)
+	}
+	s.Workspace = &w
+	return s, tx.putSession(&s)
 }
 
 // SessionSpec describes a session to create.

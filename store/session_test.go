@@ -601,3 +601,53 @@ func TestCutSessionText(t *testing.T) {
 		}
 	}
 }
+
+func TestSetSessionWorkspace(t *testing.T) {
+	db := openTestDB(t, Options{})
+	s := createSession(t, db, SessionSpec{Kind: SessionSupervised})
+	good := Workspace{Path: "/data/worktrees/repo_1/" + s.ID, Branch: "switchboard/1a2b3c4d-fix", BaseBranch: "main", BaseCommit: strings.Repeat("0f", 20)}
+	set := func(id string, w Workspace) error {
+		return db.Update(func(tx *Tx) error { _, err := tx.SetSessionWorkspace(id, w); return err })
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(w *Workspace)
+	}{
+		{"relative path", func(w *Workspace) { w.Path = "worktrees/x" }},
+		{"unclean path", func(w *Workspace) { w.Path = "/data/../etc" }},
+		{"no branch", func(w *Workspace) { w.Branch = "" }},
+		{"no base branch", func(w *Workspace) { w.BaseBranch = "" }},
+		{"short commit", func(w *Workspace) { w.BaseCommit = "0f0f0f0" }},
+		{"commit not hex", func(w *Workspace) { w.BaseCommit = strings.Repeat("zz", 20) }},
+	} {
+		w := good
+		tc.edit(&w)
+		if err := set(s.ID, w); CodeOf(err) != CodeInvalidArgument {
+			t.Errorf("%s: %v, want invalid_argument", tc.name, err)
+		}
+	}
+	if err := set(s.ID, good); err != nil {
+		t.Fatalf("set: %v", err)
+	}
+	if got := getSession(t, db, s.ID); got.Workspace == nil || *got.Workspace != good {
+		t.Errorf("workspace %+v, want %+v", got.Workspace, good)
+	}
+	if err := set(s.ID, good); err != nil {
+		t.Errorf("setting the same workspace again: %v", err)
+	}
+	other := good
+	other.Branch = "switchboard/other"
+	if err := set(s.ID, other); CodeOf(err) != CodeInvalidState {
+		t.Errorf("moving a session to another workspace: %v, want invalid_state", err)
+	}
+	mustUpdate(t, db, func(tx *Tx) error { _, err := tx.EndSession(s.ID, SessionEnded, nil, "done"); return err })
+	if got := getSession(t, db, s.ID); got.Workspace == nil || *got.Workspace != good {
+		t.Errorf("an ended session's workspace: %+v", got.Workspace)
+	}
+	if err := set(createSession(t, db, SessionSpec{Kind: SessionSupervised}).ID, good); err != nil {
+		t.Errorf("another session: %v", err)
+	}
+	if err := set(s.ID, good); CodeOf(err) != CodeInvalidState {
+		t.Errorf("an ended session: %v, want invalid_state", err)
+	}
+}
