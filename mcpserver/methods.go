@@ -67,6 +67,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerAgents()
 	r.registerSettings()
 	r.registerSessionViews()
+	r.registerWorkspaces()
 	r.registerStartup()
 	return r
 }

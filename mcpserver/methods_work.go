@@ -100,6 +100,9 @@ type AwaitResult struct {
 	Packet         *ClaimedPacket `json:"packet"`
 	LeaseID        string         `json:"lease_id,omitempty"`
 	LeaseExpiresAt *time.Time     `json:"lease_expires_at,omitempty"`
+	// Workspace is the git worktree the session works in, when it has one:
+	// where to make the packet's changes.
+	Workspace *store.Workspace `json:"workspace,omitempty" jsonschema:"your git worktree (path, branch, base_branch, base_commit), when you have one: make the packet's changes there"`
 }
 
 // LeaseArgs name a leased packet: every call after a claim carries them.
@@ -163,19 +166,25 @@ type ExpiredLeases struct {
 // token's own, or the argument, which must name a session of the caller's
 // token (Call.ownSession).
 func (c *Call) session(arg string) (string, error) {
+	s, err := c.liveSession(arg)
+	return s.ID, err
+}
+
+// liveSession is session with the whole session.
+func (c *Call) liveSession(arg string) (store.Session, error) {
 	var s store.Session
 	if c.ses != nil && (arg == "" || arg == c.ses.ID) {
 		s = *c.ses
 	} else {
 		var err error
 		if s, err = c.ownSession(arg); err != nil {
-			return "", err
+			return store.Session{}, err
 		}
 	}
 	if !s.State.Live() {
-		return "", store.Deny(store.CodeInvalidState, "session %s has ended", s.ID)
+		return store.Session{}, store.Deny(store.CodeInvalidState, "session %s has ended", s.ID)
 	}
-	return s.ID, nil
+	return s, nil
 }
 
 func seconds(n int, def, max time.Duration) time.Duration {
@@ -262,10 +271,16 @@ func (r *Registry) registerWork() {
 	r.Register(Define(MethodWorkAwaitPacket, On(Repository, store.CapWorkClaim), 0,
 		"Wait (at most wait_seconds, ≤ 60) for the repository's best queued packet and claim it under a new lease; packet is null when the wait ends empty.",
 		func(c *Call, in AwaitArgs) (AwaitResult, error) {
-			ses, err := c.session(in.SessionID)
+			s, err := c.liveSession(in.SessionID)
 			if err != nil {
 				return AwaitResult{}, err
 			}
+			if s.RepositoryID != "" && s.RepositoryID != in.RepositoryID {
+				// Its workspace, its token's grants and its reports are
+				// of its own repository: work of another lands nowhere.
+				return AwaitResult{}, store.Deny(store.CodeCapabilityScopeMismatch, "session %s works in another repository", s.ID)
+			}
+			ses := s.ID
 			if c.Ctx.Err() != nil {
 				// The caller left: claim nothing it would never hear of.
 				return AwaitResult{}, nil
@@ -286,7 +301,7 @@ func (r *Registry) registerWork() {
 			}
 			r.signalAfter(c, leasesKey)
 			exp := p.Lease.ExpiresAt
-			return AwaitResult{Packet: claimed(p), LeaseID: p.Lease.ID, LeaseExpiresAt: &exp}, nil
+			return AwaitResult{Packet: claimed(p), LeaseID: p.Lease.ID, LeaseExpiresAt: &exp, Workspace: s.Workspace}, nil
 		}))
 	r.Register(Define(MethodWorkAck, On(Packet, store.CapWorkClaim), 0,
 		"Confirm you started a claimed packet; renews the lease.",
