@@ -243,6 +243,20 @@ func exercise(t *testing.T, h *harness, d *daemon.Daemon) string {
 		t.Errorf("repo list --json: %+v", repos)
 	}
 
+	// repo set changes what it names and keeps the rest.
+	h.ok("repo", "set", repoID, "--base", "develop")
+	r = h.ok("repo", "set", repoID, "--isolation", "none")
+	if !strings.Contains(r.stdout, "isolation none, base develop") {
+		t.Errorf("repo set printed %q", r.stdout)
+	}
+	r = h.ok("repo", "set", repoID, "--isolation", "default", "--base", "default")
+	if !strings.Contains(r.stdout, "isolation default, base the branch checked out in") {
+		t.Errorf("repo set back to the defaults printed %q", r.stdout)
+	}
+	h.fails(1, "repo", "set", repoID, "--isolation", "docker")
+	h.fails(1, "repo", "set", "repo_nope", "--base", "main")
+	h.fails(2, "repo", "set")
+
 	// token create
 	r = h.ok("token", "create", "--label", "x", "--grant", "status:read@"+repoID, "--expires", "1h")
 	secret := line(r.stdout)

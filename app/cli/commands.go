@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -319,12 +320,63 @@ func runRepo(ctx context.Context, c *cli, args []string) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Name, r.Path)
 		}
 		return tw.Flush()
+	case "set":
+		return repoSet(ctx, c, args)
 	}
-	fmt.Fprint(c.env.Stderr, "Usage: switchboard repo add PATH [--name NAME] | repo list\n")
+	fmt.Fprint(c.env.Stderr, "Usage: switchboard repo add PATH [--name NAME] | repo list | repo set ID [--isolation worktree|none|default] [--base BRANCH|default]\n")
 	if sub == "-h" || sub == "--help" || sub == "help" {
 		return nil
 	}
 	return errUsage
+}
+
+// repoSet changes the settings named on the command line and keeps the
+// others.
+func repoSet(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("repo set", "repo set ID [--isolation worktree|none|default] [--base BRANCH|default] [--json]")
+	isolation := fs.String("isolation", "", "worktree (each agent in a git worktree of its own), none (agents work in the folder), or default (worktree in a git repository)")
+	base := fs.String("base", "", "the branch agents' worktrees start from and land on; default: the branch checked out in the folder")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, reorder(args)); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	list, err := call(ctx, c, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(list.Repositories, func(r store.Repository) bool { return r.ID == fs.Arg(0) })
+	if i < 0 {
+		return fmt.Errorf("no repository %s (switchboard repo list)", fs.Arg(0))
+	}
+	settings := list.Repositories[i].RepositorySettings
+	set := setFlags(fs)
+	// "default" clears a setting.
+	orDefault := func(v string) string {
+		if v == "default" {
+			return ""
+		}
+		return v
+	}
+	if set["isolation"] {
+		settings.Isolation = store.Isolation(orDefault(*isolation))
+	}
+	if set["base"] {
+		settings.Base = orDefault(*base)
+	}
+	out, err := call(ctx, c, mcpserver.MethodRepositoryConfigure, mcpserver.RepositoryConfigureArgs{RepositoryID: fs.Arg(0), RepositorySettings: settings})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return c.printJSON(out)
+	}
+	r := out.Repository
+	c.printf("%s: isolation %s, base %s\n", r.ID, cmp.Or(string(r.Isolation), "default"), cmp.Or(r.Base, "the branch checked out in "+r.Path))
+	return nil
 }
 
 // reorder moves flags before positional arguments, so "repo add . --name x"
