@@ -195,3 +195,35 @@ func FuzzExpand(f *testing.F) {
 		}
 	})
 }
+
+// A session in a worktree is told where it is; one in the repository's
+// folder is told nothing of worktrees, and no SWITCHBOARD_ variable of the
+// app's own reaches either.
+func TestAgentEnvWorkspace(t *testing.T) {
+	base := []string{"HOME=/home/u", "SWITCHBOARD_WORKTREE=/stale", "SWITCHBOARD_MCP_TOKEN=sbt_app"}
+	spec := LaunchSpec{SessionID: "ses_1", RepositoryID: "repo_1", Endpoint: "http://127.0.0.1:1/mcp"}
+	plain := agentEnv(base, spec, "/run/tok", nil)
+	spec.Workspace = &store.Workspace{Path: "/data/worktrees/repo_1/ses_1", Branch: "switchboard/1-fix", BaseBranch: "main", BaseCommit: strings.Repeat("a", 40)}
+	isolated := agentEnv(base, spec, "/run/tok", nil)
+	for _, tc := range []struct {
+		env  []string
+		want map[string]string // "" for a variable that must be absent
+	}{
+		{plain, map[string]string{"SWITCHBOARD_WORKTREE": "", "SWITCHBOARD_BRANCH": "", "SWITCHBOARD_BASE": "", "SWITCHBOARD_MCP_TOKEN": "", "HOME": "/home/u"}},
+		{isolated, map[string]string{"SWITCHBOARD_WORKTREE": "/data/worktrees/repo_1/ses_1", "SWITCHBOARD_BRANCH": "switchboard/1-fix", "SWITCHBOARD_BASE": "main", "SWITCHBOARD_MCP_TOKEN": ""}},
+	} {
+		got := map[string][]string{}
+		for _, kv := range tc.env {
+			k, v, _ := strings.Cut(kv, "=")
+			got[k] = append(got[k], v)
+		}
+		for k, want := range tc.want {
+			switch {
+			case want == "" && len(got[k]) > 0:
+				t.Errorf("%s=%v set, want it absent", k, got[k])
+			case want != "" && (len(got[k]) != 1 || got[k][0] != want):
+				t.Errorf("%s=%v, want exactly %q", k, got[k], want)
+			}
+		}
+	}
+}

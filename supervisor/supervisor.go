@@ -90,9 +90,13 @@ func New(cfg Config) *Supervisor {
 type LaunchSpec struct {
 	SessionID    string
 	RepositoryID string
-	// Dir is the working directory: the repository's path.
-	Dir     string
-	Profile store.Profile
+	// Dir is the working directory: the session's worktree, or the
+	// repository's folder when it has none.
+	Dir string
+	// Workspace is the session's git worktree, nil when it works in the
+	// repository's folder; the agent learns it from its environment.
+	Workspace *store.Workspace
+	Profile   store.Profile
 	// Endpoint is the MCP URL the agent connects to.
 	Endpoint string
 	// Token is the session's own token. It goes into a 0600 file (and the
@@ -349,6 +353,13 @@ func agentEnv(base []string, spec LaunchSpec, tokenFile string, vars map[string]
 		"SWITCHBOARD_SESSION_ID="+spec.SessionID,
 		"SWITCHBOARD_REPOSITORY_ID="+spec.RepositoryID,
 	)
+	if ws := spec.Workspace; ws != nil {
+		env = append(env,
+			"SWITCHBOARD_WORKTREE="+ws.Path,
+			"SWITCHBOARD_BRANCH="+ws.Branch,
+			"SWITCHBOARD_BASE="+ws.BaseBranch,
+		)
+	}
 	if spec.Profile.TokenEnv {
 		env = append(env, "SWITCHBOARD_MCP_TOKEN="+spec.Token)
 	}
