@@ -39,6 +39,7 @@ func refusal(args []string) string {
 	}
 	cmd := args[i]
 	o := parseOptions(args[i+1:])
+	// The commands named below appear here only to be refused.
 	switch cmd {
 	case "clean":
 		return "clean deletes untracked files"

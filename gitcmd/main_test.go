@@ -2,38 +2,14 @@ package gitcmd
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/switchboard-dev/switchboard/gitcmd/gittest"
 )
 
-// TestMain points git's global and system configuration at an empty file
-// in a temporary HOME, so that nothing from the machine's own git setup
-// (hooks paths, signing, aliases, identities) reaches the tests.
-func TestMain(m *testing.M) {
-	home, err := os.MkdirTemp("", "gitcmd-home-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	cfg := filepath.Join(home, "gitconfig")
-	if err := os.WriteFile(cfg, nil, 0o600); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	for k, v := range map[string]string{
-		"HOME":                home,
-		"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
-		"GIT_CONFIG_GLOBAL":   cfg,
-		"GIT_CONFIG_NOSYSTEM": "1",
-	} {
-		os.Setenv(k, v)
-	}
-	code := m.Run()
-	os.RemoveAll(home)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { gittest.Main(m) }
 
 // newRepo makes a repository on branch main with an identity and one
 // commit of a.txt, and returns its folder.

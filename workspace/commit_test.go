@@ -140,13 +140,7 @@ func TestCommitAllRefusesConflicts(t *testing.T) {
 	ctx := context.Background()
 	repo := newRepo(t, "")
 	ws := create(t, spec(repo, t.TempDir()))
-	writeFile(t, filepath.Join(repo, "a.txt"), "main's line\n")
-	git(t, repo, "commit", "-q", "-am", "main")
-	writeFile(t, filepath.Join(ws.Path, "a.txt"), "agent's line\n")
-	git(t, ws.Path, "commit", "-q", "-am", "agent")
-	if _, err := runGit(ctx, ws.Path, "merge", "-q", "main"); err == nil {
-		t.Fatal("merge succeeded; the test wants a conflict")
-	}
+	conflict(t, repo, ws)
 	if _, _, err := CommitAll(ctx, ws, Commit{Message: "m"}); !errors.Is(err, ErrUnmerged) || !strings.Contains(err.Error(), "a.txt") {
 		t.Errorf("err = %v, want ErrUnmerged naming a.txt", err)
 	}

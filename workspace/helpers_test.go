@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,38 +9,14 @@ import (
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/gitcmd"
+	"github.com/switchboard-dev/switchboard/gitcmd/gittest"
 )
 
-// TestMain points git's global and system configuration at an empty file
-// in a temporary HOME, so that nothing from the machine's own git setup
-// (hooks paths, signing, aliases, identities) reaches the tests.
-func TestMain(m *testing.M) {
-	home, err := os.MkdirTemp("", "workspace-home-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	cfg := filepath.Join(home, "gitconfig")
-	if err := os.WriteFile(cfg, nil, 0o600); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	for k, v := range map[string]string{
-		"HOME":                home,
-		"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
-		"GIT_CONFIG_GLOBAL":   cfg,
-		"GIT_CONFIG_NOSYSTEM": "1",
-	} {
-		os.Setenv(k, v)
-	}
-	code := m.Run()
-	os.RemoveAll(home)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { gittest.Main(m) }
 
 const sessionID = "ses_3f2a9c1e7b0d4e5f6a7b"
 
-// newRepo makes a repository in a new folder under parent ("" for a
+// newRepo makes a repository in dir (made if missing; "" for a
 // temporary one) on branch main, with an identity and one commit of a.txt
 // and src/b.txt.
 func newRepo(t *testing.T, dir string) string {
@@ -130,9 +105,17 @@ func git(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
-// runGit is gitcmd.Run, for the calls whose failure a test expects.
-func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	return gitcmd.Run(ctx, dir, args...)
+// conflict leaves ws in a merge stopped on a conflict in a.txt: the base
+// branch and the workspace's branch both changed its line.
+func conflict(t *testing.T, repo string, ws Workspace) {
+	t.Helper()
+	writeFile(t, filepath.Join(repo, "a.txt"), "main's line\n")
+	git(t, repo, "commit", "-q", "-am", "main")
+	writeFile(t, filepath.Join(ws.Path, "a.txt"), "agent's line\n")
+	git(t, ws.Path, "commit", "-q", "-am", "agent")
+	if _, err := gitcmd.Run(context.Background(), ws.Path, "merge", "-q", ws.BaseBranch); err == nil {
+		t.Fatal("merge succeeded; the test wants a conflict")
+	}
 }
 
 func gitLine(t *testing.T, dir string, args ...string) string {

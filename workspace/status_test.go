@@ -90,14 +90,7 @@ func TestStatusUnmerged(t *testing.T) {
 	ctx := context.Background()
 	repo := newRepo(t, "")
 	ws := create(t, spec(repo, t.TempDir()))
-	writeFile(t, filepath.Join(repo, "a.txt"), "main's line\n")
-	git(t, repo, "commit", "-q", "-am", "main")
-	writeFile(t, filepath.Join(ws.Path, "a.txt"), "agent's line\n")
-	git(t, ws.Path, "commit", "-q", "-am", "agent")
-	// The merge stops with a conflict; status 1 is expected.
-	if _, err := runGit(ctx, ws.Path, "merge", "-q", "main"); err == nil {
-		t.Fatal("merge succeeded; the test wants a conflict")
-	}
+	conflict(t, repo, ws)
 	st, err := Status(ctx, ws)
 	if err != nil {
 		t.Fatal(err)
