@@ -1,0 +1,278 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/switchboard-dev/switchboard/gitcmd"
+)
+
+// ErrNotOnBranch is returned by CommitAll when the worktree has another
+// branch, or no branch, checked out: the commit would not be on the
+// workspace's branch, where the packet's range is measured.
+var ErrNotOnBranch = errors.New("worktree is not on its branch")
+
+// ErrUnmerged is returned by CommitAll when files are in conflict: adding
+// them would commit the conflict markers as if resolved.
+var ErrUnmerged = errors.New("worktree has unmerged files")
+
+// Commit is what CommitAll records.
+type Commit struct {
+	// Message is the commit message; a packet's title.
+	Message string
+	// Trailers are whole "Key: value" lines put after a blank line, e.g.
+	// "Switchboard-Packet: pkt_…".
+	Trailers []string
+	// AuthorName and AuthorEmail are the person's identity; both or
+	// neither. Empty means git's configured identity.
+	AuthorName, AuthorEmail string
+	// CoAuthors are "Name <email>" entries, each written as a
+	// "Co-authored-by:" trailer (the agent).
+	CoAuthors []string
+}
+
+// CommitAll commits everything uncommitted in ws (git add -A, so new,
+// changed and deleted files, ignored files aside) on ws's branch. When
+// nothing is uncommitted it makes no commit and created is false. head is
+// the commit checked out afterwards either way.
+//
+// The repository's hooks run: a pre-commit hook that fails is the error,
+// and the changes stay in the worktree, staged. Given an author, git also
+// commits as that person (-c user.name, user.email), so that a machine
+// without a configured identity can still commit for them.
+func CommitAll(ctx context.Context, ws Workspace, c Commit) (created bool, head string, err error) {
+	created, head, err = commitAll(ctx, ws, c)
+	if err != nil {
+		return false, "", fmt.Errorf("commit in worktree %s: %w", ws.Path, err)
+	}
+	return created, head, nil
+}
+
+func commitAll(ctx context.Context, ws Workspace, c Commit) (bool, string, error) {
+	msg, err := c.message()
+	if err != nil {
+		return false, "", err
+	}
+	st, err := status(ctx, ws)
+	if err != nil {
+		return false, "", err
+	}
+	if st.Branch != ws.Branch {
+		on := st.Branch
+		if on == "" {
+			on = "a detached HEAD at " + st.Head
+		}
+		return false, "", fmt.Errorf("%w: %s is checked out, not %s", ErrNotOnBranch, on, ws.Branch)
+	}
+	var unmerged []string
+	for _, ch := range st.Changed {
+		if ch.Status == "U" {
+			unmerged = append(unmerged, ch.Path)
+		}
+	}
+	if len(unmerged) > 0 {
+		return false, "", fmt.Errorf("%w: %s", ErrUnmerged, strings.Join(unmerged, ", "))
+	}
+	if !st.Dirty {
+		return false, st.Head, nil
+	}
+	if _, err := gitcmd.Run(ctx, ws.Path, "add", "--all"); err != nil {
+		return false, "", err
+	}
+	// Something can be uncommitted and yet stage nothing (a submodule's
+	// own untracked files); committing then would fail for want of a
+	// change.
+	_, err = gitcmd.Run(ctx, ws.Path, "diff", "--cached", "--quiet", "--ignore-submodules=none", "--")
+	switch code, ok := gitcmd.ExitCode(err); {
+	case err == nil:
+		return false, st.Head, nil
+	case !ok || code != 1:
+		return false, "", err
+	}
+	var args []string
+	if c.AuthorName != "" {
+		args = append(args, "-c", "user.name="+c.AuthorName, "-c", "user.email="+c.AuthorEmail)
+	}
+	args = append(args, "commit", "--quiet", "--file=-")
+	if c.AuthorName != "" {
+		args = append(args, "--author="+c.AuthorName+" <"+c.AuthorEmail+">")
+	}
+	if _, err := gitcmd.RunInput(ctx, ws.Path, []byte(msg), args...); err != nil {
+		return false, "", err
+	}
+	head, err := resolveCommit(ctx, ws.Path, "HEAD")
+	if err != nil {
+		return false, "", err
+	}
+	return true, head, nil
+}
+
+// message returns the full commit message, or why c cannot make one.
+func (c Commit) message() (string, error) {
+	msg := strings.TrimSpace(c.Message)
+	if msg == "" {
+		return "", errors.New("commit message is empty")
+	}
+	if (c.AuthorName == "") != (c.AuthorEmail == "") {
+		return "", errors.New("author needs both a name and an email")
+	}
+	for _, s := range []string{c.AuthorName, c.AuthorEmail} {
+		if strings.ContainsAny(s, "<>\n") {
+			return "", fmt.Errorf("author %q: no <, > or line breaks", s)
+		}
+	}
+	trailers := append([]string(nil), c.Trailers...)
+	for _, a := range c.CoAuthors {
+		if !strings.HasSuffix(a, ">") || !strings.Contains(a, " <") {
+			return "", fmt.Errorf("co-author %q: want \"Name <email>\"", a)
+		}
+		trailers = append(trailers, "Co-authored-by: "+a)
+	}
+	for _, t := range trailers {
+		key, value, ok := strings.Cut(t, ": ")
+		if !ok || strings.TrimSpace(value) == "" || strings.ContainsAny(t, "\r\n") || !isTrailerKey(key) {
+			return "", fmt.Errorf("trailer %q: want one line \"Key: value\"", t)
+		}
+	}
+	if len(trailers) > 0 {
+		msg += "\n\n" + strings.Join(trailers, "\n")
+	}
+	return msg + "\n", nil
+}
+
+func isTrailerKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, r := range k {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// ChangedFiles lists every path that differs between ws's BaseCommit and
+// its work tree: committed or not, staged or not, and untracked files
+// (ignored ones aside), each once, sorted. A rename counts as both of its
+// paths, since both must be in a packet's write scope.
+func ChangedFiles(ctx context.Context, ws Workspace) ([]string, error) {
+	if err := ws.check(); err != nil {
+		return nil, err
+	}
+	tracked, err := gitcmd.Run(ctx, ws.Path, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff",
+		"--ignore-submodules=none", ws.BaseCommit, "--")
+	if err != nil {
+		return nil, fmt.Errorf("changed files in %s: %w", ws.Path, err)
+	}
+	untracked, err := gitcmd.Run(ctx, ws.Path, "ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return nil, fmt.Errorf("untracked files in %s: %w", ws.Path, err)
+	}
+	seen := map[string]bool{}
+	var paths []string
+	for _, p := range append(splitZ(tracked), splitZ(untracked)...) {
+		if !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	return paths, nil
+}
+
+// Stat is a diffstat.
+type Stat struct {
+	Files []FileStat `json:"files"`
+	// Added and Deleted are line totals over the text files.
+	Added   int `json:"added"`
+	Deleted int `json:"deleted"`
+}
+
+// FileStat is one file's line counts; a binary file has -1 for both.
+type FileStat struct {
+	Path    string `json:"path"`
+	OldPath string `json:"old_path,omitempty"`
+	Added   int    `json:"added"`
+	Deleted int    `json:"deleted"`
+}
+
+// Diffstat measures the change from one commit to another in repoPath
+// (any worktree of the repository will do), renames found.
+func Diffstat(ctx context.Context, repoPath, from, to string) (Stat, error) {
+	if from == "" || to == "" || strings.HasPrefix(from, "-") || strings.HasPrefix(to, "-") {
+		return Stat{}, fmt.Errorf("diffstat %q..%q: want two commits", from, to)
+	}
+	out, err := gitcmd.Run(ctx, repoPath, "diff", "--numstat", "-z", "--find-renames", "--no-ext-diff", "--no-textconv",
+		"--ignore-submodules=none", from, to, "--")
+	if err != nil {
+		return Stat{}, fmt.Errorf("diffstat %s..%s: %w", from, to, err)
+	}
+	st, err := parseNumstat(out)
+	if err != nil {
+		return Stat{}, fmt.Errorf("diffstat %s..%s: %w", from, to, err)
+	}
+	return st, nil
+}
+
+// parseNumstat reads `git diff --numstat -z`: "added\tdeleted\tpath\0",
+// or for a rename "added\tdeleted\t\0old\0new\0"; "-" counts for binary.
+func parseNumstat(out []byte) (Stat, error) {
+	st := Stat{Files: []FileStat{}}
+	recs := splitZ(out)
+	for i := 0; i < len(recs); i++ {
+		f := strings.SplitN(recs[i], "\t", 3)
+		if len(f) != 3 {
+			return Stat{}, fmt.Errorf("numstat record %q: want 3 fields", recs[i])
+		}
+		var fs FileStat
+		var err error
+		if fs.Added, err = count(f[0]); err != nil {
+			return Stat{}, err
+		}
+		if fs.Deleted, err = count(f[1]); err != nil {
+			return Stat{}, err
+		}
+		fs.Path = f[2]
+		if fs.Path == "" {
+			if i+2 >= len(recs) {
+				return Stat{}, fmt.Errorf("numstat rename record %q: paths missing", recs[i])
+			}
+			fs.OldPath, fs.Path = recs[i+1], recs[i+2]
+			i += 2
+		}
+		if fs.Added >= 0 {
+			st.Added += fs.Added
+			st.Deleted += fs.Deleted
+		}
+		st.Files = append(st.Files, fs)
+	}
+	return st, nil
+}
+
+func count(s string) (int, error) {
+	if s == "-" {
+		return -1, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("numstat count %q", s)
+	}
+	return n, nil
+}
+
+// splitZ splits NUL-terminated records, dropping the empty tail.
+func splitZ(out []byte) []string {
+	var recs []string
+	for _, r := range bytes.Split(out, []byte{0}) {
+		if len(r) > 0 {
+			recs = append(recs, string(r))
+		}
+	}
+	return recs
+}
