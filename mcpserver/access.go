@@ -11,7 +11,9 @@ import (
 // resolves that object inside the call's transaction, finds the repository
 // it belongs to and checks the caller's grant for that repository. Handlers
 // never look at tokens or grants: what they may need of them (the scope of
-// a listing, which other methods the caller may use) the Call gives.
+// a listing, which other methods the caller may use) the Call gives. This
+// file says what objects are and how one is found; the checks themselves
+// (authorize, permits) are registry.go's.
 
 // Object is the kind of thing a method acts on, named by one argument.
 type Object uint8
@@ -105,54 +107,6 @@ func (a objectArgs) repository() string {
 		return ""
 	}
 	return *a.RepositoryID
-}
-
-// authorize checks the call's principal inside the transaction: the token
-// is re-read (it may have been revoked since the transport authenticated
-// it), the method's object is resolved to its repository and the grant is
-// checked there. On success it sets the call's RepositoryID to the
-// object's repository. It only reads: a Slow call runs it in a read
-// transaction too.
-func authorize(tx *store.Tx, c *Call) error {
-	if c.Principal.Operator {
-		return nil
-	}
-	tok, err := tx.TokenByKeyID(c.Principal.KeyID)
-	if err != nil {
-		return err
-	}
-	c.token = tok
-	capability := c.Method.Access.Capability
-	// Without any grant of the capability the object is not even looked
-	// at: nothing about it is revealed, not even whether it exists.
-	if err := tx.AuthorizeAny(tok, capability); err != nil {
-		return err
-	}
-	repo, err := resolveRepository(tx, c)
-	if err != nil {
-		return err
-	}
-	c.scope = tx.Scope(tok, capability)
-	if repo == "" {
-		// A Global call that names no repository: its handler answers
-		// within the scope.
-		return nil
-	}
-	if err := tx.Authorize(tok, capability, repo); err != nil {
-		return hideObject(c, err)
-	}
-	if repo != store.AllRepositories {
-		c.RepositoryID = repo
-	}
-	return nil
-}
-
-// markUsed records the use of the call's token, in a write transaction.
-func markUsed(tx *store.Tx, c *Call) error {
-	if c.Principal.Operator {
-		return nil
-	}
-	return tx.MarkUsed(c.token)
 }
 
 // resolveRepository returns the repository the call's object belongs to:
@@ -271,62 +225,6 @@ func (c *Call) Scope() store.Scope {
 // Token is the caller's token as the call's transaction read it (the zero
 // Token for the operator).
 func (c *Call) Token() store.Token { return c.token }
-
-// Permits says whether the caller could call m on repoID (on some
-// repository when repoID is ""), with the denial it would get: what
-// listings of tools show and tools.describe answers.
-func (c *Call) Permits(m *Method, repoID string) error {
-	return permits(c.Tx, c.Principal, c.token, m, repoID)
-}
-
-func permits(tx *store.Tx, p Principal, tok store.Token, m *Method, repoID string) error {
-	switch {
-	case p.Operator:
-		return nil
-	case repoID == "":
-		return tx.AuthorizeAny(tok, m.Capability)
-	}
-	return tx.Authorize(tok, m.Capability, repoID)
-}
-
-// callable returns the visible methods p may call on repoID (on some
-// repository when ""): what tools/list, tools.search and the catalogue
-// show.
-func (r *Registry) callable(tx *store.Tx, p Principal, repoID string) ([]*Method, error) {
-	var tok store.Token
-	if !p.Operator {
-		var err error
-		if tok, err = tx.TokenByKeyID(p.KeyID); err != nil {
-			return nil, err
-		}
-	}
-	var out []*Method
-	for _, m := range r.Methods() {
-		if m.Visible() && permits(tx, p, tok, m, repoID) == nil {
-			out = append(out, m)
-		}
-	}
-	return out, nil
-}
-
-// mayCall reports whether p holds the capability of method on some
-// repository: whether a resource or the prompt is listed to it.
-func (r *Registry) mayCall(p Principal, method string) bool {
-	m, ok := r.methods[method]
-	if !ok {
-		return false
-	}
-	return r.db.View(func(tx *store.Tx) error {
-		var tok store.Token
-		if !p.Operator {
-			var err error
-			if tok, err = tx.TokenByKeyID(p.KeyID); err != nil {
-				return err
-			}
-		}
-		return permits(tx, p, tok, m, "")
-	}) == nil
-}
 
 // ownSession resolves the session a call acts for: the session token's own,
 // or the argument, which must name a live session of the caller's token. A

@@ -9,114 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
-
-// Transport names where a call came from. It is recorded in every audit
-// record.
-type Transport string
-
-const (
-	TransportMCP        Transport = "mcp"
-	TransportMCPSSE     Transport = "mcp-sse"
-	TransportMCPStdio   Transport = "mcp-stdio"
-	TransportRPC        Transport = "rpc"
-	TransportGUI        Transport = "gui"
-	TransportSupervisor Transport = "supervisor"
-	// TransportStartup is the daemon's own calls while it starts, before
-	// it serves anyone (the client token, the remembered port): named
-	// apart so the audit log shows which writes no caller asked for. The
-	// startup methods refuse every other transport.
-	TransportStartup Transport = "startup"
-)
-
-// IsMCP reports whether calls on t come from an agent over MCP, where hidden
-// methods fail closed.
-func (t Transport) IsMCP() bool {
-	return t == TransportMCP || t == TransportMCPSSE || t == TransportMCPStdio
-}
-
-// Principal is who is calling. The operator (the person, through the GUI or
-// the CLI on the owner-only socket) holds every capability; anyone else is a
-// token, re-checked inside the call's transaction.
-type Principal struct {
-	Operator  bool
-	KeyID     string
-	SessionID string
-}
-
-// Operator is the principal of the GUI and the CLI.
-var Operator = Principal{Operator: true}
-
-// TokenPrincipal is the principal of an authenticated token.
-func TokenPrincipal(t store.Token) Principal {
-	return Principal{KeyID: t.KeyID, SessionID: t.SessionID}
-}
-
-// Flags say where a method may be seen.
-type Flags uint8
-
-const (
-	// Hidden methods are refused over MCP with tool_hidden, whatever the
-	// token holds: they are for the GUI and CLI.
-	Hidden Flags = 1 << iota
-	// Internal methods are plumbing and never listed.
-	Internal
-	// Deprecated methods still work but are not listed.
-	Deprecated
-	// ReadOnly methods change nothing but the audit log.
-	ReadOnly
-	// StartupOnly methods are the daemon's own writes while it starts,
-	// refused over every transport but TransportStartup: they assume
-	// nothing is served yet (revoking "earlier runs'" ephemeral tokens
-	// while Switchboard runs would revoke its live client token).
-	StartupOnly
-	// SecretArgs methods take a secret in their arguments (a raw token):
-	// their audit records keep no digest of them, which would confirm a
-	// guessed secret.
-	SecretArgs
-	// Slow methods (ReadOnly ones that read much: verifying the whole audit
-	// chain) run their handler in a read transaction of their own, and only
-	// their audit record joins the shared write transaction: a ten-second
-	// read must not hold every other call's commit.
-	Slow
-)
-
-// Method is one entry of the registry.
-type Method struct {
-	Name string
-	// Access is the capability the method needs and the object it acts
-	// on; the registry checks it before the handler runs.
-	Access
-	Flags       Flags
-	Description string
-	// InputSchema is the JSON schema of the arguments object; OutputSchema
-	// that of the result. Define derives both from Go types.
-	InputSchema  json.RawMessage
-	OutputSchema json.RawMessage
-	// takesRepository is set by Register when the input schema has a
-	// repository_id property: tools/call then copies params.repository_id in.
-	takesRepository bool
-	// Handler runs inside the call's transaction, which group commit shares
-	// with other calls: it must not block. A method that waits (a long poll)
-	// waits before or between transactions, never inside one. Its result is encoded as
-	// JSON; its error, when a *store.Denial, gives the outcome code.
-	Handler func(c *Call) (any, error)
-	// Prepare, when set, runs once before the call's write transaction and
-	// outside it, for what the handler must not do inside a transaction
-	// other calls share: reading and hashing a file. Retries and long-poll
-	// rounds of the handler reuse its result. It runs under the call's
-	// context cut to prepareTimeout. It runs before the write transaction
-	// has authorized the call, so it reads the database only through
-	// Registry.prepareView, which authorizes first, and its result and
-	// error reach the caller only through the handler (Call.Prepared),
-	// which runs once the call is authorized.
-	Prepare func(c *Call) (any, error)
-}
 
 // Registry maps method names to Methods and runs calls.
 type Registry struct {
@@ -198,6 +95,13 @@ func (r *Registry) Methods() []*Method {
 
 // DB is the database the registry runs on.
 func (r *Registry) DB() *store.DB { return r.db }
+
+// principalToken re-reads a token principal's token in tx: revoked and
+// expired tokens give their denial. The registry's checks (authorize, the
+// streams' watcher) start from it.
+func principalToken(tx *store.Tx, p Principal) (store.Token, error) {
+	return tx.TokenByKeyID(p.KeyID)
+}
 
 // errRollback carries a handler's failure out of the transaction so bbolt
 // rolls its writes back; the denial is then audited on its own.
@@ -510,13 +414,6 @@ func (r *Registry) auditFailure(res Result, rec store.AuditRecord, sessionID str
 	return res
 }
 
-// Visible reports whether m may be listed to agents at all.
-func (m *Method) Visible() bool { return m.Flags&(Hidden|Internal|Deprecated) == 0 }
-
-// ToolName is the MCP tool name of a method: dots become underscores, since
-// several clients refuse or mangle dotted names.
-func ToolName(method string) string { return strings.ReplaceAll(method, ".", "_") }
-
 // MethodForTool maps a tool name (or a dotted method name) back to a method.
 func (r *Registry) MethodForTool(name string) (*Method, bool) {
 	if m, ok := r.methods[name]; ok {
@@ -528,4 +425,110 @@ func (r *Registry) MethodForTool(name string) (*Method, bool) {
 		}
 	}
 	return nil, false
+}
+
+// ---- authorization: the one place tokens and grants are looked at ----
+
+// authorize checks the call's principal inside the transaction: the token
+// is re-read (it may have been revoked since the transport authenticated
+// it), the method's object is resolved to its repository and the grant is
+// checked there. On success it sets the call's RepositoryID to the
+// object's repository. It only reads: a Slow call runs it in a read
+// transaction too.
+func authorize(tx *store.Tx, c *Call) error {
+	if c.Principal.Operator {
+		return nil
+	}
+	tok, err := principalToken(tx, c.Principal)
+	if err != nil {
+		return err
+	}
+	c.token = tok
+	capability := c.Method.Access.Capability
+	// Without any grant of the capability the object is not even looked
+	// at: nothing about it is revealed, not even whether it exists.
+	if err := tx.AuthorizeAny(tok, capability); err != nil {
+		return err
+	}
+	repo, err := resolveRepository(tx, c)
+	if err != nil {
+		return err
+	}
+	c.scope = tx.Scope(tok, capability)
+	if repo == "" {
+		// A Global call that names no repository: its handler answers
+		// within the scope.
+		return nil
+	}
+	if err := tx.Authorize(tok, capability, repo); err != nil {
+		return hideObject(c, err)
+	}
+	if repo != store.AllRepositories {
+		c.RepositoryID = repo
+	}
+	return nil
+}
+
+// markUsed records the use of the call's token, in a write transaction.
+func markUsed(tx *store.Tx, c *Call) error {
+	if c.Principal.Operator {
+		return nil
+	}
+	return tx.MarkUsed(c.token)
+}
+
+// Permits says whether the caller could call m on repoID (on some
+// repository when repoID is ""), with the denial it would get: what
+// listings of tools show and tools.describe answers.
+func (c *Call) Permits(m *Method, repoID string) error {
+	return permits(c.Tx, c.Principal, c.token, m, repoID)
+}
+
+func permits(tx *store.Tx, p Principal, tok store.Token, m *Method, repoID string) error {
+	switch {
+	case p.Operator:
+		return nil
+	case repoID == "":
+		return tx.AuthorizeAny(tok, m.Capability)
+	}
+	return tx.Authorize(tok, m.Capability, repoID)
+}
+
+// callable returns the visible methods p may call on repoID (on some
+// repository when ""): what tools/list, tools.search and the catalogue
+// show.
+func (r *Registry) callable(tx *store.Tx, p Principal, repoID string) ([]*Method, error) {
+	var tok store.Token
+	if !p.Operator {
+		var err error
+		if tok, err = principalToken(tx, p); err != nil {
+			return nil, err
+		}
+	}
+	var out []*Method
+	for _, m := range r.Methods() {
+		if m.Visible() && permits(tx, p, tok, m, repoID) == nil {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// mayCall reports whether p holds the capability of method on some
+// repository: whether a resource or the prompt is listed to it.
+func (r *Registry) mayCall(p Principal, method string) bool {
+	m, ok := r.methods[method]
+	if !ok {
+		return false
+	}
+	return r.db.View(func(tx *store.Tx) error {
+		var tok store.Token
+		if !p.Operator {
+			var err error
+			if tok, err = principalToken(tx, p); err != nil {
+				return err
+			}
+		}
+		return permits(tx, p, tok, m, "")
+	}) == nil
 }

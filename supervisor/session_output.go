@@ -1,0 +1,142 @@
+package supervisor
+
+import (
+	"os"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/supervisor/asciicast"
+)
+
+// A session's output path: the one reader of the PTY, and what it feeds
+// (the emulator, the recording) and answers (the emulator's replies).
+
+// readLoop is the only reader of the PTY.
+func (s *Session) readLoop() {
+	defer close(s.readDone)
+	tty := s.proc.PTY()
+	// Reads land in a slab that chunks are cut from: a chunk is shared,
+	// read-only, by every consumer, so it cannot be a reused buffer, and a
+	// fresh 32 KiB buffer per read (most reads are a few KiB) would make
+	// the garbage collector the agent's bottleneck.
+	var slab []byte
+	for {
+		if len(slab) < readSize {
+			slab = make([]byte, slabSize)
+		}
+		n, err := tty.Read(slab[:readSize])
+		if n > 0 {
+			c := chunk{data: slab[:n:n], at: time.Now()}
+			slab = slab[n:]
+			s.recQ.push(c)
+			s.emuQ.push(c)
+			s.mu.Lock()
+			for sub := range s.subs {
+				sub.offer(c.data)
+			}
+			s.mu.Unlock()
+		}
+		if err != nil {
+			// EIO once every process has closed the terminal: the normal
+			// end on Linux.
+			return
+		}
+	}
+}
+
+// emulate feeds the emulator from its queue and tells screen watchers. It
+// runs in the background (goInBackground): it may fall behind the agent.
+func (s *Session) emulate() {
+	defer close(s.emuDone)
+	var batch []chunk
+	for {
+		batch = s.emuQ.take(batch)
+		if batch == nil {
+			return
+		}
+		before := s.term.Seq()
+		for _, c := range batch {
+			s.term.Write(c.data)
+		}
+		if s.term.Seq() == before {
+			continue
+		}
+		s.mu.Lock()
+		s.changedAt = time.Now()
+		s.notifyScreensLocked()
+		s.mu.Unlock()
+	}
+}
+
+// notifyScreensLocked tells every ScreenChanged watcher that the screen
+// changed. s.mu is held.
+func (s *Session) notifyScreensLocked() {
+	for ch := range s.screens {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// record writes the asciicast file from its queue. Each event carries the
+// time its bytes were read, not the time the recorder got to them. It runs
+// in the background (goInBackground), like emulate.
+func (s *Session) record(f *os.File, w *asciicast.Writer, at *time.Time, done chan<- error) {
+	var batch []chunk
+	var werr error
+	for {
+		batch = s.recQ.take(batch)
+		if batch == nil {
+			break
+		}
+		for _, c := range batch {
+			if werr != nil {
+				continue // keep draining so the read loop never waits on a broken disk
+			}
+			*at = c.at
+			if c.resize != [2]int{} {
+				werr = w.Resize(c.resize[0], c.resize[1])
+			} else {
+				werr = w.Output(c.data)
+			}
+		}
+		// Flushed when the agent pauses, not after every batch: while it
+		// prints, the next batch is already waiting and the writer's
+		// buffer fills and writes on its own.
+		if werr == nil && s.recQ.idle() {
+			werr = w.Flush()
+		}
+	}
+	if err := w.Close(); werr == nil {
+		werr = err
+	}
+	if err := f.Close(); werr == nil {
+		werr = err
+	}
+	done <- werr
+}
+
+// write is the only writer of the PTY: input, emulator replies and the
+// bootstrap prompt, in the order they were queued.
+func (s *Session) write() {
+	tty := s.proc.PTY()
+	for {
+		select {
+		case p := <-s.input:
+			if _, err := tty.Write(p); err != nil {
+				return
+			}
+		case <-s.stopIn:
+			return
+		}
+	}
+}
+
+// reply queues what the emulator answers the program (cursor position,
+// device attributes). It must not wait: it runs inside the emulator.
+func (s *Session) reply(p []byte) {
+	select {
+	case s.input <- append([]byte(nil), p...):
+	default:
+	}
+}
