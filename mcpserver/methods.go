@@ -44,6 +44,9 @@ type Options struct {
 	// Agents is the supervisor the agent.* methods drive; nil where no
 	// agents run (the CLI without the app), and they say so.
 	Agents *supervisor.Supervisor
+	// Worktrees is the folder agents' git worktrees are made in ("<data
+	// dir>/worktrees"); "" runs every agent in its repository's folder.
+	Worktrees string
 }
 
 // SettingClientKeyID names the setting that records which token is the

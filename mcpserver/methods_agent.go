@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -57,6 +58,12 @@ type AgentStartArgs struct {
 	Prompt string `json:"prompt,omitempty"`
 	Cols   int    `json:"cols,omitempty"`
 	Rows   int    `json:"rows,omitempty"`
+	// Base is the branch the agent's worktree starts from; "" is the
+	// repository's setting, else the branch checked out in its folder.
+	Base string `json:"base,omitempty"`
+	// NoWorktree runs the agent in the repository's folder, whatever the
+	// repository's isolation.
+	NoWorktree bool `json:"no_worktree,omitempty"`
 }
 
 // AgentStarted is the result of agent.start.
@@ -66,6 +73,10 @@ type AgentStarted struct {
 	RepositoryID string `json:"repository_id"`
 	PID          int    `json:"pid"`
 	Recording    string `json:"recording"`
+	// Workspace is the git worktree the agent works in; nil when it works
+	// in the repository's folder, and Isolation then says why.
+	Workspace *store.Workspace `json:"workspace,omitempty"`
+	Isolation string           `json:"isolation,omitempty"`
 }
 
 // AgentArgs name a supervised session.
@@ -178,6 +189,13 @@ func (r *Registry) registerAgents() {
 			if err != nil {
 				return AgentStarted{}, err
 			}
+			if err := (store.RepositorySettings{Base: in.Base}).Validate(); err != nil {
+				return AgentStarted{}, err
+			}
+			plan := worktreePlan{repo: repo, base: cmp.Or(in.Base, repo.Base), slug: prof.ID, isolation: repo.Isolation}
+			if in.NoWorktree {
+				plan.isolation = store.IsolationNone
+			}
 			id := store.NewID("ses")
 			var grants []store.Grant
 			for _, cp := range store.AgentCapabilities() {
@@ -198,7 +216,7 @@ func (r *Registry) registerAgents() {
 			spec := supervisor.LaunchSpec{SessionID: id, RepositoryID: repo.ID, Dir: repo.Path, Profile: prof.Profile,
 				Endpoint: endpoint, Token: raw, Prompt: in.Prompt, Cols: in.Cols, Rows: in.Rows}
 			ctx := context.WithoutCancel(c.Ctx)
-			c.Then(func(any) (any, error) { return r.launch(ctx, spec) })
+			c.Then(func(any) (any, error) { return r.launch(ctx, spec, plan) })
 			return AgentStarted{SessionID: id, Profile: prof.ID, RepositoryID: repo.ID}, nil
 		}))
 	r.Register(Define(MethodAgentStarted, On(Session, store.CapAdmin), Hidden|Internal,
@@ -311,17 +329,27 @@ func (r *Registry) agent(id string) (*supervisor.Session, error) {
 // launch starts the agent of a session agent.start has just recorded. If
 // the process cannot start, the session ends at once (its token revoked),
 // and the caller gets agent_unavailable.
-func (r *Registry) launch(ctx context.Context, spec supervisor.LaunchSpec) (any, error) {
+func (r *Registry) launch(ctx context.Context, spec supervisor.LaunchSpec, plan worktreePlan) (any, error) {
+	fail := func(code store.Code, reason string) (any, error) {
+		if err := r.EndSession(ctx, SessionEndArgs{SessionID: spec.SessionID, Reason: reason}); err != nil {
+			r.log.Error("end a session whose agent did not start", "session", spec.SessionID, "err", err)
+		}
+		return nil, store.Deny(code, "%s", reason)
+	}
+	ws, isolation, err := r.workspaceFor(ctx, spec.SessionID, plan)
+	if err != nil {
+		return fail(store.CodeWorkspaceUnavailable, "no worktree: "+err.Error())
+	}
+	if ws != nil {
+		spec.Dir, spec.Workspace = ws.dir, &ws.Workspace
+	}
 	s, err := r.agents.Launch(spec)
 	if err != nil {
 		reason := "failed to start: " + err.Error()
 		if errors.Is(err, supervisor.ErrClosed) {
 			reason = "the app is shutting down"
 		}
-		if err := r.EndSession(ctx, SessionEndArgs{SessionID: spec.SessionID, Reason: reason}); err != nil {
-			r.log.Error("end a session whose agent did not start", "session", spec.SessionID, "err", err)
-		}
-		return nil, store.Deny(store.CodeAgentUnavailable, "%s", reason)
+		return fail(store.CodeAgentUnavailable, reason)
 	}
 	args, _ := json.Marshal(AgentStartedArgs{SessionID: spec.SessionID, PID: s.PID(), ProcStart: s.ProcStart()})
 	if res := r.Invoke(ctx, Operator, TransportSupervisor, "agent.started", args); res.Err != nil && store.CodeOf(res.Err) != store.CodeInvalidState {
@@ -329,7 +357,8 @@ func (r *Registry) launch(ctx context.Context, spec supervisor.LaunchSpec) (any,
 		r.log.Error("record an agent's process", "session", spec.SessionID, "err", res.Err)
 	}
 	info := s.Info()
-	return AgentStarted{SessionID: spec.SessionID, Profile: spec.Profile.ID, RepositoryID: spec.RepositoryID, PID: info.PID, Recording: info.Recording}, nil
+	return AgentStarted{SessionID: spec.SessionID, Profile: spec.Profile.ID, RepositoryID: spec.RepositoryID, PID: info.PID, Recording: info.Recording,
+		Workspace: spec.Workspace, Isolation: isolation}, nil
 }
 
 // AgentExited is the supervisor's Config.Exited for a registry: the session

@@ -28,6 +28,8 @@ type Registry struct {
 	methods map[string]*Method
 	order   []string
 	agents  *supervisor.Supervisor // nil where no agents run
+	// worktrees is Options.Worktrees.
+	worktrees string
 }
 
 // NewRegistry returns a registry over db with no methods; New adds
@@ -39,7 +41,7 @@ func NewRegistry(db *store.DB, opts Options) *Registry {
 	if opts.Env == nil {
 		opts.Env = offlineEnv{}
 	}
-	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, agents: opts.Agents, methods: map[string]*Method{}, commit: newGroupCommitter(db), sig: newSignals()}
+	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, agents: opts.Agents, worktrees: opts.Worktrees, methods: map[string]*Method{}, commit: newGroupCommitter(db), sig: newSignals()}
 }
 
 // Register adds m. Registering a name twice is a programming error and

@@ -44,11 +44,12 @@ const (
 
 // Workflow refusals (SPEC §5): work packets, leases and artifacts.
 const (
-	CodeLeaseLost           Code = "lease_lost"            // the lease named is not the packet's live lease: stale, expired, another session's
-	CodeArtifactsMissing    Code = "artifacts_missing"     // complete before every expected artifact is published
-	CodeWriteScopeViolation Code = "write_scope_violation" // an artifact path outside the packet's write scope or the repository
-	CodeArtifactMismatch    Code = "artifact_mismatch"     // an artifact is not what the agent claims: a path artifact's file is missing, not a regular file, or of another size or sha256; an inline one of another sha256
-	CodeAgentUnavailable    Code = "agent_unavailable"     // the profile's command is not installed, or the agent failed to start
+	CodeLeaseLost            Code = "lease_lost"            // the lease named is not the packet's live lease: stale, expired, another session's
+	CodeArtifactsMissing     Code = "artifacts_missing"     // complete before every expected artifact is published
+	CodeWriteScopeViolation  Code = "write_scope_violation" // an artifact path outside the packet's write scope or the repository
+	CodeArtifactMismatch     Code = "artifact_mismatch"     // an artifact is not what the agent claims: a path artifact's file is missing, not a regular file, or of another size or sha256; an inline one of another sha256
+	CodeAgentUnavailable     Code = "agent_unavailable"     // the profile's command is not installed, or the agent failed to start
+	CodeWorkspaceUnavailable Code = "workspace_unavailable" // the git worktree an agent was to work in could not be made
 )
 
 // Denial is an error with a stable code and a one-line reason for people.

@@ -42,8 +42,10 @@ Profiles: switchboard profile list
 }
 
 func agentStart(ctx context.Context, c *cli, args []string) error {
-	fs := c.newFlags("agent start", "agent start PROFILE --repo ID [--prompt TEXT] [--cols N --rows N] [--json]")
+	fs := c.newFlags("agent start", "agent start PROFILE --repo ID [--prompt TEXT] [--base BRANCH] [--no-worktree] [--cols N --rows N] [--json]")
 	repo := fs.String("repo", "", "the repository `ID` the agent works in (required)")
+	base := fs.String("base", "", "the `BRANCH` the agent's worktree starts from (default: the repository's setting, else the branch checked out in its folder)")
+	noWorktree := fs.Bool("no-worktree", false, "run the agent in the repository's folder itself, not in a git worktree of its own")
 	prompt := fs.String("prompt", "", "the first prompt, instead of Switchboard's bootstrap prompt; always delivered (typed in when the profile takes no prompt argument)")
 	cols := fs.Int("cols", 0, "terminal columns (default 120)")
 	rows := fs.Int("rows", 0, "terminal rows (default 40)")
@@ -56,7 +58,8 @@ func agentStart(ctx context.Context, c *cli, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	out, err := call(ctx, c, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: fs.Arg(0), RepositoryID: *repo, Prompt: *prompt, Cols: *cols, Rows: *rows})
+	out, err := call(ctx, c, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: fs.Arg(0), RepositoryID: *repo, Prompt: *prompt, Cols: *cols, Rows: *rows,
+		Base: *base, NoWorktree: *noWorktree})
 	if err != nil {
 		return err
 	}
@@ -65,6 +68,11 @@ func agentStart(ctx context.Context, c *cli, args []string) error {
 	}
 	c.printf("%s\n", out.SessionID)
 	fmt.Fprintf(c.env.Stderr, "%s started (pid %d); recording %s\n", out.Profile, out.PID, out.Recording)
+	if ws := out.Workspace; ws != nil {
+		fmt.Fprintf(c.env.Stderr, "It works in %s, on branch %s from %s.\n", ws.Path, ws.Branch, ws.BaseBranch)
+	} else if out.Isolation != "" {
+		fmt.Fprintf(c.env.Stderr, "It works in the repository's folder (%s).\n", strings.TrimPrefix(out.Isolation, "none: "))
+	}
 	return nil
 }
 

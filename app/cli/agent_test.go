@@ -19,7 +19,12 @@ func TestCLIAgentStartPromptIntoShell(t *testing.T) {
 	defer d.Close(context.Background())
 	repoID := line(h.ok("repo", "add", t.TempDir()).stdout)
 
-	ses := line(h.ok("agent", "start", "shell", "--repo", repoID, "--prompt", "echo sb-prompt-$((6*7))").stdout)
+	r := h.ok("agent", "start", "shell", "--repo", repoID, "--prompt", "echo sb-prompt-$((6*7))")
+	ses := line(r.stdout)
+	if !strings.Contains(r.stderr, "It works in the repository's folder") || !strings.Contains(r.stderr, "is not a git repository") {
+		t.Errorf("agent start in a folder that is not a git repository says:\n%s", r.stderr)
+	}
+	h.fails(1, "agent", "start", "shell", "--repo", repoID, "--base", "--upload-pack=x")
 	s, ok := d.Agents().Get(ses)
 	if !ok {
 		t.Fatalf("agent start printed %q, which the app does not supervise", ses)

@@ -36,6 +36,10 @@ func (p Paths) tokenFile() string { return filepath.Join(p.Data, "client-token.j
 // Recordings is the folder of the sessions' asciicast recordings.
 func (p Paths) Recordings() string { return filepath.Join(p.Data, "recordings") }
 
+// Worktrees holds the git worktrees agents work in, one folder per
+// repository, one below it per session (made on first use, 0700).
+func (p Paths) Worktrees() string { return filepath.Join(p.Data, "worktrees") }
+
 // ControlSocket is the path of the owner-only socket the CLI talks to.
 func (p Paths) ControlSocket() string { return filepath.Join(p.Runtime, "control.sock") }
 

@@ -1,0 +1,146 @@
+package daemon
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-dev/switchboard/gitcmd"
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/store/keyring"
+)
+
+// git runs git for the test's own set-up, as a person with an identity.
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := gitcmd.Run(context.Background(), dir, append([]string{"-c", "user.name=Dev", "-c", "user.email=dev@example.com"}, args...)...)
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return string(out)
+}
+
+// An agent started in a git repository works in a worktree of its own, on
+// a branch of its own, told so in its environment; the person's checkout,
+// with its uncommitted edit and untracked file, is not touched, and the
+// worktree outlives the agent. A folder that is not a git repository, or a
+// start that asks for none, runs in the folder itself.
+func TestAgentStartsInItsOwnWorktree(t *testing.T) {
+	repoDir := t.TempDir()
+	git(t, repoDir, "init", "-q", "-b", "main")
+	if err := os.WriteFile(filepath.Join(repoDir, "a.txt"), []byte("one\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repoDir, "add", "a.txt")
+	git(t, repoDir, "commit", "-q", "-m", "first")
+	for name, text := range map[string]string{"a.txt": "one, edited by the person\n", "u.txt": "untracked\n"} {
+		if err := os.WriteFile(filepath.Join(repoDir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := git(t, repoDir, "status", "--porcelain")
+
+	t.Setenv("SHELL", "/bin/sh")
+	paths := newPaths(t)
+	d := start(t, Config{Paths: paths, Keyring: keyring.NewMemory()})
+	ctx := context.Background()
+	reg := d.Registry()
+	register := func(path string) store.Repository {
+		t.Helper()
+		out, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Repository
+	}
+	repo := register(repoDir)
+	plain := register(t.TempDir())
+	startShell := func(args mcpserver.AgentStartArgs) mcpserver.AgentStarted {
+		t.Helper()
+		args.Profile = "shell"
+		args.Prompt = `echo "at:$(pwd)"; echo "branch:$SWITCHBOARD_BRANCH base:$SWITCHBOARD_BASE"`
+		out, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart, args)
+		if err != nil {
+			t.Fatalf("agent.start: %v", err)
+		}
+		return out
+	}
+	screenOf := func(id string, want ...string) {
+		t.Helper()
+		s, ok := d.Agents().Get(id)
+		if !ok {
+			t.Fatalf("no agent %s", id)
+		}
+		waitFor(t, func() bool {
+			text := s.Terminal().Text()
+			for _, w := range want {
+				if !strings.Contains(text, w) {
+					return false
+				}
+			}
+			return true
+		})
+	}
+
+	started := startShell(mcpserver.AgentStartArgs{RepositoryID: repo.ID})
+	ws := started.Workspace
+	if ws == nil || started.Isolation != "worktree" {
+		t.Fatalf("agent.start in a git repository: workspace %+v, isolation %q", ws, started.Isolation)
+	}
+	root, _ := filepath.EvalSymlinks(paths.Worktrees())
+	if ws.Path != filepath.Join(root, repo.ID, started.SessionID) || !strings.HasPrefix(ws.Branch, "switchboard/") || ws.BaseBranch != "main" {
+		t.Errorf("workspace %+v", ws)
+	}
+	screenOf(started.SessionID, "at:"+ws.Path, "branch:"+ws.Branch+" base:main")
+	var ses store.Session
+	d.db.View(func(tx *store.Tx) error { ses, _ = tx.Session(started.SessionID); return nil })
+	if ses.Workspace == nil || *ses.Workspace != *ws {
+		t.Errorf("the session records %+v, want %+v", ses.Workspace, ws)
+	}
+	if got, err := os.ReadFile(filepath.Join(ws.Path, "a.txt")); err != nil || string(got) != "one\n" {
+		t.Errorf("the worktree's a.txt is %q, %v: want the base commit's", got, err)
+	}
+	if after := git(t, repoDir, "status", "--porcelain"); after != before {
+		t.Errorf("the person's checkout changed:\nbefore %q\nafter  %q", before, after)
+	}
+	if got, _ := os.ReadFile(filepath.Join(repoDir, "a.txt")); string(got) != "one, edited by the person\n" {
+		t.Errorf("the person's edit is gone: %q", got)
+	}
+
+	second := startShell(mcpserver.AgentStartArgs{RepositoryID: repo.ID})
+	if second.Workspace == nil || second.Workspace.Path == ws.Path || second.Workspace.Branch == ws.Branch {
+		t.Errorf("two agents share a worktree: %+v and %+v", ws, second.Workspace)
+	}
+	for _, tc := range []struct {
+		name string
+		args mcpserver.AgentStartArgs
+		dir  string
+	}{
+		{"not a git repository", mcpserver.AgentStartArgs{RepositoryID: plain.ID}, plain.Path},
+		{"no worktree asked", mcpserver.AgentStartArgs{RepositoryID: repo.ID, NoWorktree: true}, repoDir},
+	} {
+		got := startShell(tc.args)
+		if got.Workspace != nil || !strings.HasPrefix(got.Isolation, "none: ") {
+			t.Errorf("%s: workspace %+v, isolation %q", tc.name, got.Workspace, got.Isolation)
+		}
+		real, _ := filepath.EvalSymlinks(tc.dir)
+		screenOf(got.SessionID, "at:"+real, "branch: base:")
+	}
+	_, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart,
+		mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID, Base: "no-such-branch"})
+	if store.CodeOf(err) != store.CodeWorkspaceUnavailable {
+		t.Errorf("a start from a branch that does not exist: %v, want workspace_unavailable", err)
+	}
+
+	// The worktree outlives its agent: what is in it is the person's to land.
+	if _, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: started.SessionID}); err != nil {
+		t.Fatal(err)
+	}
+	d.stop()
+	if _, err := os.Stat(filepath.Join(ws.Path, "a.txt")); err != nil {
+		t.Errorf("the worktree is gone after its agent ended: %v", err)
+	}
+}

@@ -1,0 +1,89 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/gitcmd"
+	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/workspace"
+)
+
+// worktreeTimeout bounds making an agent's worktree: git checks out the
+// base commit's files, which on a large repository takes seconds, and a
+// hook or a filter that hangs must not keep the start waiting for ever.
+const worktreeTimeout = 2 * time.Minute
+
+// worktreePlan is what agent.start decided, in its transaction, about where
+// the agent works; launch carries it out after the commit.
+type worktreePlan struct {
+	repo      store.Repository
+	isolation store.Isolation
+	base      string // "" is the branch checked out in repo.Path
+	slug      string // the branch name's tail
+}
+
+// agentWorkspace is a worktree made for a session, and the folder in it
+// the agent starts in: the repository's folder may be below the top of its
+// git repository, and the agent starts in the same place in the worktree.
+type agentWorkspace struct {
+	store.Workspace
+	dir string
+}
+
+// workspaceFor makes the session's worktree when the plan asks for one and
+// records it on the session (agent.workspace) before the agent starts, so
+// its first claim already carries it. With none it returns why the agent
+// works in the repository's folder ("none: …"), or "worktree".
+func (r *Registry) workspaceFor(ctx context.Context, sessionID string, plan worktreePlan) (*agentWorkspace, string, error) {
+	if plan.isolation == store.IsolationNone {
+		return nil, "none: the repository's isolation is none, or the start asked for no worktree", nil
+	}
+	if r.worktrees == "" {
+		return nil, "none: worktrees are made only by the running app", nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, worktreeTimeout)
+	defer cancel()
+	isRepo, err := workspace.IsRepository(ctx, plan.repo.Path)
+	if err != nil {
+		return nil, "", err
+	}
+	if !isRepo {
+		if plan.isolation == store.IsolationWorktree {
+			return nil, "", fmt.Errorf("%s is not a git repository, and the repository's isolation is worktree", plan.repo.Path)
+		}
+		return nil, "none: " + plan.repo.Path + " is not a git repository", nil
+	}
+	sub, err := subfolder(ctx, plan.repo.Path)
+	if err != nil {
+		return nil, "", err
+	}
+	made, err := workspace.Create(ctx, workspace.Spec{RepoPath: plan.repo.Path, Root: r.worktrees,
+		RepositoryID: plan.repo.ID, SessionID: sessionID, Slug: plan.slug, Base: plan.base})
+	if err != nil {
+		return nil, "", err
+	}
+	ws := store.Workspace(made)
+	if _, err := Invoke(ctx, r, Operator, TransportSupervisor, MethodAgentWorkspace, AgentWorkspaceArgs{SessionID: sessionID, Workspace: ws}); err != nil {
+		// Nothing has been done in the worktree yet: removing it loses
+		// nothing (and Remove refuses if it would).
+		if rmErr := workspace.Remove(ctx, made, false); rmErr != nil {
+			r.log.Error("remove the worktree of a session that did not start", "session", sessionID, "err", rmErr)
+		}
+		return nil, "", fmt.Errorf("record the worktree: %w", err)
+	}
+	return &agentWorkspace{Workspace: ws, dir: filepath.Join(ws.Path, sub)}, "worktree", nil
+}
+
+// subfolder is where path lies below the top of its git work tree ("" at
+// the top), as git says it.
+func subfolder(ctx context.Context, path string) (string, error) {
+	out, err := gitcmd.Run(ctx, path, "rev-parse", "--show-prefix")
+	if err != nil {
+		return "", fmt.Errorf("find %s in its repository: %w", path, err)
+	}
+	return filepath.FromSlash(strings.TrimSuffix(strings.TrimSuffix(string(out), "\n"), "/")), nil
+}
