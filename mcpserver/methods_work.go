@@ -334,20 +334,32 @@ func (r *Registry) registerWork() {
 		})
 	publish.Prepare = r.verifyArtifactFile
 	r.Register(publish)
-	r.Register(Define(MethodWorkComplete, On(Packet, store.CapWorkClaim), 0,
-		"Finish a leased packet once every expected artifact is published; it goes to review when the packet asks for one.",
+	complete := Define(MethodWorkComplete, On(Packet, store.CapWorkClaim), 0,
+		"Finish a leased packet once every expected artifact is published; it goes to review when the packet asks for one. In a worktree, what you left uncommitted is committed first, and files changed outside the packet's write scope refuse the completion.",
 		func(c *Call, in CompleteArgs) (PacketResult, error) {
+			prepared, err := c.Prepared()
+			if err != nil {
+				return PacketResult{}, err
+			}
+			changes, _ := prepared.(*store.PacketChanges) // nil outside a worktree
 			ses, err := c.session(in.SessionID)
 			if err != nil {
 				return PacketResult{}, err
 			}
-			p, err := c.Tx.CompletePacket(in.PacketID, ses, in.LeaseID, in.Summary)
+			p, err := c.Tx.CompletePacket(in.PacketID, ses, in.LeaseID, in.Summary, changes)
 			if err != nil {
 				return PacketResult{}, err
 			}
+			if changes != nil {
+				if err := c.Tx.WorkspaceDone(ses, changes.To); err != nil {
+					return PacketResult{}, err
+				}
+			}
 			r.signalAfter(c, leasesKey)
 			return PacketResult{Packet: p}, c.trace(store.TraceState, p.ID)
-		}))
+		})
+	complete.Prepare = r.commitWork
+	r.Register(complete)
 	r.Register(Define(MethodWorkRelease, On(Packet, store.CapWorkClaim), 0,
 		"Give a leased packet back to the queue, with the reason in summary.",
 		func(c *Call, in CompleteArgs) (PacketResult, error) {

@@ -66,7 +66,7 @@ func (r *Registry) workspaceFor(ctx context.Context, sessionID string, plan work
 	if err != nil {
 		return nil, "", err
 	}
-	ws := store.Workspace(made)
+	ws := store.Workspace{Path: made.Path, Branch: made.Branch, BaseBranch: made.BaseBranch, BaseCommit: made.BaseCommit}
 	if _, err := Invoke(ctx, r, Operator, TransportSupervisor, MethodAgentWorkspace, AgentWorkspaceArgs{SessionID: sessionID, Workspace: ws}); err != nil {
 		// Nothing has been done in the worktree yet: removing it loses
 		// nothing (and Remove refuses if it would).

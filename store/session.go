@@ -134,6 +134,9 @@ type Workspace struct {
 	Branch     string `json:"branch"`
 	BaseBranch string `json:"base_branch"`
 	BaseCommit string `json:"base_commit"`
+	// Done is the branch's head when the session last completed a packet
+	// (empty before): the next packet's changes are counted from it.
+	Done string `json:"done,omitempty"`
 }
 
 // validate checks the workspace's form: what git made, recorded as it
@@ -150,6 +153,23 @@ func (w Workspace) validate() error {
 	return nil
 }
 
+// WorkspaceDone records head as the session's branch's head at a
+// completion, in the transaction that completes the packet.
+func (tx *Tx) WorkspaceDone(id, head string) error {
+	if len(head) != 40 && len(head) != 64 || strings.Trim(head, "0123456789abcdef") != "" {
+		return Deny(CodeInvalidArgument, "head must be a full hex object name")
+	}
+	s, err := tx.liveSession(id)
+	if err != nil {
+		return err
+	}
+	if s.Workspace == nil {
+		return Deny(CodeInvalidState, "session %s works in no worktree", id)
+	}
+	s.Workspace.Done = head
+	return tx.putSession(&s)
+}
+
 // SetSessionWorkspace records the worktree a live session works in, once:
 // the folder an agent was started in does not change under it.
 func (tx *Tx) SetSessionWorkspace(id string, w Workspace) (Session, error) {
@@ -159,6 +179,9 @@ func (tx *Tx) SetSessionWorkspace(id string, w Workspace) (Session, error) {
 	s, err := tx.liveSession(id)
 	if err != nil {
 		return Session{}, err
+	}
+	if w.Done != "" {
+		return Session{}, Deny(CodeInvalidArgument, "a new workspace has done nothing yet")
 	}
 	if s.Workspace != nil {
 		if *s.Workspace == w {

@@ -131,6 +131,19 @@ type Transition struct {
 	SessionID string      `json:"session_id,omitempty"`
 }
 
+// PacketChanges are what a packet's work changed in the code: the commits
+// from the session's base commit to the branch's head when it completed,
+// and their diffstat.
+type PacketChanges struct {
+	Branch     string `json:"branch"`
+	BaseBranch string `json:"base_branch"`
+	From       string `json:"from" jsonschema:"the base commit the work started from"`
+	To         string `json:"to" jsonschema:"the branch's head at completion"`
+	Files      int    `json:"files"`
+	Added      int    `json:"added"`
+	Deleted    int    `json:"deleted"`
+}
+
 // Packet is a unit of work for an agent in one repository.
 type Packet struct {
 	ID                string             `json:"id"`
@@ -159,6 +172,9 @@ type Packet struct {
 	Lease *Lease `json:"lease,omitempty"`
 	// Summary is what the last completing session said it did.
 	Summary string `json:"summary,omitempty"`
+	// Changes are the commits the last completion left on its session's
+	// branch, when it worked in a worktree of its own; nil otherwise.
+	Changes *PacketChanges `json:"changes,omitempty"`
 	// ReviewNotes are the last verdict's notes: after request_changes, what
 	// the next claimer must address.
 	ReviewNotes string `json:"review_notes,omitempty"`

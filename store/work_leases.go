@@ -115,7 +115,7 @@ func (tx *Tx) ReleasePacket(pktID, sessionID, leaseID, reason string) (Packet, e
 // must be published first (by any attempt: a later publish of a name
 // replaces the earlier one). Denials: not_found, lease_lost,
 // artifacts_missing, invalid_argument.
-func (tx *Tx) CompletePacket(pktID, sessionID, leaseID, summary string) (Packet, error) {
+func (tx *Tx) CompletePacket(pktID, sessionID, leaseID, summary string, changes *PacketChanges) (Packet, error) {
 	p, keys, err := tx.leased(pktID, sessionID, leaseID)
 	if err != nil {
 		return Packet{}, err
@@ -139,6 +139,7 @@ func (tx *Tx) CompletePacket(pktID, sessionID, leaseID, summary string) (Packet,
 	}
 	p.Lease = nil
 	p.Summary = summary
+	p.Changes = changes
 	tx.transition(p, to, reasonOr(summary, "completed"), sessionID)
 	if err := tx.savePacket(&keys, p); err != nil {
 		return Packet{}, err

@@ -144,3 +144,113 @@ func TestAgentStartsInItsOwnWorktree(t *testing.T) {
 		t.Errorf("the worktree is gone after its agent ended: %v", err)
 	}
 }
+
+// At work_complete what the agent left uncommitted in its worktree becomes
+// one commit of the packet's (its title, a Switchboard-Packet trailer, the
+// agent as co-author) and the packet records the range and its diffstat;
+// the next packet's range starts where this one ended. A file changed
+// outside the packet's write scope refuses the completion and commits
+// nothing. The person's checkout is never touched.
+func TestCompletionCommitsInTheWorktree(t *testing.T) {
+	repoDir := t.TempDir()
+	git(t, repoDir, "init", "-q", "-b", "main")
+	git(t, repoDir, "config", "user.name", "Dev Person")
+	git(t, repoDir, "config", "user.email", "dev@example.com")
+	if err := os.WriteFile(filepath.Join(repoDir, "README"), []byte("hello\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repoDir, "add", "README")
+	git(t, repoDir, "commit", "-q", "-m", "first")
+
+	t.Setenv("SHELL", "/bin/sh")
+	d := start(t, Config{Paths: newPaths(t), Keyring: keyring.NewMemory()})
+	ctx := context.Background()
+	reg := d.Registry()
+	op := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	reg2, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: repoDir})
+	op(err)
+	repo := reg2.Repository
+	started, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID})
+	op(err)
+	ws := started.Workspace
+	if ws == nil {
+		t.Fatalf("no worktree: %s", started.Isolation)
+	}
+	var ses store.Session
+	d.db.View(func(tx *store.Tx) error { ses, _ = tx.Session(started.SessionID); return nil })
+	agent := mcpserver.Principal{KeyID: ses.TokenKeyID, SessionID: ses.ID}
+
+	// claim takes the next packet as the agent would.
+	claim := func() (string, string) {
+		t.Helper()
+		got, err := mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkAwaitPacket, mcpserver.AwaitArgs{RepositoryID: repo.ID, WaitSeconds: -1})
+		op(err)
+		if got.Packet == nil || got.Workspace == nil || got.Workspace.Path != ws.Path {
+			t.Fatalf("claim: %+v, workspace %+v", got.Packet, got.Workspace)
+		}
+		return got.Packet.ID, got.LeaseID
+	}
+	write := func(name, text string) {
+		t.Helper()
+		op(os.MkdirAll(filepath.Dir(filepath.Join(ws.Path, name)), 0o700))
+		op(os.WriteFile(filepath.Join(ws.Path, name), []byte(text), 0o600))
+	}
+	complete := func(pkt, lease string) (store.Packet, error) {
+		out, err := mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkComplete, mcpserver.CompleteArgs{PacketID: pkt, LeaseID: lease, Summary: "done"})
+		return out.Packet, err
+	}
+	create := func(title string, scope ...string) {
+		t.Helper()
+		_, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: title, WriteScope: scope})
+		op(err)
+	}
+	before := git(t, repoDir, "status", "--porcelain")
+	headBefore := git(t, repoDir, "rev-parse", "HEAD")
+
+	create("Add the parser", "src/")
+	pkt, lease := claim()
+	write("src/parse.go", "package src\n")
+	write("notes.txt", "not in scope\n")
+	_, err = complete(pkt, lease)
+	if store.CodeOf(err) != store.CodeWriteScopeViolation || !strings.Contains(err.Error(), "notes.txt") || strings.Contains(err.Error(), "parse.go") {
+		t.Fatalf("completion with a file outside the scope: %v", err)
+	}
+	if n := strings.TrimSpace(git(t, ws.Path, "rev-list", "--count", ws.BaseCommit+"..HEAD")); n != "0" {
+		t.Errorf("a refused completion made %s commits", n)
+	}
+	op(os.Remove(filepath.Join(ws.Path, "notes.txt")))
+	p, err := complete(pkt, lease)
+	op(err)
+	c := p.Changes
+	if c == nil || c.From != ws.BaseCommit || c.Branch != ws.Branch || c.BaseBranch != "main" || c.Files != 1 || c.Added != 1 || c.Deleted != 0 {
+		t.Fatalf("packet changes %+v", c)
+	}
+	if head := strings.TrimSpace(git(t, ws.Path, "rev-parse", "HEAD")); head != c.To {
+		t.Errorf("changes end at %s, the branch at %s", c.To, head)
+	}
+	msg := git(t, ws.Path, "log", "-1", "--format=%an <%ae>%n%B")
+	for _, want := range []string{"Dev Person <dev@example.com>", "Add the parser", "Switchboard-Packet: " + pkt, "Co-authored-by: shell (Switchboard " + ses.ID + ")"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the commit lacks %q:\n%s", want, msg)
+		}
+	}
+
+	// The next packet's range starts where the last one ended; a packet
+	// with no write scope may change any file.
+	create("Document it")
+	pkt, lease = claim()
+	write("README", "hello\nand the parser\n")
+	p, err = complete(pkt, lease)
+	op(err)
+	if p.Changes == nil || p.Changes.From != c.To || p.Changes.Files != 1 || p.Changes.Added != 1 {
+		t.Errorf("second packet's changes %+v, want from %s", p.Changes, c.To)
+	}
+	if after := git(t, repoDir, "status", "--porcelain"); after != before || git(t, repoDir, "rev-parse", "HEAD") != headBefore {
+		t.Errorf("the person's checkout changed: %q → %q", before, after)
+	}
+}
