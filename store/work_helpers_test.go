@@ -274,7 +274,9 @@ func (w *workEnv) verify(p Packet, a ArtifactSpec) (*VerifiedFile, error) {
 
 func (w *workEnv) complete(p Packet, summary string) (Packet, error) {
 	w.t.Helper()
-	return w.pkt(func(tx *Tx) (Packet, error) { return tx.CompletePacket(p.ID, p.Lease.SessionID, p.Lease.ID, summary, nil) })
+	return w.pkt(func(tx *Tx) (Packet, error) {
+		return tx.CompletePacket(p.ID, p.Lease.SessionID, p.Lease.ID, summary, nil)
+	})
 }
 
 func (w *workEnv) release(p Packet, reason string) (Packet, error) {
