@@ -71,6 +71,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerSettings()
 	r.registerSessionViews()
 	r.registerWorkspaces()
+	r.registerDiffs()
 	r.registerStartup()
 	return r
 }

@@ -257,6 +257,13 @@ func exercise(t *testing.T, h *harness, d *daemon.Daemon) string {
 	h.fails(1, "repo", "set", "repo_nope", "--base", "main")
 	h.fails(2, "repo", "set")
 
+	// diff names a packet or a session.
+	h.fails(2, "diff", "repo_x")
+	h.fails(2, "diff")
+	if r := h.fails(1, "diff", "pkt_nope"); !strings.Contains(r.stderr, "not_found") {
+		t.Errorf("diff of no packet: %q", r.stderr)
+	}
+
 	// token create
 	r = h.ok("token", "create", "--label", "x", "--grant", "status:read@"+repoID, "--expires", "1h")
 	secret := line(r.stdout)

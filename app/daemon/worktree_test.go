@@ -250,6 +250,19 @@ func TestCompletionCommitsInTheWorktree(t *testing.T) {
 	if p.Changes == nil || p.Changes.From != c.To || p.Changes.Files != 1 || p.Changes.Added != 1 {
 		t.Errorf("second packet's changes %+v, want from %s", p.Changes, c.To)
 	}
+	// The packet's diff is its commits; the session's, its worktree now.
+	pd, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkDiff, mcpserver.WorkDiffArgs{PacketID: pkt})
+	op(err)
+	if pd.From != c.To || pd.To != p.Changes.To || !strings.Contains(pd.Diff, "+and the parser") || strings.Contains(pd.Diff, "parse.go") || pd.Stat == nil || len(pd.Stat.Files) != 1 {
+		t.Errorf("work.diff = %+v", pd)
+	}
+	write("src/lex.go", "package src // lexer\n")
+	write("README", "hello\nand the parser\nand more\n")
+	sd, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodSessionDiff, mcpserver.SessionDiffArgs{SessionID: ses.ID})
+	op(err)
+	if sd.From != ws.BaseCommit || !strings.Contains(sd.Diff, "+and more") || !strings.Contains(sd.Diff, "+package src") || len(sd.Untracked) != 1 || sd.Untracked[0] != "src/lex.go" {
+		t.Errorf("session.diff = %+v", sd)
+	}
 	if after := git(t, repoDir, "status", "--porcelain"); after != before || git(t, repoDir, "rev-parse", "HEAD") != headBefore {
 		t.Errorf("the person's checkout changed: %q → %q", before, after)
 	}
