@@ -168,6 +168,11 @@ func listRepositories(c *Call, _ NoArgs) (RepositoryList, error) {
 // AuditRecords is the result of audit.query.
 type AuditRecords struct {
 	Records []store.AuditRecord `json:"records"`
+	// LastSeq is the log's newest sequence when the records were read:
+	// every record up to it was there to match. A follower goes on after
+	// it (after the last record, for a full page), not after the query's
+	// own audit record, which a Slow method writes after its read.
+	LastSeq uint64 `json:"last_seq"`
 }
 
 // AuditVerifyResult is the result of audit.verify.
@@ -186,7 +191,7 @@ func (r *Registry) registerAudit() {
 		"Audit records, newest first, filtered by method, outcome, keyid, session, transport or repository; page with before_seq (older) or after_seq (newer).",
 		func(c *Call, f store.AuditFilter) (AuditRecords, error) {
 			recs, err := c.Tx.QueryAudit(f)
-			return AuditRecords{Records: recs}, err
+			return AuditRecords{Records: recs, LastSeq: c.Tx.LastAuditSeq()}, err
 		}))
 	r.Register(Define(MethodAuditVerify, On(Global, store.CapAdmin), Hidden|ReadOnly|Slow,
 		"Check the audit log's hash chain from the first record to the last.",

@@ -193,6 +193,15 @@ func (f *AuditFilter) match(r *AuditRecord) bool {
 		(f.Repository == "" || f.Repository == r.Repository)
 }
 
+// LastAuditSeq is the newest audit record's sequence (0 for an empty log):
+// sequences are gap-free from 1, so it is also the number of records.
+func (tx *Tx) LastAuditSeq() uint64 {
+	if k, _ := tx.tx.Bucket(bucketAudit).Cursor().Last(); len(k) == 8 {
+		return binary.BigEndian.Uint64(k)
+	}
+	return 0
+}
+
 // QueryAudit returns up to f.Limit (default 100, at most 1000) matching
 // records, newest first, or oldest first after f.AfterSeq.
 func (tx *Tx) QueryAudit(f AuditFilter) ([]AuditRecord, error) {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"crypto/rand"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -181,9 +180,7 @@ func (tx *Tx) Counts(scope Scope) (Counts, error) {
 		}
 		return c, nil
 	}
-	if k, _ := tx.tx.Bucket(bucketAudit).Cursor().Last(); len(k) == 8 {
-		c.AuditRecords = int(binary.BigEndian.Uint64(k))
-	}
+	c.AuditRecords = int(tx.LastAuditSeq())
 	if err := tx.tx.Bucket(bucketRepositories).ForEach(func(_, _ []byte) error {
 		c.Repositories++
 		return nil

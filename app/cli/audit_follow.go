@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,19 +29,19 @@ const (
 // oldest first so the newest comes last, then every new matching record as
 // it is written, until ctx ends (an interrupt), which is success.
 //
-// It pages by the audit log's sequence. Each audit.query is itself audited,
-// in the transaction that ran the query, so the query's own record (the
-// audit_id of the answer) is newer than everything the query saw and older
-// than everything it did not: it is exactly where the next poll starts. The
-// follower's own queries are thus never printed, and a filter that matches
-// little does not make each poll read the whole log again.
+// It pages by the audit log's sequence: each poll goes on after the newest
+// sequence the last one saw (audit.query says which), or after the last
+// record of a full page. Each audit.query is itself audited, after its
+// read (it is Slow), so its own record comes after what it saw; the
+// follower remembers its own records and never prints them, and a filter
+// that matches little does not make each poll read the whole log again.
 //
 // Without a running Switchboard the CLI opens the database itself; it lets
 // go of it between polls, so that meanwhile Switchboard can start (it needs
 // the database's lock), and the next poll goes over the socket.
 func (c *cli) followAudit(ctx context.Context, f store.AuditFilter, asJSON bool) error {
 	show := c.auditLinePrinter(asJSON)
-	recs, upto, err := c.auditQuery(ctx, f)
+	recs, own, upto, err := c.auditQuery(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -54,9 +55,8 @@ func (c *cli) followAudit(ctx context.Context, f store.AuditFilter, asJSON bool)
 	defer tick.Stop()
 	f.Limit = followPage
 	lost := false
-	// mine holds our own records that a later poll of this round can
-	// still return: those of polls that came back with a full page.
-	mine := map[uint64]bool{}
+	// mine holds our own records that a later poll can still return.
+	mine := map[uint64]bool{own: true}
 	for {
 		select {
 		case <-ctx.Done():
@@ -65,7 +65,7 @@ func (c *cli) followAudit(ctx context.Context, f store.AuditFilter, asJSON bool)
 		}
 		for {
 			f.AfterSeq = upto
-			recs, own, err := c.auditQuery(ctx, f)
+			recs, own, seen, err := c.auditQuery(ctx, f)
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -92,32 +92,39 @@ func (c *cli) followAudit(ctx context.Context, f store.AuditFilter, asJSON bool)
 					show(&recs[i])
 				}
 			}
-			if len(recs) < f.Limit {
-				upto = own
-				clear(mine)
+			// Our own record is newer than what the query read: a later
+			// poll may return it, and must not print it.
+			mine[own] = true
+			full := len(recs) == f.Limit
+			if full {
+				// More may wait: go on after the last one printed.
+				upto = recs[len(recs)-1].Seq
+			} else {
+				upto = max(upto, seen)
+			}
+			maps.DeleteFunc(mine, func(seq uint64, _ bool) bool { return seq <= upto })
+			if !full {
 				break
 			}
-			// A full page: more may wait before our own record, which the
-			// next poll will return.
-			upto = recs[len(recs)-1].Seq
-			mine[own] = true
 		}
 		c.letGoOfDatabase()
 	}
 }
 
-// auditQuery runs audit.query and returns the records and the sequence of
-// the query's own audit record.
-func (c *cli) auditQuery(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, uint64, error) {
+// auditQuery runs audit.query and returns the records, the sequence of the
+// query's own audit record, and the log's newest sequence when the query
+// read it. A Slow method's record is written after its read: records other
+// calls committed in between have sequences between the two, so the next
+// poll starts after what was seen, not after the query's own record.
+func (c *cli) auditQuery(ctx context.Context, f store.AuditFilter) (recs []store.AuditRecord, own, seen uint64, err error) {
 	out, auditID, err := callAudited(ctx, c, mcpserver.MethodAuditQuery, f)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
-	own, err := auditSeq(auditID)
-	if err != nil {
-		return nil, 0, err
+	if own, err = auditSeq(auditID); err != nil {
+		return nil, 0, 0, err
 	}
-	return out.Records, own, nil
+	return out.Records, own, out.LastSeq, nil
 }
 
 // auditSeq is the sequence in an audit id (store.AuditID).
