@@ -62,6 +62,9 @@ type LandRequest struct {
 	// From is where a squash's range starts (the packet's first commit's
 	// parent); "" means the workspace's BaseCommit. Squash only.
 	From string
+	// To is the commit to land up to, on ws.Branch: a packet's last commit
+	// when the session went on to others; "" means the branch's tip.
+	To string
 }
 
 // Landed is a landing that happened.
@@ -179,6 +182,20 @@ func land(ctx context.Context, repoPath string, ws Workspace, req LandRequest) (
 	tip, err := resolveCommit(ctx, repoPath, "refs/heads/"+ws.Branch)
 	if err != nil {
 		return Landed{}, err
+	}
+	if req.To != "" {
+		if len(req.To) < 40 || strings.Trim(req.To, "0123456789abcdef") != "" {
+			return Landed{}, fmt.Errorf("land up to %q: want a full commit id", req.To)
+		}
+		// Only a commit of the branch: landing it lands what led to it.
+		on, err := isAncestor(ctx, repoPath, req.To, tip)
+		if err != nil {
+			return Landed{}, err
+		}
+		if !on {
+			return Landed{}, fmt.Errorf("land up to %s: not a commit of %s", req.To, ws.Branch)
+		}
+		tip = req.To
 	}
 
 	var tree string

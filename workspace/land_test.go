@@ -388,3 +388,33 @@ func TestParseMergeTree(t *testing.T) {
 		t.Errorf("clean: %q, %q", tree, files)
 	}
 }
+
+// Landing up to a commit of the branch lands that commit and what led to
+// it, not what the session did after (a later packet's commits).
+func TestLandUpTo(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t, "")
+	ws := create(t, spec(repo, filepath.Join(t.TempDir(), "worktrees")))
+	first := commitWS(t, ws, "first packet", map[string]string{"c.txt": "sea\n"})
+	later := commitWS(t, ws, "second packet", map[string]string{"d.txt": "dee\n"})
+	git(t, repo, "switch", "-q", "-c", "person")
+	old := gitLine(t, repo, "rev-parse", "main")
+	if _, err := Land(context.Background(), repo, ws, LandRequest{Message: "Land the first", To: first}); err != nil {
+		t.Fatal(err)
+	}
+	tip := gitLine(t, repo, "rev-parse", "main")
+	if got := parentsOf(t, repo, tip); !reflect.DeepEqual(got, []string{old, first}) {
+		t.Errorf("main's parents %q, want %s %s", got, old, first)
+	}
+	if files := git(t, repo, "ls-tree", "--name-only", "main"); !strings.Contains(files, "c.txt") || strings.Contains(files, "d.txt") {
+		t.Errorf("main holds %q: want c.txt and not d.txt", files)
+	}
+	for _, bad := range []string{"--output=x", "main", old[:12], strings.Repeat("0", 40)} {
+		if _, err := Land(context.Background(), repo, ws, LandRequest{Message: "x", To: bad}); err == nil {
+			t.Errorf("landing up to %q: no error", bad)
+		}
+	}
+	if _, err := Land(context.Background(), repo, ws, LandRequest{Message: "Land the rest", To: later}); err != nil {
+		t.Errorf("landing the rest: %v", err)
+	}
+}
