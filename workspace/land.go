@@ -1,0 +1,598 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/switchboard-dev/switchboard/gitcmd"
+)
+
+// ErrConflict is matched by the *ConflictError Land returns when the
+// branch and the base branch changed the same lines: nothing was landed.
+var ErrConflict = errors.New("the branch conflicts with its base branch")
+
+// ErrCheckoutInTheWay is matched by the *DirtyError Land returns when the
+// base branch is checked out in a work tree that landing would have to
+// touch: uncommitted changes or untracked files at paths the landing
+// changes, or a merge, rebase, cherry-pick or revert in progress there.
+// Nothing was landed and nothing in that work tree changed.
+var ErrCheckoutInTheWay = errors.New("the base branch's checkout is in the way")
+
+// ErrBaseMoved is returned when the base branch moved between Land reading
+// its tip and moving it; nothing was landed, and landing again computes the
+// result afresh.
+var ErrBaseMoved = errors.New("the base branch moved during landing")
+
+// ErrNothingToLand is returned when the base branch already has
+// everything the branch (or, for a squash, its range) would bring.
+var ErrNothingToLand = errors.New("nothing to land")
+
+// ErrNoIdentity is returned when the repository's git configuration has no
+// user.name or user.email for the landing commit.
+var ErrNoIdentity = errors.New("no git identity (user.name and user.email) configured")
+
+// Mode is how Land brings a branch onto its base.
+type Mode string
+
+const (
+	// Merge makes a merge commit on the base branch whose second parent is
+	// the branch's tip, even when a fast-forward would do: the base's
+	// history shows the landing, and the branch's commits become
+	// ancestors of the base, so Status reports the workspace Landed.
+	Merge Mode = "merge"
+	// Squash makes one commit with the base's tip as its only parent and
+	// the changes of the range From..branch tip. The branch's commits do
+	// not become ancestors of the base, so Status keeps counting them as
+	// unlanded: the caller records that the squash commit stands for them
+	// (the packet's range), and removes the worktree with force once every
+	// packet of it has landed.
+	Squash Mode = "squash"
+)
+
+// LandRequest says how to land a workspace.
+type LandRequest struct {
+	// Mode is Merge when empty.
+	Mode Mode
+	// Message is the landing commit's message; required.
+	Message string
+	// From is where a squash's range starts (the packet's first commit's
+	// parent); "" means the workspace's BaseCommit. Squash only.
+	From string
+	// To is the commit to land up to, on ws.Branch: a packet's last commit
+	// when the session went on to others; "" means the branch's tip.
+	To string
+}
+
+// Landed is a landing that happened.
+type Landed struct {
+	// Commit is the base branch's new tip: the merge or squash commit.
+	Commit string `json:"commit"`
+	Mode   Mode   `json:"mode"`
+	// Files counts the paths that differ between the base's old tip and
+	// Commit.
+	Files int `json:"files"`
+}
+
+// ConflictError is a landing refused because the merge has conflicts.
+type ConflictError struct {
+	// Files are the conflicted paths, as git names them.
+	Files []string
+}
+
+func (e *ConflictError) Error() string {
+	if len(e.Files) == 0 {
+		return ErrConflict.Error()
+	}
+	return fmt.Sprintf("%v: %s", ErrConflict, strings.Join(e.Files, ", "))
+}
+
+// Is makes errors.Is(err, ErrConflict) true.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
+// DirtyError is a landing refused because of the state of the work tree
+// where the base branch is checked out.
+type DirtyError struct {
+	// Path is that work tree's folder.
+	Path string
+	// Files are the paths in the way, when known.
+	Files []string
+	// Reason says what is in the way, in a sentence.
+	Reason string
+}
+
+func (e *DirtyError) Error() string {
+	s := fmt.Sprintf("%v: %s", ErrCheckoutInTheWay, e.Reason)
+	if len(e.Files) > 0 {
+		s += ": " + strings.Join(e.Files, ", ")
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrCheckoutInTheWay) true.
+func (e *DirtyError) Is(target error) bool { return target == ErrCheckoutInTheWay }
+
+// Land brings ws.Branch's commits onto ws.BaseBranch in the repository at
+// repoPath, as one merge or squash commit, without touching anyone's
+// uncommitted work. What the agent left uncommitted in ws is not part of
+// it: commit it first (CommitAll).
+//
+// The result is computed with `git merge-tree`, in the object store only,
+// so a conflict (a *ConflictError, ErrConflict) leaves no half merge
+// anywhere: no ref moves and no file is written. The commit is made with
+// `git commit-tree` as the repository's configured user. Then the base
+// branch moves:
+//
+//   - checked out nowhere: `git update-ref` with the old tip as the
+//     expected value, so that a base that moved meanwhile is refused
+//     (ErrBaseMoved);
+//   - checked out in a work tree (the person's checkout, usually): `git
+//     merge --ff-only` there, which updates the files the landing changes
+//     and keeps every other uncommitted change and untracked file. Land
+//     refuses first (a *DirtyError, ErrCheckoutInTheWay) when an
+//     uncommitted change, an untracked or ignored file stands at a path
+//     the landing changes, or when a merge, rebase, cherry-pick or revert
+//     is in progress there; git refuses the rest itself, before changing
+//     anything. It never aborts, stashes or resets the person's work.
+//
+// Between the check that the checked-out base is still at the tip Land
+// read and the fast-forward, the person's own git could move it; the
+// fast-forward then fails unless they moved it backwards, a window of
+// milliseconds Land cannot close without a lock git does not offer.
+func Land(ctx context.Context, repoPath string, ws Workspace, req LandRequest) (Landed, error) {
+	l, err := land(ctx, repoPath, ws, req)
+	if err != nil {
+		return Landed{}, fmt.Errorf("land %s on %s: %w", ws.Branch, ws.BaseBranch, err)
+	}
+	return l, nil
+}
+
+func land(ctx context.Context, repoPath string, ws Workspace, req LandRequest) (Landed, error) {
+	if err := ws.check(); err != nil {
+		return Landed{}, err
+	}
+	mode := req.Mode
+	if mode == "" {
+		mode = Merge
+	}
+	if mode != Merge && mode != Squash {
+		return Landed{}, fmt.Errorf("landing mode %q: want merge or squash", mode)
+	}
+	if mode == Merge && req.From != "" {
+		return Landed{}, errors.New("a merge lands the whole branch; From is for a squash")
+	}
+	if strings.HasPrefix(req.From, "-") {
+		return Landed{}, fmt.Errorf("from %q is not a commit", req.From)
+	}
+	msg := strings.TrimSpace(req.Message)
+	if msg == "" {
+		return Landed{}, errors.New("the landing commit's message is empty")
+	}
+	if err := checkIdentity(ctx, repoPath); err != nil {
+		return Landed{}, err
+	}
+	baseRef := "refs/heads/" + ws.BaseBranch
+	old, err := resolveCommit(ctx, repoPath, baseRef)
+	if err != nil {
+		return Landed{}, err
+	}
+	tip, err := resolveCommit(ctx, repoPath, "refs/heads/"+ws.Branch)
+	if err != nil {
+		return Landed{}, err
+	}
+	if req.To != "" {
+		if len(req.To) < 40 || strings.Trim(req.To, "0123456789abcdef") != "" {
+			return Landed{}, fmt.Errorf("land up to %q: want a full commit id", req.To)
+		}
+		// Only a commit of the branch: landing it lands what led to it.
+		on, err := isAncestor(ctx, repoPath, req.To, tip)
+		if err != nil {
+			return Landed{}, err
+		}
+		if !on {
+			return Landed{}, fmt.Errorf("land up to %s: not a commit of %s", req.To, ws.Branch)
+		}
+		tip = req.To
+	}
+
+	var tree string
+	parents := []string{old}
+	switch mode {
+	case Merge:
+		if landed, err := isAncestor(ctx, repoPath, tip, old); err != nil {
+			return Landed{}, err
+		} else if landed {
+			return Landed{}, fmt.Errorf("%w: %s already has every commit of %s", ErrNothingToLand, ws.BaseBranch, ws.Branch)
+		}
+		if tree, err = mergeTree(ctx, repoPath, old, tip); err != nil {
+			return Landed{}, err
+		}
+		parents = append(parents, tip)
+	case Squash:
+		from := req.From
+		if from == "" {
+			from = ws.BaseCommit
+		}
+		if from, err = resolveCommit(ctx, repoPath, from); err != nil {
+			return Landed{}, err
+		}
+		if ok, err := isAncestor(ctx, repoPath, from, tip); err != nil {
+			return Landed{}, err
+		} else if !ok {
+			return Landed{}, fmt.Errorf("squash from %s: not an ancestor of %s", from, ws.Branch)
+		}
+		if tree, err = squashTree(ctx, repoPath, from, old, tip); err != nil {
+			return Landed{}, err
+		}
+		oldTree, err := resolveTree(ctx, repoPath, old)
+		if err != nil {
+			return Landed{}, err
+		}
+		if tree == oldTree {
+			return Landed{}, fmt.Errorf("%w: %s already has the changes of %s..%s", ErrNothingToLand, ws.BaseBranch, from, ws.Branch)
+		}
+	}
+
+	commit, err := commitTree(ctx, repoPath, tree, msg+"\n", parents...)
+	if err != nil {
+		return Landed{}, err
+	}
+	changed, err := diffPaths(ctx, repoPath, old, commit)
+	if err != nil {
+		return Landed{}, err
+	}
+	if err := moveBase(ctx, repoPath, ws.BaseBranch, old, commit, changed); err != nil {
+		return Landed{}, err
+	}
+	return Landed{Commit: commit, Mode: mode, Files: len(changed)}, nil
+}
+
+// checkIdentity makes sure commit-tree will write the configured person
+// rather than a name guessed from the machine.
+func checkIdentity(ctx context.Context, repoPath string) error {
+	for _, key := range []string{"user.name", "user.email"} {
+		out, err := gitcmd.Run(ctx, repoPath, "config", "--get", key)
+		if code, ok := gitcmd.ExitCode(err); ok && code == 1 || err == nil && strings.TrimSpace(string(out)) == "" {
+			return fmt.Errorf("%w: %s is not set in %s", ErrNoIdentity, key, repoPath)
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", key, err)
+		}
+	}
+	return nil
+}
+
+// mergeTree merges the commits ours and theirs in the object store and
+// returns the resulting tree, or a *ConflictError naming the conflicted
+// paths. Nothing outside .git/objects is written.
+func mergeTree(ctx context.Context, repoPath, ours, theirs string) (string, error) {
+	out, err := gitcmd.Run(ctx, repoPath, "merge-tree", "--write-tree", "--no-messages", "-z", "--name-only", ours, theirs)
+	code, exited := gitcmd.ExitCode(err)
+	if err != nil && (!exited || code != 1) {
+		return "", fmt.Errorf("merge: %w", err)
+	}
+	tree, files := parseMergeTree(out)
+	if tree == "" {
+		return "", fmt.Errorf("merge-tree printed no tree")
+	}
+	if err != nil {
+		// Status 1: conflicts. The tree holds conflict markers and is
+		// never committed.
+		return "", &ConflictError{Files: files}
+	}
+	return tree, nil
+}
+
+// parseMergeTree reads `git merge-tree --write-tree --no-messages -z
+// --name-only`: the tree's id, then, after a conflict, each conflicted path,
+// every field NUL-terminated. A path conflicted in several stages is
+// named once.
+func parseMergeTree(out []byte) (tree string, files []string) {
+	fields := splitZ(out)
+	if len(fields) == 0 {
+		return "", nil
+	}
+	seen := map[string]bool{}
+	for _, f := range fields[1:] {
+		if f != "" && !seen[f] {
+			seen[f] = true
+			files = append(files, f)
+		}
+	}
+	return fields[0], files
+}
+
+// squashTree returns the tree of base with the changes from..tip applied:
+// a three-way merge of base and tip on from. git 2.39's merge-tree cannot
+// be told a merge base, so it is given one: three commits made only for
+// this merge, tip's and base's trees each on top of from's tree as a root
+// commit, whose merge base is then that root. They stay unreferenced in
+// the object store, like merge-tree's own objects.
+func squashTree(ctx context.Context, repoPath, from, base, tip string) (string, error) {
+	var trees [3]string
+	for i, c := range []string{from, base, tip} {
+		t, err := resolveTree(ctx, repoPath, c)
+		if err != nil {
+			return "", err
+		}
+		trees[i] = t
+	}
+	root, err := commitTree(ctx, repoPath, trees[0], "squash base\n")
+	if err != nil {
+		return "", err
+	}
+	ours, err := commitTree(ctx, repoPath, trees[1], "squash ours\n", root)
+	if err != nil {
+		return "", err
+	}
+	theirs, err := commitTree(ctx, repoPath, trees[2], "squash theirs\n", root)
+	if err != nil {
+		return "", err
+	}
+	return mergeTree(ctx, repoPath, ours, theirs)
+}
+
+// commitTree writes a commit of tree with parents and returns its id.
+func commitTree(ctx context.Context, repoPath, tree, msg string, parents ...string) (string, error) {
+	args := []string{"commit-tree"}
+	for _, p := range parents {
+		args = append(args, "-p", p)
+	}
+	args = append(args, "-F", "-", tree)
+	out, err := gitcmd.RunInput(ctx, repoPath, []byte(msg), args...)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func resolveTree(ctx context.Context, repoPath, commit string) (string, error) {
+	out, err := gitcmd.Run(ctx, repoPath, "rev-parse", "--verify", "--end-of-options", commit+"^{tree}")
+	if err != nil {
+		return "", fmt.Errorf("tree of %s: %w", commit, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// isAncestor reports whether a is an ancestor of (or is) b.
+func isAncestor(ctx context.Context, repoPath, a, b string) (bool, error) {
+	_, err := gitcmd.Run(ctx, repoPath, "merge-base", "--is-ancestor", a, b)
+	if code, ok := gitcmd.ExitCode(err); ok && code == 1 {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("merge-base --is-ancestor: %w", err)
+	}
+	return true, nil
+}
+
+// diffPaths lists the paths that differ between commits a and b, a
+// rename as its two paths.
+func diffPaths(ctx context.Context, repoPath, a, b string) ([]pathChange, error) {
+	out, err := gitcmd.Run(ctx, repoPath, "diff", "--name-status", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
+		"--ignore-submodules=none", a, b, "--")
+	if err != nil {
+		return nil, fmt.Errorf("paths changed: %w", err)
+	}
+	f := splitZ(out)
+	if len(f)%2 != 0 {
+		return nil, fmt.Errorf("diff --name-status: odd number of fields")
+	}
+	var changes []pathChange
+	for i := 0; i < len(f); i += 2 {
+		changes = append(changes, pathChange{status: f[i], path: f[i+1]})
+	}
+	return changes, nil
+}
+
+// pathChange is one line of diff --name-status: A, M, D or T, and a path.
+type pathChange struct {
+	status, path string
+}
+
+// moveBase moves refs/heads/<base> from old to next, which must descend
+// from old; changed are the paths that differ between them.
+func moveBase(ctx context.Context, repoPath, base, old, next string, changed []pathChange) error {
+	out, err := gitcmd.Run(ctx, repoPath, "worktree", "list", "--porcelain", "-z")
+	if err != nil {
+		return fmt.Errorf("list worktrees: %w", err)
+	}
+	trees, err := parseWorktreeList(out)
+	if err != nil {
+		return err
+	}
+	baseRef := "refs/heads/" + base
+	var checkout string
+	for _, w := range trees {
+		if w.Bare || w.Prunable {
+			continue
+		}
+		if w.Branch == base {
+			checkout = w.Path
+			continue
+		}
+		// A rebase detaches HEAD and writes the branch back when it
+		// finishes, over whatever we put there.
+		if w.Detached {
+			if name, ok, err := rebasing(ctx, w.Path); err != nil {
+				return err
+			} else if ok && name == baseRef {
+				return &DirtyError{Path: w.Path, Reason: fmt.Sprintf("%s is being rebased in %s", base, w.Path)}
+			}
+		}
+	}
+	if checkout == "" {
+		return updateRef(ctx, repoPath, baseRef, old, next)
+	}
+	return fastForward(ctx, checkout, baseRef, old, next, changed)
+}
+
+// updateRef moves ref from old to next, or refuses with ErrBaseMoved when
+// it no longer points at old.
+func updateRef(ctx context.Context, repoPath, ref, old, next string) error {
+	_, err := gitcmd.Run(ctx, repoPath, "update-ref", "-m", "switchboard: land", ref, next, old)
+	if err == nil {
+		return nil
+	}
+	if now, rerr := resolveCommit(ctx, repoPath, ref); rerr == nil && now != old {
+		return fmt.Errorf("%w: %s is at %s, not %s", ErrBaseMoved, ref, now, old)
+	}
+	return fmt.Errorf("move %s: %w", ref, err)
+}
+
+// fastForward moves the checked-out ref from old to next with `git merge
+// --ff-only` in the work tree dir, after checking that nothing there is in
+// the way.
+func fastForward(ctx context.Context, dir, ref, old, next string, changed []pathChange) error {
+	if op, err := inProgress(ctx, dir); err != nil {
+		return err
+	} else if op != "" {
+		return &DirtyError{Path: dir, Reason: fmt.Sprintf("a %s is in progress in %s", op, dir)}
+	}
+	if now, err := resolveCommit(ctx, dir, ref); err != nil {
+		return err
+	} else if now != old {
+		return fmt.Errorf("%w: %s is at %s, not %s", ErrBaseMoved, ref, now, old)
+	}
+	if err := inTheWay(ctx, dir, changed); err != nil {
+		return err
+	}
+	// --no-autostash: with merge.autoStash set, git would stash the
+	// person's changes and put them back, maybe as a conflict.
+	_, err := gitcmd.Run(ctx, dir, "merge", "--ff-only", "--no-autostash", "--quiet", next)
+	if err == nil {
+		return nil
+	}
+	if now, rerr := resolveCommit(ctx, dir, ref); rerr == nil && now != old {
+		return fmt.Errorf("%w: %s is at %s, not %s", ErrBaseMoved, ref, now, old)
+	}
+	if werr := inTheWay(ctx, dir, changed); werr != nil {
+		return werr
+	}
+	// git refused for a reason the check above does not model (a file in
+	// place of a folder the landing adds, say). git lists the paths it
+	// would overwrite indented by a tab.
+	var ge *gitcmd.Error
+	if errors.As(err, &ge) {
+		var files []string
+		for _, l := range strings.Split(ge.Stderr, "\n") {
+			if p, ok := strings.CutPrefix(l, "\t"); ok && strings.TrimSpace(p) != "" {
+				files = append(files, strings.TrimSpace(p))
+			}
+		}
+		if len(files) > 0 {
+			return &DirtyError{Path: dir, Files: files, Reason: "git would overwrite files in " + dir}
+		}
+	}
+	return fmt.Errorf("fast-forward %s in %s: %w", ref, dir, err)
+}
+
+// inTheWay returns a *DirtyError when the work tree dir has, at a path in
+// changed, an uncommitted change (staged or not), an untracked file or an
+// ignored one (git overwrites ignored files without asking), or when it
+// has unmerged paths at all.
+func inTheWay(ctx context.Context, dir string, changed []pathChange) error {
+	out, err := gitcmd.Run(ctx, dir, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none")
+	if err != nil {
+		return fmt.Errorf("status of %s: %w", dir, err)
+	}
+	st, err := parseStatus(out)
+	if err != nil {
+		return err
+	}
+	touched := map[string]bool{}
+	for _, c := range changed {
+		touched[c.path] = true
+	}
+	var files, unmerged []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			files = append(files, p)
+		}
+	}
+	for _, c := range st.Changed {
+		if c.Status == "U" {
+			unmerged = append(unmerged, c.Path)
+		}
+		if touched[c.Path] || c.OldPath != "" && touched[c.OldPath] {
+			add(c.Path)
+		}
+	}
+	if len(unmerged) > 0 {
+		return &DirtyError{Path: dir, Files: unmerged, Reason: "unmerged files in " + dir}
+	}
+	for _, c := range changed {
+		// A path the landing adds was not tracked at the old tip; a file
+		// there now is untracked or ignored, and status lists only the
+		// untracked.
+		if c.status != "A" {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(c.path))); err == nil {
+			add(c.path)
+		}
+	}
+	if len(files) > 0 {
+		return &DirtyError{Path: dir, Files: files, Reason: "uncommitted or untracked files in " + dir + " at paths the landing changes"}
+	}
+	return nil
+}
+
+// inProgress names the operation stopped half way in the work tree dir
+// ("merge", "rebase", "cherry-pick", "revert"), or "" when there is none.
+func inProgress(ctx context.Context, dir string) (string, error) {
+	for _, m := range []struct{ path, op string }{
+		{"MERGE_HEAD", "merge"},
+		{"REBASE_HEAD", "rebase"},
+		{"rebase-merge", "rebase"},
+		{"rebase-apply", "rebase"},
+		{"CHERRY_PICK_HEAD", "cherry-pick"},
+		{"REVERT_HEAD", "revert"},
+	} {
+		p, err := gitPath(ctx, dir, m.path)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Lstat(p); err == nil {
+			return m.op, nil
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+	}
+	return "", nil
+}
+
+// rebasing returns the ref a rebase in the work tree dir will write back
+// when it finishes, if one is in progress.
+func rebasing(ctx context.Context, dir string) (string, bool, error) {
+	for _, d := range []string{"rebase-merge", "rebase-apply"} {
+		p, err := gitPath(ctx, dir, d+"/head-name")
+		if err != nil {
+			return "", false, err
+		}
+		b, err := os.ReadFile(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", false, err
+		}
+		return strings.TrimSpace(string(b)), true, nil
+	}
+	return "", false, nil
+}
+
+// gitPath returns the absolute path of name in the work tree dir's git
+// folder (per work tree for MERGE_HEAD and the like).
+func gitPath(ctx context.Context, dir, name string) (string, error) {
+	out, err := gitcmd.Run(ctx, dir, "rev-parse", "--path-format=absolute", "--git-path", name)
+	if err != nil {
+		return "", fmt.Errorf("git path %s in %s: %w", name, dir, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
