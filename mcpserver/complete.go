@@ -84,7 +84,7 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &store.PacketChanges{Branch: ws.Branch, BaseBranch: ws.BaseBranch, From: from, To: head,
+	return &store.PacketChanges{SessionID: ses.ID, Branch: ws.Branch, BaseBranch: ws.BaseBranch, From: from, To: head,
 		Files: len(stat.Files), Added: stat.Added, Deleted: stat.Deleted}, nil
 }
 

@@ -72,6 +72,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerSessionViews()
 	r.registerWorkspaces()
 	r.registerDiffs()
+	r.registerLanding()
 	r.registerStartup()
 	return r
 }

@@ -50,6 +50,8 @@ const (
 	CodeArtifactMismatch     Code = "artifact_mismatch"     // an artifact is not what the agent claims: a path artifact's file is missing, not a regular file, or of another size or sha256; an inline one of another sha256
 	CodeAgentUnavailable     Code = "agent_unavailable"     // the profile's command is not installed, or the agent failed to start
 	CodeWorkspaceUnavailable Code = "workspace_unavailable" // the git worktree an agent was to work in could not be made
+	CodeMergeConflict        Code = "merge_conflict"        // a packet's changes conflict with its base branch: nothing moved
+	CodeCheckoutInTheWay     Code = "checkout_in_the_way"   // landing would touch the person's uncommitted or untracked files, or an operation in progress: nothing moved
 )
 
 // Denial is an error with a stable code and a one-line reason for people.

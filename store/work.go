@@ -135,6 +135,7 @@ type Transition struct {
 // from the session's base commit to the branch's head when it completed,
 // and their diffstat.
 type PacketChanges struct {
+	SessionID  string `json:"session_id"`
 	Branch     string `json:"branch"`
 	BaseBranch string `json:"base_branch"`
 	From       string `json:"from" jsonschema:"the base commit the work started from"`
@@ -142,6 +143,13 @@ type PacketChanges struct {
 	Files      int    `json:"files"`
 	Added      int    `json:"added"`
 	Deleted    int    `json:"deleted"`
+}
+
+// PacketLanding is a packet's changes brought onto their base branch.
+type PacketLanding struct {
+	Commit string    `json:"commit" jsonschema:"the base branch's tip after the landing"`
+	Mode   string    `json:"mode" jsonschema:"merge or squash"`
+	At     time.Time `json:"at"`
 }
 
 // Packet is a unit of work for an agent in one repository.
@@ -175,6 +183,9 @@ type Packet struct {
 	// Changes are the commits the last completion left on its session's
 	// branch, when it worked in a worktree of its own; nil otherwise.
 	Changes *PacketChanges `json:"changes,omitempty"`
+	// Landed says when and how Changes reached the base branch; nil while
+	// they have not.
+	Landed *PacketLanding `json:"landed,omitempty"`
 	// ReviewNotes are the last verdict's notes: after request_changes, what
 	// the next claimer must address.
 	ReviewNotes string `json:"review_notes,omitempty"`

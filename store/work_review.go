@@ -1,5 +1,7 @@
 package store
 
+import "strings"
+
 // Review verdicts and the operator's actions on a packet.
 
 // ReviewVerdict decides a packet in review: approve -> done, request_changes
@@ -74,6 +76,36 @@ func (tx *Tx) RequeuePacket(pktID, reason string) (Packet, error) {
 	p.Lease = nil
 	p.Attempt = 0
 	tx.transition(p, PacketQueued, reasonOr(reason, "requeued"), "")
+	if err := tx.savePacket(&keys, p); err != nil {
+		return Packet{}, err
+	}
+	return *p, nil
+}
+
+// MarkPacketLanded records that a done packet's changes reached their base
+// branch as commit, by mode: git moved the branch already (outside any
+// transaction), this is the record of it. Landing twice is invalid_state.
+func (tx *Tx) MarkPacketLanded(pktID, commit, mode string) (Packet, error) {
+	if len(commit) != 40 && len(commit) != 64 || strings.Trim(commit, "0123456789abcdef") != "" {
+		return Packet{}, Deny(CodeInvalidArgument, "commit must be a full hex object name")
+	}
+	if mode != "merge" && mode != "squash" {
+		return Packet{}, Deny(CodeInvalidArgument, "landing mode must be merge or squash, not %q", mode)
+	}
+	p, keys, err := tx.packet(pktID)
+	if err != nil {
+		return Packet{}, err
+	}
+	switch {
+	case p.Changes == nil:
+		return Packet{}, Deny(CodeInvalidState, "packet %s has no changes to land", p.ID)
+	case p.Landed != nil:
+		return Packet{}, Deny(CodeInvalidState, "packet %s landed already, as %s", p.ID, p.Landed.Commit)
+	case p.State != PacketDone:
+		return Packet{}, Deny(CodeInvalidState, "packet %s is %s: only a done packet lands", p.ID, p.State)
+	}
+	p.Landed = &PacketLanding{Commit: commit, Mode: mode, At: tx.now}
+	p.UpdatedAt = tx.now
 	if err := tx.savePacket(&keys, p); err != nil {
 		return Packet{}, err
 	}

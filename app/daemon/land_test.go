@@ -1,0 +1,104 @@
+package daemon
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/store/keyring"
+)
+
+// Two agents on one repository change the same line of the same file, each
+// in its own worktree. The first lands into the person's checkout, which
+// has an uncommitted change in another file and an untracked file: both
+// survive. The second conflicts: merge_conflict naming the file, the base
+// branch unmoved, the checkout as it was.
+func TestLandTwoAgentsOneLine(t *testing.T) {
+	repoDir := t.TempDir()
+	git(t, repoDir, "init", "-q", "-b", "main")
+	git(t, repoDir, "config", "user.name", "Dev Person")
+	git(t, repoDir, "config", "user.email", "dev@example.com")
+	write := func(dir, name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(repoDir, "greet.txt", "hello\n")
+	write(repoDir, "other.txt", "other\n")
+	git(t, repoDir, "add", "-A")
+	git(t, repoDir, "commit", "-q", "-m", "first")
+	write(repoDir, "other.txt", "other, edited by the person\n")
+	write(repoDir, "scratch.txt", "the person's notes\n")
+
+	t.Setenv("SHELL", "/bin/sh")
+	d := start(t, Config{Paths: newPaths(t), Keyring: keyring.NewMemory()})
+	ctx := context.Background()
+	reg := d.Registry()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	registered, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: repoDir})
+	must(err)
+	repo := registered.Repository
+
+	// work runs one agent through a packet: claim, change greet.txt,
+	// complete; it returns the packet.
+	work := func(line string) string {
+		t.Helper()
+		started, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID})
+		must(err)
+		var ses store.Session
+		d.db.View(func(tx *store.Tx) error { ses, _ = tx.Session(started.SessionID); return nil })
+		agent := mcpserver.Principal{KeyID: ses.TokenKeyID, SessionID: ses.ID}
+		_, err = mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: "Greet " + line})
+		must(err)
+		got, err := mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkAwaitPacket, mcpserver.AwaitArgs{RepositoryID: repo.ID, WaitSeconds: -1})
+		must(err)
+		write(got.Workspace.Path, "greet.txt", line+"\n")
+		_, err = mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkComplete, mcpserver.CompleteArgs{PacketID: got.Packet.ID, LeaseID: got.LeaseID})
+		must(err)
+		return got.Packet.ID
+	}
+	first, second := work("hello, world"), work("hi there")
+	land := func(pkt string) (mcpserver.LandResult, error) {
+		return mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkLand, mcpserver.WorkLandArgs{PacketID: pkt})
+	}
+
+	landed, err := land(first)
+	must(err)
+	if tip := strings.TrimSpace(git(t, repoDir, "rev-parse", "main")); tip != landed.Commit || landed.Packet.Landed == nil || landed.Packet.Landed.Commit != tip {
+		t.Errorf("landed %+v; main at %s", landed, tip)
+	}
+	for name, want := range map[string]string{"greet.txt": "hello, world\n", "other.txt": "other, edited by the person\n", "scratch.txt": "the person's notes\n"} {
+		if got, err := os.ReadFile(filepath.Join(repoDir, name)); err != nil || string(got) != want {
+			t.Errorf("%s in the person's checkout is %q, %v; want %q", name, got, err, want)
+		}
+	}
+	if _, err := land(first); store.CodeOf(err) != store.CodeInvalidState {
+		t.Errorf("landing twice: %v, want invalid_state", err)
+	}
+
+	before := git(t, repoDir, "status", "--porcelain")
+	tip := git(t, repoDir, "rev-parse", "main")
+	_, err = land(second)
+	if store.CodeOf(err) != store.CodeMergeConflict || !strings.Contains(err.Error(), "greet.txt") {
+		t.Fatalf("landing the second: %v, want merge_conflict naming greet.txt", err)
+	}
+	if git(t, repoDir, "rev-parse", "main") != tip || git(t, repoDir, "status", "--porcelain") != before {
+		t.Error("a conflicting landing moved main or changed the checkout")
+	}
+	if got, _ := os.ReadFile(filepath.Join(repoDir, "greet.txt")); strings.Contains(string(got), "<<<<<<<") {
+		t.Errorf("conflict markers in the checkout: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(repoDir, ".git", "MERGE_HEAD")); err == nil {
+		t.Error("a half-done merge is left in the checkout")
+	}
+}
