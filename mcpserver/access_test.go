@@ -102,7 +102,7 @@ func TestEveryObjectMethodIsScoped(t *testing.T) {
 		"tools.search": true, "tools.describe": true, "resource.policies": true, "resource.tools_catalog": true,
 		"resource.repositories": true, "question.list": true, "connection.get": true, "connection.put": true,
 		"token.create": true, "token.list": true, "token.revoke": true, "token.rotate": true, "token.client": true,
-		"work.expire_leases": true, "prompt.workflow": true,
+		"work.expire_leases": true, "prompt.workflow": true, "workspace.list": true,
 		"token.revoke_stale_ephemeral": true, "client_token.import": true, "client_token.adopt": true,
 		"client_token.mint": true, "client_token.mark_ephemeral": true, "connection.remember_port": true,
 	}

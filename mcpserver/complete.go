@@ -52,7 +52,7 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 	if err != nil || ses.Workspace == nil {
 		return nil, err
 	}
-	ws := workspace.Workspace{Path: ses.Workspace.Path, Branch: ses.Workspace.Branch, BaseBranch: ses.Workspace.BaseBranch, BaseCommit: ses.Workspace.BaseCommit}
+	ws := gitWorkspace(ses.Workspace)
 	from := ses.Workspace.Done
 	if from == "" {
 		from = ws.BaseCommit

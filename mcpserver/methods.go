@@ -73,6 +73,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerWorkspaces()
 	r.registerDiffs()
 	r.registerLanding()
+	r.registerWorktrees()
 	r.registerStartup()
 	return r
 }

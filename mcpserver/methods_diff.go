@@ -127,7 +127,7 @@ func (r *Registry) sessionDiff(c *Call) (any, error) {
 	if s.Workspace == nil {
 		return nil, store.Deny(store.CodeInvalidState, "session %s works in no worktree of its own", s.ID)
 	}
-	ws := workspace.Workspace{Path: s.Workspace.Path, Branch: s.Workspace.Branch, BaseBranch: s.Workspace.BaseBranch, BaseCommit: s.Workspace.BaseCommit}
+	ws := gitWorkspace(s.Workspace)
 	ctx, cancel := context.WithTimeout(c.Ctx, worktreeTimeout)
 	defer cancel()
 	d, err := workspace.Diff(ctx, ws.Path, ws.BaseCommit, "")

@@ -263,6 +263,15 @@ func exercise(t *testing.T, h *harness, d *daemon.Daemon) string {
 	if r := h.fails(1, "diff", "pkt_nope"); !strings.Contains(r.stderr, "not_found") {
 		t.Errorf("diff of no packet: %q", r.stderr)
 	}
+	h.fails(2, "land")
+	if r := h.fails(1, "land", "pkt_nope"); !strings.Contains(r.stderr, "not_found") {
+		t.Errorf("land of no packet: %q", r.stderr)
+	}
+	if r := h.ok("workspace", "list"); !strings.Contains(r.stdout, "SESSION") {
+		t.Errorf("workspace list: %q", r.stdout)
+	}
+	h.fails(1, "workspace", "discard", "ses_nope")
+	h.fails(2, "workspace", "discard")
 
 	// token create
 	r = h.ok("token", "create", "--label", "x", "--grant", "status:read@"+repoID, "--expires", "1h")

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,6 +52,7 @@ func TestLandTwoAgentsOneLine(t *testing.T) {
 
 	// work runs one agent through a packet: claim, change greet.txt,
 	// complete; it returns the packet.
+	sessions := map[string]string{} // packet → session
 	work := func(line string) string {
 		t.Helper()
 		started, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID})
@@ -65,6 +67,7 @@ func TestLandTwoAgentsOneLine(t *testing.T) {
 		write(got.Workspace.Path, "greet.txt", line+"\n")
 		_, err = mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkComplete, mcpserver.CompleteArgs{PacketID: got.Packet.ID, LeaseID: got.LeaseID})
 		must(err)
+		sessions[got.Packet.ID] = ses.ID
 		return got.Packet.ID
 	}
 	first, second := work("hello, world"), work("hi there")
@@ -100,5 +103,42 @@ func TestLandTwoAgentsOneLine(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(repoDir, ".git", "MERGE_HEAD")); err == nil {
 		t.Error("a half-done merge is left in the checkout")
+	}
+
+	// The worktrees: the first landed, the second with one commit not on
+	// main. Discarding one needs its agent stopped, keeps its branch and
+	// so its commit, and takes the folder away.
+	list, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkspaceList, mcpserver.NoArgs{})
+	must(err)
+	states := map[string]string{}
+	var secondWS store.Workspace
+	for _, e := range list.Workspaces {
+		if e.State == nil {
+			t.Fatalf("workspace %+v unreadable", e)
+		}
+		states[e.SessionID] = fmt.Sprintf("landed=%v unlanded=%d", e.State.Landed, e.State.Unlanded)
+		if e.SessionID == sessions[second] {
+			secondWS = e.Workspace
+		}
+	}
+	if states[sessions[first]] != "landed=true unlanded=0" || states[sessions[second]] != "landed=false unlanded=1" {
+		t.Errorf("workspace states %v", states)
+	}
+	discard := func() error {
+		_, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkspaceDiscard, mcpserver.WorkspaceDiscardArgs{SessionID: sessions[second]})
+		return err
+	}
+	if err := discard(); store.CodeOf(err) != store.CodeInvalidState {
+		t.Errorf("discarding a live session's worktree: %v, want invalid_state", err)
+	}
+	_, err = mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: sessions[second]})
+	must(err)
+	write(secondWS.Path, "left.txt", "left uncommitted\n")
+	must(discard())
+	if _, err := os.Stat(secondWS.Path); !os.IsNotExist(err) {
+		t.Errorf("the discarded worktree is still there: %v", err)
+	}
+	if files := git(t, repoDir, "ls-tree", "--name-only", secondWS.Branch); !strings.Contains(files, "left.txt") || !strings.Contains(git(t, repoDir, "show", secondWS.Branch+":greet.txt"), "hi there") {
+		t.Errorf("the discarded worktree's branch lost work: %q", files)
 	}
 }

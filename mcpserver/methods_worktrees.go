@@ -1,0 +1,162 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/workspace"
+)
+
+// The methods of this file, typed with their arguments and results.
+const (
+	MethodWorkspaceList    Name[NoArgs, WorkspaceList]                = "workspace.list"
+	MethodWorkspaceDiscard Name[WorkspaceDiscardArgs, WorkspaceEntry] = "workspace.discard"
+)
+
+// maxListedWorktrees bounds workspace.list: the newest sessions' worktrees.
+const maxListedWorktrees = 200
+
+// WorkspaceEntry is one session's worktree and what is in it.
+type WorkspaceEntry struct {
+	SessionID    string             `json:"session_id"`
+	RepositoryID string             `json:"repository_id"`
+	SessionState store.SessionState `json:"session_state"`
+	Workspace    store.Workspace    `json:"workspace"`
+	// Gone is set when the worktree's folder no longer exists (discarded).
+	Gone bool `json:"gone,omitempty"`
+	// State is git's account of it; nil when Gone or when git failed
+	// (Problem says why).
+	State   *workspace.State `json:"state,omitempty"`
+	Problem string           `json:"problem,omitempty"`
+}
+
+// WorkspaceList is the result of workspace.list.
+type WorkspaceList struct {
+	Workspaces []WorkspaceEntry `json:"workspaces"`
+}
+
+// WorkspaceDiscardArgs are the arguments of workspace.discard.
+type WorkspaceDiscardArgs struct {
+	SessionID string `json:"session_id"`
+}
+
+func (r *Registry) registerWorktrees() {
+	list := Define(MethodWorkspaceList, On(Global, store.CapAdmin), Hidden|ReadOnly,
+		"The agents' worktrees, newest session first, with what each holds that is not on its base branch.",
+		func(c *Call, _ NoArgs) (WorkspaceList, error) {
+			v, err := c.Prepared()
+			if err != nil {
+				return WorkspaceList{}, err
+			}
+			out, _ := v.(WorkspaceList)
+			return out, nil
+		})
+	list.Prepare = r.listWorktrees
+	r.Register(list)
+	discard := Define(MethodWorkspaceDiscard, On(Session, store.CapAdmin), Hidden,
+		"Take an ended session's worktree away at the person's word. What was uncommitted is committed first and its branch is kept, so every commit stays reachable.",
+		func(c *Call, in WorkspaceDiscardArgs) (WorkspaceEntry, error) {
+			v, err := c.Prepared()
+			if err != nil {
+				return WorkspaceEntry{}, err
+			}
+			out, _ := v.(WorkspaceEntry)
+			data := fmt.Appendf(nil, `{"discarded":%q}`, out.Workspace.Path)
+			if _, err := c.Tx.AppendTrace(in.SessionID, store.TraceEvent{Type: store.TraceState, Method: c.Method.Name, Data: data}); err != nil {
+				return WorkspaceEntry{}, err
+			}
+			return out, nil
+		})
+	discard.Prepare = r.discardWorktree
+	r.Register(discard)
+}
+
+// listWorktrees reads the sessions with worktrees, then asks git about each,
+// outside every transaction.
+func (r *Registry) listWorktrees(c *Call) (any, error) {
+	var sessions []store.Session
+	err := r.prepareView(c, func(tx *store.Tx) error {
+		all, err := tx.Sessions(store.SessionFilter{Limit: 1000})
+		for _, s := range all {
+			if s.Workspace != nil && len(sessions) < maxListedWorktrees {
+				sessions = append(sessions, s)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(c.Ctx, worktreeTimeout)
+	defer cancel()
+	out := WorkspaceList{Workspaces: []WorkspaceEntry{}}
+	for _, s := range sessions {
+		out.Workspaces = append(out.Workspaces, worktreeEntry(ctx, s))
+	}
+	return out, nil
+}
+
+func worktreeEntry(ctx context.Context, s store.Session) WorkspaceEntry {
+	e := WorkspaceEntry{SessionID: s.ID, RepositoryID: s.RepositoryID, SessionState: s.State, Workspace: *s.Workspace}
+	if _, err := os.Stat(s.Workspace.Path); errors.Is(err, os.ErrNotExist) {
+		e.Gone = true
+		return e
+	}
+	st, err := workspace.Status(ctx, gitWorkspace(s.Workspace))
+	if err != nil {
+		e.Problem = err.Error()
+		return e
+	}
+	e.State = &st
+	return e
+}
+
+// discardWorktree commits what is uncommitted in an ended session's
+// worktree and removes the worktree, keeping its branch (workspace.Remove
+// with force): nothing the agent wrote becomes unreachable.
+func (r *Registry) discardWorktree(c *Call) (any, error) {
+	var in WorkspaceDiscardArgs
+	if err := c.Decode(&in); err != nil {
+		return nil, err
+	}
+	var s store.Session
+	err := r.prepareView(c, func(tx *store.Tx) error {
+		var err error
+		s, err = tx.Session(in.SessionID)
+		return err
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case s.Workspace == nil:
+		return nil, store.Deny(store.CodeInvalidState, "session %s has no worktree", s.ID)
+	case s.State.Live():
+		return nil, store.Deny(store.CodeInvalidState, "session %s still runs: stop its agent first", s.ID)
+	}
+	ctx, cancel := context.WithTimeout(c.Ctx, worktreeTimeout)
+	defer cancel()
+	e := worktreeEntry(ctx, s)
+	if e.Gone {
+		return nil, store.Deny(store.CodeInvalidState, "the worktree of %s is gone already", s.ID)
+	}
+	ws := gitWorkspace(s.Workspace)
+	if _, _, err := workspace.CommitAll(ctx, ws, workspace.Commit{
+		Message:  "Work left uncommitted when its worktree was discarded",
+		Trailers: []string{"Switchboard-Session: " + s.ID},
+	}); err != nil {
+		return nil, err
+	}
+	if err := workspace.Remove(ctx, ws, true); err != nil && !errors.Is(err, workspace.ErrBranchKept) {
+		return nil, err
+	}
+	e.Gone, e.State = true, nil
+	return e, nil
+}
+
+// gitWorkspace is the workspace package's form of a session's worktree.
+func gitWorkspace(w *store.Workspace) workspace.Workspace {
+	return workspace.Workspace{Path: w.Path, Branch: w.Branch, BaseBranch: w.BaseBranch, BaseCommit: w.BaseCommit}
+}
