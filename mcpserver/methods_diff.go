@@ -22,9 +22,7 @@ type WorkDiffArgs struct {
 }
 
 // SessionDiffArgs are the arguments of session.diff.
-type SessionDiffArgs struct {
-	SessionID string `json:"session_id"`
-}
+type SessionDiffArgs = SessionArg
 
 // DiffResult is a change as git shows it.
 type DiffResult struct {
@@ -111,16 +109,7 @@ func (r *Registry) packetDiff(c *Call) (any, error) {
 
 // sessionDiff shows a session's worktree against its base commit.
 func (r *Registry) sessionDiff(c *Call) (any, error) {
-	var in SessionDiffArgs
-	if err := c.Decode(&in); err != nil {
-		return nil, err
-	}
-	var s store.Session
-	err := r.prepareView(c, func(tx *store.Tx) error {
-		var err error
-		s, err = tx.Session(in.SessionID)
-		return err
-	})
+	s, err := r.prepareSession(c)
 	if err != nil {
 		return nil, err
 	}
@@ -139,4 +128,19 @@ func (r *Registry) sessionDiff(c *Call) (any, error) {
 		return nil, err
 	}
 	return DiffResult{From: ws.BaseCommit, Diff: string(d), Untracked: untracked}, nil
+}
+
+// prepareSession reads, for a Prepare, the session a SessionArg call names.
+func (r *Registry) prepareSession(c *Call) (store.Session, error) {
+	var in SessionArg
+	if err := c.Decode(&in); err != nil {
+		return store.Session{}, err
+	}
+	var s store.Session
+	err := r.prepareView(c, func(tx *store.Tx) error {
+		var err error
+		s, err = tx.Session(in.SessionID)
+		return err
+	})
+	return s, err
 }

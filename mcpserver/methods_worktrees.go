@@ -39,9 +39,7 @@ type WorkspaceList struct {
 }
 
 // WorkspaceDiscardArgs are the arguments of workspace.discard.
-type WorkspaceDiscardArgs struct {
-	SessionID string `json:"session_id"`
-}
+type WorkspaceDiscardArgs = SessionArg
 
 func (r *Registry) registerWorktrees() {
 	list := Define(MethodWorkspaceList, On(Global, store.CapAdmin), Hidden|ReadOnly,
@@ -118,16 +116,7 @@ func worktreeEntry(ctx context.Context, s store.Session) WorkspaceEntry {
 // worktree and removes the worktree, keeping its branch (workspace.Remove
 // with force): nothing the agent wrote becomes unreachable.
 func (r *Registry) discardWorktree(c *Call) (any, error) {
-	var in WorkspaceDiscardArgs
-	if err := c.Decode(&in); err != nil {
-		return nil, err
-	}
-	var s store.Session
-	err := r.prepareView(c, func(tx *store.Tx) error {
-		var err error
-		s, err = tx.Session(in.SessionID)
-		return err
-	})
+	s, err := r.prepareSession(c)
 	switch {
 	case err != nil:
 		return nil, err
