@@ -373,6 +373,7 @@ func (r *Registry) AgentExited(sessionID string, exit supervisor.Exit) {
 	if err != nil && store.CodeOf(err) != store.CodeInvalidState {
 		r.log.Error("end the session of an exited agent", "session", sessionID, "err", err)
 	}
+	r.TidyWorktree(context.Background(), sessionID)
 }
 
 // EndSession ends a session through session.end, as the supervisor: the

@@ -57,6 +57,10 @@ func (r *Registry) registerLanding() {
 				return LandResult{}, err
 			}
 			r.signalAfter(c, repoKey(p.RepositoryID))
+			// A merged worktree whose session has ended has nothing left
+			// in it: it goes (TidyWorktree checks, and keeps it otherwise).
+			ses, ctx := p.Changes.SessionID, context.WithoutCancel(c.Ctx)
+			c.AfterCommit(func() { r.TidyWorktree(ctx, ses) })
 			return LandResult{Packet: p, Commit: l.Commit, Files: l.Files}, nil
 		})
 	land.Prepare = r.landPacket

@@ -149,3 +149,34 @@ func (r *Registry) discardWorktree(c *Call) (any, error) {
 func gitWorkspace(w *store.Workspace) workspace.Workspace {
 	return workspace.Workspace{Path: w.Path, Branch: w.Branch, BaseBranch: w.BaseBranch, BaseCommit: w.BaseCommit}
 }
+
+// TidyWorktree removes an ended session's worktree when nothing in it is
+// lost by that: no uncommitted file, every commit on the base branch
+// (landed, or none made). workspace.Remove decides, and refuses anything
+// else; a refusal is the normal case of a worktree with work in it and is
+// not logged as a failure. The branch goes with it only when git itself
+// agrees it is merged. Outside every transaction: git is slow I/O.
+func (r *Registry) TidyWorktree(ctx context.Context, sessionID string) {
+	var s store.Session
+	if err := r.db.View(func(tx *store.Tx) error {
+		var err error
+		s, err = tx.Session(sessionID)
+		return err
+	}); err != nil || s.Workspace == nil || s.State.Live() {
+		return
+	}
+	if _, err := os.Stat(s.Workspace.Path); err != nil {
+		return // discarded, or gone by hand
+	}
+	ctx, cancel := context.WithTimeout(ctx, worktreeTimeout)
+	defer cancel()
+	err := workspace.Remove(ctx, gitWorkspace(s.Workspace), false)
+	switch {
+	case err == nil, errors.Is(err, workspace.ErrBranchKept):
+		r.log.Info("removed a landed worktree", "session", sessionID, "path", s.Workspace.Path)
+	case errors.Is(err, workspace.ErrDirty), errors.Is(err, workspace.ErrUnlanded):
+		r.log.Debug("worktree kept: it holds work", "session", sessionID, "err", err)
+	default:
+		r.log.Warn("tidy a worktree", "session", sessionID, "err", err)
+	}
+}

@@ -141,4 +141,19 @@ func TestLandTwoAgentsOneLine(t *testing.T) {
 	if files := git(t, repoDir, "ls-tree", "--name-only", secondWS.Branch); !strings.Contains(files, "left.txt") || !strings.Contains(git(t, repoDir, "show", secondWS.Branch+":greet.txt"), "hi there") {
 		t.Errorf("the discarded worktree's branch lost work: %q", files)
 	}
+
+	// The landed worktree goes when its agent ends; its branch, merged,
+	// with it.
+	var firstWS store.Workspace
+	for _, e := range list.Workspaces {
+		if e.SessionID == sessions[first] {
+			firstWS = e.Workspace
+		}
+	}
+	_, err = mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: sessions[first]})
+	must(err)
+	waitFor(t, func() bool { _, err := os.Stat(firstWS.Path); return os.IsNotExist(err) })
+	if strings.Contains(git(t, repoDir, "branch", "--list", firstWS.Branch), "switchboard/") {
+		t.Errorf("the landed branch %s is left", firstWS.Branch)
+	}
 }

@@ -135,13 +135,27 @@ func TestAgentStartsInItsOwnWorktree(t *testing.T) {
 		t.Errorf("a start from a branch that does not exist: %v, want workspace_unavailable", err)
 	}
 
-	// The worktree outlives its agent: what is in it is the person's to land.
-	if _, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: started.SessionID}); err != nil {
+	// A worktree with work in it outlives its agent: what is in it is the
+	// person's to land. One with nothing in it goes with its agent, and so
+	// does its branch.
+	if err := os.WriteFile(filepath.Join(ws.Path, "work.txt"), []byte("the agent's\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	for _, id := range []string{started.SessionID, second.SessionID} {
+		if _, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, func() bool { _, err := os.Stat(second.Workspace.Path); return os.IsNotExist(err) })
+	if strings.Contains(git(t, repoDir, "branch", "--list", second.Workspace.Branch), "switchboard/") {
+		t.Errorf("the empty worktree's branch %s is left", second.Workspace.Branch)
+	}
 	d.stop()
-	if _, err := os.Stat(filepath.Join(ws.Path, "a.txt")); err != nil {
-		t.Errorf("the worktree is gone after its agent ended: %v", err)
+	if got, err := os.ReadFile(filepath.Join(ws.Path, "work.txt")); err != nil || string(got) != "the agent's\n" {
+		t.Errorf("the worktree with work in it lost it after its agent ended: %q, %v", got, err)
+	}
+	if after := git(t, repoDir, "status", "--porcelain"); after != before {
+		t.Errorf("the person's checkout changed: %q", after)
 	}
 }
 
