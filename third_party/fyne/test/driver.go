@@ -3,6 +3,7 @@ package test
 import (
 	"image"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -24,6 +25,12 @@ type driver struct {
 	painter      SoftwarePainter
 	windows      []fyne.Window
 	windowsMutex sync.RWMutex
+
+	// doMutex runs one fyne.Do function at a time, as the real driver's
+	// single thread does; doOwner is the goroutine inside one, which may
+	// call fyne.Do again (Switchboard patch).
+	doMutex sync.Mutex
+	doOwner atomic.Uint64
 }
 
 // Declare conformity with Driver
@@ -52,7 +59,21 @@ func NewDriverWithPainter(painter SoftwarePainter) fyne.Driver {
 
 // DoFromGoroutine on a test driver ignores the wait flag as our threading is simple
 func (d *driver) DoFromGoroutine(f func(), _ bool) {
-	// Tests all run on a single (but potentially different per-test) thread
+	// Functions given to fyne.Do from several goroutines run one at a time,
+	// as on the real driver's thread: run at once on each caller's
+	// goroutine, two of them could paint one widget together (Switchboard
+	// patch). A call from within one runs at once.
+	id := async.GoroutineID()
+	if d.doOwner.Load() == id {
+		async.EnsureNotMain(f)
+		return
+	}
+	d.doMutex.Lock()
+	d.doOwner.Store(id)
+	defer func() {
+		d.doOwner.Store(0)
+		d.doMutex.Unlock()
+	}()
 	async.EnsureNotMain(f)
 }
 

@@ -83,3 +83,7 @@ func goroutineID() (id uint64) {
 
 	return id
 }
+
+// GoroutineID is the calling goroutine's id, for the test driver's fyne.Do
+// (Switchboard patch).
+func GoroutineID() uint64 { return goroutineID() }
