@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/switchboard-dev/switchboard/gitcmd/gittest"
 )
 
 // Each command that can lose work is refused before git starts. The test
@@ -19,13 +21,13 @@ func TestRunRefusesCommandsThatLoseWork(t *testing.T) {
 	dir := newRepo(t)
 	git(t, dir, "branch", "side")
 	git(t, dir, "worktree", "add", "-q", filepath.Join(dir, ".wt"), "side")
-	writeFile(t, filepath.Join(dir, ".wt", "a.txt"), "side change\n")
+	gittest.WriteFile(t, filepath.Join(dir, ".wt", "a.txt"), "side change\n")
 	git(t, filepath.Join(dir, ".wt"), "commit", "-q", "-am", "side work")
-	writeFile(t, filepath.Join(dir, ".wt", "a.txt"), "uncommitted in the worktree\n")
-	writeFile(t, filepath.Join(dir, "a.txt"), "stashed\n")
+	gittest.WriteFile(t, filepath.Join(dir, ".wt", "a.txt"), "uncommitted in the worktree\n")
+	gittest.WriteFile(t, filepath.Join(dir, "a.txt"), "stashed\n")
 	git(t, dir, "stash", "-q")
-	writeFile(t, filepath.Join(dir, "a.txt"), "uncommitted\n")
-	writeFile(t, filepath.Join(dir, "new.txt"), "untracked\n")
+	gittest.WriteFile(t, filepath.Join(dir, "a.txt"), "uncommitted\n")
+	gittest.WriteFile(t, filepath.Join(dir, "new.txt"), "untracked\n")
 	before := snapshot(t, dir)
 
 	for _, args := range [][]string{
@@ -160,7 +162,7 @@ func snapshot(t *testing.T, dir string) string {
 		if info.Mode().IsRegular() && !strings.HasPrefix(rel, ".git/") || strings.HasPrefix(rel, ".git/objects/") {
 			b.WriteString(rel + "\n")
 			if info.Mode().IsRegular() && !strings.HasPrefix(rel, ".git/") {
-				b.WriteString(readFile(t, p))
+				b.WriteString(gittest.ReadFile(t, p))
 			}
 		}
 		return nil

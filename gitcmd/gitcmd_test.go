@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/gitcmd/gittest"
 )
 
 func TestRunReturnsStdout(t *testing.T) {
@@ -165,7 +167,7 @@ func TestRunEnvironment(t *testing.T) {
 	writeHook(t, dir, "pre-commit", "env > '"+envFile+"'\n")
 	git(t, dir, "commit", "-q", "--allow-empty", "-m", "env")
 
-	env := readFile(t, envFile)
+	env := gittest.ReadFile(t, envFile)
 	for _, want := range []string{"GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "GIT_CONFIG_NOSYSTEM=1"} {
 		if !strings.Contains("\n"+env, "\n"+want+"\n") {
 			t.Errorf("hook environment lacks %s", want)
@@ -239,7 +241,7 @@ func TestRunTimeout(t *testing.T) {
 func TestRunStdoutLimit(t *testing.T) {
 	t.Parallel()
 	dir := newRepo(t)
-	writeFile(t, filepath.Join(dir, "big.txt"), strings.Repeat("x", 1<<20))
+	gittest.WriteFile(t, filepath.Join(dir, "big.txt"), strings.Repeat("x", 1<<20))
 	git(t, dir, "add", "big.txt")
 	git(t, dir, "commit", "-q", "-m", "big")
 	lim := limits{stdout: 1 << 16, timeout: time.Minute}

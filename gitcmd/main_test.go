@@ -2,7 +2,6 @@ package gitcmd
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -19,7 +18,7 @@ func newRepo(t *testing.T) string {
 	git(t, dir, "init", "-q", "-b", "main")
 	git(t, dir, "config", "user.name", "Test Person")
 	git(t, dir, "config", "user.email", "person@example.test")
-	writeFile(t, filepath.Join(dir, "a.txt"), "one\n")
+	gittest.WriteFile(t, filepath.Join(dir, "a.txt"), "one\n")
 	git(t, dir, "add", "a.txt")
 	git(t, dir, "commit", "-q", "-m", "first")
 	return dir
@@ -33,20 +32,4 @@ func git(t *testing.T, dir string, args ...string) string {
 		t.Fatalf("git %v: %v", args, err)
 	}
 	return string(out)
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

@@ -47,7 +47,7 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 			return err
 		}
 		title = p.Title
-		return missingArtifacts(tx, p)
+		return tx.CheckArtifacts(p)
 	})
 	if err != nil || ses.Workspace == nil {
 		return nil, err
@@ -86,25 +86,6 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 	}
 	return &store.PacketChanges{SessionID: ses.ID, Branch: ws.Branch, BaseBranch: ws.BaseBranch, From: from, To: head,
 		Files: len(stat.Files), Added: stat.Added, Deleted: stat.Deleted}, nil
-}
-
-// missingArtifacts refuses, as CompletePacket will, a packet whose expected
-// artifacts are not all published.
-func missingArtifacts(tx *store.Tx, p store.Packet) error {
-	arts, err := tx.Artifacts(p.ID)
-	if err != nil {
-		return err
-	}
-	var missing []string
-	for _, e := range p.ExpectedArtifacts {
-		if !slices.ContainsFunc(arts, func(a store.Artifact) bool { return a.Name == e.Name }) {
-			missing = append(missing, e.Name)
-		}
-	}
-	if len(missing) > 0 {
-		return store.Deny(store.CodeArtifactsMissing, "packet %s still needs %s", p.ID, strings.Join(missing, ", "))
-	}
-	return nil
 }
 
 // listFiles names at most maxListedFiles files, and how many more there are.

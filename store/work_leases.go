@@ -123,15 +123,8 @@ func (tx *Tx) CompletePacket(pktID, sessionID, leaseID, summary string, changes 
 	if err := checkWorkText("summary", summary, maxWorkText, false); err != nil {
 		return Packet{}, err
 	}
-	art := tx.tx.Bucket(bucketArtifacts)
-	var missing []string
-	for _, e := range p.ExpectedArtifacts {
-		if art.Get(artifactKey(p.ID, e.Name)) == nil {
-			missing = append(missing, e.Name)
-		}
-	}
-	if len(missing) > 0 {
-		return Packet{}, Deny(CodeArtifactsMissing, "packet %s still needs %s", p.ID, strings.Join(missing, ", "))
+	if err := tx.CheckArtifacts(*p); err != nil {
+		return Packet{}, err
 	}
 	to := PacketDone
 	if p.ReviewRequired {
@@ -225,4 +218,21 @@ func (tx *Tx) ReleaseSessionLeases(sessionID, reason string) ([]Packet, error) {
 		out = append(out, *p)
 	}
 	return out, nil
+}
+
+// CheckArtifacts refuses, with artifacts_missing naming them, a packet
+// whose expected artifacts are not all published: what completing it
+// needs.
+func (tx *Tx) CheckArtifacts(p Packet) error {
+	art := tx.tx.Bucket(bucketArtifacts)
+	var missing []string
+	for _, e := range p.ExpectedArtifacts {
+		if art.Get(artifactKey(p.ID, e.Name)) == nil {
+			missing = append(missing, e.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return Deny(CodeArtifactsMissing, "packet %s still needs %s", p.ID, strings.Join(missing, ", "))
+	}
+	return nil
 }

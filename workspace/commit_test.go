@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/switchboard-dev/switchboard/gitcmd/gittest"
 )
 
 func TestCommitAll(t *testing.T) {
@@ -24,8 +26,8 @@ func TestCommitAll(t *testing.T) {
 		t.Fatalf("clean worktree: CommitAll = %v, %q, %v", created, head, err)
 	}
 
-	writeFile(t, filepath.Join(ws.Path, "a.txt"), "changed\n")
-	writeFile(t, filepath.Join(ws.Path, "new", "c.txt"), "new\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, "a.txt"), "changed\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, "new", "c.txt"), "new\n")
 	if err := os.Remove(filepath.Join(ws.Path, "src", "b.txt")); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +62,7 @@ func TestCommitAll(t *testing.T) {
 	}
 
 	// Without an author, git's configured identity.
-	writeFile(t, filepath.Join(ws.Path, "a.txt"), "again\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, "a.txt"), "again\n")
 	if created, _, err := CommitAll(ctx, ws, Commit{Message: "second"}); err != nil || !created {
 		t.Fatalf("CommitAll = %v, %v", created, err)
 	}
@@ -83,12 +85,12 @@ func TestCommitAllRunsHooks(t *testing.T) {
 	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho 'lint: a.txt is wrong' >&2\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(ws.Path, "a.txt"), "agent's work\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, "a.txt"), "agent's work\n")
 	created, _, err := CommitAll(ctx, ws, Commit{Message: "blocked"})
 	if err == nil || created || !strings.Contains(err.Error(), "lint: a.txt is wrong") {
 		t.Fatalf("CommitAll with a failing hook = %v, %v; want the hook's message", created, err)
 	}
-	if got := readFile(t, filepath.Join(ws.Path, "a.txt")); got != "agent's work\n" {
+	if got := gittest.ReadFile(t, filepath.Join(ws.Path, "a.txt")); got != "agent's work\n" {
 		t.Errorf("a.txt = %q after the failed commit", got)
 	}
 	if gitLine(t, ws.Path, "rev-parse", "HEAD") != ws.BaseCommit {
@@ -107,7 +109,7 @@ func TestCommitAllRefuses(t *testing.T) {
 	ctx := context.Background()
 	repo := newRepo(t, "")
 	ws := create(t, spec(repo, t.TempDir()))
-	writeFile(t, filepath.Join(ws.Path, "a.txt"), "work\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, "a.txt"), "work\n")
 	for _, tt := range []struct {
 		name string
 		c    Commit
@@ -130,7 +132,7 @@ func TestCommitAllRefuses(t *testing.T) {
 		t.Errorf("detached: err = %v, want ErrNotOnBranch", err)
 	}
 	git(t, ws.Path, "switch", "-q", ws.Branch)
-	if gitLine(t, ws.Path, "rev-parse", "HEAD") != ws.BaseCommit || readFile(t, filepath.Join(ws.Path, "a.txt")) != "work\n" {
+	if gitLine(t, ws.Path, "rev-parse", "HEAD") != ws.BaseCommit || gittest.ReadFile(t, filepath.Join(ws.Path, "a.txt")) != "work\n" {
 		t.Error("a refused CommitAll changed the worktree")
 	}
 }
@@ -150,7 +152,7 @@ func TestChangedFiles(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	repo := newRepo(t, "")
-	writeFile(t, filepath.Join(repo, ".gitignore"), "*.log\n")
+	gittest.WriteFile(t, filepath.Join(repo, ".gitignore"), "*.log\n")
 	git(t, repo, "add", ".gitignore")
 	git(t, repo, "commit", "-q", "-m", "ignore logs")
 	ws := create(t, spec(repo, t.TempDir()))
@@ -159,15 +161,15 @@ func TestChangedFiles(t *testing.T) {
 	if err != nil || len(files) != 0 {
 		t.Fatalf("fresh worktree: %v, %v", files, err)
 	}
-	writeFile(t, filepath.Join(ws.Path, "committed.txt"), "c\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, "committed.txt"), "c\n")
 	git(t, ws.Path, "add", "committed.txt")
 	git(t, ws.Path, "mv", "src/b.txt", "src/renamed.txt")
 	git(t, ws.Path, "commit", "-q", "-m", "agent")
-	writeFile(t, filepath.Join(ws.Path, "a.txt"), "uncommitted\n")
-	writeFile(t, filepath.Join(ws.Path, "staged.txt"), "s\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, "a.txt"), "uncommitted\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, "staged.txt"), "s\n")
 	git(t, ws.Path, "add", "staged.txt")
-	writeFile(t, filepath.Join(ws.Path, "docs", "untracked.md"), "u\n")
-	writeFile(t, filepath.Join(ws.Path, "build.log"), "ignored\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, "docs", "untracked.md"), "u\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, "build.log"), "ignored\n")
 
 	files, err = ChangedFiles(ctx, ws)
 	if err != nil {
@@ -179,7 +181,7 @@ func TestChangedFiles(t *testing.T) {
 	}
 
 	// A change made and then undone is no change.
-	writeFile(t, filepath.Join(ws.Path, "a.txt"), "one\ntwo\nthree\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, "a.txt"), "one\ntwo\nthree\n")
 	files, _ = ChangedFiles(ctx, ws)
 	if len(files) != 5 || files[0] == "a.txt" {
 		t.Errorf("after undoing a.txt: %q", files)
@@ -190,15 +192,15 @@ func TestDiffstat(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	repo := newRepo(t, "")
-	writeFile(t, filepath.Join(repo, "long.txt"), strings.Repeat("a line that is long enough to be found again\n", 20))
+	gittest.WriteFile(t, filepath.Join(repo, "long.txt"), strings.Repeat("a line that is long enough to be found again\n", 20))
 	git(t, repo, "add", "long.txt")
 	git(t, repo, "commit", "-q", "-m", "long")
 	from := gitLine(t, repo, "rev-parse", "HEAD")
 
-	writeFile(t, filepath.Join(repo, "a.txt"), "one\n2\nthree\nfour\n")           // +2 -1
-	writeFile(t, filepath.Join(repo, "tab\tand space.bin"), "\x00\x01\x02binary") // binary
-	git(t, repo, "mv", "long.txt", "moved.txt")                                   // rename
-	if err := os.Remove(filepath.Join(repo, "src", "b.txt")); err != nil {        // -1
+	gittest.WriteFile(t, filepath.Join(repo, "a.txt"), "one\n2\nthree\nfour\n")           // +2 -1
+	gittest.WriteFile(t, filepath.Join(repo, "tab\tand space.bin"), "\x00\x01\x02binary") // binary
+	git(t, repo, "mv", "long.txt", "moved.txt")                                           // rename
+	if err := os.Remove(filepath.Join(repo, "src", "b.txt")); err != nil {                // -1
 		t.Fatal(err)
 	}
 	git(t, repo, "add", "-A")

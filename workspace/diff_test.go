@@ -7,19 +7,21 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/switchboard-dev/switchboard/gitcmd/gittest"
 )
 
 func TestDiffAndUntracked(t *testing.T) {
 	ctx := context.Background()
 	repo := newRepo(t, "")
 	ws := create(t, spec(repo, t.TempDir()))
-	writeFile(t, filepath.Join(ws.Path, "a.txt"), "changed\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, "a.txt"), "changed\n")
 	_, head, err := CommitAll(ctx, ws, Commit{Message: "edit"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(ws.Path, "a.txt"), "changed again\n")
-	writeFile(t, filepath.Join(ws.Path, "new.txt"), "new\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, "a.txt"), "changed again\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, "new.txt"), "new\n")
 
 	committed, err := Diff(ctx, ws.Path, ws.BaseCommit, head)
 	if err != nil || !strings.Contains(string(committed), "+changed\n") || strings.Contains(string(committed), "again") {

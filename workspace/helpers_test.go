@@ -30,8 +30,8 @@ func newRepo(t *testing.T, dir string) string {
 	git(t, dir, "init", "-q", "-b", "main")
 	git(t, dir, "config", "user.name", "Test Person")
 	git(t, dir, "config", "user.email", "person@example.test")
-	writeFile(t, filepath.Join(dir, "a.txt"), "one\ntwo\nthree\n")
-	writeFile(t, filepath.Join(dir, "src", "b.txt"), "bee\n")
+	gittest.WriteFile(t, filepath.Join(dir, "a.txt"), "one\ntwo\nthree\n")
+	gittest.WriteFile(t, filepath.Join(dir, "src", "b.txt"), "bee\n")
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "first")
 	return dir
@@ -42,11 +42,11 @@ func newRepo(t *testing.T, dir string) string {
 // another file and an untracked file.
 func personWorks(t *testing.T, repo string) {
 	t.Helper()
-	writeFile(t, filepath.Join(repo, "a.txt"), "one\ntwo (staged)\nthree\n")
+	gittest.WriteFile(t, filepath.Join(repo, "a.txt"), "one\ntwo (staged)\nthree\n")
 	git(t, repo, "add", "a.txt")
-	writeFile(t, filepath.Join(repo, "a.txt"), "one\ntwo (staged)\nthree (not staged)\n")
-	writeFile(t, filepath.Join(repo, "src", "b.txt"), "bee, edited\n")
-	writeFile(t, filepath.Join(repo, "notes.txt"), "the person's untracked notes\n")
+	gittest.WriteFile(t, filepath.Join(repo, "a.txt"), "one\ntwo (staged)\nthree (not staged)\n")
+	gittest.WriteFile(t, filepath.Join(repo, "src", "b.txt"), "bee, edited\n")
+	gittest.WriteFile(t, filepath.Join(repo, "notes.txt"), "the person's untracked notes\n")
 }
 
 // checkout describes the person's checkout: status, HEAD, what is staged,
@@ -77,7 +77,7 @@ func checkout(t *testing.T, repo string) string {
 	}
 	sort.Strings(files)
 	for _, f := range files {
-		b.WriteString("== " + f + "\n" + readFile(t, f))
+		b.WriteString("== " + f + "\n" + gittest.ReadFile(t, f))
 	}
 	return b.String()
 }
@@ -109,9 +109,9 @@ func git(t *testing.T, dir string, args ...string) string {
 // branch and the workspace's branch both changed its line.
 func conflict(t *testing.T, repo string, ws Workspace) {
 	t.Helper()
-	writeFile(t, filepath.Join(repo, "a.txt"), "main's line\n")
+	gittest.WriteFile(t, filepath.Join(repo, "a.txt"), "main's line\n")
 	git(t, repo, "commit", "-q", "-am", "main")
-	writeFile(t, filepath.Join(ws.Path, "a.txt"), "agent's line\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, "a.txt"), "agent's line\n")
 	git(t, ws.Path, "commit", "-q", "-am", "agent")
 	if _, err := gitcmd.Run(context.Background(), ws.Path, "merge", "-q", ws.BaseBranch); err == nil {
 		t.Fatal("merge succeeded; the test wants a conflict")
@@ -121,25 +121,6 @@ func conflict(t *testing.T, repo string, ws Workspace) {
 func gitLine(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	return strings.TrimSpace(git(t, dir, args...))
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func exists(path string) bool {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/gitcmd"
+	"github.com/switchboard-dev/switchboard/gitcmd/gittest"
 )
 
 // commitWS writes files (path → content) in ws and commits them with
@@ -17,7 +18,7 @@ import (
 func commitWS(t *testing.T, ws Workspace, msg string, files map[string]string) string {
 	t.Helper()
 	for p, c := range files {
-		writeFile(t, filepath.Join(ws.Path, filepath.FromSlash(p)), c)
+		gittest.WriteFile(t, filepath.Join(ws.Path, filepath.FromSlash(p)), c)
 	}
 	created, head, err := CommitAll(context.Background(), ws, Commit{Message: msg})
 	if err != nil || !created {
@@ -43,7 +44,7 @@ func anyConflictMarker(t *testing.T, dir string) string {
 		if info.IsDir() && info.Name() == ".git" {
 			return filepath.SkipDir
 		}
-		if info.Mode().IsRegular() && strings.Contains(readFile(t, p), "<<<<<<<") {
+		if info.Mode().IsRegular() && strings.Contains(gittest.ReadFile(t, p), "<<<<<<<") {
 			found = p
 		}
 		return nil
@@ -66,8 +67,8 @@ func TestLandMergeThenConflict(t *testing.T) {
 	ws2 := create(t, s2)
 	tip1 := commitWS(t, ws1, "first agent", map[string]string{"a.txt": "one\ntwo, said the first\nthree\n"})
 	commitWS(t, ws2, "second agent", map[string]string{"a.txt": "one\ntwo, said the second\nthree\n"})
-	writeFile(t, filepath.Join(repo, "src", "b.txt"), "bee, edited by the person\n")
-	writeFile(t, filepath.Join(repo, "notes.txt"), "the person's notes\n")
+	gittest.WriteFile(t, filepath.Join(repo, "src", "b.txt"), "bee, edited by the person\n")
+	gittest.WriteFile(t, filepath.Join(repo, "notes.txt"), "the person's notes\n")
 	old := gitLine(t, repo, "rev-parse", "main")
 
 	l, err := Land(ctx, repo, ws1, LandRequest{Message: "Land the first"})
@@ -88,7 +89,7 @@ func TestLandMergeThenConflict(t *testing.T) {
 		"src/b.txt": "bee, edited by the person\n",
 		"notes.txt": "the person's notes\n",
 	} {
-		if got := readFile(t, filepath.Join(repo, path)); got != want {
+		if got := gittest.ReadFile(t, filepath.Join(repo, path)); got != want {
 			t.Errorf("%s = %q, want %q", path, got, want)
 		}
 	}
@@ -146,7 +147,7 @@ func TestLandSquash(t *testing.T) {
 			first := commitWS(t, ws, "add c", map[string]string{"c.txt": "sea\n"})
 			commitWS(t, ws, "edit b", map[string]string{"src/b.txt": "bee, by the agent\n"})
 			// The base moved on meanwhile, elsewhere in the tree.
-			writeFile(t, filepath.Join(repo, "d.txt"), "dee\n")
+			gittest.WriteFile(t, filepath.Join(repo, "d.txt"), "dee\n")
 			git(t, repo, "add", "d.txt")
 			git(t, repo, "commit", "-q", "-m", "person's commit")
 			old := gitLine(t, repo, "rev-parse", "main")
@@ -217,7 +218,7 @@ func TestLandRefusesWhatIsInTheWay(t *testing.T) {
 			name:  "uncommitted change to the same file",
 			agent: map[string]string{"a.txt": "one\ntwo, by the agent\nthree\n"},
 			person: func(t *testing.T, repo string) {
-				writeFile(t, filepath.Join(repo, "a.txt"), "one\ntwo\nthree, by the person\n")
+				gittest.WriteFile(t, filepath.Join(repo, "a.txt"), "one\ntwo\nthree, by the person\n")
 			},
 			files: []string{"a.txt"},
 		},
@@ -225,7 +226,7 @@ func TestLandRefusesWhatIsInTheWay(t *testing.T) {
 			name:  "staged change to the same file",
 			agent: map[string]string{"src/b.txt": "bee, by the agent\n"},
 			person: func(t *testing.T, repo string) {
-				writeFile(t, filepath.Join(repo, "src", "b.txt"), "bee, staged\n")
+				gittest.WriteFile(t, filepath.Join(repo, "src", "b.txt"), "bee, staged\n")
 				git(t, repo, "add", "src/b.txt")
 			},
 			files: []string{"src/b.txt"},
@@ -234,7 +235,7 @@ func TestLandRefusesWhatIsInTheWay(t *testing.T) {
 			name:  "untracked file where the packet adds one",
 			agent: map[string]string{"c.txt": "sea, by the agent\n"},
 			person: func(t *testing.T, repo string) {
-				writeFile(t, filepath.Join(repo, "c.txt"), "the person's own c\n")
+				gittest.WriteFile(t, filepath.Join(repo, "c.txt"), "the person's own c\n")
 			},
 			files: []string{"c.txt"},
 		},
@@ -242,8 +243,8 @@ func TestLandRefusesWhatIsInTheWay(t *testing.T) {
 			name:  "ignored file where the packet adds one",
 			agent: map[string]string{"c.txt": "sea, by the agent\n"},
 			person: func(t *testing.T, repo string) {
-				writeFile(t, filepath.Join(repo, ".git", "info", "exclude"), "c.txt\n")
-				writeFile(t, filepath.Join(repo, "c.txt"), "the person's ignored c\n")
+				gittest.WriteFile(t, filepath.Join(repo, ".git", "info", "exclude"), "c.txt\n")
+				gittest.WriteFile(t, filepath.Join(repo, "c.txt"), "the person's ignored c\n")
 			},
 			files: []string{"c.txt"},
 		},
@@ -266,7 +267,7 @@ func TestLandRefusesWhatIsInTheWay(t *testing.T) {
 			mergeHead, _ := gitPath(ctx, repo, "MERGE_HEAD")
 			var mergeHeadBefore string
 			if exists(mergeHead) {
-				mergeHeadBefore = readFile(t, mergeHead)
+				mergeHeadBefore = gittest.ReadFile(t, mergeHead)
 			}
 
 			_, err := Land(ctx, repo, ws, LandRequest{Message: "Land"})
@@ -283,7 +284,7 @@ func TestLandRefusesWhatIsInTheWay(t *testing.T) {
 			if after := checkout(t, repo); after != before {
 				t.Errorf("the checkout changed:\nbefore:\n%s\nafter:\n%s", before, after)
 			}
-			if mergeHeadBefore != "" && (!exists(mergeHead) || readFile(t, mergeHead) != mergeHeadBefore) {
+			if mergeHeadBefore != "" && (!exists(mergeHead) || gittest.ReadFile(t, mergeHead) != mergeHeadBefore) {
 				t.Error("MERGE_HEAD gone or changed")
 			}
 		})
@@ -295,10 +296,10 @@ func TestLandRefusesWhatIsInTheWay(t *testing.T) {
 func mergeInProgress(t *testing.T, repo string) {
 	t.Helper()
 	git(t, repo, "branch", "side")
-	writeFile(t, filepath.Join(repo, "src", "b.txt"), "bee on main\n")
+	gittest.WriteFile(t, filepath.Join(repo, "src", "b.txt"), "bee on main\n")
 	git(t, repo, "commit", "-q", "-am", "main's b")
 	git(t, repo, "switch", "-q", "side")
-	writeFile(t, filepath.Join(repo, "src", "b.txt"), "bee on side\n")
+	gittest.WriteFile(t, filepath.Join(repo, "src", "b.txt"), "bee on side\n")
 	git(t, repo, "commit", "-q", "-am", "side's b")
 	git(t, repo, "switch", "-q", "main")
 	if _, err := gitcmd.Run(context.Background(), repo, "merge", "-q", "side"); err == nil {
@@ -317,7 +318,7 @@ func TestMoveBaseRefusesAMovedBase(t *testing.T) {
 			repo := newRepo(t, "")
 			stale := gitLine(t, repo, "rev-parse", "main")
 			next := gitLine(t, repo, "commit-tree", "-p", stale, "-m", "landing", stale+"^{tree}")
-			writeFile(t, filepath.Join(repo, "c.txt"), "sea\n")
+			gittest.WriteFile(t, filepath.Join(repo, "c.txt"), "sea\n")
 			git(t, repo, "add", "c.txt")
 			git(t, repo, "commit", "-q", "-m", "the person moved main")
 			if !checkedOut {

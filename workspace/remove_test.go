@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/switchboard-dev/switchboard/gitcmd/gittest"
 )
 
 // Remove takes a worktree away only when nothing in it would be lost; what
@@ -38,21 +40,21 @@ func TestRemove(t *testing.T) {
 		{
 			name: "modified file",
 			prepare: func(t *testing.T, repo string, ws Workspace) {
-				writeFile(t, filepath.Join(ws.Path, "a.txt"), "uncommitted\n")
+				gittest.WriteFile(t, filepath.Join(ws.Path, "a.txt"), "uncommitted\n")
 			},
 			is: ErrDirty,
 		},
 		{
 			name: "untracked file only",
 			prepare: func(t *testing.T, repo string, ws Workspace) {
-				writeFile(t, filepath.Join(ws.Path, "new", "notes.md"), "the agent's notes\n")
+				gittest.WriteFile(t, filepath.Join(ws.Path, "new", "notes.md"), "the agent's notes\n")
 			},
 			is: ErrDirty,
 		},
 		{
 			name: "staged file only",
 			prepare: func(t *testing.T, repo string, ws Workspace) {
-				writeFile(t, filepath.Join(ws.Path, "staged.txt"), "s\n")
+				gittest.WriteFile(t, filepath.Join(ws.Path, "staged.txt"), "s\n")
 				git(t, ws.Path, "add", "staged.txt")
 			},
 			is: ErrDirty,
@@ -102,7 +104,7 @@ func TestRemove(t *testing.T) {
 			force: true,
 			prepare: func(t *testing.T, repo string, ws Workspace) {
 				commitIn(t, ws, "unlanded.txt")
-				writeFile(t, filepath.Join(ws.Path, "a.txt"), "uncommitted\n")
+				gittest.WriteFile(t, filepath.Join(ws.Path, "a.txt"), "uncommitted\n")
 			},
 			is: ErrDirty,
 		},
@@ -183,7 +185,7 @@ func TestRemoveRefusalNamesTheWork(t *testing.T) {
 	if errors.Is(err, ErrDirty) {
 		t.Error("a clean worktree's refusal matches ErrDirty")
 	}
-	writeFile(t, filepath.Join(ws.Path, "wip.txt"), "w\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, "wip.txt"), "w\n")
 	err = Remove(ctx, ws, false)
 	if !errors.As(err, &refused) || len(refused.Changed) != 1 || refused.Changed[0].Path != "wip.txt" || !strings.Contains(err.Error(), "wip.txt") {
 		t.Errorf("dirty: err = %v", err)
@@ -286,7 +288,7 @@ func TestPrune(t *testing.T) {
 // commitIn commits a new file in ws.
 func commitIn(t *testing.T, ws Workspace, name string) {
 	t.Helper()
-	writeFile(t, filepath.Join(ws.Path, name), name+"\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, name), name+"\n")
 	git(t, ws.Path, "add", name)
 	git(t, ws.Path, "commit", "-q", "-m", "add "+name)
 }

@@ -6,14 +6,16 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/switchboard-dev/switchboard/gitcmd/gittest"
 )
 
 func TestStatus(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	repo := newRepo(t, "")
-	writeFile(t, filepath.Join(repo, "old name.txt"), "rename me\n")
-	writeFile(t, filepath.Join(repo, "gone.txt"), "delete me\n")
+	gittest.WriteFile(t, filepath.Join(repo, "old name.txt"), "rename me\n")
+	gittest.WriteFile(t, filepath.Join(repo, "gone.txt"), "delete me\n")
 	git(t, repo, "add", "-A")
 	git(t, repo, "commit", "-q", "-m", "more")
 	ws := create(t, spec(repo, t.TempDir()))
@@ -26,10 +28,10 @@ func TestStatus(t *testing.T) {
 		t.Errorf("fresh worktree: %+v", st)
 	}
 
-	writeFile(t, filepath.Join(ws.Path, "a.txt"), "changed\n")                           // modified, not staged
-	writeFile(t, filepath.Join(ws.Path, "src", "b.txt"), "staged\n")                     // modified, staged
-	writeFile(t, filepath.Join(ws.Path, "deep", "er", "ünïcode new.txt"), "untracked\n") // untracked in new folders
-	writeFile(t, filepath.Join(ws.Path, "line\nbreak.txt"), "x\n")                       // a name -z keeps whole
+	gittest.WriteFile(t, filepath.Join(ws.Path, "a.txt"), "changed\n")                           // modified, not staged
+	gittest.WriteFile(t, filepath.Join(ws.Path, "src", "b.txt"), "staged\n")                     // modified, staged
+	gittest.WriteFile(t, filepath.Join(ws.Path, "deep", "er", "ünïcode new.txt"), "untracked\n") // untracked in new folders
+	gittest.WriteFile(t, filepath.Join(ws.Path, "line\nbreak.txt"), "x\n")                       // a name -z keeps whole
 	git(t, ws.Path, "add", "src/b.txt")
 	git(t, ws.Path, "mv", "old name.txt", "new name.txt")
 	if err := os.Remove(filepath.Join(ws.Path, "gone.txt")); err != nil {

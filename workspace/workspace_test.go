@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/switchboard-dev/switchboard/gitcmd/gittest"
 )
 
 func TestSlug(t *testing.T) {
@@ -85,7 +87,7 @@ func TestIsRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := filepath.Join(plain, "f")
-	writeFile(t, file, "x")
+	gittest.WriteFile(t, file, "x")
 	for _, tt := range []struct {
 		name    string
 		path    string
@@ -155,7 +157,7 @@ func TestCreate(t *testing.T) {
 			t.Errorf("%s: mode %v, %v; want 0700", dir, info.Mode().Perm(), err)
 		}
 	}
-	if got := readFile(t, filepath.Join(ws.Path, "a.txt")); got != "one\ntwo\nthree\n" {
+	if got := gittest.ReadFile(t, filepath.Join(ws.Path, "a.txt")); got != "one\ntwo\nthree\n" {
 		t.Errorf("worktree a.txt = %q: want the base commit's, not the person's edits", got)
 	}
 	if exists(filepath.Join(ws.Path, "notes.txt")) {
@@ -194,7 +196,7 @@ func TestCreateRefuses(t *testing.T) {
 	create(t, taken)
 	full := spec(repo, root)
 	full.SessionID = "ses_full0000"
-	writeFile(t, filepath.Join(root, full.RepositoryID, full.SessionID, "keep.txt"), "mine\n")
+	gittest.WriteFile(t, filepath.Join(root, full.RepositoryID, full.SessionID, "keep.txt"), "mine\n")
 	elsewhere := t.TempDir()
 	if err := os.Symlink(elsewhere, filepath.Join(root, full.RepositoryID, "ses_link0000")); err != nil {
 		t.Fatal(err)
@@ -233,7 +235,7 @@ func TestCreateRefuses(t *testing.T) {
 			}
 		})
 	}
-	if got := readFile(t, filepath.Join(root, full.RepositoryID, full.SessionID, "keep.txt")); got != "mine\n" {
+	if got := gittest.ReadFile(t, filepath.Join(root, full.RepositoryID, full.SessionID, "keep.txt")); got != "mine\n" {
 		t.Errorf("the occupied folder's file = %q", got)
 	}
 	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
@@ -303,7 +305,7 @@ func TestPathsWithSpacesAndSymlinks(t *testing.T) {
 			t.Errorf("List under %s = %+v", r, l)
 		}
 	}
-	writeFile(t, filepath.Join(ws.Path, "new dir", "file with spaces.txt"), "x\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, "new dir", "file with spaces.txt"), "x\n")
 	created, head, err := CommitAll(ctx, ws, Commit{Message: "spaces"})
 	if err != nil || !created {
 		t.Fatalf("CommitAll = %v, %v", created, err)
@@ -359,9 +361,9 @@ func TestTwoWorkspacesAreIsolated(t *testing.T) {
 	if a.Path == b.Path || a.Branch == b.Branch {
 		t.Fatalf("shared path or branch: %+v %+v", a, b)
 	}
-	writeFile(t, filepath.Join(a.Path, "a.txt"), "changed by A\n")
-	writeFile(t, filepath.Join(a.Path, "only-a.txt"), "A\n")
-	writeFile(t, filepath.Join(b.Path, "src", "b.txt"), "changed by B\n")
+	gittest.WriteFile(t, filepath.Join(a.Path, "a.txt"), "changed by A\n")
+	gittest.WriteFile(t, filepath.Join(a.Path, "only-a.txt"), "A\n")
+	gittest.WriteFile(t, filepath.Join(b.Path, "src", "b.txt"), "changed by B\n")
 
 	for _, tt := range []struct {
 		ws   Workspace
@@ -386,7 +388,7 @@ func TestTwoWorkspacesAreIsolated(t *testing.T) {
 			t.Errorf("ChangedFiles(%s) = %v, %v; want %s", tt.ws.Branch, files, err, tt.want)
 		}
 	}
-	if got := readFile(t, filepath.Join(b.Path, "a.txt")); got != "one\ntwo\nthree\n" {
+	if got := gittest.ReadFile(t, filepath.Join(b.Path, "a.txt")); got != "one\ntwo\nthree\n" {
 		t.Errorf("B's a.txt = %q: A's commit reached it", got)
 	}
 	if exists(filepath.Join(b.Path, "only-a.txt")) {

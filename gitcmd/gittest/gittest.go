@@ -41,3 +41,24 @@ func Main(m *testing.M) {
 	os.RemoveAll(home)
 	os.Exit(code)
 }
+
+// WriteFile writes content to path, making its folder, or fails the test.
+func WriteFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ReadFile returns path's content, or fails the test.
+func ReadFile(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
