@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Repository is a folder agents may work in.
@@ -39,11 +40,20 @@ type RepositorySettings struct {
 	// Base is the branch agents' worktrees start from and their work lands
 	// on; "" is the branch checked out in the repository's folder.
 	Base string `json:"base,omitempty" jsonschema:"the branch worktrees start from; default: the branch checked out in the folder"`
+	// Setup is a command line run in each new worktree before its agent
+	// starts ("" runs an executable .switchboard/setup there, if any). The
+	// supervisor runs it with /bin/sh -c: it is the person's own command,
+	// typed in their settings, as they would type it in a terminal.
+	Setup string `json:"setup,omitempty" jsonschema:"a command line run in each new worktree before its agent starts (by /bin/sh -c); default: the worktree's executable .switchboard/setup, if any"`
 }
 
 // maxBranchName bounds a base branch's name; git itself allows more, no
 // person needs it.
 const maxBranchName = 200
+
+// MaxSetupCommand bounds a repository's setup command line: a command, not
+// a script (a script belongs in .switchboard/setup).
+const MaxSetupCommand = 2048
 
 // Validate checks the settings' form; whether the branch exists is git's to
 // say when an agent starts.
@@ -57,6 +67,25 @@ func (s RepositorySettings) Validate() error {
 		return r <= ' ' || r == 0x7f || strings.ContainsRune(`~^:?*[\`, r)
 	}) {
 		return Deny(CodeInvalidArgument, "base %q is not a branch name", s.Base)
+	}
+	return checkSetup(s.Setup)
+}
+
+// checkSetup refuses a setup command that is too long, not UTF-8, blank, or
+// holds control characters (a newline would hide a second command from a
+// person reading the setting on one line).
+func checkSetup(cmd string) error {
+	switch {
+	case cmd == "":
+		return nil
+	case len(cmd) > MaxSetupCommand:
+		return Deny(CodeInvalidArgument, "setup command is %d bytes, at most %d allowed", len(cmd), MaxSetupCommand)
+	case !utf8.ValidString(cmd):
+		return Deny(CodeInvalidArgument, "setup command is not valid UTF-8")
+	case strings.TrimSpace(cmd) == "":
+		return Deny(CodeInvalidArgument, "setup command is blank; leave it empty for none")
+	case strings.ContainsFunc(cmd, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }):
+		return Deny(CodeInvalidArgument, "setup command holds a control character (one line, no newline)")
 	}
 	return nil
 }

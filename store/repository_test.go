@@ -266,6 +266,13 @@ func TestConfigureRepository(t *testing.T) {
 		{"base with a space", RepositorySettings{Base: "a b"}, CodeInvalidArgument},
 		{"base with a range", RepositorySettings{Base: "main~1"}, CodeInvalidArgument},
 		{"base too long", RepositorySettings{Base: strings.Repeat("b", 201)}, CodeInvalidArgument},
+		{"setup", RepositorySettings{Setup: "npm ci && cp .env.example .env"}, ""},
+		{"setup at the limit", RepositorySettings{Setup: strings.Repeat("s", MaxSetupCommand)}, ""},
+		{"setup too long", RepositorySettings{Setup: strings.Repeat("s", MaxSetupCommand+1)}, CodeInvalidArgument},
+		{"setup blank", RepositorySettings{Setup: "  \t"}, CodeInvalidArgument},
+		{"setup of two lines", RepositorySettings{Setup: "make\nrm -rf ~"}, CodeInvalidArgument},
+		{"setup with an escape", RepositorySettings{Setup: "make \x1b[2J"}, CodeInvalidArgument},
+		{"setup not UTF-8", RepositorySettings{Setup: "make \xff"}, CodeInvalidArgument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := db.Update(func(tx *Tx) error {

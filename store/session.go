@@ -125,6 +125,10 @@ type Session struct {
 	// Workspace is the git worktree a supervised session works in; nil
 	// when it works in the repository's folder itself.
 	Workspace *Workspace `json:"workspace,omitempty"`
+	// Port is the first of the PortBlock ports a supervised session's
+	// agent may listen on (its SWITCHBOARD_PORT), unique among live
+	// sessions; 0 for none. It is free again once the session ends.
+	Port int `json:"port,omitempty"`
 }
 
 // Workspace is a git worktree of Switchboard's: a folder of its own on a
@@ -209,6 +213,9 @@ type SessionSpec struct {
 	// revokes it if it is this session's own session token.
 	TokenKeyID string
 	PID        int
+	// Port, when given, is the first port of a block FreePortBlock chose
+	// in the same transaction.
+	Port int
 }
 
 // CreateSession records a new session. A supervised session starts in
@@ -242,6 +249,11 @@ func (tx *Tx) CreateSession(spec SessionSpec) (Session, error) {
 	if spec.RepositoryID != "" && !tx.RepositoryExists(spec.RepositoryID) {
 		return Session{}, Deny(CodeRepoNotRegistered, "repository %s is not registered", spec.RepositoryID)
 	}
+	if spec.Port != 0 {
+		if err := tx.checkPortBlock(spec.Port); err != nil {
+			return Session{}, err
+		}
+	}
 	if spec.TokenKeyID != "" {
 		if _, ok, err := tx.Token(spec.TokenKeyID); err != nil {
 			return Session{}, err
@@ -257,6 +269,7 @@ func (tx *Tx) CreateSession(spec SessionSpec) (Session, error) {
 		TokenKeyID:   spec.TokenKeyID,
 		State:        state,
 		PID:          spec.PID,
+		Port:         spec.Port,
 		StartedAt:    tx.now,
 	}
 	seq, err := tx.tx.Bucket(bucketSessions).NextSequence()
