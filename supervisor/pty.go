@@ -35,22 +35,59 @@ type Process struct {
 	err error
 }
 
-// Start starts spec. The caller reads the terminal's output from PTY() and
-// writes input to it.
+// Start starts spec on a new PTY. The caller reads the terminal's output
+// from PTY() and writes input to it.
 func Start(spec Spec) (*Process, error) {
-	if spec.Cols == 0 || spec.Rows == 0 {
-		spec.Cols, spec.Rows = 80, 24
-	}
-	cmd := exec.Command(spec.Path, spec.Args...)
-	cmd.Dir = spec.Dir
-	cmd.Env = spec.Env
-	// pty.StartWithSize makes the child a session leader with the PTY as
-	// its controlling terminal (Setsid, Setctty).
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: spec.Cols, Rows: spec.Rows})
+	master, slave, err := openPTY(spec.Cols, spec.Rows)
 	if err != nil {
 		return nil, fmt.Errorf("start %s on a pty: %w", spec.Path, err)
 	}
-	p := &Process{cmd: cmd, tty: tty, done: make(chan struct{})}
+	p, err := startOn(spec, master, slave)
+	// The child has its own copy; ours would keep the terminal open after
+	// it exits, and the reader would never see the end.
+	slave.Close()
+	if err != nil {
+		master.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// openPTY opens a terminal pair of size cols×rows (0: 80×24).
+func openPTY(cols, rows uint16) (master, slave *os.File, err error) {
+	if cols == 0 || rows == 0 {
+		cols, rows = 80, 24
+	}
+	master, slave, err = pty.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := pty.Setsize(master, &pty.Winsize{Cols: cols, Rows: rows}); err != nil {
+		master.Close()
+		slave.Close()
+		return nil, nil, err
+	}
+	return master, slave, nil
+}
+
+// startOn starts spec on an open terminal: slave becomes its standard
+// input, output and error and its controlling terminal, and it leads a
+// session (and so a process group) of its own. Several processes may run on
+// one terminal this way, one after the other (a setup, then the agent):
+// the caller keeps slave open between them so the reader of master does
+// not see the end, and closes it once the last one has started. The
+// Process shares master; only the last one's Close should be called.
+func startOn(spec Spec, master, slave *os.File) (*Process, error) {
+	cmd := exec.Command(spec.Path, spec.Args...)
+	cmd.Dir = spec.Dir
+	cmd.Env = spec.Env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	// Ctty 0 is the child's standard input: the terminal.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s on a pty: %w", spec.Path, err)
+	}
+	p := &Process{cmd: cmd, tty: master, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)

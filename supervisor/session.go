@@ -36,20 +36,26 @@ type Exit struct {
 	// "killed" (a stop had to kill it), or "failed" with the error.
 	Reason string    `json:"reason"`
 	At     time.Time `json:"at"`
+	// Setup is set when the session's setup ended it (failed, timed out,
+	// or was stopped): the agent never started.
+	Setup bool `json:"setup,omitempty"`
 }
 
 // Info describes a live or just-ended session for listings.
 type Info struct {
-	SessionID    string    `json:"session_id"`
-	Profile      string    `json:"profile"`
-	RepositoryID string    `json:"repository_id,omitempty"`
-	PID          int       `json:"pid"`
-	Cols         int       `json:"cols"`
-	Rows         int       `json:"rows"`
-	Status       Status    `json:"status"`
-	StartedAt    time.Time `json:"started_at"`
-	Recording    string    `json:"recording"`
-	Exit         *Exit     `json:"exit,omitempty"`
+	SessionID    string `json:"session_id"`
+	Profile      string `json:"profile"`
+	RepositoryID string `json:"repository_id,omitempty"`
+	PID          int    `json:"pid"`
+	Cols         int    `json:"cols"`
+	Rows         int    `json:"rows"`
+	Status       Status `json:"status"`
+	// Setup is set while the session's setup runs; the agent starts
+	// after it, and PID is the setup's until then.
+	Setup     bool      `json:"setup,omitempty"`
+	StartedAt time.Time `json:"started_at"`
+	Recording string    `json:"recording"`
+	Exit      *Exit     `json:"exit,omitempty"`
 }
 
 // Session is one agent running under the supervisor.
@@ -62,8 +68,7 @@ type Info struct {
 type Session struct {
 	id, profile, repoID string
 	started             time.Time
-	proc                *Process
-	procStart           uint64
+	master              *os.File // the PTY's controlling side, for its whole life
 	term                *vt.Terminal
 	recording           string
 	files               []string // token and config files removed at exit
@@ -75,7 +80,12 @@ type Session struct {
 	input  chan []byte   // to the writer goroutine
 	stopIn chan struct{} // closed when the writer must stop
 
-	mu        sync.Mutex
+	mu sync.Mutex
+	// proc is the process on the terminal: the setup's, then the agent's
+	// (see setup.go). procStart is its kernel start time. Guarded by mu.
+	proc      *Process
+	procStart uint64
+	settingUp bool                       // the setup runs; guarded by mu
 	subs      map[*Subscription]struct{} // guarded by mu
 	screens   map[chan struct{}]struct{} // guarded by mu
 	cols      int                        // guarded by mu
@@ -84,6 +94,7 @@ type Session struct {
 	exit      *Exit                      // guarded by mu
 	stopping  string                     // the reason a stop gave; guarded by mu
 
+	agentUp  chan struct{} // the agent's process has started
 	readDone chan struct{} // the read loop has ended
 	emuDone  chan struct{} // the emulator has taken everything
 	done     chan struct{} // cleanup finished, exit set
@@ -101,11 +112,30 @@ const (
 // ID is the session id.
 func (s *Session) ID() string { return s.id }
 
-// PID is the agent's process id (and process group id).
-func (s *Session) PID() int { return s.proc.PID() }
+// PID is the agent's process id (and process group id); while a setup
+// runs, the setup's.
+func (s *Session) PID() int { return s.process().PID() }
 
-// ProcStart is the agent process's kernel start time (see ProcStart).
-func (s *Session) ProcStart() uint64 { return s.procStart }
+// ProcStart is the kernel start time (see ProcStart) of the process PID
+// names.
+func (s *Session) ProcStart() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.procStart
+}
+
+// process is the process on the terminal now: the setup's, then the
+// agent's.
+func (s *Session) process() *Process {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.proc
+}
+
+// AgentStarted is closed once the agent's process has started: at once
+// without a setup, after a setup that succeeded, never after one that
+// failed (Done is closed then).
+func (s *Session) AgentStarted() <-chan struct{} { return s.agentUp }
 
 // Done is closed once the agent has exited and the session is cleaned up.
 func (s *Session) Done() <-chan struct{} { return s.done }
@@ -127,7 +157,7 @@ func (s *Session) Info() Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	info := Info{SessionID: s.id, Profile: s.profile, RepositoryID: s.repoID, PID: s.proc.PID(),
-		Cols: s.cols, Rows: s.rows, Status: st, StartedAt: s.started, Recording: s.recording}
+		Cols: s.cols, Rows: s.rows, Status: st, Setup: s.settingUp, StartedAt: s.started, Recording: s.recording}
 	if s.exit != nil {
 		e := *s.exit
 		info.Exit = &e
@@ -282,7 +312,7 @@ func (s *Session) Resize(cols, rows int) error {
 	s.notifyScreensLocked()
 	s.mu.Unlock()
 	s.recQ.push(chunk{at: time.Now(), data: nil, resize: [2]int{cols, rows}})
-	return s.proc.Resize(uint16(cols), uint16(rows))
+	return s.process().Resize(uint16(cols), uint16(rows))
 }
 
 // Stop ends the agent: an interrupt to its process group, then after grace
@@ -305,13 +335,16 @@ func (s *Session) Stop(ctx context.Context, kill bool) (Exit, error) {
 			s.stopping = "killed"
 			s.mu.Unlock()
 		}
-		if err := s.proc.SignalGroup(sig); err != nil {
+		// The process now, each step: a setup may have handed over to
+		// the agent in between.
+		proc := s.process()
+		if err := proc.SignalGroup(sig); err != nil {
 			s.log.Warn("signal agent", "session", s.id, "signal", sig, "err", err)
 		}
 		if sig == syscall.SIGTERM {
 			// Interactive shells ignore SIGTERM but end on a hangup, which
 			// is what closing a terminal window sends.
-			s.proc.SignalGroup(syscall.SIGHUP)
+			proc.SignalGroup(syscall.SIGHUP)
 		}
 		wait := s.cfg.StopGrace
 		if i == len(steps)-1 {
@@ -372,9 +405,11 @@ func looksLikeQuestion(screen string) bool {
 }
 
 // typePrompt types the first prompt (the bootstrap or the person's) once
-// the agent's screen has settled: some output, then quiet for SettleDelay
-// (or PromptWait has passed, for a program that never stops redrawing).
-func (s *Session) typePrompt(prompt string) {
+// the agent's screen has settled: some output after since (when the agent
+// started: a setup's output before it does not count), then quiet for
+// SettleDelay (or PromptWait has passed, for a program that never stops
+// redrawing).
+func (s *Session) typePrompt(prompt string, since time.Time) {
 	deadline := time.Now().Add(s.cfg.PromptWait)
 	tick := time.NewTicker(s.cfg.SettleDelay / 4)
 	defer tick.Stop()
@@ -387,7 +422,7 @@ func (s *Session) typePrompt(prompt string) {
 		s.mu.Lock()
 		changed := s.changedAt
 		s.mu.Unlock()
-		quiet := !changed.IsZero() && time.Since(changed) >= s.cfg.SettleDelay
+		quiet := changed.After(since) && time.Since(changed) >= s.cfg.SettleDelay
 		if quiet || time.Now().After(deadline) {
 			break
 		}
@@ -401,36 +436,54 @@ func (s *Session) typePrompt(prompt string) {
 	s.Input([]byte("\r"))
 }
 
-// wait reaps the agent and cleans up: the output drained into the
-// recording, files removed, exit recorded, subscribers told.
-func (s *Session) wait(recDone <-chan error) {
-	code, werr := s.proc.Wait(context.Background())
-	exit := Exit{Code: code, Reason: "exited", At: time.Now()}
-	if werr != nil {
-		exit.Reason = "failed: " + werr.Error()
+// run waits for the session's processes: the setup first when there is
+// one (runSetup), then the agent; then it cleans up.
+func (s *Session) run(recDone <-chan error, next *afterSetup) {
+	if next != nil {
+		if exit, ok := s.runSetup(next); !ok {
+			s.finish(recDone, exit)
+			return
+		}
 	}
-	if ws, ok := s.proc.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		exit.Code, exit.Signal = -1, ws.Signal().String()
-	}
+	exit := reap(s.process())
 	s.mu.Lock()
 	if s.stopping != "" {
 		exit.Reason = s.stopping
 	}
 	s.mu.Unlock()
+	s.finish(recDone, exit)
+}
 
+// reap waits for p to exit and says how it ended.
+func reap(p *Process) Exit {
+	code, werr := p.Wait(context.Background())
+	exit := Exit{Code: code, Reason: "exited", At: time.Now()}
+	if werr != nil {
+		exit.Reason = "failed: " + werr.Error()
+	}
+	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		exit.Code, exit.Signal = -1, ws.Signal().String()
+	}
+	return exit
+}
+
+// finish cleans up after the last process: the output drained into the
+// recording, files removed, exit recorded, subscribers told.
+func (s *Session) finish(recDone <-chan error, exit Exit) {
+	proc := s.process()
 	// The leader is gone; what it started may still hold the terminal
 	// open. Give the output a moment to drain, then end the group so the
 	// read loop sees the end.
 	select {
 	case <-s.readDone:
 	case <-time.After(s.cfg.DrainWait):
-		killGroup(s.proc.PID(), syscall.SIGKILL)
+		killGroup(proc.PID(), syscall.SIGKILL)
 		select {
 		case <-s.readDone:
 		case <-time.After(s.cfg.DrainWait):
 			// A grandchild in another session keeps the terminal: close
 			// our side so the read fails.
-			s.proc.Close()
+			proc.Close()
 			<-s.readDone
 		}
 	}
@@ -441,7 +494,7 @@ func (s *Session) wait(recDone <-chan error) {
 	if err := <-recDone; err != nil {
 		s.log.Error("recording", "session", s.id, "err", err)
 	}
-	s.proc.Close()
+	proc.Close()
 	for _, f := range s.files {
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
 			s.log.Warn("remove session file", "session", s.id, "err", err)
@@ -449,6 +502,7 @@ func (s *Session) wait(recDone <-chan error) {
 	}
 	s.mu.Lock()
 	s.exit = &exit
+	s.settingUp = false
 	subs := s.subs
 	s.subs = map[*Subscription]struct{}{}
 	for ch := range s.screens {

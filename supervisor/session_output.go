@@ -13,7 +13,7 @@ import (
 // readLoop is the only reader of the PTY.
 func (s *Session) readLoop() {
 	defer close(s.readDone)
-	tty := s.proc.PTY()
+	tty := s.master
 	// Reads land in a slab that chunks are cut from: a chunk is shared,
 	// read-only, by every consumer, so it cannot be a reused buffer, and a
 	// fresh 32 KiB buffer per read (most reads are a few KiB) would make
@@ -119,7 +119,7 @@ func (s *Session) record(f *os.File, w *asciicast.Writer, at *time.Time, done ch
 // write is the only writer of the PTY: input, emulator replies and the
 // bootstrap prompt, in the order they were queued.
 func (s *Session) write() {
-	tty := s.proc.PTY()
+	tty := s.master
 	for {
 		select {
 		case p := <-s.input:

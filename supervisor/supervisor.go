@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -41,7 +42,9 @@ type Config struct {
 	IdleAfter   time.Duration // still screen before "idle" (2 s)
 	SettleDelay time.Duration // quiet screen before a typed prompt (800 ms)
 	PromptWait  time.Duration // longest wait before typing the prompt anyway (20 s)
-	Scrollback  int           // emulator scrollback lines (10,000)
+	// SetupTimeout bounds a session's setup (DefaultSetupTimeout).
+	SetupTimeout time.Duration
+	Scrollback   int // emulator scrollback lines (10,000)
 }
 
 func (c *Config) defaults() {
@@ -55,6 +58,7 @@ func (c *Config) defaults() {
 	set(&c.IdleAfter, 2*time.Second)
 	set(&c.SettleDelay, 800*time.Millisecond)
 	set(&c.PromptWait, 20*time.Second)
+	set(&c.SetupTimeout, DefaultSetupTimeout)
 	if c.Scrollback <= 0 {
 		c.Scrollback = 10000
 	}
@@ -107,6 +111,12 @@ type LaunchSpec struct {
 	// BootstrapPrompt's, delivered only as the profile says (firstPrompt).
 	Prompt     string
 	Cols, Rows int
+	// Port is the first of the session's block of ports, given to the
+	// agent (and its setup) as SWITCHBOARD_PORT; 0 gives none.
+	Port int
+	// Setup, when set, runs first on the session's terminal, in Dir with
+	// the agent's environment; the agent starts only if it exits 0.
+	Setup *Setup
 }
 
 // ErrClosed is returned by Launch once Close has begun.
@@ -178,7 +188,17 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 		cleanup()
 		return nil, err
 	}
-	proc, err := Start(Spec{Path: path, Args: args, Dir: spec.Dir, Env: env, Cols: uint16(spec.Cols), Rows: uint16(spec.Rows)})
+	agent := Spec{Path: path, Args: args, Dir: spec.Dir, Env: env, Cols: uint16(spec.Cols), Rows: uint16(spec.Rows)}
+	var proc *Process
+	var next *afterSetup
+	if spec.Setup == nil {
+		proc, err = Start(agent)
+	} else {
+		proc, next, err = startSetup(*spec.Setup, agent)
+		if err == nil && spec.Workspace != nil {
+			next.worktree = spec.Workspace.Path
+		}
+	}
 	if err != nil {
 		f.Close()
 		os.Remove(recording)
@@ -187,17 +207,19 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 	}
 	procStart, err := ProcStart(proc.PID())
 	if err != nil {
-		sv.cfg.Log.Warn("agent start time unknown; a crash would leave it running", "session", spec.SessionID, "err", err)
+		sv.cfg.Log.Warn("process start time unknown; a crash would leave it running", "session", spec.SessionID, "err", err)
 	}
 
 	s := &Session{
 		id: spec.SessionID, profile: spec.Profile.ID, repoID: spec.RepositoryID,
-		started: time.Now(), proc: proc, procStart: procStart, recording: recording, files: files,
+		started: time.Now(), master: proc.PTY(), proc: proc, procStart: procStart, settingUp: next != nil,
+		recording: recording, files: files,
 		cfg: &sv.cfg, log: sv.cfg.Log,
 		emuQ: newQueue(emuLimit), recQ: newQueue(recLimit),
 		input: make(chan []byte, inputQueue), stopIn: make(chan struct{}),
 		subs: map[*Subscription]struct{}{}, screens: map[chan struct{}]struct{}{},
 		cols: spec.Cols, rows: spec.Rows,
+		agentUp:  make(chan struct{}),
 		readDone: make(chan struct{}), emuDone: make(chan struct{}), done: make(chan struct{}),
 	}
 	s.term = vt.New(spec.Cols, spec.Rows, vt.WithScrollback(sv.cfg.Scrollback), vt.WithReply(s.reply))
@@ -206,10 +228,16 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 	goInBackground(s.emulate)
 	go s.write()
 	go s.readLoop()
-	go s.wait(recDone)
-	if delivery == store.PromptTyped {
-		go s.typePrompt(spec.Prompt)
+	typed := delivery == store.PromptTyped
+	if next == nil {
+		close(s.agentUp)
+		if typed {
+			go s.typePrompt(spec.Prompt, time.Time{})
+		}
+	} else if typed {
+		next.prompt = spec.Prompt
 	}
+	go s.run(recDone, next)
 
 	sv.mu.Lock()
 	sv.sessions[s.id] = s
@@ -307,7 +335,7 @@ func (sv *Supervisor) Close(ctx context.Context) error {
 			continue
 		default:
 		}
-		s.proc.SignalGroup(syscall.SIGKILL)
+		s.process().SignalGroup(syscall.SIGKILL)
 		<-s.Done()
 	}
 	if ctx.Err() != nil {
@@ -359,6 +387,9 @@ func agentEnv(base []string, spec LaunchSpec, tokenFile string, vars map[string]
 			"SWITCHBOARD_BRANCH="+ws.Branch,
 			"SWITCHBOARD_BASE="+ws.BaseBranch,
 		)
+	}
+	if spec.Port != 0 {
+		env = append(env, "SWITCHBOARD_PORT="+strconv.Itoa(spec.Port))
 	}
 	if spec.Profile.TokenEnv {
 		env = append(env, "SWITCHBOARD_MCP_TOKEN="+spec.Token)
