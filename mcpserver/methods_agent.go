@@ -77,6 +77,12 @@ type AgentStarted struct {
 	// in the repository's folder, and Isolation then says why.
 	Workspace *store.Workspace `json:"workspace,omitempty"`
 	Isolation string           `json:"isolation,omitempty"`
+	// Port is the agent's SWITCHBOARD_PORT, the first of its block.
+	Port int `json:"port,omitempty"`
+	// Setup names the setup that runs before the agent (the repository's
+	// command, or .switchboard/setup); PID is the setup's until the agent
+	// starts.
+	Setup string `json:"setup,omitempty"`
 }
 
 // AgentArgs name a supervised session.
@@ -205,7 +211,11 @@ func (r *Registry) registerAgents() {
 			if err != nil {
 				return AgentStarted{}, err
 			}
-			if _, err := c.Tx.CreateSession(store.SessionSpec{ID: id, Kind: store.SessionSupervised, RepositoryID: repo.ID, Profile: prof.ID, TokenKeyID: tok.KeyID}); err != nil {
+			port, err := c.Tx.FreePortBlock(portBlockFree)
+			if err != nil {
+				return AgentStarted{}, err
+			}
+			if _, err := c.Tx.CreateSession(store.SessionSpec{ID: id, Kind: store.SessionSupervised, RepositoryID: repo.ID, Profile: prof.ID, TokenKeyID: tok.KeyID, Port: port}); err != nil {
 				return AgentStarted{}, err
 			}
 			data, _ := json.Marshal(map[string]string{"profile": prof.ID, "repository_id": repo.ID})
@@ -214,10 +224,10 @@ func (r *Registry) registerAgents() {
 			}
 			c.SessionID = id
 			spec := supervisor.LaunchSpec{SessionID: id, RepositoryID: repo.ID, Dir: repo.Path, Profile: prof.Profile,
-				Endpoint: endpoint, Token: raw, Prompt: in.Prompt, Cols: in.Cols, Rows: in.Rows}
+				Endpoint: endpoint, Token: raw, Prompt: in.Prompt, Cols: in.Cols, Rows: in.Rows, Port: port}
 			ctx := context.WithoutCancel(c.Ctx)
 			c.Then(func(any) (any, error) { return r.launch(ctx, spec, plan) })
-			return AgentStarted{SessionID: id, Profile: prof.ID, RepositoryID: repo.ID}, nil
+			return AgentStarted{SessionID: id, Profile: prof.ID, RepositoryID: repo.ID, Port: port}, nil
 		}))
 	r.Register(Define(MethodAgentStarted, On(Session, store.CapAdmin), Hidden|Internal,
 		"Record the process of a supervised session (the supervisor, once it runs).",
@@ -343,6 +353,7 @@ func (r *Registry) launch(ctx context.Context, spec supervisor.LaunchSpec, plan 
 	if ws != nil {
 		spec.Dir, spec.Workspace = ws.dir, &ws.Workspace
 	}
+	spec.Setup = r.setupFor(spec.SessionID, plan.repo, ws)
 	s, err := r.agents.Launch(spec)
 	if err != nil {
 		reason := "failed to start: " + err.Error()
@@ -351,14 +362,32 @@ func (r *Registry) launch(ctx context.Context, spec supervisor.LaunchSpec, plan 
 		}
 		return fail(store.CodeAgentUnavailable, reason)
 	}
-	args, _ := json.Marshal(AgentStartedArgs{SessionID: spec.SessionID, PID: s.PID(), ProcStart: s.ProcStart()})
+	// The process is recorded so a crash sweep can stop it: the setup's
+	// first when there is one, then the agent's once it runs.
+	r.recordProcess(ctx, s)
+	out := AgentStarted{SessionID: spec.SessionID, Profile: spec.Profile.ID, RepositoryID: spec.RepositoryID, PID: s.PID(), Recording: s.Info().Recording,
+		Workspace: spec.Workspace, Isolation: isolation, Port: spec.Port}
+	if spec.Setup != nil {
+		out.Setup = spec.Setup.Label
+		go func() {
+			select {
+			case <-s.AgentStarted():
+				r.recordProcess(ctx, s)
+			case <-s.Done():
+			}
+		}()
+	}
+	return out, nil
+}
+
+// recordProcess records the process now on the session's terminal
+// (agent.started).
+func (r *Registry) recordProcess(ctx context.Context, s *supervisor.Session) {
+	args, _ := json.Marshal(AgentStartedArgs{SessionID: s.ID(), PID: s.PID(), ProcStart: s.ProcStart()})
 	if res := r.Invoke(ctx, Operator, TransportSupervisor, "agent.started", args); res.Err != nil && store.CodeOf(res.Err) != store.CodeInvalidState {
 		// invalid_state: the agent already exited and its session ended.
-		r.log.Error("record an agent's process", "session", spec.SessionID, "err", res.Err)
+		r.log.Error("record an agent's process", "session", s.ID(), "err", res.Err)
 	}
-	info := s.Info()
-	return AgentStarted{SessionID: spec.SessionID, Profile: spec.Profile.ID, RepositoryID: spec.RepositoryID, PID: info.PID, Recording: info.Recording,
-		Workspace: spec.Workspace, Isolation: isolation}, nil
 }
 
 // AgentExited is the supervisor's Config.Exited for a registry: the session
@@ -372,6 +401,11 @@ func (r *Registry) AgentExited(sessionID string, exit supervisor.Exit) {
 	err := r.EndSession(context.Background(), SessionEndArgs{SessionID: sessionID, ExitCode: &code, Reason: reason})
 	if err != nil && store.CodeOf(err) != store.CodeInvalidState {
 		r.log.Error("end the session of an exited agent", "session", sessionID, "err", err)
+	}
+	if exit.Setup {
+		// The worktree stays as the setup left it, for the person to see
+		// what went wrong; workspace discard takes it away.
+		return
 	}
 	r.TidyWorktree(context.Background(), sessionID)
 }

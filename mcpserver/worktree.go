@@ -3,12 +3,15 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"net"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/gitcmd"
 	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor"
 	"github.com/switchboard-dev/switchboard/workspace"
 )
 
@@ -66,16 +69,65 @@ func (r *Registry) workspaceFor(ctx context.Context, sessionID string, plan work
 	if err != nil {
 		return nil, "", err
 	}
-	ws := store.Workspace{Path: made.Path, Branch: made.Branch, BaseBranch: made.BaseBranch, BaseCommit: made.BaseCommit}
-	if _, err := Invoke(ctx, r, Operator, TransportSupervisor, MethodAgentWorkspace, AgentWorkspaceArgs{SessionID: sessionID, Workspace: ws}); err != nil {
-		// Nothing has been done in the worktree yet: removing it loses
-		// nothing (and Remove refuses if it would).
+	// Nothing has been done in the worktree yet when a step below fails:
+	// removing it loses nothing (and Remove refuses if it would).
+	abandon := func(err error) (*agentWorkspace, string, error) {
 		if rmErr := workspace.Remove(ctx, made, false); rmErr != nil {
 			r.log.Error("remove the worktree of a session that did not start", "session", sessionID, "err", rmErr)
 		}
-		return nil, "", fmt.Errorf("record the worktree: %w", err)
+		return nil, "", err
+	}
+	inc, err := workspace.CopyIncluded(ctx, plan.repo.Path, made.Path)
+	if err != nil {
+		return abandon(err)
+	}
+	if inc.Files > 0 || len(inc.Skipped) > 0 {
+		r.log.Info("copied .worktreeinclude files", "session", sessionID, "files", inc.Files, "bytes", inc.Bytes, "reflinks", inc.Cloned, "skipped", inc.Skipped)
+	}
+	ws := store.Workspace{Path: made.Path, Branch: made.Branch, BaseBranch: made.BaseBranch, BaseCommit: made.BaseCommit}
+	if _, err := Invoke(ctx, r, Operator, TransportSupervisor, MethodAgentWorkspace, AgentWorkspaceArgs{SessionID: sessionID, Workspace: ws}); err != nil {
+		return abandon(fmt.Errorf("record the worktree: %w", err))
 	}
 	return &agentWorkspace{Workspace: ws, dir: filepath.Join(ws.Path, sub)}, "worktree", nil
+}
+
+// setupFor is the setup to run in a new worktree before its agent: the
+// repository's setup command, else the worktree's executable
+// .switchboard/setup, else none. Only the command goes through a shell
+// (/bin/sh -c): it is the person's own, typed in the repository's
+// settings as they would type it in a terminal, and may use pipes and
+// &&. The file is run as a program, its path never parsed by a shell. A
+// .switchboard/setup that is not executable is logged and not run.
+func (r *Registry) setupFor(sessionID string, repo store.Repository, ws *agentWorkspace) *supervisor.Setup {
+	if ws == nil {
+		return nil // no setup in the person's own folder
+	}
+	if repo.Setup != "" {
+		return &supervisor.Setup{Path: "/bin/sh", Args: []string{"-c", repo.Setup}, Label: repo.Setup}
+	}
+	path, err := workspace.FindSetup(ws.dir)
+	if err != nil {
+		r.log.Warn("setup not run", "session", sessionID, "err", err)
+		return nil
+	}
+	if path == "" {
+		return nil
+	}
+	return &supervisor.Setup{Path: path, Label: workspace.SetupFile}
+}
+
+// portBlockFree reports whether the block of store.PortBlock ports from
+// first can be bound on loopback now: an agent told SWITCHBOARD_PORT must
+// not find it taken by something already running.
+func portBlockFree(first int) bool {
+	for p := first; p < first+store.PortBlock; p++ {
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err != nil {
+			return false
+		}
+		ln.Close()
+	}
+	return true
 }
 
 // subfolder is where path lies below the top of its git work tree ("" at

@@ -253,6 +253,15 @@ func exercise(t *testing.T, h *harness, d *daemon.Daemon) string {
 	if !strings.Contains(r.stdout, "isolation default, base the branch checked out in") {
 		t.Errorf("repo set back to the defaults printed %q", r.stdout)
 	}
+	r = h.ok("repo", "set", repoID, "--setup", "npm ci && make gen")
+	if !strings.Contains(r.stdout, "setup: npm ci && make gen") {
+		t.Errorf("repo set --setup printed %q", r.stdout)
+	}
+	r = h.ok("repo", "set", repoID, "--setup", "default")
+	if !strings.Contains(r.stdout, "setup: the worktree's executable .switchboard/setup") {
+		t.Errorf("repo set --setup default printed %q", r.stdout)
+	}
+	h.fails(1, "repo", "set", repoID, "--setup", "make\nrm -rf ~")
 	h.fails(1, "repo", "set", repoID, "--isolation", "docker")
 	h.fails(1, "repo", "set", "repo_nope", "--base", "main")
 	h.fails(2, "repo", "set")

@@ -22,6 +22,7 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 	"github.com/switchboard-dev/switchboard/supervisor"
+	"github.com/switchboard-dev/switchboard/workspace"
 )
 
 // KeyringTimeout bounds every keyring call: a wedged Secret Service must not
@@ -167,6 +168,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	d.stopLoops = stopLoops
 	cleanup = append(cleanup, stopLoops)
 	d.serve("lease expiry", func() error { d.expireLeases(loopCtx); return nil })
+	d.serve("worktree prune", func() error { d.pruneWorktrees(loopCtx); return nil })
 
 	if d.listen, d.listenFrom, err = d.resolveListen(); err != nil {
 		return nil, err
@@ -431,6 +433,40 @@ func (d *Daemon) expireLeases(ctx context.Context) {
 		case <-t.C:
 		}
 		t.Stop()
+	}
+}
+
+// pruneTimeout bounds the worktree prune of all repositories at start.
+const pruneTimeout = 30 * time.Second
+
+// pruneWorktrees makes git forget, in every registered git repository,
+// Switchboard's worktrees whose folders are gone (deleted by hand, or a
+// discard a crash cut short), once at start and in the background: it is
+// bookkeeping, no start waits for it. workspace.Prune, not a bare `git
+// worktree prune`: that would also forget the person's own worktrees on a
+// disk not mounted at the moment. Best effort: a failure is logged.
+func (d *Daemon) pruneWorktrees(ctx context.Context) {
+	var repos []store.Repository
+	if err := d.db.View(func(tx *store.Tx) (err error) {
+		repos, err = tx.Repositories()
+		return err
+	}); err != nil {
+		d.log.Warn("worktree prune: list repositories", "err", err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, pruneTimeout)
+	defer cancel()
+	for _, r := range repos {
+		if ok, err := workspace.IsRepository(ctx, r.Path); err != nil || !ok {
+			continue // gone, or not a git repository: nothing of ours to prune
+		}
+		pruned, err := workspace.Prune(ctx, r.Path, d.cfg.Paths.Worktrees())
+		if err != nil {
+			d.log.Warn("worktree prune", "repository", r.ID, "err", err)
+		}
+		if len(pruned) > 0 {
+			d.log.Info("worktree prune: forgot worktrees whose folders are gone", "repository", r.ID, "worktrees", pruned)
+		}
 	}
 }
 
