@@ -73,6 +73,12 @@ func agentStart(ctx context.Context, c *cli, args []string) error {
 	} else if out.Isolation != "" {
 		fmt.Fprintf(c.env.Stderr, "It works in the repository's folder (%s).\n", strings.TrimPrefix(out.Isolation, "none: "))
 	}
+	if out.Setup != "" {
+		fmt.Fprintf(c.env.Stderr, "Its setup runs first (%s); the agent starts if it succeeds.\n", out.Setup)
+	}
+	if out.Port != 0 {
+		fmt.Fprintf(c.env.Stderr, "SWITCHBOARD_PORT=%d (ports %d-%d are its own).\n", out.Port, out.Port, out.Port+store.PortBlock-1)
+	}
 	return nil
 }
 
@@ -93,6 +99,9 @@ func agentList(ctx context.Context, c *cli, args []string) error {
 	fmt.Fprintln(tw, "SESSION\tPROFILE\tREPOSITORY\tPID\tSTATUS\tSIZE\tSTARTED")
 	for _, a := range out.Agents {
 		status := string(a.Status)
+		if a.Setup {
+			status = "setting up"
+		}
 		if a.Exit != nil {
 			status = fmt.Sprintf("%s (%s, code %d)", a.Status, a.Exit.Reason, a.Exit.Code)
 		}
