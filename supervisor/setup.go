@@ -41,8 +41,8 @@ type afterSetup struct {
 	agent Spec
 	// slave is the PTY's slave side, held open until the agent runs.
 	slave *os.File
-	// prompt is the prompt to type once the agent's screen settles; ""
-	// types none.
+	// typed says the prompt is typed in once the agent's screen settles.
+	typed  bool
 	prompt string
 	// worktree is named in the message of a failed setup.
 	worktree string
@@ -120,7 +120,7 @@ func (s *Session) runSetup(next *afterSetup) (exit Exit, ok bool) {
 			s.log.Warn("agent start time unknown; a crash would leave it running", "session", s.id, "err", err)
 		}
 		close(s.agentUp)
-		if next.prompt != "" {
+		if next.typed {
 			go s.typePrompt(next.prompt, time.Now())
 		}
 		return Exit{}, true

@@ -234,8 +234,8 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 		if typed {
 			go s.typePrompt(spec.Prompt, time.Time{})
 		}
-	} else if typed {
-		next.prompt = spec.Prompt
+	} else {
+		next.typed, next.prompt = typed, spec.Prompt
 	}
 	go s.run(recDone, next)
 
