@@ -46,6 +46,8 @@ type afterSetup struct {
 	prompt string
 	// worktree is named in the message of a failed setup.
 	worktree string
+	// failed is how the session ended when the agent could not start.
+	failed Exit
 }
 
 // startSetup opens the session's terminal and starts setup on it, in the
@@ -94,8 +96,15 @@ func (s *Session) runSetup(next *afterSetup) (exit Exit, ok bool) {
 	// nothing of the setup outlives it.
 	killGroup(setup.PID(), syscall.SIGKILL)
 
+	// The terminal is written outside s.mu: a write to a full terminal
+	// waits for the read loop, which takes s.mu.
+	if exit.Code == 0 && exit.Signal == "" && !timedOut {
+		announce(next.slave, "setup done; starting the agent")
+		if s.startAgent(next) {
+			return Exit{}, true
+		}
+	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	switch {
 	case s.stopping != "":
 		exit.Reason = s.stopping + " during setup"
@@ -106,31 +115,40 @@ func (s *Session) runSetup(next *afterSetup) (exit Exit, ok bool) {
 	case exit.Code != 0:
 		exit.Reason = fmt.Sprintf("setup failed: exit status %d", exit.Code)
 	default:
-		// Started under the lock: a stop either came first (above) or
-		// finds the agent's process.
-		announce(next.slave, "setup done; starting the agent")
-		agent, err := startOn(next.agent, s.master, next.slave)
-		if err != nil {
-			announce(next.slave, "the agent did not start: "+err.Error())
-			return Exit{Code: -1, Reason: "failed: " + err.Error(), At: time.Now()}, false
-		}
-		s.proc, s.settingUp = agent, false
-		s.procStart, err = ProcStart(agent.PID())
-		if err != nil {
-			s.log.Warn("agent start time unknown; a crash would leave it running", "session", s.id, "err", err)
-		}
-		close(s.agentUp)
-		if next.typed {
-			go s.typePrompt(next.prompt, time.Now())
-		}
-		return Exit{}, true
+		exit = next.failed
 	}
+	s.mu.Unlock()
 	msg := exit.Reason + "; the agent was not started"
 	if next.worktree != "" {
 		msg += ". The worktree is kept: " + next.worktree
 	}
 	announce(next.slave, msg)
 	return exit, false
+}
+
+// startAgent starts the agent on the terminal after its setup, unless a
+// stop came first. Under s.mu, so a stop either came first or finds the
+// agent's process. When the agent cannot start, next.failed says why.
+func (s *Session) startAgent(next *afterSetup) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopping != "" {
+		return false
+	}
+	agent, err := startOn(next.agent, s.master, next.slave)
+	if err != nil {
+		next.failed = Exit{Code: -1, Reason: "failed: " + err.Error(), At: time.Now()}
+		return false
+	}
+	s.proc, s.settingUp = agent, false
+	if s.procStart, err = ProcStart(agent.PID()); err != nil {
+		s.log.Warn("agent start time unknown; a crash would leave it running", "session", s.id, "err", err)
+	}
+	close(s.agentUp)
+	if next.typed {
+		go s.typePrompt(next.prompt, time.Now())
+	}
+	return true
 }
 
 // endSetup ends a setup that ran out of time, the way Stop ends an agent:
