@@ -133,3 +133,62 @@ func TestCompletionScopeInASubfolder(t *testing.T) {
 		t.Fatalf("completion inside the scope: %+v, %v", p.Changes, err)
 	}
 }
+
+// A packet sent back to the session that made it: its next range is all
+// of its commits, the earlier ones too, while the base has not moved; when
+// the agent merges (or rebases) the moved base in, the range starts at the
+// merge-base, so it holds the agent's change and not the base's.
+func TestCompletionRangeOfASentBackPacket(t *testing.T) {
+	gitEnv(t)
+	dir := t.TempDir()
+	testGit(t, dir, "init", "-q", "-b", "main")
+	testGit(t, dir, "config", "user.name", "Dev Person")
+	testGit(t, dir, "config", "user.email", "dev@example.com")
+	gittest.WriteFile(t, filepath.Join(dir, "a.txt"), "a\n")
+	gittest.WriteFile(t, filepath.Join(dir, "b.txt"), "b\n")
+	testGit(t, dir, "add", "-A")
+	testGit(t, dir, "commit", "-q", "-m", "first")
+
+	ctx := context.Background()
+	f := newFixture(t)
+	f.createClientToken(t)
+	repo := f.registerRepo(t, dir)
+	a := newGitAgent(t, f, repo, t.TempDir())
+	if _, err := Invoke(ctx, f.reg, Operator, TransportGUI, MethodWorkCreate, WorkCreateArgs{RepositoryID: repo.ID, Title: "A", WriteScope: []string{"a.txt"}}); err != nil {
+		t.Fatal(err)
+	}
+	sendBack := func(id string) {
+		t.Helper()
+		if _, err := Invoke(ctx, f.reg, Operator, TransportGUI, MethodReviewVerdict, VerdictArgs{PacketID: id, Verdict: store.VerdictRequestChanges, Notes: "more"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := a.claim(t, repo.ID)
+	gittest.WriteFile(t, filepath.Join(a.ws.Path, "a.txt"), "a, edited\n")
+	p, err := a.complete(got)
+	if err != nil || p.State != store.PacketDone || p.Changes == nil {
+		t.Fatalf("first completion: %+v, %v", p, err)
+	}
+
+	sendBack(p.ID)
+	got = a.claim(t, repo.ID)
+	gittest.WriteFile(t, filepath.Join(a.ws.Path, "a.txt"), "a, edited\nand fixed\n")
+	p, err = a.complete(got)
+	if err != nil || p.Changes.From != a.ws.BaseCommit || p.Changes.Files != 1 || p.Changes.Added != 2 {
+		t.Fatalf("after a fix on top: %+v, %v; want the whole packet from %s", p.Changes, err, a.ws.BaseCommit)
+	}
+
+	// The base moves (another file); the agent merges it in. b.txt is
+	// outside the packet's scope, and not its change.
+	gittest.WriteFile(t, filepath.Join(dir, "b.txt"), "b, by someone else\n")
+	testGit(t, dir, "commit", "-q", "-am", "b")
+	main := strings.TrimSpace(testGit(t, dir, "rev-parse", "main"))
+	sendBack(p.ID)
+	got = a.claim(t, repo.ID)
+	testGit(t, a.ws.Path, "merge", "-q", "--no-edit", "main")
+	gittest.WriteFile(t, filepath.Join(a.ws.Path, "a.txt"), "a, edited\nand fixed\nand merged\n")
+	p, err = a.complete(got)
+	if err != nil || p.Changes.From != main || p.Changes.Files != 1 || p.Changes.Added != 3 || p.Changes.Deleted != 1 {
+		t.Fatalf("after merging the base: %+v, %v; want from main's %s, a.txt only", p.Changes, err, main)
+	}
+}
