@@ -274,7 +274,7 @@ func (r *Registry) registerWork() {
 			return WorkList{Packets: ps}, err
 		}))
 	r.Register(Define(MethodWorkAwaitPacket, On(Repository, store.CapWorkClaim), 0,
-		"Wait (at most wait_seconds, ≤ 60) for the repository's best queued packet and claim it under a new lease; packet is null when the wait ends empty.",
+		"Wait (at most wait_seconds, ≤ 60) for the repository's best queued packet and claim it under a new lease; packet is null when the wait ends empty. A packet sent back to you for changes comes first, with its review (notes and line comments) to address.",
 		func(c *Call, in AwaitArgs) (AwaitResult, error) {
 			s, err := c.liveSession(in.SessionID)
 			if err != nil {
