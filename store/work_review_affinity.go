@@ -22,15 +22,16 @@ import (
 // Landed) as the claim walks the queue, so there is no index to keep in
 // step. The walk is short: a claim stops at the first packet it may take,
 // unless the claimer may hold packets (it completed work in a worktree,
-// Workspace.Done), and then it looks at most maxClaimScan entries for one
+// Workspace.Done), and then it reads at most maxClaimScan entries for one
 // held for it before taking the first it may. A holder whose packet sits
 // deeper in a longer queue gets it in queue order.
 //
 // A holder that releases the packet (work.release) gets it back at its next
 // claim: to hand it to another session, end the holder's session.
 
-// maxClaimScan bounds how far into a repository's queue a claim looks for a
-// packet held for the claimer, past the first it may take.
+// maxClaimScan bounds how many entries of a repository's queue a claim
+// reads looking for a packet held for the claimer, once it has found one
+// it may take (it reads on past packets held for others until it has).
 const maxClaimScan = 256
 
 // holdView is what the claim walk decodes of a queued packet: the fields
