@@ -1,10 +1,12 @@
 package mcpserver
 
 import (
+	"context"
 	"fmt"
-	"slices"
+	"path/filepath"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/gitcmd"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/workspace"
 )
@@ -32,7 +34,7 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 	var (
 		ses    store.Session
 		target store.ArtifactTarget
-		title  string
+		p      store.Packet
 	)
 	err := r.prepareView(c, func(tx *store.Tx) error {
 		var err error
@@ -42,30 +44,22 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 		if target, err = tx.ArtifactTarget(in.PacketID, ses.ID, in.LeaseID); err != nil {
 			return err
 		}
-		p, err := tx.Packet(in.PacketID)
-		if err != nil {
+		if p, err = tx.Packet(in.PacketID); err != nil {
 			return err
 		}
-		title = p.Title
 		return tx.CheckArtifacts(p)
 	})
 	if err != nil || ses.Workspace == nil {
 		return nil, err
 	}
 	ws := gitWorkspace(ses.Workspace)
-	from := ses.Workspace.Done
-	if from == "" {
-		from = ws.BaseCommit
+	from, err := rangeStart(c.Ctx, ws, ses, p)
+	if err != nil {
+		return nil, err
 	}
 	if len(target.WriteScope) > 0 {
-		changed, err := workspace.ChangedFiles(c.Ctx, ws)
-		if err != nil {
+		if err := checkCodeScope(c.Ctx, ws, from, target); err != nil {
 			return nil, err
-		}
-		outside := slices.DeleteFunc(changed, func(f string) bool { return store.MatchWriteScope(target.WriteScope, f) })
-		if len(outside) > 0 {
-			return nil, store.Deny(store.CodeWriteScopeViolation, "changed outside the packet's write scope (%s): %s",
-				strings.Join(target.WriteScope, ", "), listFiles(outside))
 		}
 	}
 	profile := ses.Profile
@@ -73,7 +67,7 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 		profile = "agent"
 	}
 	_, head, err := workspace.CommitAll(c.Ctx, ws, workspace.Commit{
-		Message:   title,
+		Message:   p.Title,
 		Trailers:  []string{"Switchboard-Packet: " + target.PacketID},
 		CoAuthors: []string{fmt.Sprintf("%s (Switchboard %s) <%s@switchboard.invalid>", profile, ses.ID, ses.ID)},
 	})
@@ -94,4 +88,121 @@ func listFiles(files []string) string {
 		return strings.Join(files, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(files[:maxListedFiles], ", "), len(files)-maxListedFiles)
+}
+
+// rangeStart is the commit a packet's range starts from on the session's
+// branch: the packet's changes are the commits from it to the branch's
+// head, and its write scope is checked on what changed since it.
+//
+// The first guess is where the packet's work began: the head of the
+// session's last completion (Workspace.Done), or the base commit for its
+// first; for a packet sent back to the session that made its changes, the
+// start of that earlier range, so the packet's range is all of its
+// commits. But the base branch may have moved since, and the agent brought
+// it in: the "send back, rebase onto the base and resolve" loop. Then the
+// guess is no longer on the branch (a rebase rewrote it) or is behind the
+// merge-base of the branch and the base (a rebase or a merge of the base
+// moved past it), and the range starts at that merge-base instead, so that
+// it holds the agent's own change and not the other work it was rebased
+// onto. The uncommitted changes do not matter here: they become a commit
+// on top of HEAD.
+func rangeStart(ctx context.Context, ws workspace.Workspace, ses store.Session, p store.Packet) (string, error) {
+	start := ses.Workspace.Done
+	if p.Changes != nil && p.Changes.SessionID == ses.ID && p.Landed == nil && p.Changes.From != "" {
+		start = p.Changes.From
+	}
+	if start == "" {
+		start = ws.BaseCommit
+	}
+	base := "refs/heads/" + ws.BaseBranch
+	if _, err := gitcmd.Run(ctx, ws.Path, "rev-parse", "--verify", "--quiet", base+"^{commit}"); err != nil {
+		if code, ok := gitcmd.ExitCode(err); ok && code == 1 {
+			return start, nil // the base branch is gone: nothing moved to measure against
+		}
+		return "", fmt.Errorf("find base branch %s: %w", ws.BaseBranch, err)
+	}
+	out, err := gitcmd.Run(ctx, ws.Path, "merge-base", "HEAD", base)
+	if code, ok := gitcmd.ExitCode(err); ok && code == 1 {
+		return start, nil // no common history: the base tells nothing
+	} else if err != nil {
+		return "", fmt.Errorf("merge-base of %s and %s: %w", ws.Branch, ws.BaseBranch, err)
+	}
+	mergeBase := strings.TrimSpace(string(out))
+	if mergeBase == start {
+		return start, nil
+	}
+	onBranch, err := isAncestor(ctx, ws.Path, start, "HEAD")
+	if err != nil {
+		return "", err
+	}
+	if !onBranch {
+		return mergeBase, nil
+	}
+	behind, err := isAncestor(ctx, ws.Path, start, mergeBase)
+	if err != nil {
+		return "", err
+	}
+	if behind {
+		return mergeBase, nil
+	}
+	return start, nil
+}
+
+// isAncestor reports whether commit a is b or an ancestor of b in dir.
+func isAncestor(ctx context.Context, dir, a, b string) (bool, error) {
+	_, err := gitcmd.Run(ctx, dir, "merge-base", "--is-ancestor", a, b)
+	if code, ok := gitcmd.ExitCode(err); ok && code == 1 {
+		return false, nil
+	} else if err != nil {
+		return false, fmt.Errorf("is %s an ancestor of %s: %w", a, b, err)
+	}
+	return true, nil
+}
+
+// checkCodeScope refuses, as write_scope_violation, a file changed in the
+// worktree since from (committed or not) that the packet's write scope
+// does not cover. Git names files from the top of the repository; the
+// scope's globs are relative to the repository's folder, which may lie
+// below that top (a folder of a larger repository): a path is matched from
+// that folder, and a file outside the folder is outside every scope.
+func checkCodeScope(ctx context.Context, ws workspace.Workspace, from string, target store.ArtifactTarget) error {
+	sub, err := subfolder(ctx, target.RepoPath)
+	if err != nil {
+		return err
+	}
+	sub = filepath.ToSlash(sub)
+	since := ws
+	since.BaseCommit = from
+	changed, err := workspace.ChangedFiles(ctx, since)
+	if err != nil {
+		return err
+	}
+	var outside []string
+	for _, f := range changed {
+		rel, ok := inFolder(sub, f)
+		if !ok || !store.MatchWriteScope(target.WriteScope, rel) {
+			outside = append(outside, rel)
+		}
+	}
+	if len(outside) > 0 {
+		return store.Deny(store.CodeWriteScopeViolation, "changed outside the packet's write scope (%s): %s",
+			strings.Join(target.WriteScope, ", "), listFiles(outside))
+	}
+	return nil
+}
+
+// inFolder turns f, a slash path from the top of the repository, into one
+// relative to sub (a slash path from the same top, "" for the top itself);
+// ok is false when f is not inside sub, and rel then climbs out of it with
+// "..", as the person would name the file from the repository's folder.
+func inFolder(sub, f string) (rel string, ok bool) {
+	if sub == "" {
+		return f, true
+	}
+	r, err := filepath.Rel(filepath.FromSlash(sub), filepath.FromSlash(f))
+	if err != nil { // both are relative: it cannot fail
+		return f, false
+	}
+	rel = filepath.ToSlash(r)
+	return rel, rel != ".." && !strings.HasPrefix(rel, "../")
 }

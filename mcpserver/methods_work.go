@@ -92,6 +92,9 @@ type ClaimedPacket struct {
 	Priority          int                      `json:"priority"`
 	Attempt           int                      `json:"attempt"`
 	ReviewNotes       string                   `json:"review_notes,omitempty"`
+	// Review is the packet's last verdict: for a packet sent back with
+	// request_changes, what to address (its notes and line comments).
+	Review *store.PacketReview `json:"review,omitempty" jsonschema:"the last review of the packet: after request_changes, address its notes and line comments (path, line, side old|new, text) before completing again"`
 }
 
 // AwaitResult is the result of work.await_packet: a packet with its lease,
@@ -152,9 +155,10 @@ type CompleteArgs struct {
 
 // VerdictArgs are the arguments of review.verdict.
 type VerdictArgs struct {
-	PacketID string        `json:"packet_id"`
-	Verdict  store.Verdict `json:"verdict" jsonschema:"approve, request_changes or reject"`
-	Notes    string        `json:"notes,omitempty"`
+	PacketID string                `json:"packet_id"`
+	Verdict  store.Verdict         `json:"verdict" jsonschema:"approve, request_changes or reject"`
+	Notes    string                `json:"notes,omitempty" jsonschema:"at most 16 KiB"`
+	Comments []store.ReviewComment `json:"comments,omitempty" jsonschema:"line comments on the packet's diff, at most 200 (text at most 4 KiB, path at most 1 KiB)"`
 }
 
 // ExpiredLeases is the result of work.expire_leases.
@@ -197,7 +201,8 @@ func seconds(n int, def, max time.Duration) time.Duration {
 
 func claimed(p store.Packet) *ClaimedPacket {
 	return &ClaimedPacket{ID: p.ID, RepositoryID: p.RepositoryID, Title: p.Title, Instructions: p.Instructions,
-		ExpectedArtifacts: p.ExpectedArtifacts, WriteScope: p.WriteScope, Priority: p.Priority, Attempt: p.Attempt, ReviewNotes: p.ReviewNotes}
+		ExpectedArtifacts: p.ExpectedArtifacts, WriteScope: p.WriteScope, Priority: p.Priority, Attempt: p.Attempt, ReviewNotes: p.ReviewNotes,
+		Review: p.Review}
 }
 
 // trace appends a workflow event to the call's session, if it has one.
@@ -269,7 +274,7 @@ func (r *Registry) registerWork() {
 			return WorkList{Packets: ps}, err
 		}))
 	r.Register(Define(MethodWorkAwaitPacket, On(Repository, store.CapWorkClaim), 0,
-		"Wait (at most wait_seconds, ≤ 60) for the repository's best queued packet and claim it under a new lease; packet is null when the wait ends empty.",
+		"Wait (at most wait_seconds, ≤ 60) for the repository's best queued packet and claim it under a new lease; packet is null when the wait ends empty. A packet sent back to you for changes comes first, with its review (notes and line comments) to address.",
 		func(c *Call, in AwaitArgs) (AwaitResult, error) {
 			s, err := c.liveSession(in.SessionID)
 			if err != nil {
@@ -375,9 +380,9 @@ func (r *Registry) registerWork() {
 			return PacketResult{Packet: p}, c.trace(store.TraceState, p.ID)
 		}))
 	r.Register(Define(MethodReviewVerdict, On(Packet, store.CapReviewWrite), 0,
-		"Review a packet in review: approve, request_changes (back to the queue with the notes) or reject.",
+		"Review a packet in review, or a done one whose changes have not landed: approve, request_changes (back to the queue with the notes and line comments, for the session that made the changes while it lives) or reject.",
 		func(c *Call, in VerdictArgs) (PacketResult, error) {
-			p, err := c.Tx.ReviewVerdict(in.PacketID, in.Verdict, in.Notes)
+			p, err := c.Tx.ReviewPacket(in.PacketID, store.ReviewSpec{Verdict: in.Verdict, Notes: in.Notes, Comments: in.Comments, By: c.Principal.reviewer()})
 			r.signalAfter(c, repoKey(p.RepositoryID))
 			return PacketResult{Packet: p}, err
 		}))
@@ -451,3 +456,16 @@ func (r *Registry) NextLeaseExpiry() (time.Time, bool) {
 // LeasesChanged returns a channel closed when a lease is next granted,
 // renewed or dropped, so the expiry timer can look again.
 func (r *Registry) LeasesChanged() <-chan struct{} { return r.sig.wait(leasesKey) }
+
+// reviewer names who gave a verdict, for the packet's record: the person
+// at the GUI or CLI, or the session or token that did.
+func (p Principal) reviewer() string {
+	switch {
+	case p.Operator:
+		return "operator"
+	case p.SessionID != "":
+		return "session " + p.SessionID
+	default:
+		return "token " + p.KeyID
+	}
+}

@@ -186,8 +186,13 @@ type Packet struct {
 	// Landed says when and how Changes reached the base branch; nil while
 	// they have not.
 	Landed *PacketLanding `json:"landed,omitempty"`
-	// ReviewNotes are the last verdict's notes: after request_changes, what
-	// the next claimer must address.
+	// Review is the last verdict, with its notes and line comments: after
+	// request_changes, what the next claimer must address. Nil until a
+	// first verdict (and on packets reviewed before reviews had comments).
+	Review *PacketReview `json:"review,omitempty"`
+	// ReviewNotes are the last verdict's notes, kept equal to Review.Notes
+	// by every verdict: readers from before Review (the GUI's detail, the
+	// CLI, a database written by an older version) go on reading them.
 	ReviewNotes string `json:"review_notes,omitempty"`
 	// History holds the newest transitions (at most maxPacketHistory), oldest
 	// first. Lease renewals are not transitions.

@@ -11,9 +11,11 @@ import (
 // its lease, and ending the leases that expired or whose session ended.
 
 // ClaimPacket leases the best queued packet of repository repoID to
-// sessionID: the highest priority, then the oldest. It reads one queue entry
-// (O(log n)), gives the packet a new lease id, counts the attempt and
-// returns ok=false when the queue is empty. Denials: invalid_argument,
+// sessionID: the highest priority, then the oldest, passing by a packet
+// sent back for changes that waits for another live session, and taking
+// one that waits for sessionID first (claimable, work_review_affinity.go).
+// It gives the packet a new lease id, counts the attempt and returns
+// ok=false when there is nothing to claim. Denials: invalid_argument,
 // repo_not_registered.
 func (tx *Tx) ClaimPacket(repoID, sessionID string, leaseFor time.Duration) (Packet, bool, error) {
 	if err := checkWorkText("session id", sessionID, maxWorkID, true); err != nil {
@@ -25,12 +27,11 @@ func (tx *Tx) ClaimPacket(repoID, sessionID string, leaseFor time.Duration) (Pac
 	if !tx.RepositoryExists(repoID) {
 		return Packet{}, false, Deny(CodeRepoNotRegistered, "repository %q is not registered", repoID)
 	}
-	prefix := queuePrefix(repoID)
-	k, v := tx.tx.Bucket(bucketPacketQueue).Cursor().Seek(prefix)
-	if k == nil || !bytes.HasPrefix(k, prefix) {
-		return Packet{}, false, nil
+	k, id, err := tx.claimable(repoID, sessionID)
+	if err != nil || k == nil {
+		return Packet{}, false, err
 	}
-	p, keys, err := tx.packet(string(v))
+	p, keys, err := tx.packet(id)
 	if err != nil {
 		return Packet{}, false, fmt.Errorf("queue index: %w", err)
 	}

@@ -51,6 +51,7 @@ func commands() []command {
 		{"answer", "answer an agent's question", runAnswer},
 		{"diff", "show what a packet's commits or a session's worktree changed", runDiff},
 		{"land", "bring a done packet's commits onto its base branch", runLand},
+		{"review", "approve a packet, send it back with notes and line comments, or reject it", runReview},
 		{"workspace", "list the agents' worktrees, or discard one", runWorkspace},
 		{"agent", "start, list, stop and attach to supervised agents", runAgent},
 		{"profile", "list, add and remove agent profiles", runProfile},
