@@ -266,6 +266,12 @@ func TestConfigureRepository(t *testing.T) {
 		{"base with a space", RepositorySettings{Base: "a b"}, CodeInvalidArgument},
 		{"base with a range", RepositorySettings{Base: "main~1"}, CodeInvalidArgument},
 		{"base too long", RepositorySettings{Base: strings.Repeat("b", 201)}, CodeInvalidArgument},
+		{"each landing mode", RepositorySettings{Landing: LandingRebase}, ""},
+		{"pull requests to a remote", RepositorySettings{Landing: LandingPullRequest, Remote: "upstream"}, ""},
+		{"squash", RepositorySettings{Landing: LandingSquash}, ""},
+		{"unknown landing", RepositorySettings{Landing: "fast-forward"}, CodeInvalidArgument},
+		{"remote that is an option", RepositorySettings{Remote: "--receive-pack=x"}, CodeInvalidArgument},
+		{"remote with a space", RepositorySettings{Remote: "my remote"}, CodeInvalidArgument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := db.Update(func(tx *Tx) error {
