@@ -33,10 +33,10 @@ const Rebase Mode = "rebase"
 // does not apply. It writes objects only: no ref moves, no file changes.
 //
 // git 2.39's merge-tree cannot be given a merge base, and the one a
-// replayed commit needs is its parent: squashTree's stand-in commits give
-// it one. That is five git calls a commit, so the inputs are read once
-// up front: the range with its trees, and every commit's text in one
-// cat-file --batch.
+// replayed commit needs is its parent: a stand-in commit of the tree so
+// far on that parent makes it the merge base git finds. That is three git
+// calls a commit, so the inputs are read once up front: the range with
+// its trees, and every commit's text in one cat-file --batch.
 func replay(ctx context.Context, repoPath string, ws Workspace, from, old, tip string) (string, error) {
 	if from == "" {
 		from = ws.BaseCommit
@@ -91,7 +91,7 @@ func replay(ctx context.Context, repoPath string, ws Workspace, from, old, tip s
 			cur, curTree = c.id, c.tree
 			continue
 		}
-		tree, err := applyTree(ctx, repoPath, parentTree, curTree, c.tree)
+		tree, err := applyTree(ctx, repoPath, c.parent, curTree, c.id)
 		if err != nil {
 			return "", fmt.Errorf("replay %s: %w", c.id, err)
 		}
@@ -135,23 +135,20 @@ func rangeCommits(ctx context.Context, repoPath, from, tip string) ([]rangeCommi
 	return cs, nil
 }
 
-// applyTree returns the tree of onto with the changes from parent to
-// tree applied: a three-way merge of onto and tree on parent, all three
-// trees. A conflict is a *ConflictError.
-func applyTree(ctx context.Context, repoPath, parent, onto, tree string) (string, error) {
-	root, err := commitTree(ctx, repoPath, parent, "rebase base\n")
+// applyTree returns the tree onto with the changes commit made to its
+// (first) parent applied: a three-way merge of onto and commit on parent.
+// It merges commit with a stand-in commit of onto whose only parent is
+// parent: parent is then the best common ancestor of the two, the base
+// git's merge-tree picks (for a merge commit too: every ancestor of the
+// stand-in is one of parent's). The stand-in stays unreferenced in the
+// object store, like merge-tree's own objects. A conflict is a
+// *ConflictError.
+func applyTree(ctx context.Context, repoPath, parent, onto, commit string) (string, error) {
+	ours, err := commitTree(ctx, repoPath, onto, "rebase onto\n", parent)
 	if err != nil {
 		return "", err
 	}
-	ours, err := commitTree(ctx, repoPath, onto, "rebase onto\n", root)
-	if err != nil {
-		return "", err
-	}
-	theirs, err := commitTree(ctx, repoPath, tree, "rebase commit\n", root)
-	if err != nil {
-		return "", err
-	}
-	return mergeTree(ctx, repoPath, ours, theirs)
+	return mergeTree(ctx, repoPath, ours, commit)
 }
 
 // maxCommitText bounds one commit's text as replay reads it; the batch as

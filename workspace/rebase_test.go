@@ -47,6 +47,9 @@ func TestLandRebase(t *testing.T) {
 		person map[string]string // committed on main before landing; nil: main stays
 		// fromSecond rebases from the first commit: the second alone.
 		fromSecond bool
+		// mergeMain: the person commits after the agent's first commit,
+		// and the agent merges main before its second.
+		mergeMain bool
 		// want are the subjects of main's new commits, oldest first.
 		want []string
 		// ff: main ends at the branch's own tip (nothing to rewrite).
@@ -66,6 +69,10 @@ func TestLandRebase(t *testing.T) {
 			person:   map[string]string{"a.txt": "one\ntwo, said the person\nthree\n"},
 			conflict: []string{"a.txt"}, err: ErrConflict,
 		},
+		{
+			name: "the agent merged main in", agent: []agentCommit{addC, addE}, mergeMain: true,
+			person: map[string]string{"d.txt": "dee\n"}, want: []string{"add c", "add e"},
+		},
 		{name: "nothing to land", err: ErrNothingToLand},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,17 +82,24 @@ func TestLandRebase(t *testing.T) {
 			ws := create(t, spec(repo, filepath.Join(t.TempDir(), "worktrees")))
 			byID := map[string]agentCommit{}
 			var ids []string
-			for _, c := range tt.agent {
-				id := c.make(t, ws)
-				byID[id] = c
-				ids = append(ids, id)
-			}
-			if tt.person != nil {
+			personCommits := func() {
 				for p, content := range tt.person {
 					gittest.WriteFile(t, filepath.Join(repo, p), content)
 				}
 				git(t, repo, "add", "-A")
 				git(t, repo, "commit", "-q", "-m", "the person's commit")
+			}
+			for i, c := range tt.agent {
+				if tt.mergeMain && i == 1 {
+					personCommits()
+					git(t, ws.Path, "merge", "-q", "--no-edit", "main")
+				}
+				id := c.make(t, ws)
+				byID[id] = c
+				ids = append(ids, id)
+			}
+			if tt.person != nil && !tt.mergeMain {
+				personCommits()
 			}
 			// Work of the person's own that the landing must keep.
 			gittest.WriteFile(t, filepath.Join(repo, "src", "b.txt"), "bee, edited by the person\n")
