@@ -70,7 +70,8 @@ type LandRequest struct {
 
 // Landed is a landing that happened.
 type Landed struct {
-	// Commit is the base branch's new tip: the merge or squash commit.
+	// Commit is the base branch's new tip: the merge or squash commit,
+	// or a rebase's last.
 	Commit string `json:"commit"`
 	Mode   Mode   `json:"mode"`
 	// Files counts the paths that differ between the base's old tip and
