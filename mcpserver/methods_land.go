@@ -192,6 +192,8 @@ func openPullRequest(c *Call, p store.Packet, repo store.Repository, ws workspac
 	switch {
 	case errors.Is(err, workspace.ErrNoRemote):
 		return nil, store.Deny(store.CodeInvalidState, "%s has no remote %q to push packet %s to (switchboard repo set %s --remote NAME)", repo.Name, remote, p.ID, repo.ID)
+	case errors.Is(err, workspace.ErrNothingToLand):
+		return nil, store.Deny(store.CodeInvalidState, "%s already holds packet %s's changes: no pull request to open", ws.BaseBranch, p.ID)
 	case errors.Is(err, workspace.ErrPushRejected):
 		return nil, store.Deny(store.CodeInvalidState, "%s refused the push of %s, and nothing was forced: %v", remote, ws.Branch, err)
 	case err != nil:

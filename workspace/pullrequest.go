@@ -80,9 +80,10 @@ type Pushed struct {
 // fast-forward only (never forced), then, when `gh` is on PATH and `gh auth
 // status` succeeds, runs `gh pr create --base <base> --head <branch>` in
 // repoPath and reads the pull request's address from what it prints. A
-// failed push is an error (ErrNoRemote, ErrPushRejected); a missing,
-// signed-out or failing gh is not: the branch is on the remote and
-// Pushed.Note says why no pull request was opened. Neither the base
+// failed push is an error (ErrNoRemote, ErrPushRejected), and so is a
+// branch the base already holds (ErrNothingToLand), which is not pushed;
+// a missing, signed-out or failing gh is not: the branch is on the remote
+// and Pushed.Note says why no pull request was opened. Neither the base
 // branch nor any work tree changes.
 func OpenPullRequest(ctx context.Context, repoPath string, ws Workspace, req PullRequestRequest) (Pushed, error) {
 	p, err := openPullRequest(ctx, repoPath, ws, req)
@@ -126,6 +127,12 @@ func openPullRequest(ctx context.Context, repoPath string, ws Workspace, req Pul
 			return Pushed{}, fmt.Errorf("push up to %s: not a commit of %s", req.To, ws.Branch)
 		}
 		commit = req.To
+	}
+	// A pull request of nothing new: gh would refuse it after the push.
+	if landed, err := isAncestor(ctx, repoPath, commit, "refs/heads/"+ws.BaseBranch); err != nil {
+		return Pushed{}, err
+	} else if landed {
+		return Pushed{}, fmt.Errorf("%w: %s already has every commit of %s", ErrNothingToLand, ws.BaseBranch, ws.Branch)
 	}
 	pctx, cancel := context.WithTimeout(ctx, pushTimeout)
 	defer cancel()

@@ -87,6 +87,7 @@ func TestOpenPullRequest(t *testing.T) {
 		wantURL  string
 		wantNote string
 		wantPR   bool // gh pr create was run
+		nothing  bool // the agent made no commit
 		err      error
 	}{
 		{name: "gh signed in", pr: `echo "Creating pull request" >&2; echo ` + prURL, wantURL: prURL, wantPR: true},
@@ -96,6 +97,7 @@ func TestOpenPullRequest(t *testing.T) {
 		{name: "no gh", authExit: -1, wantNote: "not installed"},
 		{name: "gh fails", pr: `echo "GraphQL: base branch not found" >&2; exit 1`, wantNote: "gh pr create failed: GraphQL: base branch not found", wantPR: true},
 		{name: "no such remote", remote: "nowhere", err: ErrNoRemote},
+		{name: "nothing new", nothing: true, err: ErrNothingToLand},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			bin := pathWithOnlyGit(t)
@@ -111,8 +113,11 @@ func TestOpenPullRequest(t *testing.T) {
 			git(t, repo, "remote", "add", remote, bare)
 			git(t, repo, "push", "-q", remote, "main")
 			ws := create(t, spec(repo, filepath.Join(t.TempDir(), "worktrees")))
-			first := commitWS(t, ws, "add c", map[string]string{"c.txt": "sea\n"})
-			tip := commitWS(t, ws, "add e", map[string]string{"e.txt": "ee\n"})
+			var first, tip string
+			if !tt.nothing {
+				first = commitWS(t, ws, "add c", map[string]string{"c.txt": "sea\n"})
+				tip = commitWS(t, ws, "add e", map[string]string{"e.txt": "ee\n"})
+			}
 			base := gitLine(t, repo, "rev-parse", "main")
 			before := checkout(t, repo)
 			req := PullRequestRequest{Remote: tt.remote, Title: "Fix the login bug", Body: body}
