@@ -95,7 +95,7 @@ func (s RepositorySettings) Validate() error {
 	// A remote's name is a config section's subsection: git takes almost
 	// anything there, but nothing of this kind names a remote a person made.
 	if len(s.Remote) > maxBranchName || strings.HasPrefix(s.Remote, "-") || strings.ContainsFunc(s.Remote, func(r rune) bool {
-		return r <= ' ' || r == 0x7f || strings.ContainsRune(`~^:?*[\/"`, r)
+		return r <= ' ' || r == 0x7f || strings.ContainsRune(`~^:?*[\"`, r)
 	}) {
 		return Deny(CodeInvalidArgument, "remote %q is not a remote's name", s.Remote)
 	}

@@ -268,6 +268,7 @@ func TestConfigureRepository(t *testing.T) {
 		{"base too long", RepositorySettings{Base: strings.Repeat("b", 201)}, CodeInvalidArgument},
 		{"each landing mode", RepositorySettings{Landing: LandingRebase}, ""},
 		{"pull requests to a remote", RepositorySettings{Landing: LandingPullRequest, Remote: "upstream"}, ""},
+		{"a remote with a slash", RepositorySettings{Remote: "team/fork"}, ""},
 		{"squash", RepositorySettings{Landing: LandingSquash}, ""},
 		{"unknown landing", RepositorySettings{Landing: "fast-forward"}, CodeInvalidArgument},
 		{"remote that is an option", RepositorySettings{Remote: "--receive-pack=x"}, CodeInvalidArgument},
