@@ -1,10 +1,13 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/workspace"
@@ -18,27 +21,42 @@ const (
 // WorkLandArgs are the arguments of work.land.
 type WorkLandArgs struct {
 	PacketID string `json:"packet_id"`
-	// Mode is merge (the default) or squash.
-	Mode string `json:"mode,omitempty" jsonschema:"merge (default): a merge commit of the packet's commits; squash: one commit of their changes"`
+	// Mode is the repository's landing setting when empty, merge when
+	// that is empty too.
+	Mode string `json:"mode,omitempty" jsonschema:"merge: a merge commit of the packet's commits on the base branch; squash: one commit of their changes; rebase: the commits replayed on the base branch, which fast-forwards; pull-request: the branch pushed to the remote and a pull request opened with gh, the base branch unmoved. Default: the repository's landing setting, else merge"`
 }
 
 // LandResult is the result of work.land.
 type LandResult struct {
 	Packet store.Packet `json:"packet"`
-	// Commit is the base branch's new tip.
+	// Commit is the base branch's new tip; for a pull request, the commit
+	// pushed.
 	Commit string `json:"commit"`
-	Files  int    `json:"files"`
+	// Files counts the paths the landing changed on the base branch (0
+	// for a pull request).
+	Files int `json:"files"`
+	// URL is the pull request's address, when one was opened.
+	URL string `json:"url,omitempty"`
+	// Note says why a pull request's branch was pushed but no pull
+	// request opened (gh not installed, not signed in, failing).
+	Note string `json:"note,omitempty"`
 }
 
 // landing is what work.land's Prepare did in git, for the handler to
 // record.
 type landing struct {
-	workspace.Landed
+	store.PacketLanding
+	Files int
+	Note  string
 }
+
+// pullRequestTimeout bounds a pull request's push and gh calls, over a
+// network, where a landing's other modes take worktreeTimeout.
+const pullRequestTimeout = 5 * time.Minute
 
 func (r *Registry) registerLanding() {
 	land := Define(MethodWorkLand, On(Packet, store.CapAdmin), Hidden,
-		"Bring a done packet's commits onto its base branch (merge or squash); the person's checkout keeps every uncommitted change, and a conflict moves nothing.",
+		"Bring a done packet's commits onto its base branch (merge, squash or rebase), or push them and open a pull request; the person's checkout keeps every uncommitted change, and a conflict moves nothing.",
 		func(c *Call, in WorkLandArgs) (LandResult, error) {
 			v, err := c.Prepared()
 			if err != nil {
@@ -48,11 +66,18 @@ func (r *Registry) registerLanding() {
 			if !ok {
 				return LandResult{}, errNoLanding
 			}
-			p, err := c.Tx.MarkPacketLanded(in.PacketID, l.Commit, string(l.Mode))
+			p, err := c.Tx.MarkPacketLanded(in.PacketID, l.PacketLanding)
 			if err != nil {
 				return LandResult{}, err
 			}
-			data := fmt.Appendf(nil, `{"landed":%q,"mode":%q}`, l.Commit, l.Mode)
+			data, err := json.Marshal(struct {
+				Landed string `json:"landed"`
+				Mode   string `json:"mode"`
+				URL    string `json:"url,omitempty"`
+			}{l.Commit, l.Mode, l.URL})
+			if err != nil {
+				return LandResult{}, err
+			}
 			if _, err := c.Tx.AppendTrace(p.Changes.SessionID, store.TraceEvent{Type: store.TraceState, Method: c.Method.Name, PacketID: p.ID, Data: data}); err != nil && store.CodeOf(err) != store.CodeNotFound {
 				return LandResult{}, err
 			}
@@ -61,7 +86,7 @@ func (r *Registry) registerLanding() {
 			// in it: it goes (TidyWorktree checks, and keeps it otherwise).
 			ses, ctx := p.Changes.SessionID, context.WithoutCancel(c.Ctx)
 			c.AfterCommit(func() { r.TidyWorktree(ctx, ses) })
-			return LandResult{Packet: p, Commit: l.Commit, Files: l.Files}, nil
+			return LandResult{Packet: p, Commit: l.Commit, Files: l.Files, URL: l.URL, Note: l.Note}, nil
 		})
 	land.Prepare = r.landPacket
 	r.Register(land)
@@ -81,13 +106,9 @@ func (r *Registry) landPacket(c *Call) (any, error) {
 	if err := c.Decode(&in); err != nil {
 		return nil, err
 	}
-	mode := workspace.Mode(in.Mode)
-	switch mode {
-	case "":
-		mode = workspace.Merge
-	case workspace.Merge, workspace.Squash:
-	default:
-		return nil, store.Deny(store.CodeInvalidArgument, "landing mode must be merge or squash, not %q", in.Mode)
+	mode := store.Landing(in.Mode)
+	if !mode.Valid() {
+		return nil, store.Deny(store.CodeInvalidArgument, "landing mode must be merge, squash, rebase or pull-request, not %q", in.Mode)
 	}
 	var p store.Packet
 	var repo store.Repository
@@ -117,12 +138,18 @@ func (r *Registry) landPacket(c *Call) (any, error) {
 	if ses.Workspace == nil {
 		return nil, store.Deny(store.CodeInvalidState, "session %s has no worktree", ses.ID)
 	}
+	if mode == store.LandingDefault {
+		mode = cmp.Or(repo.Landing, store.LandingMerge)
+	}
 	ch := p.Changes
 	ws := workspace.Workspace{Path: ses.Workspace.Path, Branch: ch.Branch, BaseBranch: ch.BaseBranch, BaseCommit: ses.Workspace.BaseCommit}
+	if mode == store.LandingPullRequest {
+		return openPullRequest(c, p, repo, ws)
+	}
 	ctx, cancel := context.WithTimeout(c.Ctx, worktreeTimeout)
 	defer cancel()
-	req := workspace.LandRequest{Mode: mode, To: ch.To, Message: fmt.Sprintf("%s\n\nSwitchboard-Packet: %s", p.Title, p.ID)}
-	if mode == workspace.Squash {
+	req := workspace.LandRequest{Mode: workspace.Mode(mode), To: ch.To, Message: fmt.Sprintf("%s\n\nSwitchboard-Packet: %s", p.Title, p.ID)}
+	if mode != store.LandingMerge {
 		// The packet's own commits; a merge brings what led to them too.
 		req.From = ch.From
 	}
@@ -148,5 +175,32 @@ func (r *Registry) landPacket(c *Call) (any, error) {
 	case err != nil:
 		return nil, err
 	}
-	return landing{l}, nil
+	return landing{PacketLanding: store.PacketLanding{Commit: l.Commit, Mode: string(l.Mode)}, Files: l.Files}, nil
+}
+
+// openPullRequest is work.land's Prepare for the pull-request mode: the
+// packet's commits pushed as its branch to the repository's remote, and a
+// pull request opened when gh can. The base branch does not move.
+func openPullRequest(c *Call, p store.Packet, repo store.Repository, ws workspace.Workspace) (any, error) {
+	ctx, cancel := context.WithTimeout(c.Ctx, pullRequestTimeout)
+	defer cancel()
+	body := strings.TrimSpace(p.Summary + "\n\nSwitchboard-Packet: " + p.ID)
+	pr, err := workspace.OpenPullRequest(ctx, repo.Path, ws, workspace.PullRequestRequest{
+		Remote: repo.Remote, Title: p.Title, Body: body, To: p.Changes.To,
+	})
+	remote := cmp.Or(repo.Remote, workspace.DefaultRemote)
+	switch {
+	case errors.Is(err, workspace.ErrNoRemote):
+		return nil, store.Deny(store.CodeInvalidState, "%s has no remote %q to push packet %s to (switchboard repo set %s --remote NAME)", repo.Name, remote, p.ID, repo.ID)
+	case errors.Is(err, workspace.ErrNothingToLand):
+		return nil, store.Deny(store.CodeInvalidState, "%s already holds packet %s's changes: no pull request to open", ws.BaseBranch, p.ID)
+	case errors.Is(err, workspace.ErrPushRejected):
+		return nil, store.Deny(store.CodeInvalidState, "%s refused the push of %s, and nothing was forced: %v", remote, ws.Branch, err)
+	case err != nil:
+		return nil, err
+	}
+	return landing{
+		PacketLanding: store.PacketLanding{Commit: pr.Commit, Mode: string(store.LandingPullRequest), URL: pr.URL, Remote: pr.Remote, Branch: pr.Branch},
+		Note:          pr.Note,
+	}, nil
 }

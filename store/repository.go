@@ -34,6 +34,33 @@ const (
 	IsolationNone Isolation = "none"
 )
 
+// Landing is how a packet's commits reach their base branch.
+type Landing string
+
+const (
+	// LandingDefault is LandingMerge.
+	LandingDefault Landing = ""
+	// LandingMerge makes a merge commit on the base branch.
+	LandingMerge Landing = "merge"
+	// LandingSquash makes one commit of the packet's changes.
+	LandingSquash Landing = "squash"
+	// LandingRebase puts the packet's commits, rebased, on the base
+	// branch, which fast-forwards to them.
+	LandingRebase Landing = "rebase"
+	// LandingPullRequest pushes the branch to the remote and opens a pull
+	// request; the base branch does not move.
+	LandingPullRequest Landing = "pull-request"
+)
+
+// Valid reports whether l is one of the modes (or the default).
+func (l Landing) Valid() bool {
+	switch l {
+	case LandingDefault, LandingMerge, LandingSquash, LandingRebase, LandingPullRequest:
+		return true
+	}
+	return false
+}
+
 // RepositorySettings are what a person sets on a repository.
 type RepositorySettings struct {
 	Isolation Isolation `json:"isolation,omitempty" jsonschema:"worktree (each agent in a git worktree of its own; the default for git repositories) or none (agents work in the folder itself)"`
@@ -45,6 +72,10 @@ type RepositorySettings struct {
 	// supervisor runs it with /bin/sh -c: it is the person's own command,
 	// typed in their settings, as they would type it in a terminal.
 	Setup string `json:"setup,omitempty" jsonschema:"a command line run in each new worktree before its agent starts (by /bin/sh -c); default: the worktree's executable .switchboard/setup, if any"`
+	// Landing is work.land's mode when the call names none; "" is merge.
+	Landing Landing `json:"landing,omitempty" jsonschema:"how packets land when no mode is given: merge (default), squash, rebase or pull-request"`
+	// Remote is the git remote a pull request is pushed to; "" is origin.
+	Remote string `json:"remote,omitempty" jsonschema:"the git remote pull requests are pushed to; default: origin"`
 }
 
 // maxBranchName bounds a base branch's name; git itself allows more, no
@@ -67,6 +98,16 @@ func (s RepositorySettings) Validate() error {
 		return r <= ' ' || r == 0x7f || strings.ContainsRune(`~^:?*[\`, r)
 	}) {
 		return Deny(CodeInvalidArgument, "base %q is not a branch name", s.Base)
+	}
+	if !s.Landing.Valid() {
+		return Deny(CodeInvalidArgument, "landing must be %q, %q, %q or %q, not %q", LandingMerge, LandingSquash, LandingRebase, LandingPullRequest, s.Landing)
+	}
+	// A remote's name is a config section's subsection: git takes almost
+	// anything there, but nothing of this kind names a remote a person made.
+	if len(s.Remote) > maxBranchName || strings.HasPrefix(s.Remote, "-") || strings.ContainsFunc(s.Remote, func(r rune) bool {
+		return r <= ' ' || r == 0x7f || strings.ContainsRune(`~^:?*[\"`, r)
+	}) {
+		return Deny(CodeInvalidArgument, "remote %q is not a remote's name", s.Remote)
 	}
 	return checkSetup(s.Setup)
 }

@@ -273,6 +273,13 @@ func TestConfigureRepository(t *testing.T) {
 		{"setup of two lines", RepositorySettings{Setup: "make\nrm -rf ~"}, CodeInvalidArgument},
 		{"setup with an escape", RepositorySettings{Setup: "make \x1b[2J"}, CodeInvalidArgument},
 		{"setup not UTF-8", RepositorySettings{Setup: "make \xff"}, CodeInvalidArgument},
+		{"each landing mode", RepositorySettings{Landing: LandingRebase}, ""},
+		{"pull requests to a remote", RepositorySettings{Landing: LandingPullRequest, Remote: "upstream"}, ""},
+		{"a remote with a slash", RepositorySettings{Remote: "team/fork"}, ""},
+		{"squash", RepositorySettings{Landing: LandingSquash}, ""},
+		{"unknown landing", RepositorySettings{Landing: "fast-forward"}, CodeInvalidArgument},
+		{"remote that is an option", RepositorySettings{Remote: "--receive-pack=x"}, CodeInvalidArgument},
+		{"remote with a space", RepositorySettings{Remote: "my remote"}, CodeInvalidArgument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := db.Update(func(tx *Tx) error {

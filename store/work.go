@@ -147,9 +147,14 @@ type PacketChanges struct {
 
 // PacketLanding is a packet's changes brought onto their base branch.
 type PacketLanding struct {
-	Commit string    `json:"commit" jsonschema:"the base branch's tip after the landing"`
-	Mode   string    `json:"mode" jsonschema:"merge or squash"`
+	Commit string    `json:"commit" jsonschema:"the base branch's tip after the landing; for a pull request, the commit pushed"`
+	Mode   string    `json:"mode" jsonschema:"merge, squash, rebase or pull-request"`
 	At     time.Time `json:"at"`
+	// URL, Remote and Branch are a pull request's: its address (none when
+	// gh was not there to open it), and where the branch was pushed.
+	URL    string `json:"url,omitempty" jsonschema:"the pull request's address"`
+	Remote string `json:"remote,omitempty" jsonschema:"the remote the branch was pushed to"`
+	Branch string `json:"branch,omitempty" jsonschema:"the branch pushed for the pull request"`
 }
 
 // Packet is a unit of work for an agent in one repository.

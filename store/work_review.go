@@ -210,15 +210,26 @@ func (tx *Tx) RequeuePacket(pktID, reason string) (Packet, error) {
 	return *p, nil
 }
 
+// maxLandingURL bounds a pull request's address.
+const maxLandingURL = 2048
+
 // MarkPacketLanded records that a done packet's changes reached their base
-// branch as commit, by mode: git moved the branch already (outside any
-// transaction), this is the record of it. Landing twice is invalid_state.
-func (tx *Tx) MarkPacketLanded(pktID, commit, mode string) (Packet, error) {
-	if len(commit) != 40 && len(commit) != 64 || strings.Trim(commit, "0123456789abcdef") != "" {
+// branch as l.Commit, by l.Mode (for a pull request: were pushed, and
+// maybe a pull request opened at l.URL): git did it already (outside any
+// transaction), this is the record of it. At is the transaction's time.
+// Landing twice is invalid_state.
+func (tx *Tx) MarkPacketLanded(pktID string, l PacketLanding) (Packet, error) {
+	if len(l.Commit) != 40 && len(l.Commit) != 64 || strings.Trim(l.Commit, "0123456789abcdef") != "" {
 		return Packet{}, Deny(CodeInvalidArgument, "commit must be a full hex object name")
 	}
-	if mode != "merge" && mode != "squash" {
-		return Packet{}, Deny(CodeInvalidArgument, "landing mode must be merge or squash, not %q", mode)
+	if m := Landing(l.Mode); m == LandingDefault || !m.Valid() {
+		return Packet{}, Deny(CodeInvalidArgument, "landing mode must be merge, squash, rebase or pull-request, not %q", l.Mode)
+	}
+	if len(l.URL) > maxLandingURL || len(l.Remote) > maxWorkID || len(l.Branch) > maxWorkID {
+		return Packet{}, Deny(CodeInvalidArgument, "a landing's URL, remote or branch is too long")
+	}
+	if l.URL != "" && !strings.HasPrefix(l.URL, "https://") && !strings.HasPrefix(l.URL, "http://") {
+		return Packet{}, Deny(CodeInvalidArgument, "a pull request's URL must be http(s)")
 	}
 	p, keys, err := tx.packet(pktID)
 	if err != nil {
@@ -232,7 +243,8 @@ func (tx *Tx) MarkPacketLanded(pktID, commit, mode string) (Packet, error) {
 	case p.State != PacketDone:
 		return Packet{}, Deny(CodeInvalidState, "packet %s is %s: only a done packet lands", p.ID, p.State)
 	}
-	p.Landed = &PacketLanding{Commit: commit, Mode: mode, At: tx.now}
+	l.At = tx.now
+	p.Landed = &l
 	p.UpdatedAt = tx.now
 	if err := tx.savePacket(&keys, p); err != nil {
 		return Packet{}, err

@@ -57,10 +57,11 @@ const (
 type LandRequest struct {
 	// Mode is Merge when empty.
 	Mode Mode
-	// Message is the landing commit's message; required.
+	// Message is the landing commit's message; required but for a
+	// rebase, whose commits keep their own.
 	Message string
-	// From is where a squash's range starts (the packet's first commit's
-	// parent); "" means the workspace's BaseCommit. Squash only.
+	// From is where a squash's or a rebase's range starts (the packet's
+	// first commit's parent); "" means the workspace's BaseCommit.
 	From string
 	// To is the commit to land up to, on ws.Branch: a packet's last commit
 	// when the session went on to others; "" means the branch's tip.
@@ -69,7 +70,8 @@ type LandRequest struct {
 
 // Landed is a landing that happened.
 type Landed struct {
-	// Commit is the base branch's new tip: the merge or squash commit.
+	// Commit is the base branch's new tip: the merge or squash commit,
+	// or a rebase's last.
 	Commit string `json:"commit"`
 	Mode   Mode   `json:"mode"`
 	// Files counts the paths that differ between the base's old tip and
@@ -158,8 +160,8 @@ func land(ctx context.Context, repoPath string, ws Workspace, req LandRequest) (
 	if mode == "" {
 		mode = Merge
 	}
-	if mode != Merge && mode != Squash {
-		return Landed{}, fmt.Errorf("landing mode %q: want merge or squash", mode)
+	if mode != Merge && mode != Squash && mode != Rebase {
+		return Landed{}, fmt.Errorf("landing mode %q: want merge, squash or rebase", mode)
 	}
 	if mode == Merge && req.From != "" {
 		return Landed{}, errors.New("a merge lands the whole branch; From is for a squash")
@@ -168,7 +170,7 @@ func land(ctx context.Context, repoPath string, ws Workspace, req LandRequest) (
 		return Landed{}, fmt.Errorf("from %q is not a commit", req.From)
 	}
 	msg := strings.TrimSpace(req.Message)
-	if msg == "" {
+	if msg == "" && mode != Rebase {
 		return Landed{}, errors.New("the landing commit's message is empty")
 	}
 	if err := checkIdentity(ctx, repoPath); err != nil {
@@ -198,7 +200,7 @@ func land(ctx context.Context, repoPath string, ws Workspace, req LandRequest) (
 		tip = req.To
 	}
 
-	var tree string
+	var tree, commit string
 	parents := []string{old}
 	switch mode {
 	case Merge:
@@ -234,11 +236,19 @@ func land(ctx context.Context, repoPath string, ws Workspace, req LandRequest) (
 		if tree == oldTree {
 			return Landed{}, fmt.Errorf("%w: %s already has the changes of %s..%s", ErrNothingToLand, ws.BaseBranch, from, ws.Branch)
 		}
+	case Rebase:
+		if commit, err = replay(ctx, repoPath, ws, req.From, old, tip); err != nil {
+			return Landed{}, err
+		}
+		if commit == old {
+			return Landed{}, fmt.Errorf("%w: %s already has the changes of %s", ErrNothingToLand, ws.BaseBranch, ws.Branch)
+		}
 	}
 
-	commit, err := commitTree(ctx, repoPath, tree, msg+"\n", parents...)
-	if err != nil {
-		return Landed{}, err
+	if commit == "" {
+		if commit, err = commitTree(ctx, repoPath, tree, msg+"\n", parents...); err != nil {
+			return Landed{}, err
+		}
 	}
 	changed, err := diffPaths(ctx, repoPath, old, commit)
 	if err != nil {

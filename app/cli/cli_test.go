@@ -263,6 +263,17 @@ func exercise(t *testing.T, h *harness, d *daemon.Daemon) string {
 	}
 	h.fails(1, "repo", "set", repoID, "--setup", "make\nrm -rf ~")
 	h.fails(1, "repo", "set", repoID, "--isolation", "docker")
+	r = h.ok("repo", "set", repoID, "--landing", "pull-request", "--remote", "upstream")
+	if !strings.Contains(r.stdout, "landing pull-request, remote upstream") {
+		t.Errorf("repo set --landing --remote printed %q", r.stdout)
+	}
+	r = h.ok("repo", "set", repoID, "--landing", "default", "--remote", "default")
+	if !strings.Contains(r.stdout, "landing default (merge), remote default (origin)") {
+		t.Errorf("repo set back to merge printed %q", r.stdout)
+	}
+	if r := h.fails(1, "repo", "set", repoID, "--landing", "octopus"); !strings.Contains(r.stderr, "invalid_argument") {
+		t.Errorf("repo set --landing octopus: %q", r.stderr)
+	}
 	h.fails(1, "repo", "set", "repo_nope", "--base", "main")
 	h.fails(2, "repo", "set")
 

@@ -8,11 +8,13 @@ import (
 )
 
 // runLand brings a done packet's commits onto its base branch and prints
-// the base branch's new tip; a refusal (merge_conflict,
-// checkout_in_the_way, …) exits non-zero with its code and moved nothing.
+// the base branch's new tip, or, for a pull request, its address (the
+// commit pushed when no pull request could be opened); a refusal
+// (merge_conflict, checkout_in_the_way, …) exits non-zero with its code
+// and moved nothing.
 func runLand(ctx context.Context, c *cli, args []string) error {
-	fs := c.newFlags("land", "land PKT [--mode merge|squash] [--json]")
-	mode := fs.String("mode", "merge", "merge (a merge commit of the packet's commits) or squash (one commit of their changes)")
+	fs := c.newFlags("land", "land PKT [--mode merge|squash|rebase|pull-request] [--json]")
+	mode := fs.String("mode", "", "merge (a merge commit of the packet's commits), squash (one commit of their changes), rebase (the commits replayed on the base, which fast-forwards) or pull-request (push the branch, open a pull request with gh; the base does not move); default: the repository's setting, else merge")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, reorder(args)); err != nil {
 		return err
@@ -28,8 +30,18 @@ func runLand(ctx context.Context, c *cli, args []string) error {
 	if *asJSON {
 		return c.printJSON(out)
 	}
+	ch, l := out.Packet.Changes, out.Packet.Landed
+	if l.Mode == "pull-request" {
+		if out.URL != "" {
+			c.printf("%s\n", out.URL)
+			fmt.Fprintf(c.env.Stderr, "Pushed %s to %s and opened a pull request into %s.\n", l.Branch, l.Remote, ch.BaseBranch)
+			return nil
+		}
+		c.printf("%s\n", out.Commit)
+		fmt.Fprintf(c.env.Stderr, "Pushed %s to %s; no pull request opened: %s\n", l.Branch, l.Remote, out.Note)
+		return nil
+	}
 	c.printf("%s\n", out.Commit)
-	ch := out.Packet.Changes
-	fmt.Fprintf(c.env.Stderr, "Landed %s on %s (%s, %d files).\n", out.Packet.ID, ch.BaseBranch, out.Packet.Landed.Mode, out.Files)
+	fmt.Fprintf(c.env.Stderr, "Landed %s on %s (%s, %d files).\n", out.Packet.ID, ch.BaseBranch, l.Mode, out.Files)
 	return nil
 }

@@ -1,0 +1,106 @@
+package cli_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-dev/switchboard/gitcmd"
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// switchboard land prints a pull request's address (the repository's
+// landing setting), then a rebase's new tip (--mode), and exits 1 with the
+// code when a landing is refused.
+func TestCLILandModes(t *testing.T) {
+	const prURL = "https://github.test/dev/project/pull/3"
+	bin := t.TempDir()
+	gh := fmt.Sprintf("#!/bin/sh\ncase \"$1\" in\npr) echo %s ;;\nesac\nexit 0\n", prURL)
+	if err := os.WriteFile(filepath.Join(bin, "gh"), []byte(gh), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("SHELL", "/bin/sh")
+	ctx := context.Background()
+	git := func(dir string, args ...string) string {
+		t.Helper()
+		out, err := gitcmd.Run(ctx, dir, args...)
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	write := func(path, text string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	repoDir, bare := t.TempDir(), t.TempDir()
+	git(bare, "init", "-q", "--bare")
+	git(repoDir, "init", "-q", "-b", "main")
+	git(repoDir, "config", "user.name", "Dev Person")
+	git(repoDir, "config", "user.email", "dev@example.com")
+	write(filepath.Join(repoDir, "greet.txt"), "hello\n")
+	git(repoDir, "add", "-A")
+	git(repoDir, "commit", "-q", "-m", "first")
+	git(repoDir, "remote", "add", "origin", bare)
+
+	h := newHarness(t)
+	d := h.start()
+	defer d.Close(ctx)
+	repoID := line(h.ok("repo", "add", repoDir).stdout)
+	h.ok("repo", "set", repoID, "--landing", "pull-request")
+
+	// work has an agent write name in its worktree and complete a packet.
+	work := func(name string) string {
+		t.Helper()
+		pkt := line(h.ok("work", "create", "--repo", repoID, "--title", "Write "+name).stdout)
+		started := h.invoke(d, "agent.start", mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repoID})
+		var ses store.Session
+		h.view(d, func(tx *store.Tx) error {
+			var err error
+			ses, err = tx.Session(started["session_id"].(string))
+			return err
+		})
+		agent := mcpserver.Principal{KeyID: ses.TokenKeyID, SessionID: ses.ID}
+		got, err := mcpserver.Invoke(ctx, d.Registry(), agent, mcpserver.TransportMCP, mcpserver.MethodWorkAwaitPacket, mcpserver.AwaitArgs{RepositoryID: repoID, WaitSeconds: -1})
+		if err != nil || got.Packet.ID != pkt {
+			t.Fatalf("claim: %+v, %v", got, err)
+		}
+		write(filepath.Join(got.Workspace.Path, name), name+"\n")
+		if _, err := mcpserver.Invoke(ctx, d.Registry(), agent, mcpserver.TransportMCP, mcpserver.MethodWorkComplete, mcpserver.CompleteArgs{PacketID: pkt, LeaseID: got.LeaseID}); err != nil {
+			t.Fatal(err)
+		}
+		return pkt
+	}
+
+	base := git(repoDir, "rev-parse", "main")
+	r := h.ok("land", work("one.txt"))
+	if r.stdout != prURL+"\n" || !strings.Contains(r.stderr, "to origin and opened a pull request into main") {
+		t.Errorf("land by pull request: %v", r)
+	}
+	if git(repoDir, "rev-parse", "main") != base {
+		t.Error("a pull request moved main")
+	}
+
+	second := work("two.txt")
+	write(filepath.Join(repoDir, "person.txt"), "the person's\n")
+	git(repoDir, "add", "person.txt")
+	git(repoDir, "commit", "-q", "-m", "the person's commit")
+	var out mcpserver.LandResult
+	h.jsonOut(&out, "land", second, "--mode", "rebase", "--json")
+	if tip := git(repoDir, "rev-parse", "main"); out.Commit != tip || out.Packet.Landed == nil || out.Packet.Landed.Mode != "rebase" {
+		t.Errorf("land --mode rebase --json: %+v; main at %s", out, tip)
+	}
+	if r := h.fails(1, "land", second, "--mode", "rebase"); !strings.Contains(r.stderr, "invalid_state") {
+		t.Errorf("landing twice: %v", r)
+	}
+	if r := h.fails(1, "land", second, "--mode", "octopus"); !strings.Contains(r.stderr, "invalid_argument") {
+		t.Errorf("an unknown mode: %v", r)
+	}
+}
