@@ -16,10 +16,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/gitcmd"
 )
@@ -196,13 +198,66 @@ func Create(ctx context.Context, spec Spec) (Workspace, error) {
 	}
 	// git accepts an empty folder; making it ourselves gives it 0700
 	// whatever the umask.
-	if _, err := gitcmd.Run(ctx, spec.RepoPath, "worktree", "add", "--quiet", "-b", branch, path, baseCommit); err != nil {
+	if err := addWorktree(ctx, spec.RepoPath, branch, path, baseCommit); err != nil {
 		if made {
 			os.Remove(path) // only if still empty: never take anything with it
 		}
 		return fail(err)
 	}
 	return Workspace{Path: path, Branch: branch, BaseBranch: base, BaseCommit: baseCommit}, nil
+}
+
+// addTries is how many times addWorktree runs git worktree add.
+const addTries = 4
+
+// addWorktree runs git worktree add on a new branch, again when an attempt
+// failed having written nothing in the folder. git takes no lock while it
+// adds a worktree: a second add (two agents started at once, or the
+// person's own) can read the first one's half-written entry under
+// .git/worktrees and give up ("failed to read …/commondir") after it made
+// the branch and before it wrote a file. The later attempts take that
+// branch when it is still at the commit, and only when it was not there
+// before the first.
+func addWorktree(ctx context.Context, repoPath, branch, path, commit string) error {
+	ref := "refs/heads/" + branch
+	if _, err := resolveCommit(ctx, repoPath, ref); err == nil {
+		return fmt.Errorf("branch %s exists already", branch)
+	}
+	args := []string{"worktree", "add", "--quiet", "-b", branch, path, commit}
+	var err error
+	for try := range addTries {
+		if _, err = gitcmd.Run(ctx, repoPath, args...); err == nil {
+			return nil
+		}
+		if try == addTries-1 || !isEmptyDir(path) {
+			break
+		}
+		if at, rerr := resolveCommit(ctx, repoPath, ref); rerr == nil {
+			if at != commit {
+				break
+			}
+			args = []string{"worktree", "add", "--quiet", path, branch}
+		}
+		t := time.NewTimer(time.Duration(25<<try) * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return errors.Join(err, ctx.Err())
+		case <-t.C:
+		}
+	}
+	return err
+}
+
+// isEmptyDir reports whether path is a folder with nothing in it.
+func isEmptyDir(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	return len(names) == 0 && errors.Is(err, io.EOF)
 }
 
 // emptyFolder makes path (0700), or accepts it when it is an empty folder.
