@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/gitcmd"
 	"github.com/switchboard-dev/switchboard/gitcmd/gittest"
@@ -190,5 +191,68 @@ func TestCompletionRangeOfASentBackPacket(t *testing.T) {
 	p, err = a.complete(got)
 	if err != nil || p.Changes.From != main || p.Changes.Files != 1 || p.Changes.Added != 3 || p.Changes.Deleted != 1 {
 		t.Fatalf("after merging the base: %+v, %v; want from main's %s, a.txt only", p.Changes, err, main)
+	}
+}
+
+// A packet sent back for changes waits for the session that made them;
+// when that session ends, an agent already waiting on the repository is
+// woken and given it (its wait is far longer than the test allows, so
+// only the wake-up can end it).
+func TestSentBackFreedWhenItsMakerEnds(t *testing.T) {
+	gitEnv(t)
+	dir := t.TempDir()
+	testGit(t, dir, "init", "-q", "-b", "main")
+	testGit(t, dir, "config", "user.name", "Dev Person")
+	testGit(t, dir, "config", "user.email", "dev@example.com")
+	gittest.WriteFile(t, filepath.Join(dir, "a.txt"), "a\n")
+	testGit(t, dir, "add", "-A")
+	testGit(t, dir, "commit", "-q", "-m", "first")
+
+	ctx := context.Background()
+	f := newFixture(t)
+	f.createClientToken(t)
+	repo := f.registerRepo(t, dir)
+	maker, other := newGitAgent(t, f, repo, t.TempDir()), newGitAgent(t, f, repo, t.TempDir())
+	if _, err := Invoke(ctx, f.reg, Operator, TransportGUI, MethodWorkCreate, WorkCreateArgs{RepositoryID: repo.ID, Title: "A"}); err != nil {
+		t.Fatal(err)
+	}
+	got := maker.claim(t, repo.ID)
+	gittest.WriteFile(t, filepath.Join(maker.ws.Path, "a.txt"), "a, edited\n")
+	p, err := maker.complete(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Invoke(ctx, f.reg, Operator, TransportGUI, MethodReviewVerdict, VerdictArgs{PacketID: p.ID, Verdict: store.VerdictRequestChanges, Notes: "more"}); err != nil {
+		t.Fatal(err)
+	}
+
+	type answer struct {
+		res AwaitResult
+		err error
+	}
+	woken := make(chan answer, 1)
+	go func() {
+		res, err := Invoke(ctx, f.reg, other.p, TransportMCP, MethodWorkAwaitPacket, AwaitArgs{RepositoryID: repo.ID, SessionID: other.ses, WaitSeconds: 600})
+		woken <- answer{res, err}
+	}()
+	// End the maker once the other agent's poll is parked on the
+	// repository, held off by the packet's maker.
+	deadline := time.Now().Add(5 * time.Second)
+	for !f.reg.sig.hasWaiters(repoKey(repo.ID)) {
+		if time.Now().After(deadline) {
+			t.Fatal("the long poll never waited")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := f.reg.EndSession(ctx, SessionEndArgs{SessionID: maker.ses, Reason: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case a := <-woken:
+		if a.err != nil || a.res.Packet == nil || a.res.Packet.ID != p.ID {
+			t.Fatalf("the waiting agent after the maker ended: %+v, %v; want %s", a.res.Packet, a.err, p.ID)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting agent was not woken when the packet's maker ended")
 	}
 }

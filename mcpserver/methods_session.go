@@ -170,6 +170,12 @@ func (r *Registry) registerSessionEnd() {
 			}
 			out := SessionEnded{Session: ses, Released: []string{}}
 			keys := []string{leasesKey, traceKey(ses.ID)}
+			if ses.RepositoryID != "" {
+				// A packet sent back for changes waits for the session
+				// that made them; with it gone, agents already waiting
+				// on the repository may claim it now.
+				keys = append(keys, repoKey(ses.RepositoryID))
+			}
 			for _, p := range ps {
 				out.Released = append(out.Released, p.ID)
 				keys = append(keys, repoKey(p.RepositoryID))
