@@ -94,6 +94,24 @@ func MeasureDisk(ctx context.Context, dir string) (DiskUse, error) {
 	return use, nil
 }
 
+// FormatBytes writes a size for a person, in binary units with three
+// figures at most: 512 B, 1.5 KiB, 204 KiB, 3.2 GiB.
+func FormatBytes(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	v, unit := float64(n)/1024, 0
+	// 1023.5 KiB would print as 1024 KiB: it is 1.0 MiB.
+	for v >= 1023.5 && unit < len(units)-1 {
+		v, unit = v/1024, unit+1
+	}
+	if v < 9.95 {
+		return fmt.Sprintf("%.1f %s", v, units[unit])
+	}
+	return fmt.Sprintf("%.0f %s", v, units[unit])
+}
+
 // fileID names a file across its links.
 type fileID struct{ dev, ino uint64 }
 

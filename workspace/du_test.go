@@ -194,3 +194,17 @@ func TestMeasureDiskRefusals(t *testing.T) {
 		t.Errorf("with one folder shut: %+v, want 1 file and 1 unreadable", use)
 	}
 }
+
+func TestFormatBytes(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{
+		{0, "0 B"}, {1023, "1023 B"}, {1024, "1.0 KiB"}, {1536, "1.5 KiB"}, {10188, "9.9 KiB"}, {10189, "10 KiB"},
+		{204 << 10, "204 KiB"}, {1<<20 - 1, "1.0 MiB"}, {3435973837, "3.2 GiB"}, {1 << 62, "4.0 EiB"},
+	} {
+		if got := FormatBytes(c.n); got != c.want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/workspace"
 )
 
 func runWorkspace(ctx context.Context, c *cli, args []string) error {
@@ -17,7 +18,7 @@ func runWorkspace(ctx context.Context, c *cli, args []string) error {
 
 func (c *cli) workspaceUsage() {
 	fmt.Fprint(c.env.Stderr, `Usage: switchboard workspace COMMAND
-  list [--json]             the agents' worktrees: session, repository, path, branch, base, state, commits not landed, uncommitted files
+  list [--json]             the agents' worktrees: session, repository, path, branch, base, state, commits not landed, uncommitted files, disk use
   discard SES [--yes]       take an ended session's worktree away: what is uncommitted is committed first and the branch kept
 `)
 }
@@ -36,9 +37,12 @@ func workspaceList(ctx context.Context, c *cli, args []string) error {
 		return c.printJSON(out)
 	}
 	tw := tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tREPOSITORY\tBRANCH\tBASE\tSTATE\tUNLANDED\tUNCOMMITTED\tPATH")
+	fmt.Fprintln(tw, "SESSION\tREPOSITORY\tBRANCH\tBASE\tSTATE\tUNLANDED\tUNCOMMITTED\tDISK\tPATH")
 	for _, e := range out.Workspaces {
-		state, unlanded, dirty := "ok", "-", "-"
+		state, unlanded, dirty, disk := "ok", "-", "-", "-"
+		if e.DiskBytes > 0 {
+			disk = workspace.FormatBytes(e.DiskBytes)
+		}
 		switch {
 		case e.Gone:
 			state = "removed"
@@ -50,8 +54,8 @@ func workspaceList(ctx context.Context, c *cli, args []string) error {
 				state = "landed"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.SessionID, e.RepositoryID, cell(e.Workspace.Branch, 0),
-			cell(e.Workspace.BaseBranch, 0), state, unlanded, dirty, cell(e.Workspace.Path, 0))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.SessionID, e.RepositoryID, cell(e.Workspace.Branch, 0),
+			cell(e.Workspace.BaseBranch, 0), state, unlanded, dirty, disk, cell(e.Workspace.Path, 0))
 	}
 	return tw.Flush()
 }
