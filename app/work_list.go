@@ -5,14 +5,12 @@ package app
 
 import (
 	"fmt"
-	"image/color"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
@@ -93,7 +91,7 @@ func newWorkRowTemplate() fyne.CanvasObject {
 	info.SizeName = theme.SizeNameCaptionText
 	info.Truncation = fyne.TextTruncateEllipsis
 	// The badge keeps the label's own inner padding from the row's edge.
-	badge := container.New(layout.NewCustomPaddedLayout(0, 0, 0, theme.InnerPadding()), container.NewCenter(newTextBadge(labelUnlandedBadge)))
+	badge := container.New(layout.NewCustomPaddedLayout(0, 0, 0, theme.InnerPadding()), container.NewCenter(newTextBadge(labelUnlandedBadge, theme.ColorNameWarning, theme.ColorNameForegroundOnWarning)))
 	top := container.NewBorder(nil, nil, nil, badge, title)
 	packet := container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.Padding()), top, info)
 	return container.NewStack(heading, packet)
@@ -286,66 +284,3 @@ func (w *workWindow) repoName(id string) string {
 	}
 	return id
 }
-
-// textBadge is a short word on a rounded, tinted background: a state that
-// stands out in a list row without another line. Its colours follow the
-// theme when it changes.
-type textBadge struct {
-	widget.BaseWidget
-	text string
-}
-
-func newTextBadge(text string) *textBadge {
-	b := &textBadge{text: text}
-	b.ExtendBaseWidget(b)
-	return b
-}
-
-func (b *textBadge) CreateRenderer() fyne.WidgetRenderer {
-	r := &textBadgeRenderer{b: b, bg: canvas.NewRectangle(color.Transparent), text: canvas.NewText(b.text, color.Black)}
-	r.text.TextStyle = fyne.TextStyle{Bold: true}
-	r.Refresh()
-	return r
-}
-
-type textBadgeRenderer struct {
-	b    *textBadge
-	bg   *canvas.Rectangle
-	text *canvas.Text
-}
-
-// pad is the room around the text, left and right, then top and bottom.
-func (r *textBadgeRenderer) pad() (float32, float32) {
-	p := theme.Padding()
-	return 1.5 * p, p / 4
-}
-
-func (r *textBadgeRenderer) MinSize() fyne.Size {
-	px, py := r.pad()
-	s := r.text.MinSize()
-	return fyne.NewSize(s.Width+2*px, s.Height+2*py)
-}
-
-func (r *textBadgeRenderer) Layout(size fyne.Size) {
-	r.bg.Resize(size)
-	ts := r.text.MinSize()
-	r.text.Move(fyne.NewPos((size.Width-ts.Width)/2, (size.Height-ts.Height)/2))
-	r.text.Resize(ts)
-}
-
-func (r *textBadgeRenderer) Refresh() {
-	th := r.b.Theme()
-	v := fyne.CurrentApp().Settings().ThemeVariant()
-	r.bg.FillColor = th.Color(theme.ColorNameWarning, v)
-	r.bg.CornerRadius = th.Size(theme.SizeNameInputRadius)
-	r.text.Text = r.b.text
-	// The warning colour is light in both themes: dark text reads on it.
-	r.text.Color = color.NRGBA{R: 0x1f, G: 0x1f, B: 0x1f, A: 0xff}
-	r.text.TextSize = th.Size(theme.SizeNameCaptionText)
-	r.Layout(r.b.Size())
-	r.bg.Refresh()
-	r.text.Refresh()
-}
-
-func (r *textBadgeRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.bg, r.text} }
-func (r *textBadgeRenderer) Destroy()                     {}
