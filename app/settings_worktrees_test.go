@@ -1,6 +1,9 @@
 package app
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/switchboard-dev/switchboard/gitcmd"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/workspace"
@@ -290,5 +294,97 @@ func TestDiscardText(t *testing.T) {
 	}
 	if text := discardText(many); !strings.Contains(text, "20 uncommitted files: fa, fb") || !strings.Contains(text, "and 12 more") {
 		t.Errorf("20 files:\n%s", text)
+	}
+}
+
+// The whole way, on the real registry and git: an ended session's
+// worktree with a commit and an uncommitted file is listed with its disk
+// use; the confirmation names both; Discard removes the folder and the
+// branch keeps them.
+func TestSettingsWorktreesDiscardReal(t *testing.T) {
+	ctx := context.Background()
+	repoDir := t.TempDir()
+	git := func(dir string, args ...string) string {
+		t.Helper()
+		out, err := gitcmd.Run(ctx, dir, args...)
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return string(out)
+	}
+	git(repoDir, "init", "-q", "-b", "main")
+	git(repoDir, "config", "user.name", "Ada")
+	git(repoDir, "config", "user.email", "ada@example.test")
+	git(repoDir, "commit", "-q", "--allow-empty", "-m", "first")
+
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken, keyring: "available"}, log, func() {})
+	repo, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: repoDir, Name: "demo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ses := workAgentCall(t, g, "session.report", mcpserver.ReportArgs{Kind: "ready", RepositoryID: repo.Repository.ID}).Value.(mcpserver.ReportResult).SessionID
+	made, err := workspace.Create(ctx, workspace.Spec{RepoPath: repoDir, Root: t.TempDir(), RepositoryID: repo.Repository.ID, SessionID: ses, Slug: "notes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := store.Workspace{Path: made.Path, Branch: made.Branch, BaseBranch: made.BaseBranch, BaseCommit: made.BaseCommit}
+	if _, err := mcpserver.Invoke(ctx, g.core.Registry(), mcpserver.Operator, mcpserver.TransportSupervisor, mcpserver.MethodAgentWorkspace, mcpserver.AgentWorkspaceArgs{SessionID: ses, Workspace: ws}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(made.Path, "plan.txt"), []byte("the plan\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	git(made.Path, "add", "plan.txt")
+	git(made.Path, "commit", "-q", "-m", "plan")
+	if err := os.WriteFile(filepath.Join(made.Path, "notes.txt"), make([]byte, 64<<10), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := invoke(g, mcpserver.MethodSessionEnd, mcpserver.SessionEndArgs{SessionID: ses}); err != nil {
+		t.Fatal(err)
+	}
+
+	g.showSettings()
+	w := g.settings
+	t.Cleanup(func() { fyne.DoAndWait(func() { w.win.Close() }) })
+	fyne.DoAndWait(func() {
+		w.win.Content().(*fyne.Container).Objects[0].(*container.AppTabs).SelectIndex(settingsTabWorktrees)
+	})
+	p := w.worktrees
+	waitUntil(t, "the worktree listed", func() bool {
+		var n int
+		fyne.DoAndWait(func() { n = len(p.entries) })
+		return n > 0
+	})
+	done := make(chan error, 1)
+	fyne.DoAndWait(func() {
+		e := p.entries[0]
+		if e.SessionID != ses || e.DiskBytes < 64<<10 || e.State == nil || e.State.Unlanded != 1 || len(e.State.Changed) != 1 {
+			t.Fatalf("listed %+v (state %+v)", e, e.State)
+		}
+		p.discarded = func(_ string, err error) { done <- err }
+		test.Tap(p.discardButton(t, ses))
+		msg, _ := findIn(w.win.Canvas().Overlays().Top(), func(l *widget.Label) bool { return strings.HasPrefix(l.Text, "Discarding") })
+		for _, want := range []string{"1 unlanded commit (not on main)", "1 uncommitted file: notes.txt", made.Branch} {
+			if msg == nil || !strings.Contains(msg.Text, want) {
+				t.Errorf("the confirmation lacks %q: %v", want, msg)
+			}
+		}
+		test.Tap(dialogButton(t, w.win, labelConfirmDiscard))
+	})
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the discard did not finish in 30 s")
+	}
+	if _, err := os.Stat(made.Path); !os.IsNotExist(err) {
+		t.Errorf("the worktree's folder is still there: %v", err)
+	}
+	if files := git(repoDir, "ls-tree", "--name-only", made.Branch); !strings.Contains(files, "plan.txt") || !strings.Contains(files, "notes.txt") {
+		t.Errorf("branch %s holds %q, want plan.txt and notes.txt", made.Branch, files)
 	}
 }
