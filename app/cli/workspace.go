@@ -82,7 +82,11 @@ func workspaceDiscard(ctx context.Context, c *cli, args []string) error {
 			if e.SessionID != id {
 				continue
 			}
-			fmt.Fprintf(c.env.Stderr, "Discarding removes %s.\n", cell(e.Workspace.Path, 0))
+			size := ""
+			if e.DiskBytes > 0 {
+				size = " (" + workspace.FormatBytes(e.DiskBytes) + ")"
+			}
+			fmt.Fprintf(c.env.Stderr, "Discarding removes %s%s.\n", cell(e.Workspace.Path, 0), size)
 			if e.State != nil {
 				fmt.Fprintf(c.env.Stderr, "Its %d uncommitted files are committed first; its %d commits not on %s stay on branch %s.\n",
 					len(e.State.Changed), e.State.Unlanded, cell(e.Workspace.BaseBranch, 0), cell(e.Workspace.Branch, 0))

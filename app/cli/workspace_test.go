@@ -79,4 +79,8 @@ func TestWorkspaceListDisk(t *testing.T) {
 	if disk := strings.Fields(rows[1][col:])[0:2]; disk[0] != "3.0" || disk[1] != "MiB" {
 		t.Errorf("the DISK column says %q:\n%s", disk, r.stdout)
 	}
+	// Without --yes, discard says what it would remove, and how much.
+	if r := h.fails(2, "workspace", "discard", started.SessionID); !strings.Contains(r.stderr, path+" (3.0 MiB)") {
+		t.Errorf("workspace discard without --yes:\n%s", r.stderr)
+	}
 }
