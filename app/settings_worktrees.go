@@ -57,9 +57,8 @@ type worktreesPane struct {
 	again   bool      // another read was asked for meanwhile
 	started time.Time // when the last read started
 	pending bool      // a re-read is waiting for worktreeReloadEvery
-	confirm *dialog.ConfirmDialog
-	// discarded is called with each discard's outcome, after the list
-	// is read again (tests wait on it).
+	// discarded is called with each discard's outcome, once the list's
+	// re-read has begun (tests wait on it).
 	discarded func(session string, err error)
 }
 
@@ -287,14 +286,12 @@ func (p *worktreesPane) askDiscard(e mcpserver.WorkspaceEntry) {
 	msg := widget.NewLabel(discardText(e))
 	msg.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustomConfirm(titleConfirmDiscard, labelConfirmDiscard, "Cancel", msg, func(ok bool) {
-		p.confirm = nil
 		if ok {
 			p.discard(e)
 		}
 	}, p.w.win)
 	d.SetConfirmImportance(widget.DangerImportance)
 	d.Resize(fyne.NewSize(620, 360))
-	p.confirm = d
 	d.Show()
 }
 
