@@ -50,6 +50,7 @@ type settingsWindow struct {
 	profileSel  int
 	tokenSel    int
 	status      *widget.Label
+	worktrees   *worktreesPane // the Worktrees tab (settings_worktrees.go)
 
 	stopRefresh chan struct{}
 }
@@ -70,10 +71,12 @@ func newSettingsWindow(g *gui) *settingsWindow {
 
 	tabs := container.NewAppTabs(
 		container.NewTabItemWithIcon("Repositories", theme.FolderIcon(), w.reposTab()),
+		container.NewTabItemWithIcon(labelWorktreesTab, theme.StorageIcon(), w.worktreesTab()),
 		container.NewTabItemWithIcon("Agent profiles", theme.ComputerIcon(), w.profilesTab()),
 		container.NewTabItemWithIcon("Tokens", theme.AccountIcon(), w.tokensTab()),
 		container.NewTabItemWithIcon("Connection", theme.InfoIcon(), w.connectionTab()),
 	)
+	tabs.OnSelected = func(t *container.TabItem) { w.worktrees.setShown(t.Text == labelWorktreesTab) }
 	w.win.SetContent(container.NewBorder(nil, w.status, nil, nil, tabs))
 	w.win.Resize(fyne.NewSize(960, 620))
 	w.win.SetOnClosed(func() {
@@ -105,8 +108,9 @@ func (w *settingsWindow) refreshLoop(changed <-chan struct{}) {
 	}
 }
 
-// reload reads the three lists.
+// reload reads the three lists, and the worktrees when their tab is shown.
 func (w *settingsWindow) reload() {
+	w.worktrees.changed()
 	repos, err := invoke(w.g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
 	if err != nil {
 		w.fail(string(mcpserver.MethodRepositoryList), err)

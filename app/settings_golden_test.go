@@ -57,7 +57,8 @@ func goldenSettingsData() *goldenData {
 }
 
 // The Settings window's Repositories, Agent profiles and Tokens tabs (the
-// Connection tab has its own golden, settings_test.go).
+// Connection tab has its own golden, settings_test.go, and the Worktrees
+// tab settings_worktrees_test.go).
 func TestSettingsGolden(t *testing.T) {
 	eachGoldenTheme(t, func(t *testing.T, a fyne.App, name string) {
 		g := newGoldenGUI(t, a, goldenSettingsData(), nil)
@@ -67,9 +68,12 @@ func TestSettingsGolden(t *testing.T) {
 		w.win.Resize(fyne.NewSize(960, 620))
 		tabs := w.win.Content().(*fyne.Container).Objects[0].(*container.AppTabs)
 		w.profileList.Select(0)
-		for i, tab := range []string{"repositories", "profiles", "tokens"} {
-			tabs.SelectIndex(i)
-			test.AssertImageMatches(t, "settings/"+tab+"-"+name+".png", w.win.Canvas().Capture())
+		for _, tab := range []struct {
+			name  string
+			index int
+		}{{"repositories", 0}, {"profiles", 2}, {"tokens", 3}} {
+			tabs.SelectIndex(tab.index)
+			test.AssertImageMatches(t, "settings/"+tab.name+"-"+name+".png", w.win.Canvas().Capture())
 		}
 	})
 }

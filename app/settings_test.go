@@ -129,7 +129,7 @@ func TestSettingsConnectionRenders(t *testing.T) {
 			w := g.settings
 			w.win.Resize(fyne.NewSize(820, 400))
 			tabs := w.win.Content().(*fyne.Container).Objects[0].(*container.AppTabs)
-			tabs.SelectIndex(3)
+			tabs.SelectIndex(settingsTabConnection)
 			test.AssertImageMatches(t, "settings/connection-"+variant.name+".png", w.win.Canvas().Capture())
 			w.win.Close()
 		})
@@ -146,7 +146,7 @@ func TestSettingsConnectionSaves(t *testing.T) {
 	w := g.settings
 	defer w.win.Close()
 	tabs := w.win.Content().(*fyne.Container).Objects[0].(*container.AppTabs)
-	tabs.SelectIndex(3)
+	tabs.SelectIndex(settingsTabConnection)
 	var entries []*widget.Entry
 	var status *widget.Label
 	var walk func(o fyne.CanvasObject)
@@ -172,7 +172,7 @@ func TestSettingsConnectionSaves(t *testing.T) {
 	}
 	find := func() {
 		entries, status = nil, nil
-		walk(tabs.Items[3].Content)
+		walk(tabs.Items[settingsTabConnection].Content)
 		if len(entries) != 2 {
 			t.Fatalf("%d entries in the Connection tab, want the address and the origins", len(entries))
 		}

@@ -47,6 +47,7 @@ type workWindow struct {
 	repos      []store.Repository          // as listed, for the selects
 	repoByID   map[string]store.Repository // for names
 	filterID   string                      // repository the list shows; "" for all
+	showFilter *widget.Select              // which packets: all, or done with unlanded changes (work_list.go)
 	packets    []store.Packet              // as last read
 	rows       []workRow                   // what list shows
 	list       *widget.List
@@ -152,7 +153,7 @@ func newWorkWindow(g *gui) *workWindow {
 	w.detailUI.Hide()
 
 	left := container.NewBorder(
-		container.NewBorder(nil, nil, nil, w.newPacket, w.repoFilter),
+		w.filterBar(),
 		nil, nil, nil, w.list)
 	split := container.NewHSplit(left, container.NewPadded(container.NewStack(w.empty, w.detailUI)))
 	split.SetOffset(0.34)

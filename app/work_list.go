@@ -1,7 +1,7 @@
 package app
 
 // The Work window's packet list: packets grouped by state, and the
-// repository filter above them.
+// filters above them (repository; all packets or the unlanded ones).
 
 import (
 	"fmt"
@@ -35,6 +35,46 @@ var workStates = []struct {
 	{"Cancelled", []store.PacketState{store.PacketCancelled}},
 }
 
+// The packet filter's choices.
+const (
+	labelWorkAllPackets = "All"
+	labelWorkUnlanded   = "Unlanded"
+	labelUnlandedBadge  = "unlanded"
+)
+
+// unlanded is true for a done packet whose commits have not reached their
+// base branch: work that is finished and approved but only on the agent's
+// branch, which the person still has to land (or discard).
+func unlanded(p store.Packet) bool {
+	return p.State == store.PacketDone && p.Changes != nil && p.Landed == nil
+}
+
+// filterBar is the row above the list: the repository and which packets,
+// beside the New packet button.
+func (w *workWindow) filterBar() fyne.CanvasObject {
+	w.showFilter = widget.NewSelect([]string{labelWorkAllPackets, labelWorkUnlanded}, nil)
+	w.showFilter.SetSelected(labelWorkAllPackets)
+	// As wide as its longest choice, no wider: the repository's name
+	// needs the room.
+	w.showFilter.PlaceHolder = labelWorkUnlanded
+	w.showFilter.OnChanged = func(string) { w.showRows() }
+	return container.NewBorder(nil, nil, nil, container.NewHBox(w.showFilter, w.newPacket), w.repoFilter)
+}
+
+// shownPackets are the packets the filter lets through.
+func (w *workWindow) shownPackets() []store.Packet {
+	if w.showFilter == nil || w.showFilter.Selected != labelWorkUnlanded {
+		return w.packets
+	}
+	var out []store.Packet
+	for _, p := range w.packets {
+		if unlanded(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // workRow is one row of the packet list: a group heading or a packet.
 type workRow struct {
 	heading string // set for a heading
@@ -50,7 +90,10 @@ func newWorkRowTemplate() fyne.CanvasObject {
 	info := widget.NewLabel("repository · P0 · attempt 0/3 · 1m")
 	info.SizeName = theme.SizeNameCaptionText
 	info.Truncation = fyne.TextTruncateEllipsis
-	packet := container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.Padding()), title, info)
+	// The badge keeps the label's own inner padding from the row's edge.
+	badge := container.New(layout.NewCustomPaddedLayout(0, 0, 0, theme.InnerPadding()), container.NewCenter(newTextBadge(labelUnlandedBadge, theme.ColorNameWarning, theme.ColorNameForegroundOnWarning)))
+	top := container.NewBorder(nil, nil, nil, badge, title)
+	packet := container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.Padding()), top, info)
 	return container.NewStack(heading, packet)
 }
 
@@ -70,7 +113,18 @@ func (w *workWindow) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
 	heading.Hide()
 	packet.Show()
 	p := r.packet
-	packet.Objects[0].(*widget.Label).SetText(p.Title)
+	top := packet.Objects[0].(*fyne.Container)
+	top.Objects[0].(*widget.Label).SetText(p.Title)
+	if badge := top.Objects[1]; badge.Visible() != unlanded(p) {
+		if unlanded(p) {
+			badge.Show()
+		} else {
+			badge.Hide()
+		}
+		// The title takes the badge's room, or gives it back: a
+		// container lays out again only when refreshed.
+		top.Refresh()
+	}
 	packet.Objects[1].(*widget.Label).SetText(w.rowInfo(p))
 }
 
@@ -143,13 +197,19 @@ func (w *workWindow) reload() {
 		return
 	}
 	w.packets = list.Packets
-	w.rows = workGroupRows(w.packets)
-	w.sizeRows()
-	w.list.Refresh()
-	w.selectRow()
+	w.showRows()
 	if w.selected != "" {
 		w.loadDetail()
 	}
+}
+
+// showRows lists the packets the filter lets through, keeping the
+// selection highlighted when its packet is among them.
+func (w *workWindow) showRows() {
+	w.rows = workGroupRows(w.shownPackets())
+	w.sizeRows()
+	w.list.Refresh()
+	w.selectRow()
 }
 
 // sizeRows gives headings their own, lower height.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/workspace"
@@ -19,6 +20,11 @@ const (
 // maxListedWorktrees bounds workspace.list: the newest sessions' worktrees.
 const maxListedWorktrees = 200
 
+// diskUseTimeout bounds the measuring of all the listed worktrees' disk
+// use together: a worktree with a huge build folder must not hold the
+// list up; those not measured in time are listed without a figure.
+const diskUseTimeout = 5 * time.Second
+
 // WorkspaceEntry is one session's worktree and what is in it.
 type WorkspaceEntry struct {
 	SessionID    string             `json:"session_id"`
@@ -31,6 +37,10 @@ type WorkspaceEntry struct {
 	// (Problem says why).
 	State   *workspace.State `json:"state,omitempty"`
 	Problem string           `json:"problem,omitempty"`
+	// DiskBytes is the disk the worktree's folder takes (allocated
+	// blocks, its .git pointer file aside). Best effort: absent when the
+	// folder is gone or could not be measured in time.
+	DiskBytes int64 `json:"disk_bytes,omitempty" jsonschema:"the disk the worktree's folder takes, in bytes; absent when it could not be measured"`
 }
 
 // WorkspaceList is the result of workspace.list.
@@ -93,6 +103,22 @@ func (r *Registry) listWorktrees(c *Call) (any, error) {
 	out := WorkspaceList{Workspaces: []WorkspaceEntry{}}
 	for _, s := range sessions {
 		out.Workspaces = append(out.Workspaces, worktreeEntry(ctx, s))
+	}
+	dctx, dcancel := context.WithTimeout(ctx, diskUseTimeout)
+	defer dcancel()
+	for i := range out.Workspaces {
+		e := &out.Workspaces[i]
+		if e.Gone {
+			continue
+		}
+		use, err := workspace.MeasureDisk(dctx, e.Workspace.Path)
+		if err != nil {
+			// Only the session: the error names paths, and the figure is
+			// a convenience the list does without.
+			r.log.Debug("disk use of a worktree not measured", "session", e.SessionID, "timeout", dctx.Err() != nil)
+			continue
+		}
+		e.DiskBytes = use.Bytes
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/workspace"
 )
 
 func runWorkspace(ctx context.Context, c *cli, args []string) error {
@@ -17,7 +18,7 @@ func runWorkspace(ctx context.Context, c *cli, args []string) error {
 
 func (c *cli) workspaceUsage() {
 	fmt.Fprint(c.env.Stderr, `Usage: switchboard workspace COMMAND
-  list [--json]             the agents' worktrees: session, repository, path, branch, base, state, commits not landed, uncommitted files
+  list [--json]             the agents' worktrees: session, repository, path, branch, base, state, commits not landed, uncommitted files, disk use
   discard SES [--yes]       take an ended session's worktree away: what is uncommitted is committed first and the branch kept
 `)
 }
@@ -36,9 +37,12 @@ func workspaceList(ctx context.Context, c *cli, args []string) error {
 		return c.printJSON(out)
 	}
 	tw := tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tREPOSITORY\tBRANCH\tBASE\tSTATE\tUNLANDED\tUNCOMMITTED\tPATH")
+	fmt.Fprintln(tw, "SESSION\tREPOSITORY\tBRANCH\tBASE\tSTATE\tUNLANDED\tUNCOMMITTED\tDISK\tPATH")
 	for _, e := range out.Workspaces {
-		state, unlanded, dirty := "ok", "-", "-"
+		state, unlanded, dirty, disk := "ok", "-", "-", "-"
+		if e.DiskBytes > 0 {
+			disk = workspace.FormatBytes(e.DiskBytes)
+		}
 		switch {
 		case e.Gone:
 			state = "removed"
@@ -50,8 +54,8 @@ func workspaceList(ctx context.Context, c *cli, args []string) error {
 				state = "landed"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.SessionID, e.RepositoryID, cell(e.Workspace.Branch, 0),
-			cell(e.Workspace.BaseBranch, 0), state, unlanded, dirty, cell(e.Workspace.Path, 0))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.SessionID, e.RepositoryID, cell(e.Workspace.Branch, 0),
+			cell(e.Workspace.BaseBranch, 0), state, unlanded, dirty, disk, cell(e.Workspace.Path, 0))
 	}
 	return tw.Flush()
 }
@@ -78,7 +82,11 @@ func workspaceDiscard(ctx context.Context, c *cli, args []string) error {
 			if e.SessionID != id {
 				continue
 			}
-			fmt.Fprintf(c.env.Stderr, "Discarding removes %s.\n", cell(e.Workspace.Path, 0))
+			size := ""
+			if e.DiskBytes > 0 {
+				size = " (" + workspace.FormatBytes(e.DiskBytes) + ")"
+			}
+			fmt.Fprintf(c.env.Stderr, "Discarding removes %s%s.\n", cell(e.Workspace.Path, 0), size)
 			if e.State != nil {
 				fmt.Fprintf(c.env.Stderr, "Its %d uncommitted files are committed first; its %d commits not on %s stay on branch %s.\n",
 					len(e.State.Changed), e.State.Unlanded, cell(e.Workspace.BaseBranch, 0), cell(e.Workspace.Branch, 0))
