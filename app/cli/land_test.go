@@ -97,6 +97,9 @@ func TestCLILandModes(t *testing.T) {
 	if tip := git(repoDir, "rev-parse", "main"); out.Commit != tip || out.Packet.Landed == nil || out.Packet.Landed.Mode != "rebase" {
 		t.Errorf("land --mode rebase --json: %+v; main at %s", out, tip)
 	}
+	if r := h.ok("work", "get", second); !strings.Contains(r.stdout, "Landed:       "+out.Commit[:12]+" by rebase") || !strings.Contains(r.stdout, "Changes:      1 files, +1 -0") {
+		t.Errorf("work get of a landed packet:\n%s", r.stdout)
+	}
 	if r := h.fails(1, "land", second, "--mode", "rebase"); !strings.Contains(r.stderr, "invalid_state") {
 		t.Errorf("landing twice: %v", r)
 	}

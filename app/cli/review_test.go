@@ -42,6 +42,12 @@ func exerciseReview(t *testing.T, h *harness, d *daemon.Daemon) {
 	if rev == nil || rev.Verdict != store.VerdictRequestChanges || rev.Notes != "Use the helper.\nAnd test it." || rev.By != "operator" || !slices.Equal(rev.Comments, want) {
 		t.Fatalf("the packet's review: %+v", rev)
 	}
+	r = h.ok("work", "get", pkt)
+	for _, want := range []string{"Verdict:      request_changes by operator", "Line comments:", "src/a.go:3 (old)", "    why = this?", "docs/README.md\n"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("work get of a packet sent back lacks %q:\n%s", want, r.stdout)
+		}
+	}
 	claim := h.invoke(d, "work.await_packet", map[string]any{"repository_id": repoID, "session_id": ses, "wait_seconds": -1})
 	got := claim["packet"].(map[string]any)
 	review, _ := got["review"].(map[string]any)
@@ -62,6 +68,10 @@ func exerciseReview(t *testing.T, h *harness, d *daemon.Daemon) {
 	other := inReview("Rename it")
 	if r := h.ok("review", other, "--approve"); line(r.stdout) != other+" done" {
 		t.Errorf("review --approve: %v", r)
+	}
+	// An agent outside a worktree of its own left no commit range.
+	if r := h.ok("work", "get", other); !strings.Contains(r.stdout, "Changes:      no commit range") {
+		t.Errorf("work get of a done packet with no worktree:\n%s", r.stdout)
 	}
 }
 

@@ -3,6 +3,7 @@ package cli
 // The work commands (create, list, get, cancel, requeue) and answer.
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -236,8 +237,23 @@ func (c *cli) printPacket(p *store.Packet, arts []store.Artifact) {
 	if p.Summary != "" {
 		c.printf("Summary:\n%s", block(p.Summary))
 	}
+	c.printChanges(p)
+	if r := p.Review; r != nil {
+		field("Verdict", fmt.Sprintf("%s by %s, %s", r.Verdict, cell(cmp.Or(r.By, "-"), 0), fmtTime(&r.At)))
+	}
 	if p.ReviewNotes != "" {
 		c.printf("Review notes:\n%s", block(p.ReviewNotes))
+	}
+	if r := p.Review; r != nil && len(r.Comments) > 0 {
+		c.printf("Line comments:\n")
+		for _, cm := range r.Comments {
+			where := cell(cm.Path, 0)
+			if cm.Line > 0 {
+				where += fmt.Sprintf(":%d (%s)", cm.Line, cm.Side)
+			}
+			text := strings.TrimSuffix(block(cm.Text), "\n")
+			c.printf("  %s\n  %s\n", where, strings.ReplaceAll(text, "\n", "\n  "))
+		}
 	}
 	if p.Instructions != "" {
 		c.printf("Instructions:\n%s", block(p.Instructions))
@@ -430,4 +446,37 @@ func setFlags(fs *flag.FlagSet) map[string]bool {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	return set
+}
+
+// printChanges writes what a packet changed in git and where it landed, or
+// that it has no commit range: an agent started by hand works in the
+// person's own folder, and its packet lands nothing.
+func (c *cli) printChanges(p *store.Packet) {
+	field := func(name, value string) { c.printf("%-13s %s\n", name+":", value) }
+	ch := p.Changes
+	if ch == nil {
+		if p.State == store.PacketDone {
+			field("Changes", "no commit range (the agent worked outside a worktree of its own); nothing to land")
+		}
+		return
+	}
+	field("Changes", fmt.Sprintf("%d files, +%d -%d, %s..%s on %s (session %s)", ch.Files, ch.Added, ch.Deleted,
+		shortHash(ch.From), shortHash(ch.To), cell(ch.Branch, 0), cell(ch.SessionID, 0)))
+	l := p.Landed
+	switch {
+	case l == nil:
+		field("Landed", "not yet, onto "+cell(ch.BaseBranch, 0))
+	case l.URL != "":
+		field("Landed", fmt.Sprintf("%s by %s, %s", cell(l.URL, 0), l.Mode, fmtTime(&l.At)))
+	default:
+		field("Landed", fmt.Sprintf("%s by %s, %s", shortHash(l.Commit), l.Mode, fmtTime(&l.At)))
+	}
+}
+
+// shortHash is a commit's first 12 hex digits, as people quote them.
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
 }
