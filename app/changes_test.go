@@ -265,7 +265,7 @@ func TestChangesNoCommitRange(t *testing.T) {
 func TestConflictFiles(t *testing.T) {
 	for in, want := range map[string]string{
 		"pkt_1 conflicts with main in a.go, b.go: nothing was moved; send it back": "a.go, b.go",
-		"pkt_1 conflicts with release in a.go and 3 more: nothing was moved":      "a.go and 3 more",
+		"pkt_1 conflicts with release in a.go and 3 more: nothing was moved":       "a.go and 3 more",
 		"something else": "something else",
 	} {
 		if got := conflictFiles(in); got != want {
