@@ -48,16 +48,12 @@ func changesPacket(state store.PacketState) store.Packet {
 
 // newChangesGUI is a GUI whose registry serves packet p, its session's
 // worktree and f's diff, and records the verdicts and landings.
-func newChangesGUI(t testing.TB, a fyne.App, p store.Packet, f *changesFake) *gui {
+func newChangesGUI(t *testing.T, a fyne.App, p store.Packet, f *changesFake) *gui {
 	d := &goldenData{repos: goldenRepos(), packets: []store.Packet{p}, details: map[string]mcpserver.SessionDetail{
 		goldenSesEnded: {Session: store.Session{ID: goldenSesEnded, Kind: store.SessionSupervised, State: store.SessionRunning,
 			Workspace: &store.Workspace{Path: changesWorktree, Branch: "switchboard/d41c8e2f-greet", BaseBranch: "main", BaseCommit: p.Changes.From}}},
 	}}
-	tt, ok := t.(*testing.T)
-	if !ok {
-		tt = &testing.T{}
-	}
-	g := newGoldenGUI(tt, a, d, nil)
+	g := newGoldenGUI(t, a, d, nil)
 	reg := g.core.Registry()
 	on := mcpserver.On(mcpserver.Global, store.CapAdmin)
 	diff := func() mcpserver.DiffResult {
