@@ -15,7 +15,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -423,4 +422,3 @@ func (v *changesView) updateFileRow(i widget.ListItemID, o fyne.CanvasObject) {
 	counts.Refresh()
 }
 
-var _ = layout.NewSpacer

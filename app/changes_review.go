@@ -11,7 +11,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -283,4 +282,3 @@ func (r *changesReview) sendBackToAgent() {
 	}
 }
 
-var _ = layout.NewSpacer
