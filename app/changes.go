@@ -120,7 +120,7 @@ func (g *gui) showSessionChanges(sessionID string) *changesView {
 	v := newChangesView(g, changesSource{sessionID: sessionID})
 	v.win.Show()
 	v.load()
-	go v.refreshLoop()
+	go v.refreshLoop(changesRefreshEvery)
 	return v
 }
 
@@ -275,10 +275,10 @@ func (v *changesView) apply(key string, files []unidiff.File, untracked []string
 	v.lines.Refresh()
 }
 
-// refreshLoop reads a live session's diff every changesRefreshEvery while
+// refreshLoop reads a live session's diff every every while
 // the window is open, and redraws only when it changed.
-func (v *changesView) refreshLoop() {
-	t := time.NewTicker(changesRefreshEvery)
+func (v *changesView) refreshLoop(every time.Duration) {
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
@@ -421,4 +421,3 @@ func (v *changesView) updateFileRow(i widget.ListItemID, o fyne.CanvasObject) {
 	del.Refresh()
 	counts.Refresh()
 }
-

@@ -79,3 +79,28 @@ func BenchmarkChangesScrollLayout(b *testing.B) {
 		test.Scroll(c, pos, 0, -60)
 	}
 }
+
+// BenchmarkChangesRepaint is the baseline of BenchmarkChangesScroll: the
+// same window drawn again by the software painter with nothing changed.
+func BenchmarkChangesRepaint(b *testing.B) {
+	a := test.NewTempApp(b)
+	v := benchChangesView(b, a, difftest.Synthetic(5000, 100000))
+	defer v.win.Close()
+	c := v.win.Canvas()
+	for b.Loop() {
+		c.Capture()
+	}
+}
+
+// BenchmarkChangesBuild is BenchmarkChangesFirstPaint without the
+// software painter: parse, rows and the first layout.
+func BenchmarkChangesBuild(b *testing.B) {
+	a := test.NewTempApp(b)
+	diff := difftest.Synthetic(5000, 100000)
+	for b.Loop() {
+		v := benchChangesView(b, a, diff)
+		b.StopTimer()
+		v.win.Close()
+		b.StartTimer()
+	}
+}

@@ -281,4 +281,3 @@ func (r *changesReview) sendBackToAgent() {
 		r.conflict.Hide()
 	}
 }
-

@@ -8,11 +8,13 @@ import (
 	"image/color"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+	"github.com/alecthomas/chroma/v2"
 
 	"github.com/switchboard-dev/switchboard/internal/unidiff"
 )
@@ -143,7 +145,9 @@ type lineWidget struct {
 	newNo    *canvas.Text
 	sign     *canvas.Text
 	tokens   []*canvas.Text // the first used ones are shown
+	cols     []int          // the column each token starts at
 	used     int
+	drawn    int     // tokens shown by the last refresh
 	colW     float32 // width of a monospace column
 	textSize float32
 }
@@ -162,6 +166,7 @@ func newLineWidget(v *changesView) *lineWidget {
 	l.oldNo, l.newNo, l.sign = mk(), mk(), mk()
 	l.oldNo.Alignment, l.newNo.Alignment = fyne.TextAlignTrailing, fyne.TextAlignTrailing
 	l.tokens = make([]*canvas.Text, lineMaxTokens)
+	l.cols = make([]int, lineMaxTokens)
 	for i := range l.tokens {
 		l.tokens[i] = mk()
 	}
@@ -204,6 +209,7 @@ func (l *lineWidget) set(i int) {
 	one := func(text string, c color.Color, bold bool) {
 		t := l.tokens[0]
 		t.Text, t.Color, t.TextStyle = clipColumns(text, lineMaxColumns), c, textStyle(bold)
+		l.cols[0] = 0
 		l.used = 1
 	}
 	switch r.kind {
@@ -244,9 +250,13 @@ func (l *lineWidget) set(i int) {
 	l.Refresh()
 }
 
-// setTokens lays text out as the coloured spans say.
+// setTokens lays text out as the coloured spans say. Runs of blanks get
+// no text object, only their width: fewer objects to draw per frame.
 func (l *lineWidget) setTokens(text string, spans []span) {
 	pal := l.view.hl.palette()
+	if len(spans) == 0 && text != "" {
+		spans = []span{{end: int32(len(text)), kind: chroma.Text}}
+	}
 	start, col := 0, 0
 	for si, s := range spans {
 		end := min(int(s.end), len(text))
@@ -257,22 +267,18 @@ func (l *lineWidget) setTokens(text string, spans []span) {
 			continue
 		}
 		seg := expandTabs(text[start:end])
-		if col+len(seg) > lineMaxColumns {
-			seg = clipColumns(seg, lineMaxColumns-col)
-		}
-		t := l.tokens[l.used]
-		t.Text, t.Color, t.TextStyle = seg, pal.colour(s.kind), textStyle(false)
-		l.used++
-		col += len([]rune(seg))
 		start = end
+		lead := len(seg) - len(strings.TrimLeft(seg, " "))
+		if body := strings.TrimRight(seg[lead:], " "); body != "" && col+lead < lineMaxColumns {
+			t := l.tokens[l.used]
+			t.Text, t.Color, t.TextStyle = clipColumns(body, lineMaxColumns-col-lead), pal.colour(s.kind), textStyle(false)
+			l.cols[l.used] = col + lead
+			l.used++
+		}
+		col += utf8.RuneCountInString(seg)
 		if end == len(text) || col >= lineMaxColumns {
 			break
 		}
-	}
-	if l.used == 0 && text != "" {
-		t := l.tokens[0]
-		t.Text, t.Color, t.TextStyle = clipColumns(expandTabs(text), lineMaxColumns), theme.Color(theme.ColorNameForeground), textStyle(false)
-		l.used = 1
 	}
 }
 
@@ -327,7 +333,7 @@ func (r *lineRenderer) Layout(size fyne.Size) {
 	l.sign.Move(fyne.NewPos(2*numW+2*l.colW, 0))
 	l.sign.Resize(fyne.NewSize(l.colW, size.Height))
 	x := l.gutter()
-	if k := l.view.rows[max(l.row, 0)].kind; l.row >= 0 && k != rowLine {
+	if l.row >= 0 && l.view.rows[l.row].kind != rowLine {
 		x = pad
 	}
 	for i, t := range l.tokens {
@@ -336,23 +342,29 @@ func (r *lineRenderer) Layout(size fyne.Size) {
 			continue
 		}
 		t.Show()
-		w := float32(len([]rune(t.Text))) * l.colW
+		w := float32(utf8.RuneCountInString(t.Text)) * l.colW
 		if t.TextStyle.Bold {
 			w = fyne.MeasureText(t.Text, t.TextSize, t.TextStyle).Width
 		}
-		t.Move(fyne.NewPos(x, 0))
+		t.Move(fyne.NewPos(x+float32(l.cols[i])*l.colW, 0))
 		t.Resize(fyne.NewSize(w, size.Height))
-		x += w
 	}
 }
 
 func (r *lineRenderer) MinSize() fyne.Size { return r.l.MinSize() }
 
+// Refresh redraws the band, the gutter and the tokens shown now or last
+// time; the others stay hidden and untouched.
 func (r *lineRenderer) Refresh() {
-	r.Layout(r.l.Size())
-	for _, o := range r.Objects() {
+	l := r.l
+	r.Layout(l.Size())
+	for _, o := range []fyne.CanvasObject{l.bg, l.oldNo, l.newNo, l.sign} {
 		o.Refresh()
 	}
+	for _, t := range l.tokens[:max(l.used, l.drawn)] {
+		t.Refresh()
+	}
+	l.drawn = l.used
 }
 
 func (r *lineRenderer) Objects() []fyne.CanvasObject {

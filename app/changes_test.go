@@ -2,6 +2,7 @@ package app
 
 import (
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -287,4 +288,62 @@ func TestChangesOpenAndCopy(t *testing.T) {
 	if v.review.request.Visible() || !v.review.approve.Visible() {
 		t.Errorf("a done packet: Request changes %v, Approve %v", v.review.request.Visible(), v.review.approve.Visible())
 	}
+}
+
+// A live session's view reads its diff again while open and redraws only
+// when it changed: new lines and an untracked file appear; an unchanged
+// diff keeps the rows it had.
+func TestChangesSessionRefresh(t *testing.T) {
+	a := test.NewTempApp(t)
+	small := readSmallDiff(t)
+	f := &changesFake{diff: small}
+	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), f)
+	v := newChangesView(g, changesSource{sessionID: goldenSesEnded})
+	v.win.Show()
+	v.load()
+	defer v.on(func() { v.win.Close() })
+	if len(v.files) != 5 || v.review.box.Visible() || v.worktree != changesWorktree {
+		t.Fatalf("%d files, review shown %v, worktree %q", len(v.files), v.review.box.Visible(), v.worktree)
+	}
+	go v.refreshLoop(10 * time.Millisecond)
+
+	reads := func() int {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.diffReads
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+			time.Sleep(5 * time.Millisecond) // polling a condition, not hoping
+		}
+	}
+	var first *diffRow
+	v.on(func() { first = &v.rows[0] })
+	n := reads()
+	waitFor("two more reads", func() bool { return reads() >= n+2 })
+	v.on(func() {
+		if &v.rows[0] != first {
+			t.Error("an unchanged diff was drawn again")
+		}
+	})
+
+	f.mu.Lock()
+	f.diff = small[:strings.Index(small, "diff --git a/docs/")]
+	f.untracked = []string{"scratch/notes.txt"}
+	f.mu.Unlock()
+	waitFor("the new diff", func() bool {
+		done := false
+		v.on(func() { done = len(v.files) == 3 })
+		return done
+	})
+	v.on(func() {
+		if last := v.files[2]; last.NewPath != "scratch/notes.txt" || !v.untracked[2] {
+			t.Errorf("untracked file: %+v", last)
+		}
+	})
 }
