@@ -49,26 +49,6 @@ type changesSource struct {
 	sessionID string
 }
 
-// reviewComment is a comment on one line of a change, as the review
-// verdict carries it back to the agent.
-type reviewComment struct {
-	Path string `json:"path"`
-	Line int    `json:"line"`
-	// Side is "old" for a deleted line's number, "new" otherwise.
-	Side string `json:"side"`
-	Text string `json:"text"`
-}
-
-// changesVerdictArgs are review.verdict's arguments with the line
-// comments.
-type changesVerdictArgs struct {
-	mcpserver.VerdictArgs
-	Comments []reviewComment `json:"comments,omitempty"`
-}
-
-// methodVerdictComments is review.verdict called with line comments.
-const methodVerdictComments = mcpserver.Name[changesVerdictArgs, mcpserver.PacketResult](mcpserver.MethodReviewVerdict)
-
 // changesView is one Changes window.
 type changesView struct {
 	g   *gui

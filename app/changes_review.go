@@ -27,9 +27,9 @@ type changesReview struct {
 	commentWhere *widget.Label
 	commentEntry *widget.Entry
 	commentAdd   *widget.Button
-	pending      reviewComment // where the comment being written goes
+	pending      store.ReviewComment // where the comment being written goes
 
-	comments    []reviewComment
+	comments    []store.ReviewComment
 	commentList *fyne.Container
 
 	notes        *widget.Entry
@@ -128,10 +128,10 @@ func (v *changesView) lineTapped(i int) {
 	row := v.rows[i]
 	f := &v.files[row.file]
 	ln := f.Hunks[row.hunk].Lines[row.line]
-	c := reviewComment{Path: f.Path(), Line: int(ln.NewLine), Side: "new"}
+	c := store.ReviewComment{Path: f.Path(), Line: int(ln.NewLine), Side: store.SideNew}
 	switch ln.Kind {
 	case unidiff.Delete:
-		c.Path, c.Line, c.Side = f.OldPath, int(ln.OldLine), "old"
+		c.Path, c.Line, c.Side = f.OldPath, int(ln.OldLine), store.SideOld
 	case unidiff.NoNewline:
 		return
 	}
@@ -191,9 +191,9 @@ func (r *changesReview) showComments() {
 }
 
 // verdict sends verdict v with notes and the comments.
-func (r *changesReview) verdict(verdict store.Verdict, notes string, comments []reviewComment, done string) error {
-	in := changesVerdictArgs{VerdictArgs: mcpserver.VerdictArgs{PacketID: r.v.src.packetID, Verdict: verdict, Notes: notes}, Comments: comments}
-	res, err := invoke(r.v.g, methodVerdictComments, in)
+func (r *changesReview) verdict(verdict store.Verdict, notes string, comments []store.ReviewComment, done string) error {
+	in := mcpserver.VerdictArgs{PacketID: r.v.src.packetID, Verdict: verdict, Notes: notes, Comments: comments}
+	res, err := invoke(r.v.g, mcpserver.MethodReviewVerdict, in)
 	if err != nil {
 		r.v.fail("Not done", err)
 		return err

@@ -25,16 +25,16 @@ type changesFake struct {
 	mu        sync.Mutex
 	diff      string
 	untracked []string
-	verdicts  []changesVerdictArgs
+	verdicts  []mcpserver.VerdictArgs
 	lands     []mcpserver.WorkLandArgs
 	landErr   error
 	diffReads int
 }
 
-func (f *changesFake) calls() ([]changesVerdictArgs, []mcpserver.WorkLandArgs) {
+func (f *changesFake) calls() ([]mcpserver.VerdictArgs, []mcpserver.WorkLandArgs) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]changesVerdictArgs(nil), f.verdicts...), append([]mcpserver.WorkLandArgs(nil), f.lands...)
+	return append([]mcpserver.VerdictArgs(nil), f.verdicts...), append([]mcpserver.WorkLandArgs(nil), f.lands...)
 }
 
 // changesPacket is a packet in review whose agent worked in a worktree.
@@ -69,7 +69,7 @@ func newChangesGUI(t *testing.T, a fyne.App, p store.Packet, f *changesFake) *gu
 	reg.Register(mcpserver.Define(mcpserver.MethodSessionDiff, on, mcpserver.Hidden|mcpserver.ReadOnly, "", func(_ *mcpserver.Call, _ mcpserver.SessionDiffArgs) (mcpserver.DiffResult, error) {
 		return diff(), nil
 	}))
-	reg.Register(mcpserver.Define(methodVerdictComments, on, mcpserver.Hidden, "", func(_ *mcpserver.Call, in changesVerdictArgs) (mcpserver.PacketResult, error) {
+	reg.Register(mcpserver.Define(mcpserver.MethodReviewVerdict, on, mcpserver.Hidden, "", func(_ *mcpserver.Call, in mcpserver.VerdictArgs) (mcpserver.PacketResult, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.verdicts = append(f.verdicts, in)
@@ -204,8 +204,8 @@ func TestChangesCommentAndRequestChanges(t *testing.T) {
 		t.Fatalf("verdicts %+v, lands %+v", verdicts, lands)
 	}
 	got := verdicts[0]
-	want := []reviewComment{
-		{Path: "cmd/main.go", Line: 10, Side: "new", Text: "Keep the old signature too: other callers pass one name."},
+	want := []store.ReviewComment{
+		{Path: "cmd/main.go", Line: 10, Side: store.SideNew, Text: "Keep the old signature too: other callers pass one name."},
 		{Path: "cmd/main.go", Line: 9, Side: "old", Text: "Say why this changed in the doc comment."},
 	}
 	if got.PacketID != changesPkt || got.Verdict != store.VerdictRequestChanges || got.Notes != "Two small things." || len(got.Comments) != 2 ||
