@@ -2,6 +2,7 @@ package app
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
@@ -312,20 +314,10 @@ func TestChangesSessionRefresh(t *testing.T) {
 		defer f.mu.Unlock()
 		return f.diffReads
 	}
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s", what)
-			}
-			time.Sleep(5 * time.Millisecond) // polling a condition, not hoping
-		}
-	}
 	var first *diffRow
 	v.on(func() { first = &v.rows[0] })
 	n := reads()
-	waitFor("two more reads", func() bool { return reads() >= n+2 })
+	waitUntil(t, "two more reads", func() bool { return reads() >= n+2 })
 	v.on(func() {
 		if &v.rows[0] != first {
 			t.Error("an unchanged diff was drawn again")
@@ -336,7 +328,7 @@ func TestChangesSessionRefresh(t *testing.T) {
 	f.diff = small[:strings.Index(small, "diff --git a/docs/")]
 	f.untracked = []string{"scratch/notes.txt"}
 	f.mu.Unlock()
-	waitFor("the new diff", func() bool {
+	waitUntil(t, "the new diff", func() bool {
 		done := false
 		v.on(func() { done = len(v.files) == 3 })
 		return done
@@ -346,4 +338,47 @@ func TestChangesSessionRefresh(t *testing.T) {
 			t.Errorf("untracked file: %+v", last)
 		}
 	})
+}
+
+// The Work window's detail of a packet with commits has a Changes button
+// that opens the view on that packet.
+func TestWorkChangesButton(t *testing.T) {
+	a := test.NewTempApp(t)
+	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), &changesFake{diff: readSmallDiff(t)})
+	g.showWork()
+	w := g.work
+	defer w.on(func() { w.win.Close() })
+	w.on(func() { w.list.Select(w.rowOfID(changesPkt)) })
+	var open *widget.Button
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch c := o.(type) {
+		case *widget.Button:
+			if c.Text == labelChanges {
+				open = c
+			}
+		case *fyne.Container:
+			for _, ch := range c.Objects {
+				walk(ch)
+			}
+		}
+	}
+	w.on(func() { walk(w.body) })
+	if open == nil {
+		t.Fatalf("no %s button in the detail:\n%s", labelChanges, workLabelTexts(w.body))
+	}
+	if !strings.Contains(workLabelTexts(w.body), "5 files, +11 −10 on switchboard/d41c8e2f-greet, onto main") {
+		t.Errorf("the Changes section:\n%s", workLabelTexts(w.body))
+	}
+	test.Tap(open)
+	var titles []string
+	for _, win := range a.Driver().AllWindows() {
+		titles = append(titles, win.Title())
+		if win.Title() == titleChanges {
+			defer win.Close()
+		}
+	}
+	if !slices.Contains(titles, titleChanges) {
+		t.Fatalf("windows %q", titles)
+	}
 }
