@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -56,10 +57,10 @@ type changesView struct {
 	src changesSource
 
 	// All fields below are on the Fyne goroutine only, but for mu's.
-	packet    store.Packet // the packet shown, as last read
-	worktree  string       // the worktree's folder, "" when unknown
-	base      string       // the branch the change lands on
-	shown     string       // the diff and untracked files last shown
+	packet    store.Packet         // the packet shown, as last read
+	worktree  string               // the worktree's folder, "" when unknown
+	base      string               // the branch the change lands on
+	shown     mcpserver.DiffResult // the diff last shown, to tell a new one from it
 	files     []unidiff.File
 	untracked map[int]bool // files that are untracked new files
 	rows      []diffRow
@@ -163,6 +164,7 @@ func (v *changesView) load() {
 		}
 		v.packet = d.Packet
 		v.title.SetText(d.Packet.Title)
+		v.win.SetTitle(titleChanges + " — " + d.Packet.Title)
 		if ch := d.Packet.Changes; ch != nil {
 			v.base = ch.BaseBranch
 			v.readWorktree(ch.SessionID)
@@ -173,6 +175,7 @@ func (v *changesView) load() {
 		}
 	} else {
 		v.title.SetText("Session " + v.src.sessionID)
+		v.win.SetTitle(titleChanges + " — " + v.src.sessionID)
 		v.readWorktree(v.src.sessionID)
 	}
 	v.review.update()
@@ -202,9 +205,9 @@ func (v *changesView) readWorktree(id string) {
 	workSetEnabled(v.copyBtn, v.worktree != "")
 }
 
-// diffKey is what tells one reading of a diff from the next.
-func diffKey(d mcpserver.DiffResult) string {
-	return d.Diff + "\x00" + strings.Join(d.Untracked, "\x00")
+// sameDiff tells whether two readings of a change show the same.
+func sameDiff(a, b mcpserver.DiffResult) bool {
+	return a.Diff == b.Diff && slices.Equal(a.Untracked, b.Untracked)
 }
 
 // show parses d and shows it, keeping the scroll position when the
@@ -214,16 +217,16 @@ func (v *changesView) show(d mcpserver.DiffResult) error {
 	if err != nil {
 		return err
 	}
-	v.apply(diffKey(d), files, d.Untracked)
+	v.apply(d, files)
 	return nil
 }
 
 // apply shows parsed files (and the untracked new ones a worktree's diff
 // does not hold).
-func (v *changesView) apply(key string, files []unidiff.File, untracked []string) {
-	v.shown = key
+func (v *changesView) apply(d mcpserver.DiffResult, files []unidiff.File) {
+	v.shown = d
 	v.untracked = map[int]bool{}
-	for _, p := range untracked {
+	for _, p := range d.Untracked {
 		v.untracked[len(files)] = true
 		files = append(files, unidiff.File{NewPath: p, Status: unidiff.Added})
 	}
@@ -270,9 +273,8 @@ func (v *changesView) refreshLoop(every time.Duration) {
 		if err != nil {
 			continue // the session ended, say: the last diff stays
 		}
-		key := diffKey(d)
 		v.mu.Lock()
-		same := key == v.shown
+		same := sameDiff(d, v.shown)
 		v.mu.Unlock()
 		if same {
 			continue
@@ -287,7 +289,7 @@ func (v *changesView) refreshLoop(every time.Duration) {
 			select {
 			case <-v.stop:
 			default:
-				v.apply(key, files, d.Untracked)
+				v.apply(d, files)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/internal/unidiff"
 	"github.com/switchboard-dev/switchboard/internal/unidiff/difftest"
+	"github.com/switchboard-dev/switchboard/mcpserver"
 )
 
 // benchChangesView is a Changes view in a test window of the usual size,
@@ -22,7 +23,7 @@ func benchChangesView(b *testing.B, a fyne.App, diff string) *changesView {
 	if err != nil {
 		b.Fatal(err)
 	}
-	v.apply("bench", files, nil)
+	v.apply(mcpserver.DiffResult{Diff: diff}, files)
 	v.win.Resize(fyne.NewSize(1200, 800))
 	v.win.Show()
 	return v

@@ -374,11 +374,11 @@ func TestWorkChangesButton(t *testing.T) {
 	var titles []string
 	for _, win := range a.Driver().AllWindows() {
 		titles = append(titles, win.Title())
-		if win.Title() == titleChanges {
+		if win.Title() == titleChanges+" — Greet several people at once" {
 			defer win.Close()
 		}
 	}
-	if !slices.Contains(titles, titleChanges) {
+	if !slices.Contains(titles, titleChanges+" — Greet several people at once") {
 		t.Fatalf("windows %q", titles)
 	}
 }
