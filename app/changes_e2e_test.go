@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
@@ -14,11 +15,18 @@ import (
 	"github.com/switchboard-dev/switchboard/workspace"
 )
 
-// On the real registry and git: an agent completes a packet in a worktree
-// of its own; the reviewer opens its Changes, comments on a line and
-// requests changes; the agent's next claim of the packet carries the
-// comment with its path, line and side.
-func TestChangesCommentReachesAgent(t *testing.T) {
+// changesE2E is a real registry and git: repository "greet" on main, and
+// a packet in review that an agent completed in its own worktree,
+// changing greet.go's Hello to take a name. claim claims the packet again
+// as that agent.
+type changesE2E struct {
+	g     *gui
+	repo  string
+	pkt   store.Packet
+	claim func() mcpserver.AwaitResult
+}
+
+func newChangesE2E(t *testing.T) changesE2E {
 	ctx := context.Background()
 	git := func(dir string, args ...string) {
 		t.Helper()
@@ -71,6 +79,16 @@ func TestChangesCommentReachesAgent(t *testing.T) {
 	gittest.WriteFile(t, filepath.Join(ws.Path, "greet.go"), "package greet\n\nfunc Hello(name string) string {\n\treturn \"hello, \" + name\n}\n")
 	workAgentCall(t, g, "work.complete", mcpserver.CompleteArgs{PacketID: p.ID, SessionID: ses, LeaseID: aw.LeaseID, Summary: "takes a name"})
 
+	return changesE2E{g: g, repo: repo, pkt: p, claim: claim}
+}
+
+// On the real registry and git: an agent completes a packet in a worktree
+// of its own; the reviewer opens its Changes, comments on a line and
+// requests changes; the agent's next claim of the packet carries the
+// comment with its path, line and side.
+func TestChangesCommentReachesAgent(t *testing.T) {
+	e := newChangesE2E(t)
+	g, p, claim := e.g, e.pkt, e.claim
 	v := g.showPacketChanges(p.ID)
 	defer v.on(func() { v.win.Close() })
 	if len(v.files) != 1 || v.files[0].Path() != "greet.go" || !v.review.request.Visible() {
@@ -86,12 +104,54 @@ func TestChangesCommentReachesAgent(t *testing.T) {
 		t.Fatalf("after Request changes: %s; status %q", got.State, v.status.Text)
 	}
 
-	aw = claim()
+	aw := claim()
 	if aw.Packet == nil || aw.Packet.Review == nil {
 		t.Fatalf("the next claim: %+v", aw.Packet)
 	}
 	want := store.ReviewComment{Path: "greet.go", Line: 4, Side: store.SideNew, Text: "Say hello to the world when name is empty."}
 	if rv := aw.Packet.Review; rv.Verdict != store.VerdictRequestChanges || len(rv.Comments) != 1 || rv.Comments[0] != want {
 		t.Fatalf("review in the claim: %+v, want the comment %+v", rv, want)
+	}
+}
+
+// Approve lands the packet on main; when main has moved on under it in
+// the same lines, landing is refused as a conflict naming the file, and
+// Send back to agent returns the packet to the queue asking for a rebase.
+func TestChangesApproveLandsOrSendsBack(t *testing.T) {
+	for _, conflict := range []bool{false, true} {
+		t.Run(map[bool]string{false: "lands", true: "conflict"}[conflict], func(t *testing.T) {
+			e := newChangesE2E(t)
+			ctx := context.Background()
+			if conflict {
+				gittest.WriteFile(t, filepath.Join(e.repo, "greet.go"), "package greet\n\nfunc Hello() string {\n\treturn \"hi\"\n}\n")
+				for _, args := range [][]string{{"add", "greet.go"}, {"commit", "-q", "-m", "hi"}} {
+					if _, err := gitcmd.Run(ctx, e.repo, args...); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			v := e.g.showPacketChanges(e.pkt.ID)
+			defer v.on(func() { v.win.Close() })
+			test.Tap(v.review.approve)
+			got := workGetPacket(t, e.g, e.pkt.ID).Packet
+			if !conflict {
+				main, err := gitcmd.Run(ctx, e.repo, "show", "main:greet.go")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Landed == nil || !strings.Contains(string(main), "Hello(name string)") || v.review.approve.Visible() {
+					t.Fatalf("landed %+v, main's greet.go %q, Approve shown %v, status %q", got.Landed, main, v.review.approve.Visible(), v.status.Text)
+				}
+				return
+			}
+			if got.Landed != nil || !v.review.conflict.Visible() {
+				t.Fatalf("landed %+v, conflict shown %v, status %q", got.Landed, v.review.conflict.Visible(), v.status.Text)
+			}
+			test.Tap(v.review.sendBack)
+			got = workGetPacket(t, e.g, e.pkt.ID).Packet
+			if got.State != store.PacketQueued || got.ReviewNotes != "rebase onto main and resolve: greet.go" {
+				t.Fatalf("after Send back: %s, notes %q, status %q", got.State, got.ReviewNotes, v.status.Text)
+			}
+		})
 	}
 }
