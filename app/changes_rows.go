@@ -138,7 +138,8 @@ const (
 type lineWidget struct {
 	widget.BaseWidget
 	view *changesView
-	row  int // the row shown, -1 for none
+	row  int     // the row shown, -1 for none
+	kind rowKind // its kind, kept: a new reading of the diff may drop the row
 
 	bg       *canvas.Rectangle
 	oldNo    *canvas.Text
@@ -200,6 +201,7 @@ func (l *lineWidget) set(i int) {
 	l.row = i
 	v := l.view
 	r := v.rows[i]
+	l.kind = r.kind
 	f := &v.files[r.file]
 	fg := theme.Color(theme.ColorNameForeground)
 	dim := theme.Color(theme.ColorNamePlaceHolder)
@@ -333,7 +335,7 @@ func (r *lineRenderer) Layout(size fyne.Size) {
 	l.sign.Move(fyne.NewPos(2*numW+2*l.colW, 0))
 	l.sign.Resize(fyne.NewSize(l.colW, size.Height))
 	x := l.gutter()
-	if l.row >= 0 && l.view.rows[l.row].kind != rowLine {
+	if l.row >= 0 && l.kind != rowLine {
 		x = pad
 	}
 	for i, t := range l.tokens {
