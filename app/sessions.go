@@ -47,6 +47,7 @@ type sessionsWindow struct {
 	status    *widget.Label
 	stop      *widget.Button
 	kill      *widget.Button
+	changes   *widget.Button  // the live session's worktree diff; shown when it has one
 	termBox   *fyne.Container // holds the terminal widget or a note
 	reports   *fyne.Container
 	detail    mcpserver.SessionDetail // on the Fyne goroutine only
@@ -111,6 +112,8 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 	w.kill.Importance = widget.DangerImportance
 	w.stop.Disable()
 	w.kill.Disable()
+	w.changes = widget.NewButtonWithIcon(labelChanges, theme.DocumentIcon(), func() { g.showSessionChanges(w.selected) })
+	w.changes.Hide()
 	w.termBox = container.NewStack(widget.NewLabel(""))
 
 	// Reports wrap, so each takes the lines it needs: a list's rows are
@@ -129,7 +132,7 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 		container.NewBorder(widget.NewLabelWithStyle("Reports", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil,
 			container.NewVScroll(w.reports)))
 	// The buttons keep their own height, centred beside the two lines.
-	top := container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(w.stop, w.kill)), container.NewVBox(w.header, w.status))
+	top := container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(w.changes, w.stop, w.kill)), container.NewVBox(w.header, w.status))
 	right := container.NewHSplit(w.termBox, w.side)
 	right.SetOffset(0.72)
 	main := container.NewHSplit(w.list, container.NewBorder(top, nil, nil, nil, right))
@@ -390,6 +393,7 @@ func (w *sessionsWindow) loadDetail() {
 		w.stop.Disable()
 		w.kill.Disable()
 	}
+	show(w.changes, s.State.Live() && s.Workspace != nil)
 	w.showReports()
 	w.showQuestions()
 	w.side.Refresh()

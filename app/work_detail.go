@@ -104,6 +104,11 @@ func (w *workWindow) showDetail() {
 		objs = append(objs, workWrapped(p.ReviewNotes))
 	}
 
+	if p.Changes != nil || p.State == store.PacketInReview || p.State == store.PacketDone {
+		section("Changes")
+		objs = append(objs, w.changesSection(p))
+	}
+
 	section(fmt.Sprintf("Expected artifacts (%d of %d published)", workPublishedCount(p, arts), len(p.ExpectedArtifacts)))
 	if len(p.ExpectedArtifacts) == 0 {
 		objs = append(objs, workDim("None."))

@@ -1,0 +1,157 @@
+package app
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/switchboard-dev/switchboard/gitcmd"
+	"github.com/switchboard-dev/switchboard/gitcmd/gittest"
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/workspace"
+)
+
+// changesE2E is a real registry and git: repository "greet" on main, and
+// a packet in review that an agent completed in its own worktree,
+// changing greet.go's Hello to take a name. claim claims the packet again
+// as that agent.
+type changesE2E struct {
+	g     *gui
+	repo  string
+	pkt   store.Packet
+	claim func() mcpserver.AwaitResult
+}
+
+func newChangesE2E(t *testing.T) changesE2E {
+	ctx := context.Background()
+	git := func(dir string, args ...string) {
+		t.Helper()
+		if _, err := gitcmd.Run(ctx, dir, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	repo := t.TempDir()
+	git(repo, "init", "-q", "-b", "main")
+	git(repo, "config", "user.name", "Ada Lovelace")
+	git(repo, "config", "user.email", "ada@example.com")
+	gittest.WriteFile(t, filepath.Join(repo, "greet.go"), "package greet\n\nfunc Hello() string {\n\treturn \"hello\"\n}\n")
+	git(repo, "add", "greet.go")
+	git(repo, "commit", "-q", "-m", "greet")
+
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
+	r, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: repo, Name: "greet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	repoID := r.Repository.ID
+	p := workCreatePacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: "Greet by name", ReviewRequired: true, WriteScope: []string{"**"}})
+
+	// The agent's session, in a worktree of its own, as a supervised
+	// agent's is.
+	ses := workAgentCall(t, g, "session.report", mcpserver.ReportArgs{Kind: "ready", RepositoryID: repoID}).Value.(mcpserver.ReportResult).SessionID
+	ws, err := workspace.Create(ctx, workspace.Spec{RepoPath: repo, Root: t.TempDir(), RepositoryID: repoID, SessionID: ses, Slug: "greet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = g.core.Registry().DB().Update(func(tx *store.Tx) error {
+		_, err := tx.SetSessionWorkspace(ses, store.Workspace{Path: ws.Path, Branch: ws.Branch, BaseBranch: ws.BaseBranch, BaseCommit: ws.BaseCommit})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim := func() mcpserver.AwaitResult {
+		t.Helper()
+		return workAgentCall(t, g, "work.await_packet", mcpserver.AwaitArgs{RepositoryID: repoID, SessionID: ses, WaitSeconds: 1}).Value.(mcpserver.AwaitResult)
+	}
+	aw := claim()
+	if aw.Packet == nil || aw.Packet.ID != p.ID {
+		t.Fatalf("claimed %+v", aw.Packet)
+	}
+	lease := mcpserver.LeaseArgs{PacketID: p.ID, SessionID: ses, LeaseID: aw.LeaseID}
+	workAgentCall(t, g, "work.ack", lease)
+	gittest.WriteFile(t, filepath.Join(ws.Path, "greet.go"), "package greet\n\nfunc Hello(name string) string {\n\treturn \"hello, \" + name\n}\n")
+	workAgentCall(t, g, "work.complete", mcpserver.CompleteArgs{PacketID: p.ID, SessionID: ses, LeaseID: aw.LeaseID, Summary: "takes a name"})
+
+	return changesE2E{g: g, repo: repo, pkt: p, claim: claim}
+}
+
+// On the real registry and git: an agent completes a packet in a worktree
+// of its own; the reviewer opens its Changes, comments on a line and
+// requests changes; the agent's next claim of the packet carries the
+// comment with its path, line and side.
+func TestChangesCommentReachesAgent(t *testing.T) {
+	e := newChangesE2E(t)
+	g, p, claim := e.g, e.pkt, e.claim
+	v := g.showPacketChanges(p.ID)
+	defer v.on(func() { v.win.Close() })
+	if len(v.files) != 1 || v.files[0].Path() != "greet.go" || !v.review.request.Visible() {
+		t.Fatalf("files %+v, Request changes shown %v, status %q", v.files, v.review.request.Visible(), v.status.Text)
+	}
+	i := v.lineRow("greet.go", 4, store.SideNew)
+	v.on(func() { v.scrollToRow(i) })
+	test.Tap(v.shownLine(i))
+	focusAndType(v.win, v.review.commentEntry, "Say hello to the world when name is empty.")
+	test.Tap(v.review.commentAdd)
+	test.Tap(v.review.request)
+	if got := workGetPacket(t, g, p.ID).Packet; got.State != store.PacketQueued {
+		t.Fatalf("after Request changes: %s; status %q", got.State, v.status.Text)
+	}
+
+	aw := claim()
+	if aw.Packet == nil || aw.Packet.Review == nil {
+		t.Fatalf("the next claim: %+v", aw.Packet)
+	}
+	want := store.ReviewComment{Path: "greet.go", Line: 4, Side: store.SideNew, Text: "Say hello to the world when name is empty."}
+	if rv := aw.Packet.Review; rv.Verdict != store.VerdictRequestChanges || len(rv.Comments) != 1 || rv.Comments[0] != want {
+		t.Fatalf("review in the claim: %+v, want the comment %+v", rv, want)
+	}
+}
+
+// Approve lands the packet on main; when main has moved on under it in
+// the same lines, landing is refused as a conflict naming the file, and
+// Send back to agent returns the packet to the queue asking for a rebase.
+func TestChangesApproveLandsOrSendsBack(t *testing.T) {
+	for _, conflict := range []bool{false, true} {
+		t.Run(map[bool]string{false: "lands", true: "conflict"}[conflict], func(t *testing.T) {
+			e := newChangesE2E(t)
+			ctx := context.Background()
+			if conflict {
+				gittest.WriteFile(t, filepath.Join(e.repo, "greet.go"), "package greet\n\nfunc Hello() string {\n\treturn \"hi\"\n}\n")
+				for _, args := range [][]string{{"add", "greet.go"}, {"commit", "-q", "-m", "hi"}} {
+					if _, err := gitcmd.Run(ctx, e.repo, args...); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			v := e.g.showPacketChanges(e.pkt.ID)
+			defer v.on(func() { v.win.Close() })
+			test.Tap(v.review.approve)
+			got := workGetPacket(t, e.g, e.pkt.ID).Packet
+			if !conflict {
+				main, err := gitcmd.Run(ctx, e.repo, "show", "main:greet.go")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Landed == nil || !strings.Contains(string(main), "Hello(name string)") || v.review.approve.Visible() {
+					t.Fatalf("landed %+v, main's greet.go %q, Approve shown %v, status %q", got.Landed, main, v.review.approve.Visible(), v.status.Text)
+				}
+				return
+			}
+			if got.Landed != nil || !v.review.conflict.Visible() {
+				t.Fatalf("landed %+v, conflict shown %v, status %q", got.Landed, v.review.conflict.Visible(), v.status.Text)
+			}
+			test.Tap(v.review.sendBack)
+			got = workGetPacket(t, e.g, e.pkt.ID).Packet
+			if got.State != store.PacketQueued || got.ReviewNotes != "rebase onto main and resolve: greet.go" {
+				t.Fatalf("after Send back: %s, notes %q, status %q", got.State, got.ReviewNotes, v.status.Text)
+			}
+		})
+	}
+}

@@ -1,0 +1,283 @@
+package app
+
+// The Changes view's review: a comment on a tapped line, the comments
+// so far, and the verdicts (Request changes, Approve that lands, Reject),
+// with Send back to agent when landing meets a conflict.
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/switchboard-dev/switchboard/internal/unidiff"
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+type changesReview struct {
+	v   *changesView
+	box *fyne.Container // all of it; hidden for a session
+
+	commentBox   *fyne.Container // shown while a comment is written
+	commentWhere *widget.Label
+	commentEntry *widget.Entry
+	commentAdd   *widget.Button
+	pending      store.ReviewComment // where the comment being written goes
+
+	comments    []store.ReviewComment
+	commentList *fyne.Container
+
+	notes        *widget.Entry
+	request      *widget.Button
+	approve      *widget.Button
+	reject       *widget.Button
+	landed       *widget.Label
+	conflict     *fyne.Container // the conflict and Send back
+	conflictText *widget.Label
+	sendBack     *widget.Button
+	sendNotes    string
+}
+
+func newChangesReview(v *changesView) *changesReview {
+	r := &changesReview{v: v}
+	r.commentWhere = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	r.commentEntry = widget.NewMultiLineEntry()
+	r.commentEntry.SetPlaceHolder("Your comment on this line (the agent reads it)")
+	r.commentEntry.SetMinRowsVisible(2)
+	r.commentEntry.Wrapping = fyne.TextWrapWord
+	r.commentAdd = widget.NewButtonWithIcon(labelChangesComment, theme.ContentAddIcon(), r.addComment)
+	r.commentAdd.Importance = widget.HighImportance
+	cancel := widget.NewButton("Cancel", r.closeComment)
+	r.commentBox = container.NewBorder(r.commentWhere, nil, nil, container.NewVBox(r.commentAdd, cancel), r.commentEntry)
+	r.commentBox.Hide()
+	r.commentList = container.NewVBox()
+
+	r.notes = widget.NewEntry()
+	r.notes.SetPlaceHolder("Notes for the agent")
+	r.request = widget.NewButtonWithIcon(labelWorkRequestChange, theme.DocumentCreateIcon(), r.requestChanges)
+	r.request.Importance = widget.WarningImportance
+	r.approve = widget.NewButtonWithIcon(labelWorkApprove, theme.ConfirmIcon(), r.approveAndLand)
+	r.approve.Importance = widget.SuccessImportance
+	r.reject = widget.NewButtonWithIcon(labelWorkReject, theme.DeleteIcon(), r.rejectPacket)
+	r.reject.Importance = widget.DangerImportance
+	r.landed = widget.NewLabel("")
+	r.landed.Hide()
+
+	r.conflictText = widget.NewLabel("")
+	r.conflictText.Wrapping = fyne.TextWrapWord
+	r.conflictText.Importance = widget.DangerImportance
+	r.sendBack = widget.NewButtonWithIcon(labelChangesSendBack, theme.MailReplyIcon(), r.sendBackToAgent)
+	r.sendBack.Importance = widget.WarningImportance
+	r.conflict = container.NewBorder(nil, nil, nil, container.NewCenter(r.sendBack), r.conflictText)
+	r.conflict.Hide()
+
+	bar := container.NewBorder(nil, nil, nil, container.NewHBox(r.approve, r.request, r.reject, r.landed), r.notes)
+	r.box = container.NewVBox(widget.NewSeparator(), r.commentBox, r.commentList, r.conflict, bar)
+	r.box.Hide()
+	return r
+}
+
+// update shows the review for the packet as last read: none for a
+// session, the verdicts for a packet in review, Approve (land) for a done
+// packet not landed yet.
+func (r *changesReview) update() {
+	p := r.v.packet
+	if r.v.src.packetID == "" || p.Changes == nil {
+		r.box.Hide()
+		return
+	}
+	r.box.Show()
+	inReview := p.State == store.PacketInReview
+	show(r.request, inReview)
+	show(r.reject, inReview)
+	show(r.notes, inReview)
+	show(r.approve, inReview || (p.State == store.PacketDone && p.Landed == nil))
+	if p.Landed != nil {
+		r.landed.SetText(fmt.Sprintf("Landed as %s (%s)", shortCommit(p.Landed.Commit), p.Landed.Mode))
+	}
+	show(r.landed, p.Landed != nil)
+}
+
+func show(o fyne.CanvasObject, on bool) {
+	if on {
+		o.Show()
+	} else {
+		o.Hide()
+	}
+}
+
+func shortCommit(c string) string {
+	if len(c) > 10 {
+		return c[:10]
+	}
+	return c
+}
+
+// lineTapped opens the comment entry on row i, when it is a line of a
+// packet in review.
+func (v *changesView) lineTapped(i int) {
+	r := v.review
+	if v.packet.State != store.PacketInReview || i >= len(v.rows) || v.rows[i].kind != rowLine {
+		return
+	}
+	row := v.rows[i]
+	f := &v.files[row.file]
+	ln := f.Hunks[row.hunk].Lines[row.line]
+	c := store.ReviewComment{Path: f.Path(), Line: int(ln.NewLine), Side: store.SideNew}
+	switch ln.Kind {
+	case unidiff.Delete:
+		c.Path, c.Line, c.Side = f.OldPath, int(ln.OldLine), store.SideOld
+	case unidiff.NoNewline:
+		return
+	}
+	r.pending = c
+	prev := v.marked
+	v.marked = i
+	if prev >= 0 {
+		v.lines.RefreshItem(prev)
+	}
+	v.lines.RefreshItem(i)
+	r.commentWhere.SetText(fmt.Sprintf("Comment on %s line %d (%s)", c.Path, c.Line, c.Side))
+	r.commentEntry.SetText("")
+	r.commentBox.Show()
+	v.win.Canvas().Focus(r.commentEntry)
+}
+
+func (r *changesReview) addComment() {
+	text := strings.TrimSpace(r.commentEntry.Text)
+	switch {
+	case text == "":
+		r.v.fail("Not added", errors.New("write the comment first"))
+		return
+	case len(text) > maxCommentBytes:
+		r.v.fail("Not added", fmt.Errorf("a comment holds at most %d bytes", maxCommentBytes))
+		return
+	}
+	c := r.pending
+	c.Text = text
+	r.comments = append(r.comments, c)
+	r.showComments()
+	r.closeComment()
+}
+
+func (r *changesReview) closeComment() {
+	r.commentBox.Hide()
+	if m := r.v.marked; m >= 0 {
+		r.v.marked = -1
+		r.v.lines.RefreshItem(m)
+	}
+}
+
+func (r *changesReview) showComments() {
+	objs := make([]fyne.CanvasObject, 0, len(r.comments))
+	for i, c := range r.comments {
+		l := widget.NewLabel(fmt.Sprintf("%s:%d (%s): %s", c.Path, c.Line, c.Side, c.Text))
+		l.Wrapping = fyne.TextWrapWord
+		del := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() {
+			r.comments = append(r.comments[:i:i], r.comments[i+1:]...)
+			r.showComments()
+		})
+		del.Importance = widget.LowImportance
+		objs = append(objs, container.NewBorder(nil, nil, nil, del, l))
+	}
+	r.commentList.Objects = objs
+	r.commentList.Refresh()
+	r.v.win.Content().Refresh()
+}
+
+// verdict sends verdict v with notes and the comments.
+func (r *changesReview) verdict(verdict store.Verdict, notes string, comments []store.ReviewComment, done string) error {
+	in := mcpserver.VerdictArgs{PacketID: r.v.src.packetID, Verdict: verdict, Notes: notes, Comments: comments}
+	res, err := invoke(r.v.g, mcpserver.MethodReviewVerdict, in)
+	if err != nil {
+		r.v.fail("Not done", err)
+		return err
+	}
+	r.v.packet = res.Packet
+	r.update()
+	r.v.note(done)
+	return nil
+}
+
+func (r *changesReview) requestChanges() {
+	notes := strings.TrimSpace(r.notes.Text)
+	if notes == "" && len(r.comments) == 0 {
+		r.v.fail("Not sent", errors.New("write a note or comment on a line first"))
+		return
+	}
+	if notes == "" {
+		notes = "See the comments on the lines."
+	}
+	if r.verdict(store.VerdictRequestChanges, notes, r.comments, "Changes requested: the packet is back in the queue with your comments.") == nil {
+		r.comments = nil
+		r.notes.SetText("")
+		r.showComments()
+	}
+}
+
+func (r *changesReview) rejectPacket() {
+	_ = r.verdict(store.VerdictReject, strings.TrimSpace(r.notes.Text), nil, "Packet rejected: its changes will not land.")
+}
+
+// approveAndLand approves a packet in review, then lands it.
+func (r *changesReview) approveAndLand() {
+	if r.v.packet.State == store.PacketInReview {
+		if r.verdict(store.VerdictApprove, strings.TrimSpace(r.notes.Text), nil, "Approved.") != nil {
+			return
+		}
+	}
+	res, err := invoke(r.v.g, mcpserver.MethodWorkLand, mcpserver.WorkLandArgs{PacketID: r.v.src.packetID})
+	if err != nil {
+		var d *store.Denial
+		if errors.As(err, &d) && d.Code == store.CodeMergeConflict {
+			r.showConflict(d.Reason)
+			return
+		}
+		r.v.fail("Not landed", err)
+		return
+	}
+	r.v.packet = res.Packet
+	r.conflict.Hide()
+	r.update()
+	r.v.note(fmt.Sprintf("Landed on %s as %s (%d files).", r.v.base, shortCommit(res.Commit), res.Files))
+}
+
+// showConflict shows a merge_conflict's files and offers to send the
+// packet back to be rebased.
+func (r *changesReview) showConflict(reason string) {
+	files := conflictFiles(reason)
+	r.sendNotes = fmt.Sprintf("rebase onto %s and resolve: %s", r.v.base, files)
+	r.conflictText.SetText(fmt.Sprintf("Not landed: it conflicts with %s in %s. Nothing was moved.", r.v.base, files))
+	r.conflict.Show()
+	r.v.win.Content().Refresh()
+}
+
+// conflictFiles are the files a merge_conflict denial names. work.land
+// names them in its reason only ("… in a, b: nothing was moved…"); the
+// whole reason is the fallback.
+func conflictFiles(reason string) string {
+	_, rest, ok := strings.Cut(reason, " conflicts with ")
+	if !ok {
+		return reason
+	}
+	_, rest, ok = strings.Cut(rest, " in ")
+	if !ok {
+		return reason
+	}
+	files, _, ok := strings.Cut(rest, ": nothing was moved")
+	if !ok {
+		return reason
+	}
+	return files
+}
+
+func (r *changesReview) sendBackToAgent() {
+	if r.verdict(store.VerdictRequestChanges, r.sendNotes, nil, "Sent back to the agent to rebase onto "+r.v.base+".") == nil {
+		r.conflict.Hide()
+	}
+}

@@ -1,0 +1,384 @@
+package app
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+const (
+	changesPkt      = "pkt_c4a91e07d2b85f63a1d0"
+	changesWorktree = "/home/ada/.local/share/switchboard/worktrees/switchboard/ses_d41c8e2f09b7a6351d4e"
+)
+
+// changesFake is the registry's side of a Changes view: the diff it
+// serves and the calls the view made.
+type changesFake struct {
+	mu        sync.Mutex
+	diff      string
+	untracked []string
+	verdicts  []mcpserver.VerdictArgs
+	lands     []mcpserver.WorkLandArgs
+	landErr   error
+	diffReads int
+}
+
+func (f *changesFake) calls() ([]mcpserver.VerdictArgs, []mcpserver.WorkLandArgs) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]mcpserver.VerdictArgs(nil), f.verdicts...), append([]mcpserver.WorkLandArgs(nil), f.lands...)
+}
+
+// changesPacket is a packet in review whose agent worked in a worktree.
+func changesPacket(state store.PacketState) store.Packet {
+	return store.Packet{ID: changesPkt, RepositoryID: goldenRepoSwitchboard, Title: "Greet several people at once",
+		State: state, Seq: 12, MaxAttempts: 3, Attempt: 1, CreatedAt: goldenAgo(2 * time.Hour), UpdatedAt: goldenAgo(10 * time.Minute),
+		ExpectedArtifacts: []store.ExpectedArtifact{}, WriteScope: []string{"**"}, ReviewRequired: true,
+		History: []store.Transition{{At: goldenAgo(2 * time.Hour), To: store.PacketQueued}},
+		Changes: &store.PacketChanges{SessionID: goldenSesEnded, Branch: "switchboard/d41c8e2f-greet", BaseBranch: "main",
+			From: "3a8b8fd0c1e2d3f4a5b6c7d8e9f0a1b2c3d4e5f6", To: "27dfa13e4d5c6b7a8f9e0d1c2b3a4f5e6d7c8b9a", Files: 5, Added: 11, Deleted: 10}}
+}
+
+// newChangesGUI is a GUI whose registry serves packet p, its session's
+// worktree and f's diff, and records the verdicts and landings.
+func newChangesGUI(t *testing.T, a fyne.App, p store.Packet, f *changesFake) *gui {
+	d := &goldenData{repos: goldenRepos(), packets: []store.Packet{p}, details: map[string]mcpserver.SessionDetail{
+		goldenSesEnded: {Session: store.Session{ID: goldenSesEnded, Kind: store.SessionSupervised, State: store.SessionRunning,
+			Workspace: &store.Workspace{Path: changesWorktree, Branch: "switchboard/d41c8e2f-greet", BaseBranch: "main", BaseCommit: p.Changes.From}}},
+	}}
+	g := newGoldenGUI(t, a, d, nil)
+	reg := g.core.Registry()
+	on := mcpserver.On(mcpserver.Global, store.CapAdmin)
+	diff := func() mcpserver.DiffResult {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.diffReads++
+		return mcpserver.DiffResult{From: p.Changes.From, To: p.Changes.To, Diff: f.diff, Untracked: f.untracked}
+	}
+	reg.Register(mcpserver.Define(mcpserver.MethodWorkDiff, on, mcpserver.Hidden|mcpserver.ReadOnly, "", func(_ *mcpserver.Call, _ mcpserver.WorkDiffArgs) (mcpserver.DiffResult, error) {
+		return diff(), nil
+	}))
+	reg.Register(mcpserver.Define(mcpserver.MethodSessionDiff, on, mcpserver.Hidden|mcpserver.ReadOnly, "", func(_ *mcpserver.Call, _ mcpserver.SessionDiffArgs) (mcpserver.DiffResult, error) {
+		return diff(), nil
+	}))
+	reg.Register(mcpserver.Define(mcpserver.MethodReviewVerdict, on, mcpserver.Hidden, "", func(_ *mcpserver.Call, in mcpserver.VerdictArgs) (mcpserver.PacketResult, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.verdicts = append(f.verdicts, in)
+		q := p
+		switch in.Verdict {
+		case store.VerdictApprove:
+			q.State = store.PacketDone
+		case store.VerdictRequestChanges:
+			q.State = store.PacketQueued
+		default:
+			q.State = store.PacketFailed
+		}
+		return mcpserver.PacketResult{Packet: q}, nil
+	}))
+	reg.Register(mcpserver.Define(mcpserver.MethodWorkLand, on, mcpserver.Hidden, "", func(_ *mcpserver.Call, in mcpserver.WorkLandArgs) (mcpserver.LandResult, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.lands = append(f.lands, in)
+		if f.landErr != nil {
+			return mcpserver.LandResult{}, f.landErr
+		}
+		q := p
+		q.State = store.PacketDone
+		q.Landed = &store.PacketLanding{Commit: "9c1d2e3f4a5b6c7d8e9f", Mode: "merge", At: goldenNow}
+		return mcpserver.LandResult{Packet: q, Commit: q.Landed.Commit, Files: 5}, nil
+	}))
+	return g
+}
+
+func readSmallDiff(t testing.TB) string {
+	b, err := os.ReadFile("testdata/changes/small.diff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// on runs f under the view's lock, as the refresh goroutine's updates do.
+func (v *changesView) on(f func()) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	f()
+}
+
+// lineRow is the row of the line with new (or, for a deleted line, old)
+// number n in path, or -1.
+func (v *changesView) lineRow(path string, n int, side string) int {
+	for i, r := range v.rows {
+		if r.kind != rowLine {
+			continue
+		}
+		f := &v.files[r.file]
+		l := f.Hunks[r.hunk].Lines[r.line]
+		if side == "new" && f.NewPath == path && int(l.NewLine) == n {
+			return i
+		}
+		if side == "old" && f.OldPath == path && int(l.OldLine) == n && l.NewLine == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// shownLine is the line widget the list shows for row i, or nil.
+func (v *changesView) shownLine(i int) *lineWidget {
+	var found *lineWidget
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		if found != nil {
+			return
+		}
+		if l, ok := o.(*lineWidget); ok && l.row == i && l.Visible() {
+			found = l
+			return
+		}
+		switch c := o.(type) {
+		case *fyne.Container:
+			for _, ch := range c.Objects {
+				walk(ch)
+			}
+		case fyne.Widget:
+			for _, ch := range test.WidgetRenderer(c).Objects() {
+				walk(ch)
+			}
+		}
+	}
+	walk(v.win.Content())
+	return found
+}
+
+// A reviewer taps a deleted line and an added one, comments on each, and
+// requests changes: review.verdict carries both comments with their
+// sides.
+func TestChangesCommentAndRequestChanges(t *testing.T) {
+	a := test.NewTempApp(t)
+	f := &changesFake{diff: readSmallDiff(t)}
+	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), f)
+	v := g.showPacketChanges(changesPkt)
+	defer v.on(func() { v.win.Close() })
+
+	if len(v.files) != 5 || !v.review.request.Visible() {
+		t.Fatalf("%d files, Request changes shown %v", len(v.files), v.review.request.Visible())
+	}
+	comment := func(path string, n int, side, text string) {
+		t.Helper()
+		i := v.lineRow(path, n, side)
+		if i < 0 {
+			t.Fatalf("no row for %s:%d %s", path, n, side)
+		}
+		v.on(func() { v.scrollToRow(i) })
+		l := v.shownLine(i)
+		if l == nil {
+			t.Fatalf("row %d (%s:%d) is not drawn", i, path, n)
+		}
+		test.Tap(l)
+		if !v.review.commentBox.Visible() || v.marked != i {
+			t.Fatalf("tapping row %d opened no comment (marked %d)", i, v.marked)
+		}
+		focusAndType(v.win, v.review.commentEntry, text)
+		test.Tap(v.review.commentAdd)
+	}
+	comment("cmd/main.go", 10, "new", "Keep the old signature too: other callers pass one name.")
+	comment("cmd/main.go", 9, "old", "Say why this changed in the doc comment.")
+	if len(v.review.comments) != 2 || v.review.commentBox.Visible() {
+		t.Fatalf("comments %+v, entry still open %v", v.review.comments, v.review.commentBox.Visible())
+	}
+	focusAndType(v.win, v.review.notes, "Two small things.")
+	test.Tap(v.review.request)
+
+	verdicts, lands := f.calls()
+	if len(verdicts) != 1 || len(lands) != 0 {
+		t.Fatalf("verdicts %+v, lands %+v", verdicts, lands)
+	}
+	got := verdicts[0]
+	want := []store.ReviewComment{
+		{Path: "cmd/main.go", Line: 10, Side: store.SideNew, Text: "Keep the old signature too: other callers pass one name."},
+		{Path: "cmd/main.go", Line: 9, Side: "old", Text: "Say why this changed in the doc comment."},
+	}
+	if got.PacketID != changesPkt || got.Verdict != store.VerdictRequestChanges || got.Notes != "Two small things." || len(got.Comments) != 2 ||
+		got.Comments[0] != want[0] || got.Comments[1] != want[1] {
+		t.Fatalf("verdict %+v, want request_changes with %+v", got, want)
+	}
+	if v.review.request.Visible() || len(v.review.comments) != 0 {
+		t.Errorf("after the verdict: Request changes shown %v, comments %+v", v.review.request.Visible(), v.review.comments)
+	}
+}
+
+// Approve approves, then lands; a conflict offers Send back, which asks
+// for a rebase onto the base naming the files.
+func TestChangesApproveConflictSendBack(t *testing.T) {
+	a := test.NewTempApp(t)
+	f := &changesFake{diff: readSmallDiff(t), landErr: store.Deny(store.CodeMergeConflict,
+		"%s conflicts with main in cmd/main.go, docs/NOTES.md: nothing was moved; send it back to be rebased onto main", changesPkt)}
+	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), f)
+	v := g.showPacketChanges(changesPkt)
+	defer v.on(func() { v.win.Close() })
+
+	test.Tap(v.review.approve)
+	verdicts, lands := f.calls()
+	if len(verdicts) != 1 || verdicts[0].Verdict != store.VerdictApprove || len(lands) != 1 || lands[0].PacketID != changesPkt {
+		t.Fatalf("verdicts %+v, lands %+v", verdicts, lands)
+	}
+	if !v.review.conflict.Visible() {
+		t.Fatal("a merge conflict shows no Send back")
+	}
+	test.Tap(v.review.sendBack)
+	verdicts, _ = f.calls()
+	if len(verdicts) != 2 || verdicts[1].Verdict != store.VerdictRequestChanges ||
+		verdicts[1].Notes != "rebase onto main and resolve: cmd/main.go, docs/NOTES.md" {
+		t.Fatalf("send back: %+v", verdicts)
+	}
+}
+
+// A packet completed by an agent started by hand has no commits: the
+// view says so and offers nothing to land.
+func TestChangesNoCommitRange(t *testing.T) {
+	a := test.NewTempApp(t)
+	p := changesPacket(store.PacketDone)
+	p.Changes = nil
+	g := newChangesGUI(t, a, changesPacket(store.PacketDone), &changesFake{})
+	_ = g
+	g2 := newGoldenGUI(t, a, &goldenData{repos: goldenRepos(), packets: []store.Packet{p}}, nil)
+	v := g2.showPacketChanges(changesPkt)
+	defer v.on(func() { v.win.Close() })
+	if v.summary.Text != labelChangesNoRange || v.review.box.Visible() {
+		t.Fatalf("summary %q, review shown %v", v.summary.Text, v.review.box.Visible())
+	}
+}
+
+func TestConflictFiles(t *testing.T) {
+	for in, want := range map[string]string{
+		"pkt_1 conflicts with main in a.go, b.go: nothing was moved; send it back": "a.go, b.go",
+		"pkt_1 conflicts with release in a.go and 3 more: nothing was moved":       "a.go and 3 more",
+		"something else": "something else",
+	} {
+		if got := conflictFiles(in); got != want {
+			t.Errorf("conflictFiles(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Open in editor goes through the view's opener with the worktree; Copy
+// path puts it on the clipboard.
+func TestChangesOpenAndCopy(t *testing.T) {
+	a := test.NewTempApp(t)
+	g := newChangesGUI(t, a, changesPacket(store.PacketDone), &changesFake{diff: readSmallDiff(t)})
+	v := g.showPacketChanges(changesPkt)
+	defer v.on(func() { v.win.Close() })
+	var opened string
+	v.openInEditor = func(p string) error { opened = p; return nil }
+	test.Tap(v.openBtn)
+	test.Tap(v.copyBtn)
+	if opened != changesWorktree || a.Clipboard().Content() != changesWorktree {
+		t.Fatalf("opened %q, clipboard %q", opened, a.Clipboard().Content())
+	}
+	if v.review.request.Visible() || !v.review.approve.Visible() {
+		t.Errorf("a done packet: Request changes %v, Approve %v", v.review.request.Visible(), v.review.approve.Visible())
+	}
+}
+
+// A live session's view reads its diff again while open and redraws only
+// when it changed: new lines and an untracked file appear; an unchanged
+// diff keeps the rows it had.
+func TestChangesSessionRefresh(t *testing.T) {
+	a := test.NewTempApp(t)
+	small := readSmallDiff(t)
+	f := &changesFake{diff: small}
+	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), f)
+	v := newChangesView(g, changesSource{sessionID: goldenSesEnded})
+	v.win.Show()
+	v.load()
+	defer v.on(func() { v.win.Close() })
+	if len(v.files) != 5 || v.review.box.Visible() || v.worktree != changesWorktree {
+		t.Fatalf("%d files, review shown %v, worktree %q", len(v.files), v.review.box.Visible(), v.worktree)
+	}
+	go v.refreshLoop(10 * time.Millisecond)
+
+	reads := func() int {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.diffReads
+	}
+	var first *diffRow
+	v.on(func() { first = &v.rows[0] })
+	n := reads()
+	waitUntil(t, "two more reads", func() bool { return reads() >= n+2 })
+	v.on(func() {
+		if &v.rows[0] != first {
+			t.Error("an unchanged diff was drawn again")
+		}
+	})
+
+	f.mu.Lock()
+	f.diff = small[:strings.Index(small, "diff --git a/docs/")]
+	f.untracked = []string{"scratch/notes.txt"}
+	f.mu.Unlock()
+	waitUntil(t, "the new diff", func() bool {
+		done := false
+		v.on(func() { done = len(v.files) == 3 })
+		return done
+	})
+	v.on(func() {
+		if last := v.files[2]; last.NewPath != "scratch/notes.txt" || !v.untracked[2] {
+			t.Errorf("untracked file: %+v", last)
+		}
+	})
+}
+
+// The Work window's detail of a packet with commits has a Changes button
+// that opens the view on that packet.
+func TestWorkChangesButton(t *testing.T) {
+	a := test.NewTempApp(t)
+	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), &changesFake{diff: readSmallDiff(t)})
+	g.showWork()
+	w := g.work
+	defer w.on(func() { w.win.Close() })
+	w.on(func() { w.list.Select(w.rowOfID(changesPkt)) })
+	var open *widget.Button
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch c := o.(type) {
+		case *widget.Button:
+			if c.Text == labelChanges {
+				open = c
+			}
+		case *fyne.Container:
+			for _, ch := range c.Objects {
+				walk(ch)
+			}
+		}
+	}
+	w.on(func() { walk(w.body) })
+	if open == nil {
+		t.Fatalf("no %s button in the detail:\n%s", labelChanges, workLabelTexts(w.body))
+	}
+	if !strings.Contains(workLabelTexts(w.body), "5 files, +11 −10 on switchboard/d41c8e2f-greet, onto main") {
+		t.Errorf("the Changes section:\n%s", workLabelTexts(w.body))
+	}
+	test.Tap(open)
+	var titles []string
+	for _, win := range a.Driver().AllWindows() {
+		titles = append(titles, win.Title())
+		if win.Title() == titleChanges+" — Greet several people at once" {
+			defer win.Close()
+		}
+	}
+	if !slices.Contains(titles, titleChanges+" — Greet several people at once") {
+		t.Fatalf("windows %q", titles)
+	}
+}
