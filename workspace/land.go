@@ -66,6 +66,12 @@ type LandRequest struct {
 	// To is the commit to land up to, on ws.Branch: a packet's last commit
 	// when the session went on to others; "" means the branch's tip.
 	To string
+	// BeforeMove, when set, is called once the landing commit exists and
+	// before the base branch moves, with the base's tip and the commit it
+	// will move to; an error stops the landing with nothing moved. The
+	// caller records there what is about to happen, so that after a crash
+	// it can ask git which side of the move it stopped on.
+	BeforeMove func(old, next string) error
 }
 
 // Landed is a landing that happened.
@@ -253,6 +259,11 @@ func land(ctx context.Context, repoPath string, ws Workspace, req LandRequest) (
 	changed, err := diffPaths(ctx, repoPath, old, commit)
 	if err != nil {
 		return Landed{}, err
+	}
+	if req.BeforeMove != nil {
+		if err := req.BeforeMove(old, commit); err != nil {
+			return Landed{}, err
+		}
 	}
 	if err := moveBase(ctx, repoPath, ws.BaseBranch, old, commit, changed); err != nil {
 		return Landed{}, err
