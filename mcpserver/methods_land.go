@@ -78,6 +78,11 @@ func (r *Registry) registerLanding() {
 			if err != nil {
 				return LandResult{}, err
 			}
+			// The landing is on the packet: the journal's entry for it
+			// goes in the same commit.
+			if err := c.Tx.EndLanding(in.PacketID); err != nil {
+				return LandResult{}, err
+			}
 			if _, err := c.Tx.AppendTrace(p.Changes.SessionID, store.TraceEvent{Type: store.TraceState, Method: c.Method.Name, PacketID: p.ID, Data: data}); err != nil && store.CodeOf(err) != store.CodeNotFound {
 				return LandResult{}, err
 			}
@@ -90,6 +95,7 @@ func (r *Registry) registerLanding() {
 		})
 	land.Prepare = r.landPacket
 	r.Register(land)
+	r.registerLandRecover()
 }
 
 // errNoLanding is what the handler answers when Prepare handed it nothing
@@ -97,10 +103,10 @@ func (r *Registry) registerLanding() {
 var errNoLanding = errors.New("work.land: no landing was made")
 
 // landPacket is work.land's Prepare: git moves the base branch, outside
-// every transaction; the handler then records it on the packet. A landing
-// that git made and whose record then fails (the app killed in between)
-// leaves the packet unlanded with its commits on the base: landing it again
-// answers that nothing is left to land.
+// every transaction; the handler then records it on the packet. Between
+// the two the landing journal holds it (store.BeginLanding, written just
+// before git moves anything): a kill in between leaves the entry, and the
+// next start asks git whether the move was made (RecoverWorkspaces).
 func (r *Registry) landPacket(c *Call) (any, error) {
 	var in WorkLandArgs
 	if err := c.Decode(&in); err != nil {
@@ -153,7 +159,18 @@ func (r *Registry) landPacket(c *Call) (any, error) {
 		// The packet's own commits; a merge brings what led to them too.
 		req.From = ch.From
 	}
+	var move *workspace.Move
+	req.BeforeMove = func(old, next string) error {
+		m, err := r.journalLanding(ctx, p, repo, string(mode), old, next)
+		move = m
+		return err
+	}
 	l, err := workspace.Land(ctx, repo.Path, ws, req)
+	if err != nil && move != nil {
+		if done, ok := r.afterFailedMove(c.Ctx, p.ID, repo.Path, *move, err); ok {
+			l, err = workspace.Landed{Commit: done, Mode: workspace.Mode(mode)}, nil
+		}
+	}
 	var conflict *workspace.ConflictError
 	var dirty *workspace.DirtyError
 	switch {

@@ -162,6 +162,11 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err := d.sweepLostSessions(ctx); err != nil {
 		return nil, fmt.Errorf("end sessions of an earlier run: %w", err)
 	}
+	// Landings and worktree removals a kill cut off are settled with git
+	// before anyone can land or discard again.
+	if err := d.reg.RecoverWorkspaces(ctx); err != nil {
+		return nil, err
+	}
 	// Leases expire whether or not anyone polls: a sweep now for those that
 	// expired while nothing ran, then a timer on the next expiry.
 	loopCtx, stopLoops := context.WithCancel(context.Background())
