@@ -2,9 +2,7 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
@@ -181,23 +179,19 @@ func (r *Registry) afterFailedMove(ctx context.Context, pktID, repoPath string, 
 
 // RecoverWorkspaces is the start's pass over what a killed run may have
 // left in git, before anything is served: every journaled landing is
-// settled (work.land_recover), then worktrees are tidied as at any
-// session's end. Git's worktree records whose folders are gone are pruned
-// (workspace.Prune, under the worktrees folder only), and each ended
-// session's worktree that holds nothing unlanded or uncommitted is removed
-// (TidyWorktree); one with work in it stays, whatever ended its session.
+// settled (work.land_recover), then each ended session's worktree is
+// tidied as at any session's end: removed when it holds nothing unlanded
+// or uncommitted (TidyWorktree), kept otherwise, whatever ended the
+// session (a kill between a landing and its tidy, a session swept as lost).
+// (The daemon's own prune forgets worktrees whose folders are gone.)
 // A landing git cannot settle is logged and stays journaled for the next
 // start. The error is the database's only.
 func (r *Registry) RecoverWorkspaces(ctx context.Context) error {
 	var landings []store.JournaledLanding
-	var repos []store.Repository
 	var ended []string
 	err := r.db.View(func(tx *store.Tx) error {
 		var err error
 		if landings, err = tx.Landings(); err != nil {
-			return err
-		}
-		if repos, err = tx.Repositories(); err != nil {
 			return err
 		}
 		ss, err := tx.Sessions(store.SessionFilter{Limit: 1000})
@@ -227,22 +221,6 @@ func (r *Registry) RecoverWorkspaces(ctx context.Context) error {
 			continue
 		}
 		r.log.Warn("settled a landing an earlier run was killed in", "packet", l.PacketID, "outcome", out.Outcome, "commit", l.NewCommit)
-	}
-	if r.worktrees != "" {
-		for _, repo := range repos {
-			if _, err := os.Stat(repo.Path); err != nil {
-				continue
-			}
-			pctx, cancel := context.WithTimeout(ctx, worktreeTimeout)
-			pruned, err := workspace.Prune(pctx, repo.Path, r.worktrees)
-			cancel()
-			if len(pruned) > 0 {
-				r.log.Info("pruned worktrees whose folders are gone", "repository", repo.ID, "paths", pruned)
-			}
-			if err != nil && !errors.Is(err, context.Canceled) {
-				r.log.Warn("prune worktrees", "repository", repo.ID, "err", err)
-			}
-		}
 	}
 	for _, id := range ended {
 		r.TidyWorktree(ctx, id)
