@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ func TestKillWhileLanding(t *testing.T) {
 	lcWrite(t, filepath.Join(repoDir, "scratch.txt"), personScratch)
 	const personStatus = " M notes.txt\n?? scratch.txt\n"
 
-	w := &lcWorld{repo: repoDir, packets: map[string]*lcPacket{}}
+	w := &lcWorld{repo: repoDir, packets: map[string]*lcPacket{}, landTime: 100 * time.Millisecond}
 	var stats lcStats
 	for round := 0; round <= kills; round++ {
 		os.Remove(filepath.Join(d.run, "mcp-http-endpoint")) // the dead run's
@@ -112,13 +113,37 @@ func TestKillWhileLanding(t *testing.T) {
 		// one; kill the daemon in the middle of it.
 		var mu sync.Mutex
 		acked := map[string]bool{}
+		tried := 0 // calls answered
 		var wg sync.WaitGroup
+		// Every other round the kill comes during one landing's call (the
+		// CLI's own start included), where its git and its record are;
+		// the others, at any moment of the whole burst. A call's length
+		// is measured as the rounds go.
+		target, targeted := rng.IntN(len(toLand)), round%2 == 0
+		started := make(chan struct{})
+		// With the daemon dead the CLI would work on the database itself
+		// (its offline mode): no call starts after the kill.
+		var dead atomic.Bool
 		wg.Go(func() {
 			for i, pk := range toLand {
+				if i == target {
+					close(started)
+				}
+				if dead.Load() {
+					if i <= target {
+						continue
+					}
+					return
+				}
+				began := time.Now()
 				out, _, code := lcCLI(env, "land", pk.id, "--mode", modes[i], "--json")
 				if code != 0 {
 					continue // refused, or the daemon died under it
 				}
+				mu.Lock()
+				w.landTime = (3*w.landTime + time.Since(began)) / 4
+				tried++
+				mu.Unlock()
 				var res struct {
 					Commit string `json:"commit"`
 				}
@@ -131,6 +156,9 @@ func TestKillWhileLanding(t *testing.T) {
 		})
 		wg.Go(func() {
 			for _, pk := range fresh {
+				if dead.Load() {
+					return
+				}
 				if _, _, code := lcCLI(env, "agent", "stop", pk.session); code != 0 {
 					return
 				}
@@ -141,8 +169,17 @@ func TestKillWhileLanding(t *testing.T) {
 				}
 			}
 		})
-		after := time.Duration(5+rng.IntN(35*len(toLand)+40)) * time.Millisecond
+		mu.Lock()
+		call := w.landTime
+		mu.Unlock()
+		after := time.Duration(rng.Int64N(int64(call) * int64(len(toLand))))
+		if targeted {
+			<-started
+			after = time.Duration(rng.Int64N(int64(call)))
+		}
+		after = after.Round(time.Millisecond)
 		time.Sleep(after)
+		dead.Store(true)
 		p.cmd.Process.Signal(syscall.SIGKILL)
 		if _, ok := p.wait(5 * time.Second); !ok {
 			t.Fatalf("kill %d: the daemon did not die", round+1)
@@ -175,8 +212,12 @@ func TestKillWhileLanding(t *testing.T) {
 		}
 		stats.journaled += len(journal)
 		stats.movedUnrecorded += moved
-		t.Logf("kill %d after %s: %d landings acknowledged of %d tried, %d left in the journal (%d already on main, unrecorded)",
-			round+1, after, len(acked), len(toLand), len(journal), moved)
+		when := "after " + after.String()
+		if targeted {
+			when = fmt.Sprintf("%s into landing %d", after, target+1)
+		}
+		t.Logf("kill %d %s: %d of %d landings answered (%d landed), %d left in the journal (%d already on main, unrecorded)",
+			round+1, when, tried, len(toLand), len(acked), len(journal), moved)
 	}
 
 	// The journal is empty once a start has settled it.
@@ -197,6 +238,7 @@ func TestKillWhileLanding(t *testing.T) {
 			landed++
 		}
 	}
+	t.Logf("a landing took %s through the CLI", w.landTime.Round(time.Millisecond))
 	t.Logf("%d kills survived in %s: %d packets, %d landed (%d acknowledged), %d discards asked; %d landings found journaled at a kill, %d of them on main but unrecorded and recorded by the next start; checkout intact after every start",
 		kills, time.Since(begin).Round(100*time.Millisecond), len(w.packets), landed, stats.acked, stats.discards,
 		stats.journaled, stats.movedUnrecorded)
@@ -223,6 +265,8 @@ type lcWorld struct {
 	repo, repoID string
 	packets      map[string]*lcPacket
 	order        []string
+	// landTime is how long a `switchboard land` takes, a running mean.
+	landTime time.Duration
 }
 
 type lcStats struct {
