@@ -82,7 +82,7 @@ func TestStartSettlesJournaledLandings(t *testing.T) {
 			workspace.LandRequest{Message: "Land " + p.ID, BeforeMove: func(old, n string) error {
 				next = n
 				must(d.db.Update(func(tx *store.Tx) error {
-					return tx.BeginLanding(store.Landing{PacketID: p.ID, RepositoryID: repo.ID, RepoPath: repoDir, BaseRef: "refs/heads/main",
+					return tx.BeginLanding(store.JournaledLanding{PacketID: p.ID, RepositoryID: repo.ID, RepoPath: repoDir, BaseRef: "refs/heads/main",
 						OldTip: old, NewCommit: n, Mode: "merge", Checkout: repoDir})
 				}))
 				if !move {

@@ -19,7 +19,7 @@ import (
 )
 
 // TestKillWhileLanding SIGKILLs the headless daemon at random moments while
-// packets are landed (merge and squash, through `switchboard land`) into
+// packets are landed (merge, squash and rebase, through `switchboard land`) into
 // the person's checkout and worktrees are cleaned up (agents stopped, which
 // tidies their worktrees, and `workspace discard`). The checkout has an
 // uncommitted change to a tracked file and an untracked file throughout.
@@ -105,7 +105,7 @@ func TestKillWhileLanding(t *testing.T) {
 		rng.Shuffle(len(toLand), func(i, j int) { toLand[i], toLand[j] = toLand[j], toLand[i] })
 		modes := make([]string, len(toLand))
 		for i := range modes {
-			modes[i] = []string{"merge", "squash"}[rng.IntN(2)]
+			modes[i] = []string{"merge", "squash", "rebase"}[rng.IntN(3)]
 		}
 
 		// Land them one after the other while another client stops this
@@ -194,7 +194,7 @@ func TestKillWhileLanding(t *testing.T) {
 		if err != nil {
 			t.Fatalf("reopen after kill %d: %v", round+1, err)
 		}
-		var journal []store.Landing
+		var journal []store.JournaledLanding
 		err = db.View(func(tx *store.Tx) error {
 			journal, err = tx.Landings()
 			return err
