@@ -307,7 +307,9 @@ func TestReviewUnlandedDone(t *testing.T) {
 	if _, err := w.completeWithChanges(w.claim(ses), head); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.pkt(func(tx *Tx) (Packet, error) { return tx.MarkPacketLanded(q.ID, PacketLanding{Commit: head, Mode: "merge"}) }); err != nil {
+	if _, err := w.pkt(func(tx *Tx) (Packet, error) {
+		return tx.MarkPacketLanded(q.ID, PacketLanding{Commit: head, Mode: "merge"})
+	}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = w.verdict(q.ID, VerdictRequestChanges, "")
