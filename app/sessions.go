@@ -378,6 +378,12 @@ func (w *sessionsWindow) loadDetail() {
 	if s.PID != 0 {
 		line += fmt.Sprintf(" · pid %d", s.PID)
 	}
+	if ws := s.Workspace; ws != nil {
+		line += " · " + ws.Branch
+	}
+	if s.Port != 0 && s.State.Live() {
+		line += fmt.Sprintf(" · SWITCHBOARD_PORT %d", s.Port)
+	}
 	if s.EndedAt != nil {
 		line += " · ended " + s.EndedAt.Local().Format(time.TimeOnly)
 		if s.EndReason != "" {

@@ -48,6 +48,9 @@ func TestStartShellAndTypeIntoIt(t *testing.T) {
 	// Stop is enabled once the session's detail is shown, which loads on
 	// its own: a tap before then would do nothing.
 	waitUntil(t, "Stop enabled", func() bool { return !w.stop.Disabled() })
+	if got := w.status.Text; !strings.Contains(got, " · SWITCHBOARD_PORT 4") {
+		t.Errorf("the live session's status line lacks its port block: %q", got)
+	}
 	test.Tap(w.stop)
 	waitUntil(t, "the agent stopped", func() bool { return agent.Exit() != nil })
 	w.win.Close()
