@@ -21,21 +21,9 @@ import (
 // written (the checkout in the way) leaves no entry behind. The person's
 // uncommitted change and untracked file survive it all.
 func TestStartSettlesJournaledLandings(t *testing.T) {
-	repoDir := t.TempDir()
-	git(t, repoDir, "init", "-q", "-b", "main")
-	git(t, repoDir, "config", "user.name", "Dev Person")
-	git(t, repoDir, "config", "user.email", "dev@example.com")
-	write := func(dir, name, text string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(repoDir, "other.txt", "other\n")
-	git(t, repoDir, "add", "-A")
-	git(t, repoDir, "commit", "-q", "-m", "first")
-	write(repoDir, "other.txt", "other, edited by the person\n")
-	write(repoDir, "scratch.txt", "the person's notes\n")
+	repoDir := personRepo(t, map[string]string{"other.txt": "other\n"})
+	writeFile(t, repoDir, "other.txt", "other, edited by the person\n")
+	writeFile(t, repoDir, "scratch.txt", "the person's notes\n")
 	personStatus := git(t, repoDir, "status", "--porcelain")
 
 	t.Setenv("SHELL", "/bin/sh")
@@ -67,7 +55,7 @@ func TestStartSettlesJournaledLandings(t *testing.T) {
 		must(err)
 		got, err := mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkAwaitPacket, mcpserver.AwaitArgs{RepositoryID: repo.ID, WaitSeconds: -1})
 		must(err)
-		write(got.Workspace.Path, file, file+" by the agent\n")
+		writeFile(t, got.Workspace.Path, file, file+" by the agent\n")
 		done, err := mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkComplete, mcpserver.CompleteArgs{PacketID: got.Packet.ID, LeaseID: got.LeaseID})
 		must(err)
 		return done.Packet, *got.Workspace
@@ -104,7 +92,7 @@ func TestStartSettlesJournaledLandings(t *testing.T) {
 	// A refusal after the journal entry: the person's uncommitted change
 	// at a path the landing adds.
 	refused, _ := work("refused.txt")
-	write(repoDir, "refused.txt", "the person's own\n")
+	writeFile(t, repoDir, "refused.txt", "the person's own\n")
 	_, err = mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkLand, mcpserver.WorkLandArgs{PacketID: refused.ID})
 	if store.CodeOf(err) != store.CodeCheckoutInTheWay {
 		t.Fatalf("landing over the person's file: %v, want checkout_in_the_way", err)

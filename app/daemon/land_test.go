@@ -19,22 +19,9 @@ import (
 // survive. The second conflicts: merge_conflict naming the file, the base
 // branch unmoved, the checkout as it was.
 func TestLandTwoAgentsOneLine(t *testing.T) {
-	repoDir := t.TempDir()
-	git(t, repoDir, "init", "-q", "-b", "main")
-	git(t, repoDir, "config", "user.name", "Dev Person")
-	git(t, repoDir, "config", "user.email", "dev@example.com")
-	write := func(dir, name, text string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(repoDir, "greet.txt", "hello\n")
-	write(repoDir, "other.txt", "other\n")
-	git(t, repoDir, "add", "-A")
-	git(t, repoDir, "commit", "-q", "-m", "first")
-	write(repoDir, "other.txt", "other, edited by the person\n")
-	write(repoDir, "scratch.txt", "the person's notes\n")
+	repoDir := personRepo(t, map[string]string{"greet.txt": "hello\n", "other.txt": "other\n"})
+	writeFile(t, repoDir, "other.txt", "other, edited by the person\n")
+	writeFile(t, repoDir, "scratch.txt", "the person's notes\n")
 
 	t.Setenv("SHELL", "/bin/sh")
 	d := start(t, Config{Paths: newPaths(t), Keyring: keyring.NewMemory()})
@@ -64,7 +51,7 @@ func TestLandTwoAgentsOneLine(t *testing.T) {
 		must(err)
 		got, err := mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkAwaitPacket, mcpserver.AwaitArgs{RepositoryID: repo.ID, WaitSeconds: -1})
 		must(err)
-		write(got.Workspace.Path, "greet.txt", line+"\n")
+		writeFile(t, got.Workspace.Path, "greet.txt", line+"\n")
 		_, err = mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkComplete, mcpserver.CompleteArgs{PacketID: got.Packet.ID, LeaseID: got.LeaseID})
 		must(err)
 		sessions[got.Packet.ID] = ses.ID
@@ -133,7 +120,7 @@ func TestLandTwoAgentsOneLine(t *testing.T) {
 	}
 	_, err = mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: sessions[second]})
 	must(err)
-	write(secondWS.Path, "left.txt", "left uncommitted\n")
+	writeFile(t, secondWS.Path, "left.txt", "left uncommitted\n")
 	must(discard())
 	if _, err := os.Stat(secondWS.Path); !os.IsNotExist(err) {
 		t.Errorf("the discarded worktree is still there: %v", err)

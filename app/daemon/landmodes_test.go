@@ -35,20 +35,8 @@ exit 0
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("SHELL", "/bin/sh")
 
-	repoDir, bare := t.TempDir(), t.TempDir()
+	repoDir, bare := personRepo(t, map[string]string{"greet.txt": "hello\n"}), t.TempDir()
 	git(t, bare, "init", "-q", "--bare")
-	git(t, repoDir, "init", "-q", "-b", "main")
-	git(t, repoDir, "config", "user.name", "Dev Person")
-	git(t, repoDir, "config", "user.email", "dev@example.com")
-	write := func(dir, name, text string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(repoDir, "greet.txt", "hello\n")
-	git(t, repoDir, "add", "-A")
-	git(t, repoDir, "commit", "-q", "-m", "first")
 	git(t, repoDir, "remote", "add", "origin", bare)
 	git(t, repoDir, "push", "-q", "origin", "main")
 
@@ -80,7 +68,7 @@ exit 0
 		must(err)
 		got, err := mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkAwaitPacket, mcpserver.AwaitArgs{RepositoryID: repo.ID, WaitSeconds: -1})
 		must(err)
-		write(got.Workspace.Path, name, text)
+		writeFile(t, got.Workspace.Path, name, text)
 		done, err := mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkComplete, mcpserver.CompleteArgs{PacketID: got.Packet.ID, LeaseID: got.LeaseID, Summary: "Wrote " + name + "."})
 		must(err)
 		return done.Packet
@@ -115,7 +103,7 @@ exit 0
 
 	// A rebase named on the call, after the person committed on main.
 	second := work("two.txt", "two\n")
-	write(repoDir, "person.txt", "the person's\n")
+	writeFile(t, repoDir, "person.txt", "the person's\n")
 	git(t, repoDir, "add", "person.txt")
 	git(t, repoDir, "commit", "-q", "-m", "the person's commit")
 	personal := main()

@@ -21,20 +21,7 @@ import (
 // resolves, and completes; the packet's range then holds its own change
 // only, and it lands.
 func TestSendBackRebaseLand(t *testing.T) {
-	repoDir := t.TempDir()
-	git(t, repoDir, "init", "-q", "-b", "main")
-	git(t, repoDir, "config", "user.name", "Dev Person")
-	git(t, repoDir, "config", "user.email", "dev@example.com")
-	write := func(dir, name, text string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(repoDir, "greet.txt", "hello\n")
-	write(repoDir, "other.txt", "other\n")
-	git(t, repoDir, "add", "-A")
-	git(t, repoDir, "commit", "-q", "-m", "first")
+	repoDir := personRepo(t, map[string]string{"greet.txt": "hello\n", "other.txt": "other\n"})
 
 	t.Setenv("SHELL", "/bin/sh")
 	d := start(t, Config{Paths: newPaths(t), Keyring: keyring.NewMemory()})
@@ -85,7 +72,7 @@ func TestSendBackRebaseLand(t *testing.T) {
 		_, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: "Greet " + line})
 		must(err)
 		got := await(a)
-		write(a.ws.Path, "greet.txt", line+"\n")
+		writeFile(t, a.ws.Path, "greet.txt", line+"\n")
 		complete(a, got)
 		return got.Packet.ID
 	}
@@ -128,7 +115,7 @@ func TestSendBackRebaseLand(t *testing.T) {
 	if _, err := runGit(dir, "rebase", "main"); err == nil {
 		t.Fatal("the rebase did not conflict")
 	}
-	write(dir, "greet.txt", "hello, world and hi there\n")
+	writeFile(t, dir, "greet.txt", "hello, world and hi there\n")
 	git(t, dir, "add", "greet.txt")
 	git(t, dir, "rebase", "--continue")
 	main := strings.TrimSpace(git(t, repoDir, "rev-parse", "main"))

@@ -23,6 +23,30 @@ func git(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
+// writeFile writes text to dir/name, owner-only.
+func writeFile(t *testing.T, dir, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// personRepo is a new repository on main whose commits are the person's
+// (Dev Person), with one commit of files (name → text).
+func personRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "config", "user.name", "Dev Person")
+	git(t, dir, "config", "user.email", "dev@example.com")
+	for name, text := range files {
+		writeFile(t, dir, name, text)
+	}
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "first")
+	return dir
+}
+
 // An agent started in a git repository works in a worktree of its own, on
 // a branch of its own, told so in its environment; the person's checkout,
 // with its uncommitted edit and untracked file, is not touched, and the
@@ -166,15 +190,7 @@ func TestAgentStartsInItsOwnWorktree(t *testing.T) {
 // outside the packet's write scope refuses the completion and commits
 // nothing. The person's checkout is never touched.
 func TestCompletionCommitsInTheWorktree(t *testing.T) {
-	repoDir := t.TempDir()
-	git(t, repoDir, "init", "-q", "-b", "main")
-	git(t, repoDir, "config", "user.name", "Dev Person")
-	git(t, repoDir, "config", "user.email", "dev@example.com")
-	if err := os.WriteFile(filepath.Join(repoDir, "README"), []byte("hello\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	git(t, repoDir, "add", "README")
-	git(t, repoDir, "commit", "-q", "-m", "first")
+	repoDir := personRepo(t, map[string]string{"README": "hello\n"})
 
 	t.Setenv("SHELL", "/bin/sh")
 	d := start(t, Config{Paths: newPaths(t), Keyring: keyring.NewMemory()})
