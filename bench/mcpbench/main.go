@@ -29,7 +29,12 @@
 // ceiling of a group commit. Workflow rows (workflow.go) measure 8 and 32
 // agents draining 10,000 packets and session_report heartbeats on
 // Switchboard; audit rows (audit.go) query and export a log of a million
-// records; daemon rows (daemon.go) time the real binary's headless start.
+// records; daemon rows (daemon.go) time the real binary's headless start;
+// workspace rows (worktree.go, diffland.go) time an agent's start with a
+// worktree on a generated 20,000-file repository, switchboard diff of a
+// 5,000-file change and switchboard land of 100-commit packets, each beside
+// git doing the same alone; and the Changes view's benchmarks in ./app/
+// run when that package has them. -only runs a subset of these sections.
 //
 // It prints the detail tables and one summary table of every headline
 // figure beside its baseline, and writes the same numbers as JSON rows (see

@@ -74,8 +74,12 @@ func (r *report) serverShare(c cell) (serverShare, bool) {
 func inChild(server string) bool { return server == serverDaemon || server == serverMCPGo }
 
 func (r *report) printTable(w io.Writer) {
-	fmt.Fprintf(w, "MCP tools/call status over loopback HTTP — %s, GOMAXPROCS=%d, %s/%s\n",
-		runtime.Version(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH)
+	title := "MCP tools/call status over loopback HTTP"
+	if len(r.cells)+len(r.refs) == 0 {
+		title = "mcpbench"
+	}
+	fmt.Fprintf(w, "%s — %s, GOMAXPROCS=%d, %s/%s\n",
+		title, runtime.Version(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH)
 	if len(r.builds) > 0 {
 		fmt.Fprintf(w, "built for this run: %s\n", strings.Join(r.builds, ", "))
 	}

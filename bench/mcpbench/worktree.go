@@ -54,8 +54,10 @@ type wsBench struct {
 }
 
 // newWSBench generates a repository of files files under dir, starts a
-// daemon in fresh folders and registers the repository with it.
-func newWSBench(ctx context.Context, dir string, files int, log *slog.Logger) (*wsBench, error) {
+// daemon in fresh folders under parent ("" is the system's temp dir) and
+// registers the repository with it. Its worktrees are made in its data
+// dir: parent should be on the disk of dir.
+func newWSBench(ctx context.Context, dir, parent string, files int, log *slog.Logger) (*wsBench, error) {
 	b := &wsBench{files: files, repo: filepath.Join(dir, "repo"), dir: dir}
 	begun := time.Now()
 	if err := generateRepo(ctx, b.repo, files); err != nil {
@@ -63,7 +65,7 @@ func newWSBench(ctx context.Context, dir string, files int, log *slog.Logger) (*
 	}
 	b.generated = time.Since(begun)
 	var err error
-	if b.base, err = os.MkdirTemp("", "sbw"); err != nil {
+	if b.base, err = os.MkdirTemp(parent, "sbw"); err != nil {
 		return nil, err
 	}
 	b.paths = daemon.Paths{Data: filepath.Join(b.base, "data"), Runtime: filepath.Join(b.base, "run")}
@@ -297,7 +299,7 @@ func measureWorkspace(ctx context.Context, dir string, cfg config, log *slog.Log
 		return nil, err
 	}
 	fmt.Fprintf(os.Stderr, "mcpbench: generating a repository of %s files and starting a daemon…\n", thousands(cfg.wsFiles))
-	b, err := newWSBench(ctx, wsDir, cfg.wsFiles, log)
+	b, err := newWSBench(ctx, wsDir, cfg.dir, cfg.wsFiles, log)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/gitcmd"
 )
@@ -83,5 +84,41 @@ func TestWorkspaceRowsSmall(t *testing.T) {
 	}
 	if _, _, measured := workspaceGoals()[0].check(rows); !measured {
 		t.Error("the start goal finds no figure")
+	}
+}
+
+// The Changes view's benchmarks become the rows the goals read: the first
+// paint beside git diff when the diff rows ran, a scroll frame beside the
+// repaint; none at all when ./app/ had none.
+func TestChangesRows(t *testing.T) {
+	if rows := (&report{}).changesRows(); len(rows) != 0 {
+		t.Errorf("no benchmarks made rows %v", rows)
+	}
+	r := &report{
+		workspace: &wsResult{diff: &diffResult{gitDiff: []time.Duration{200 * time.Millisecond}}},
+		changes: []goBench{
+			{name: "BenchmarkChangesFirstPaint", metrics: map[string]float64{"ns/op": 250e6, "MB/s": 40}},
+			{name: "BenchmarkChangesScroll", metrics: map[string]float64{"ns/op": 12e6, "worst-ms": 20}},
+			{name: "BenchmarkChangesRepaint", metrics: map[string]float64{"ns/op": 10e6}},
+		},
+	}
+	rows := r.changesRows()
+	byName := map[string]jsonRow{}
+	for _, row := range rows {
+		byName[row.Name] = row
+	}
+	if p := byName["changes_view/first_paint"]; p.Value != 250 || p.BaselineValue == nil || *p.BaselineValue != 200 {
+		t.Errorf("first paint row %+v", p)
+	}
+	if s := byName["changes_view/scroll_frame"]; s.Value != 12 || s.BaselineName == nil || *s.BaselineName != "changes_view/repaint" {
+		t.Errorf("scroll row %+v", s)
+	}
+	if _, ok := byName["changes_view/scroll/worst-ms"]; !ok {
+		t.Errorf("no worst-ms row in %v", byName)
+	}
+	for _, g := range workspaceGoals()[1:] {
+		if _, met, measured := g.check(rows); !measured || !met {
+			t.Errorf("goal %q: met %v measured %v", g.what, met, measured)
+		}
 	}
 }
