@@ -21,7 +21,7 @@ type goal struct {
 }
 
 func goals() []goal {
-	return []goal{
+	return append([]goal{
 		{"tools/call status, 16 clients: at least 1.0× the bare go-sdk's calls/s", "mcp_tools_call_status/switchboard/c16/calls_per_sec", true, true, 1},
 		{"tools/call status, 64 clients: at least 1.0× the bare go-sdk's calls/s", "mcp_tools_call_status/switchboard/c64/calls_per_sec", true, true, 1},
 		{"tools/call status, 1 client: p99 under 5 ms", "mcp_tools_call_status/switchboard/c1/p99", false, false, 5000},
@@ -30,7 +30,7 @@ func goals() []goal {
 		{"audit filter (1 record in 100) over 1,000,000: p99 under 200 ms", "audit_query/1m/outcome=capability_missing/p99", false, false, 200_000},
 		{"agent output via the supervisor: at least 0.8 of the bare PTY copy", "pty_output/supervised/mb_per_sec", true, true, 0.8},
 		{"screen shows a 10 MB burst's last line: worst lag under 1 s", "pty_screen_lag/worst", false, false, 1000},
-	}
+	}, workspaceGoals()...)
 }
 
 // check finds t's figure in rows and says whether it meets t.

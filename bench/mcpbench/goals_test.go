@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -56,6 +57,11 @@ func TestGoalsNameRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tg := range goals() {
+		if strings.HasPrefix(tg.row, "changes_view/") && !slices.ContainsFunc(rows, func(r jsonRow) bool { return strings.HasPrefix(r.Name, "changes_view/") }) {
+			// The Changes view's rows come from benchmarks in ./app/,
+			// which a tree may not have yet (mcpbench skips them then).
+			continue
+		}
 		if _, _, measured := tg.check(rows); !measured {
 			t.Errorf("goal %q reads row %q, which bench/latest.json does not have (with a ratio, if it needs one)", tg.what, tg.row)
 		}

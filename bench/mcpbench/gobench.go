@@ -45,9 +45,14 @@ var procsSuffix = regexp.MustCompile(`-\d+$`)
 // runGoBench runs `go test -run ^$ args...` in dir without cgo, copies its
 // output to stderr and returns its benchmark lines.
 func runGoBench(dir string, args ...string) ([]goBench, error) {
+	return runGoBenchEnv(dir, []string{"CGO_ENABLED=0"}, args...)
+}
+
+// runGoBenchEnv is runGoBench with env added to the environment instead.
+func runGoBenchEnv(dir string, env []string, args ...string) ([]goBench, error) {
 	cmd := exec.Command("go", append([]string{"test", "-run", "^$"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout = io.MultiWriter(os.Stderr, &out)
 	cmd.Stderr = os.Stderr

@@ -29,7 +29,12 @@
 // ceiling of a group commit. Workflow rows (workflow.go) measure 8 and 32
 // agents draining 10,000 packets and session_report heartbeats on
 // Switchboard; audit rows (audit.go) query and export a log of a million
-// records; daemon rows (daemon.go) time the real binary's headless start.
+// records; daemon rows (daemon.go) time the real binary's headless start;
+// workspace rows (worktree.go, diffland.go) time an agent's start with a
+// worktree on a generated 20,000-file repository, switchboard diff of a
+// 5,000-file change and switchboard land of 100-commit packets, each beside
+// git doing the same alone; and the Changes view's benchmarks in ./app/
+// run when that package has them. -only runs a subset of these sections.
 //
 // It prints the detail tables and one summary table of every headline
 // figure beside its baseline, and writes the same numbers as JSON rows (see
@@ -71,6 +76,15 @@ type config struct {
 	daemonStarts  int
 	idle          time.Duration
 	gobench       bool
+	workspace     bool
+	wsFiles       int
+	wsStarts      int
+	wsRuns        int
+	diffFiles     int
+	diffLines     int
+	landCommits   int
+	changes       bool
+	only          []string
 	root          string
 	dir           string
 	jsonPath      string
@@ -86,6 +100,7 @@ func main() {
 		serverList string
 		drainList  string
 		servePlain bool
+		onlyList   string
 	)
 	flag.DurationVar(&cfg.duration, "duration", 3*time.Second, "measured time of each server × concurrency cell")
 	flag.DurationVar(&cfg.warmup, "warmup", 500*time.Millisecond, "warm-up before each cell (connections, caches); not measured")
@@ -104,6 +119,15 @@ func main() {
 	flag.IntVar(&cfg.daemonStarts, "daemon-starts", 5, "headless starts of each kind (fresh data dir, restart) to time")
 	flag.DurationVar(&cfg.idle, "idle", time.Second, "how long a child server rests after its first answer before its idle RSS is read")
 	flag.BoolVar(&cfg.gobench, "gobench", true, "also run the supervisor's PTY benchmarks and bench/vtcompare with go test, and put their figures in the summary")
+	flag.BoolVar(&cfg.workspace, "workspace", true, "also measure the workspace rows (worktree.go, diffland.go): agent start with a worktree, switchboard diff, switchboard land, each beside git alone")
+	flag.IntVar(&cfg.wsFiles, "worktree-files", 20_000, "files in the workspace rows' generated repository")
+	flag.IntVar(&cfg.wsStarts, "worktree-starts", 5, "agent starts with a worktree to time (and as many git worktree adds)")
+	flag.IntVar(&cfg.wsRuns, "workspace-runs", 5, "switchboard diff calls and packets landed to time (and as many git diffs and merges)")
+	flag.IntVar(&cfg.diffFiles, "diff-files", 5_000, "files the diff rows' packet changes")
+	flag.IntVar(&cfg.diffLines, "diff-lines", 20, "lines changed in each of those files (at most 20)")
+	flag.IntVar(&cfg.landCommits, "land-commits", 100, "commits of each packet the landing rows land")
+	flag.BoolVar(&cfg.changes, "changes", true, "also run the Changes view's benchmarks in ./app/ (go test -bench Changes, with cgo) when the package has them")
+	flag.StringVar(&onlyList, "only", "", "run only the sections whose name contains one of these comma-separated substrings ("+strings.Join(sectionNames(), ", ")+"); default all. Writes no JSON unless -json is given")
 	flag.StringVar(&cfg.root, "root", ".", "the repository's root: the daemon and bench/peers are built from it")
 	flag.StringVar(&cfg.dir, "dir", "", "parent folder of the temporary databases (default: the system temp dir); put it on the disk you care about")
 	flag.StringVar(&cfg.jsonPath, "json", "bench/latest.json", `where to write the JSON rows; "" to skip`)
@@ -136,6 +160,20 @@ func main() {
 	if cfg.drainPackets < 1 || cfg.heartbeatConc < 1 || cfg.auditRecords < 1 || cfg.auditExport < 1 || cfg.daemonStarts < 1 {
 		fatalf("-drain-packets, -heartbeat-conc, -audit-records, -audit-export and -daemon-starts must be positive")
 	}
+	if cfg.wsFiles < 1 || cfg.wsStarts < 1 || cfg.wsRuns < 1 || cfg.landCommits < 1 || cfg.diffFiles < 1 || cfg.diffFiles > cfg.wsFiles || cfg.diffLines < 1 || cfg.diffLines > genLines/2 {
+		fatalf("-worktree-files, -worktree-starts, -workspace-runs, -land-commits, -diff-files and -diff-lines must be positive, -diff-files at most -worktree-files, -diff-lines at most %d", genLines/2)
+	}
+	if cfg.only, err = parseOnly(onlyList); err != nil {
+		fatalf("-only: %v", err)
+	}
+	if len(cfg.only) > 0 {
+		// A subset must not overwrite the full run's JSON by accident.
+		explicit := false
+		flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "json" })
+		if !explicit {
+			cfg.jsonPath = ""
+		}
+	}
 	if err := run(context.Background(), cfg); err != nil {
 		fatalf("%v", err)
 	}
@@ -163,13 +201,17 @@ func run(ctx context.Context, cfg config) error {
 	// The binaries of the child servers, built first so that a failed
 	// build stops the run before anything is measured.
 	env := &runEnv{dir: dir, log: log}
+	status := cfg.want(sectionStatus)
+	if !status {
+		cfg.servers = nil
+	}
 	if slices.Contains(cfg.servers, serverMCPGo) {
 		fmt.Fprintf(os.Stderr, "mcpbench: building bench/peers…\n")
 		if env.peers, err = buildPeers(cfg.root, dir); err != nil {
 			return err
 		}
 	}
-	if slices.Contains(cfg.servers, serverDaemon) || cfg.daemon {
+	if slices.Contains(cfg.servers, serverDaemon) || cfg.daemon && cfg.want(sectionDaemon) {
 		fmt.Fprintf(os.Stderr, "mcpbench: building the switchboard binary (cgo)…\n")
 		if env.daemon, err = buildDaemon(cfg.root, dir); err != nil {
 			return err
@@ -180,13 +222,16 @@ func run(ctx context.Context, cfg config) error {
 	if err != nil {
 		return err
 	}
-	cells, rss, err := measureServers(ctx, cfg, env)
-	if err != nil {
-		stopProfiles()
-		return err
+	var cells []cell
+	var rss []rssResult
+	if status {
+		if cells, rss, err = measureServers(ctx, cfg, env); err != nil {
+			stopProfiles()
+			return err
+		}
 	}
 	var wf []wfResult
-	if cfg.workflow {
+	if cfg.workflow && cfg.want(sectionWorkflow) {
 		if wf, err = measureWorkflow(ctx, dir, log, cfg.drainAgents, cfg.drainPackets, cfg.heartbeatConc, cfg.warmup, cfg.duration); err != nil {
 			stopProfiles()
 			return err
@@ -197,7 +242,7 @@ func run(ctx context.Context, cfg config) error {
 	}
 
 	var audit *auditResult
-	if cfg.audit {
+	if cfg.audit && cfg.want(sectionAudit) {
 		a, err := measureAudit(ctx, dir, log, cfg.auditRecords, cfg.auditExport)
 		if err != nil {
 			return fmt.Errorf("audit: %w", err)
@@ -205,7 +250,7 @@ func run(ctx context.Context, cfg config) error {
 		audit = &a
 	}
 	var starts *daemonStarts
-	if cfg.daemon {
+	if cfg.daemon && cfg.want(sectionDaemon) {
 		fmt.Fprintf(os.Stderr, "mcpbench: %d headless starts of the daemon, fresh and again…\n", cfg.daemonStarts)
 		s, err := measureDaemonStarts(ctx, env.daemon.path, cfg.daemonStarts)
 		if err != nil {
@@ -215,7 +260,7 @@ func run(ctx context.Context, cfg config) error {
 	}
 
 	var refs []cell
-	if cfg.references {
+	if cfg.references && cfg.want(sectionReferences) {
 		fmt.Fprintf(os.Stderr, "mcpbench: client-only rows (net/http server in a child process)…\n")
 		child, err := startChildPlain()
 		if err != nil {
@@ -251,14 +296,34 @@ func run(ctx context.Context, cfg config) error {
 	}
 
 	var gb []goBench
-	if cfg.gobench {
+	if cfg.gobench && cfg.want(sectionGoBench) {
 		fmt.Fprintf(os.Stderr, "mcpbench: the supervisor's PTY benchmarks and bench/vtcompare (go test)…\n")
 		if gb, err = runGoBenches(cfg.root); err != nil {
 			return err
 		}
 	}
 
+	var ws *wsResult
+	if cfg.workspace && (cfg.want(sectionWorktree) || cfg.want(sectionDiff) || cfg.want(sectionLand)) {
+		if ws, err = measureWorkspace(ctx, dir, cfg, log); err != nil {
+			return fmt.Errorf("workspace rows: %w", err)
+		}
+	}
+	var changes []goBench
+	if cfg.changes && cfg.want(sectionChanges) {
+		fmt.Fprintf(os.Stderr, "mcpbench: the Changes view's benchmarks (go test -bench Changes ./app/)…\n")
+		var skipped string
+		if changes, skipped, err = runChangesBenches(cfg.root); err != nil {
+			return err
+		}
+		if skipped != "" {
+			fmt.Fprintf(os.Stderr, "mcpbench: Changes view rows skipped: %s\n", skipped)
+		}
+	}
+
 	r := newReport(cells, refs)
+	r.workspace = ws
+	r.changes = changes
 	r.gobench = gb
 	r.workflow = wf
 	r.rss = rss

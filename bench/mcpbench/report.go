@@ -26,7 +26,11 @@ type report struct {
 	audit    *auditResult  // the audit rows, if measured
 	starts   *daemonStarts // the daemon's starts, if measured
 	gobench  []goBench     // the PTY and emulator benchmarks, if run
-	builds   []string      // what was built for the run, and how long it took
+	// workspace is the worktree, diff and landing rows (worktree.go), and
+	// changes the Changes view's benchmarks, if run.
+	workspace *wsResult
+	changes   []goBench
+	builds    []string // what was built for the run, and how long it took
 	// mcpGoVersion is the mark3labs/mcp-go version of the mcp-go rows.
 	mcpGoVersion string
 }
@@ -70,10 +74,21 @@ func (r *report) serverShare(c cell) (serverShare, bool) {
 func inChild(server string) bool { return server == serverDaemon || server == serverMCPGo }
 
 func (r *report) printTable(w io.Writer) {
-	fmt.Fprintf(w, "MCP tools/call status over loopback HTTP — %s, GOMAXPROCS=%d, %s/%s\n",
-		runtime.Version(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH)
+	title := "MCP tools/call status over loopback HTTP"
+	if len(r.cells)+len(r.refs) == 0 {
+		title = "mcpbench"
+	}
+	fmt.Fprintf(w, "%s — %s, GOMAXPROCS=%d, %s/%s\n",
+		title, runtime.Version(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH)
 	if len(r.builds) > 0 {
 		fmt.Fprintf(w, "built for this run: %s\n", strings.Join(r.builds, ", "))
+	}
+	if len(r.cells)+len(r.refs) == 0 {
+		// -only left the status cells out: the other tables alone.
+		r.printWorkflow(w)
+		r.printSummary(w)
+		printGoals(w, r.rows())
+		return
 	}
 	fmt.Fprintln(w)
 	var buf bytes.Buffer
@@ -376,6 +391,7 @@ const (
 	groupWorkflow
 	groupAudit
 	groupAgents
+	groupWorkspace
 	groupReference
 )
 
@@ -515,6 +531,7 @@ func (r *report) rows() []jsonRow {
 	out = append(out, r.auditRows()...)
 	out = append(out, r.daemonRows()...)
 	out = append(out, r.goBenchRows()...)
+	out = append(out, r.workspaceRows()...)
 	return out
 }
 
