@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -61,12 +62,18 @@ func runDiff(ctx context.Context, c *cli, args []string) error {
 			return nil
 		}
 	}
-	// The diff is the repository's own text: printed as git prints it,
-	// escape sequences of a file's content cut so they cannot drive the
-	// terminal.
-	c.printf("%s", block(out.Diff))
+	// The diff is the repository's own text, printed as git prints it: to
+	// a pipe or a file byte for byte (switchboard diff PKT | git apply),
+	// to a terminal with the escape sequences of a file's content cut so
+	// they cannot drive it. The new files a diff does not show are said
+	// on stderr, out of the patch's way.
+	if toTerminal(c.env.Stdout) {
+		c.printf("%s", lines(out.Diff))
+	} else {
+		io.WriteString(c.env.Stdout, out.Diff)
+	}
 	for _, u := range out.Untracked {
-		c.printf("new file (not yet committed): %s\n", cell(u, 4096))
+		fmt.Fprintf(c.env.Stderr, "new file (not yet committed): %s\n", cell(u, 4096))
 	}
 	return nil
 }

@@ -80,7 +80,15 @@ func TestCLILandModes(t *testing.T) {
 	}
 
 	base := git(repoDir, "rev-parse", "main")
-	r := h.ok("land", work("one.txt"))
+	first := work("one.txt")
+	// The diff is git's, byte for byte, as git apply takes it.
+	var changes mcpserver.PacketResult
+	h.jsonOut(&changes, "work", "get", first, "--json")
+	ch := changes.Packet.Changes
+	if r := h.ok("diff", first); ch == nil || r.stdout != git(repoDir, "diff", ch.From, ch.To)+"\n" || !strings.HasPrefix(r.stdout, "diff --git a/one.txt b/one.txt\n") {
+		t.Errorf("switchboard diff:\n%s", r.stdout)
+	}
+	r := h.ok("land", first)
 	if r.stdout != prURL+"\n" || !strings.Contains(r.stderr, "to origin and opened a pull request into main") {
 		t.Errorf("land by pull request: %v", r)
 	}

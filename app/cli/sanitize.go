@@ -5,6 +5,8 @@ package cli
 // follows.
 
 import (
+	"io"
+	"os"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -32,12 +34,7 @@ func cell(s string, max int) string {
 // block indents multi-line text by two spaces, keeping its line breaks and
 // tabs but no other control character.
 func block(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r != '\n' && r != '\t' && unsafeRune(r) {
-			return utf8.RuneError
-		}
-		return r
-	}, strings.ToValidUTF8(s, "\uFFFD"))
+	s = lines(s)
 	var b strings.Builder
 	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
 		if l != "" {
@@ -47,6 +44,29 @@ func block(s string) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// lines keeps text's line breaks and tabs, and no other control character,
+// without block's indent: for text whose columns matter, such as a diff.
+func lines(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && unsafeRune(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+}
+
+// toTerminal reports whether w is a terminal (a character device), where
+// text from a repository or an agent is printed made safe; a pipe or a file
+// gets it byte for byte.
+func toTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // unsafeRune reports a character that changes how a terminal shows what
