@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
@@ -407,7 +408,26 @@ func (r *Registry) AgentExited(sessionID string, exit supervisor.Exit) {
 		// what went wrong; workspace discard takes it away.
 		return
 	}
-	r.TidyWorktree(context.Background(), sessionID)
+	// Apart from the exit: agent.stop waits for the exit, and taking a
+	// checkout of many thousand files away can outlast its timeout.
+	r.tidying.Go(func() { r.TidyWorktree(context.Background(), sessionID) })
+}
+
+// WaitTidy waits, until ctx ends, for the worktree tidies started by
+// agents' exits: the daemon closes the database only after them, so none
+// is cut off half-way through a folder.
+func (r *Registry) WaitTidy(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		r.tidying.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("worktree tidies still running: %w", ctx.Err())
+	}
 }
 
 // EndSession ends a session through session.end, as the supervisor: the

@@ -153,6 +153,8 @@ func (r *Registry) discardWorktree(c *Call) (any, error) {
 	}
 	ctx, cancel := context.WithTimeout(c.Ctx, worktreeTimeout)
 	defer cancel()
+	r.removing.Lock()
+	defer r.removing.Unlock()
 	e := worktreeEntry(ctx, s)
 	if e.Gone {
 		return nil, store.Deny(store.CodeInvalidState, "the worktree of %s is gone already", s.ID)
@@ -196,6 +198,8 @@ func (r *Registry) TidyWorktree(ctx context.Context, sessionID string) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, worktreeTimeout)
 	defer cancel()
+	r.removing.Lock()
+	defer r.removing.Unlock()
 	err := workspace.Remove(ctx, gitWorkspace(s.Workspace), false)
 	switch {
 	case err == nil, errors.Is(err, workspace.ErrBranchKept):

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
@@ -30,6 +31,13 @@ type Registry struct {
 	agents  *supervisor.Supervisor // nil where no agents run
 	// worktrees is Options.Worktrees.
 	worktrees string
+	// removing is held while a worktree is tidied or discarded: one git
+	// at a time takes a worktree away, so a discard never meets a tidy
+	// half-way through the same folder.
+	removing sync.Mutex
+	// tidying counts the tidies that run after an agent exited;
+	// WaitTidy waits for them.
+	tidying sync.WaitGroup
 }
 
 // NewRegistry returns a registry over db with no methods; New adds

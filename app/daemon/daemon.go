@@ -326,6 +326,9 @@ func (d *Daemon) Close(ctx context.Context) error {
 	d.ctlSrv.Shutdown(ctx)
 	d.stopLoops()
 	d.wg.Wait()
+	if err := d.reg.WaitTidy(ctx); err != nil {
+		d.log.Warn("close", "err", err)
+	}
 	os.Remove(d.cfg.Paths.Endpoint())
 	os.Remove(filepath.Join(d.cfg.Paths.Runtime, PIDFile))
 	os.Remove(d.cfg.Paths.ControlSocket())
