@@ -189,6 +189,9 @@ func TestTwoAgentsWorktreesLand(t *testing.T) {
 		}
 	}
 	checkCheckout("after the first landing")
+	// Its agent goes back to waiting for work: when the second is sent
+	// back, a claim that ignored the hold would give it to this one.
+	waitTerminal(t, d, makerOf(first), first+" landed; waiting for more work", 10*time.Second)
 
 	// The second conflicts: refused, nothing moved or touched.
 	out, errOut, code := cli(t, env, "land", second)
@@ -223,8 +226,8 @@ func TestTwoAgentsWorktreesLand(t *testing.T) {
 	if !strings.Contains(term, "sent back: \""+note+"\"") || !strings.Contains(term, "resolved greet.txt") {
 		t.Errorf("the maker's terminal does not show the send-back and the resolution:\n%s", term)
 	}
-	if term := agentTerminal(d, makerOf(first)); strings.Contains(term, second) {
-		t.Errorf("the other agent saw the sent-back packet:\n%s", term)
+	if term := agentTerminal(d, makerOf(first)); strings.Contains(term, "claimed "+second) {
+		t.Errorf("the other agent, waiting for work, was given the packet sent back to its maker:\n%s", term)
 	}
 	both := firstLine + "\n" + secondLine + "\n"
 	if diff := mustCLI(t, env, "diff", second); !strings.Contains(diff, "+"+secondLine+"\n") || strings.Contains(diff, "-"+firstLine) || strings.Contains(diff, "-hello\n") {
@@ -291,6 +294,18 @@ func waitPacket(t *testing.T, env []string, pkt string, d time.Duration, ok func
 			t.Fatalf("packet %s did not get there within %s:\n%s", pkt, d, b)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitTerminal waits until the session's agent has printed want.
+func waitTerminal(t *testing.T, d dirs, ses, want string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !strings.Contains(agentTerminal(d, ses), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("agent %s did not print %q within %s", ses, want, within)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -21,12 +21,14 @@ import (
 //
 // It claims one fresh packet (work_await_packet), writes TEXT as the whole
 // of FILE and completes it; Switchboard commits the change. Then it
-// watches that packet (work_get): when it is sent back with
-// request_changes, it claims it again (the packet is held for its session),
-// rebases its branch onto the base and, on a conflict, resolves it by
-// keeping the base's FILE with TEXT added, and completes again. It takes
-// no second fresh packet, so two workers on one queue do one packet each
-// whichever claims first. It goes idle once its packet has landed.
+// watches that packet (work_get) rather than claiming more: when it is
+// sent back with request_changes, it claims it again (the packet is held
+// for its session), rebases its branch onto the base and, on a conflict,
+// resolves it by keeping the base's FILE with TEXT added, and completes
+// again. Once its packet has landed it waits for work again. So two
+// workers on one queue do one packet each whichever claims first, and a
+// worker whose packet landed is waiting when the other's is sent back: a
+// claim that ignored the hold would hand it the packet.
 //
 // Every step is printed: stdout is the agent's terminal, which the
 // session's recording keeps.
@@ -39,11 +41,9 @@ func worker(file, text string) {
 	ctx := context.Background()
 	var mine string // the packet it did
 	for {
-		if mine != "" {
-			if !w.waitSentBack(ctx, mine) {
-				say("worker: %s landed; nothing more to do", mine)
-				idle()
-			}
+		if mine != "" && !w.waitSentBack(ctx, mine) {
+			say("worker: %s landed; waiting for more work", mine)
+			mine = ""
 		}
 		claim, err := w.await(ctx)
 		if err != nil {
