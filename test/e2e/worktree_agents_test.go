@@ -247,32 +247,92 @@ func TestTwoAgentsWorktreesLand(t *testing.T) {
 	checkout["greet.txt"] = both
 	checkCheckout("after the second landing")
 
-	// Stopping the agents: their work has landed, so their worktrees go;
-	// nothing unlanded is anywhere to lose.
-	for _, ses := range sessions {
-		mustCLI(t, env, "agent", "stop", ses)
+	// Stopping the first agent: its work has landed, so its worktree goes.
+	// The second, waiting for work again, does one more packet and is
+	// stopped with it unlanded: its worktree stays, listed with the commit
+	// it would lose, until the person discards it.
+	stopped := func(ses string) {
+		t.Helper()
+		if out := mustCLI(t, env, "agent", "stop", ses); !strings.Contains(out, ses+" stopped") {
+			t.Errorf("agent stop printed %q", out)
+		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for _, ses := range sessions {
+	gone := func(ses string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
 		for {
 			_, err := os.Stat(worktrees[ses].Path)
 			if os.IsNotExist(err) {
-				break
+				return
 			}
 			if time.Now().After(deadline) {
-				t.Errorf("the landed worktree of stopped %s is still there: %s", ses, worktrees[ses].Path)
-				break
+				t.Errorf("the worktree of %s is still there: %s (%v)", ses, worktrees[ses].Path, err)
+				return
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	for _, e := range workspaces(t, env) {
-		if e.State != nil && !e.State.Landed {
-			t.Errorf("after both landed, %s's worktree has unlanded work: %+v", e.SessionID, e.State)
+	stopped(makerOf(first))
+	gone(makerOf(first))
+	waitTerminal(t, d, makerOf(second), second+" landed; waiting for more work", 10*time.Second)
+	third := ""
+	for _, l := range lines(mustCLI(t, env, "work", "create", "--repo", repo, "--title", "Greet alone", "--instructions", "only your greeting in greet.txt")) {
+		if strings.HasPrefix(l, "pkt_") {
+			third = l
 		}
 	}
+	left := waitPacket(t, env, third, 30*time.Second, func(p store.Packet) bool {
+		return p.State == store.PacketDone && p.Changes != nil
+	})
+	keeper := makerOf(second)
+	if left.Changes.SessionID != keeper || left.Changes.Files != 1 {
+		t.Fatalf("the third packet: %+v; want a change to greet.txt by %s", left.Changes, keeper)
+	}
+	stopped(keeper)
+	// Its end is recorded before `agent stop` answers; anything the end
+	// tidies away is gone by then, so a worktree still here now stays.
+	if _, err := os.Stat(worktrees[keeper].Path); err != nil {
+		t.Fatalf("stopping %s took away its worktree with unlanded work: %v", keeper, err)
+	}
+	if got, err := os.ReadFile(filepath.Join(worktrees[keeper].Path, "greet.txt")); err != nil || string(got) != secondLine+"\n" {
+		t.Errorf("greet.txt in the kept worktree: %q, %v", got, err)
+	}
+	listed := false
+	for _, e := range workspaces(t, env) {
+		switch {
+		case e.SessionID == makerOf(first) && !e.Gone:
+			t.Errorf("the landed worktree of %s is listed as still there: %+v", e.SessionID, e)
+		case e.SessionID == keeper:
+			listed = true
+			if e.Gone || e.State == nil || e.State.Landed || e.State.Unlanded != 1 || e.Workspace.Path != worktrees[keeper].Path {
+				t.Errorf("the kept worktree is listed as %+v (state %+v); want one unlanded commit", e, e.State)
+			}
+		}
+	}
+	if !listed {
+		t.Errorf("workspace list does not list %s's worktree", keeper)
+	}
+	// A restart (whose start tidies ended sessions' worktrees) keeps it
+	// too. Discarding is the person's explicit act; the branch keeps the
+	// commit.
 	p.stop()
-	t.Logf("two agents, two packets, one conflict sent back and landed in %s", time.Since(begin).Round(time.Millisecond))
+	os.Remove(filepath.Join(d.run, "mcp-http-endpoint"))
+	p = start(t, env, "--headless")
+	waitEndpoint(t, p, d, 20*time.Second)
+	if _, err := os.Stat(worktrees[keeper].Path); err != nil {
+		t.Fatalf("the restart took away %s's worktree with unlanded work: %v", keeper, err)
+	}
+	mustCLI(t, env, "workspace", "discard", keeper, "--yes")
+	gone(keeper)
+	if got := lcGit(t, repoDir, "show", worktrees[keeper].Branch+":greet.txt"); got != secondLine+"\n" {
+		t.Errorf("after the discard, greet.txt on %s is %q", worktrees[keeper].Branch, got)
+	}
+	if got := lcGit(t, repoDir, "show", "main:greet.txt"); got != both {
+		t.Errorf("the unlanded packet reached main: greet.txt is %q", got)
+	}
+	checkCheckout("at the end")
+	p.stop()
+	t.Logf("two agents, three packets, one conflict sent back and landed, one worktree kept and discarded: %s", time.Since(begin).Round(time.Millisecond))
 }
 
 // waitPacket polls `work get --json` until ok holds of the packet, and
