@@ -8,6 +8,7 @@
 //	standin stubborn       ignore SIGINT and SIGTERM and wait to be killed
 //	standin bracketed      turn on bracketed paste, echo input lines
 //	standin exit CODE      exit with CODE
+//	standin worker FILE TEXT  do a packet over MCP: TEXT into FILE (worker.go)
 package main
 
 import (
@@ -28,7 +29,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: standin agent|flood|stubborn|bracketed|exit")
+		fmt.Fprintln(os.Stderr, "usage: standin agent|flood|stubborn|bracketed|exit|worker")
 		os.Exit(2)
 	}
 	switch os.Args[1] {
@@ -55,6 +56,12 @@ func main() {
 	case "bracketed":
 		fmt.Print("\x1b[?2004hready> ")
 		echo()
+	case "worker":
+		if len(os.Args) < 4 {
+			fmt.Fprintln(os.Stderr, "usage: standin worker FILE TEXT")
+			os.Exit(2)
+		}
+		worker(os.Args[2], os.Args[3])
 	case "exit":
 		code, _ := strconv.Atoi(os.Args[2])
 		fmt.Println("bye")
