@@ -289,8 +289,9 @@ func TestTwoAgentsWorktreesLand(t *testing.T) {
 		t.Fatalf("the third packet: %+v; want a change to greet.txt by %s", left.Changes, keeper)
 	}
 	stopped(keeper)
-	// Its end is recorded before `agent stop` answers; anything the end
-	// tidies away is gone by then, so a worktree still here now stays.
+	// Its end is recorded before `agent stop` answers, and the tidy that
+	// follows keeps a worktree with work in it: it is here now, and after
+	// the app's restart below (the app waits for its tidies as it quits).
 	if _, err := os.Stat(worktrees[keeper].Path); err != nil {
 		t.Fatalf("stopping %s took away its worktree with unlanded work: %v", keeper, err)
 	}
