@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -148,19 +147,7 @@ func run(ctx context.Context, dir string, stdin []byte, lim limits, args []strin
 	stdout := &capped{max: lim.stdout}
 	stderr := &tail{max: maxStderr}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	// git in a process group of its own, so that a cancel reaches the hooks
-	// and helpers it started too, and gets SIGTERM first (git removes its
-	// lock files on SIGTERM). After stopGrace, exec kills git and closes
-	// the pipes, so a hook's orphan holding stdout open cannot keep Run
-	// from returning.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
-			return err
-		}
-		return nil
-	}
-	cmd.WaitDelay = stopGrace
+	StopAsGroup(cmd, stopGrace)
 
 	err := cmd.Run()
 	switch {

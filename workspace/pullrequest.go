@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/gitcmd"
@@ -192,16 +191,9 @@ func runGH(ctx context.Context, gh, dir string, args ...string) (string, string,
 	cmd.Env = ghEnviron(os.Environ())
 	stdout, stderr := &boundedBuffer{max: maxGHOutput}, &boundedBuffer{max: maxGHOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	// As gitcmd does for git: a group of its own, so that a cancel
-	// reaches what gh started (git, a credential helper) too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
-			return err
-		}
-		return nil
-	}
-	cmd.WaitDelay = ghStopGrace
+	// As for git: a cancel reaches what gh started (git, a credential
+	// helper) too.
+	gitcmd.StopAsGroup(cmd, ghStopGrace)
 	err := cmd.Run()
 	if ctx.Err() != nil && err != nil {
 		err = fmt.Errorf("gh %s: %w", args[0], ctx.Err())
