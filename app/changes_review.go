@@ -235,7 +235,7 @@ func (r *changesReview) approveAndLand() {
 	if err != nil {
 		var d *store.Denial
 		if errors.As(err, &d) && d.Code == store.CodeMergeConflict {
-			r.showConflict(d.Reason)
+			r.showConflict(d)
 			return
 		}
 		r.v.fail("Not landed", err)
@@ -249,29 +249,26 @@ func (r *changesReview) approveAndLand() {
 
 // showConflict shows a merge_conflict's files and offers to send the
 // packet back to be rebased.
-func (r *changesReview) showConflict(reason string) {
-	files := conflictFiles(reason)
+func (r *changesReview) showConflict(d *store.Denial) {
+	files := conflictFiles(d)
 	r.sendNotes = fmt.Sprintf("rebase onto %s and resolve: %s", r.v.base, files)
 	r.conflictText.SetText(fmt.Sprintf("Not landed: it conflicts with %s in %s. Nothing was moved.", r.v.base, files))
 	r.conflict.Show()
 	r.v.win.Content().Refresh()
 }
 
-// conflictFiles are the files a merge_conflict denial names. work.land
-// names them in its reason only ("… in a, b: nothing was moved…"); the
-// whole reason is the fallback.
-func conflictFiles(reason string) string {
-	_, rest, ok := strings.Cut(reason, " conflicts with ")
-	if !ok {
-		return reason
+// conflictFiles are the files a merge_conflict denial names: its Paths,
+// with how many more its reason counted; the whole reason when it has
+// none.
+func conflictFiles(d *store.Denial) string {
+	if len(d.Paths) == 0 {
+		return d.Reason
 	}
-	_, rest, ok = strings.Cut(rest, " in ")
-	if !ok {
-		return reason
-	}
-	files, _, ok := strings.Cut(rest, ": nothing was moved")
-	if !ok {
-		return reason
+	files := strings.Join(d.Paths, ", ")
+	if _, more, ok := strings.Cut(d.Reason, strings.Join(d.Paths, ", ")+" and "); ok {
+		if n, _, ok := strings.Cut(more, " more"); ok {
+			files += " and " + n + " more"
+		}
 	}
 	return files
 }

@@ -224,7 +224,7 @@ func TestChangesCommentAndRequestChanges(t *testing.T) {
 func TestChangesApproveConflictSendBack(t *testing.T) {
 	a := test.NewTempApp(t)
 	f := &changesFake{diff: readSmallDiff(t), landErr: store.Deny(store.CodeMergeConflict,
-		"%s conflicts with main in cmd/main.go, docs/NOTES.md: nothing was moved; send it back to be rebased onto main", changesPkt)}
+		"%s conflicts with main in cmd/main.go, docs/NOTES.md: nothing was moved; send it back to be rebased onto main", changesPkt).WithPaths([]string{"cmd/main.go", "docs/NOTES.md"})}
 	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), f)
 	v := g.showPacketChanges(changesPkt)
 	defer v.on(func() { v.win.Close() })
@@ -262,13 +262,16 @@ func TestChangesNoCommitRange(t *testing.T) {
 }
 
 func TestConflictFiles(t *testing.T) {
-	for in, want := range map[string]string{
-		"pkt_1 conflicts with main in a.go, b.go: nothing was moved; send it back": "a.go, b.go",
-		"pkt_1 conflicts with release in a.go and 3 more: nothing was moved":       "a.go and 3 more",
-		"something else": "something else",
+	for _, tc := range []struct {
+		d    *store.Denial
+		want string
+	}{
+		{store.Deny(store.CodeMergeConflict, "pkt_1 conflicts with main in a.go, b.go: nothing was moved").WithPaths([]string{"a.go", "b.go"}), "a.go, b.go"},
+		{store.Deny(store.CodeMergeConflict, "pkt_1 conflicts with release in a.go and 3 more: nothing was moved").WithPaths([]string{"a.go"}), "a.go and 3 more"},
+		{store.Deny(store.CodeMergeConflict, "something else"), "something else"},
 	} {
-		if got := conflictFiles(in); got != want {
-			t.Errorf("conflictFiles(%q) = %q, want %q", in, got, want)
+		if got := conflictFiles(tc.d); got != tc.want {
+			t.Errorf("conflictFiles(%+v) = %q, want %q", tc.d, got, tc.want)
 		}
 	}
 }

@@ -186,7 +186,7 @@ func checkCodeScope(ctx context.Context, ws workspace.Workspace, from string, ta
 	}
 	if len(outside) > 0 {
 		return store.Deny(store.CodeWriteScopeViolation, "changed outside the packet's write scope (%s): %s",
-			strings.Join(target.WriteScope, ", "), listFiles(outside))
+			strings.Join(target.WriteScope, ", "), listFiles(outside)).WithPaths(outside)
 	}
 	return nil
 }

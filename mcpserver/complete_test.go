@@ -2,9 +2,11 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -124,6 +126,15 @@ func TestCompletionScopeInASubfolder(t *testing.T) {
 	_, err := a.complete(got)
 	if store.CodeOf(err) != store.CodeWriteScopeViolation || !strings.Contains(err.Error(), "notes.txt") || !strings.Contains(err.Error(), "../README") || strings.Contains(err.Error(), "parse.go") {
 		t.Fatalf("completion with files outside the scope: %v", err)
+	}
+	// The files travel as paths too, for an agent to act on without
+	// reading the reason.
+	var d *store.Denial
+	if !errors.As(err, &d) || !slices.Equal(d.Paths, []string{"../README", "notes.txt"}) {
+		t.Errorf("the violation's paths: %+v", d)
+	}
+	if sc, _ := toolResult(&Result{Err: err}).StructuredContent.(map[string]any); sc == nil || !slices.Equal(sc["paths"].([]string), d.Paths) {
+		t.Errorf("the tool result's paths: %v", sc)
 	}
 	gittest.WriteFile(t, filepath.Join(a.ws.Path, "README"), "top\n")
 	if err := os.Remove(filepath.Join(a.ws.Path, "app", "notes.txt")); err != nil {

@@ -176,13 +176,13 @@ func (r *Registry) landPacket(c *Call) (any, error) {
 	switch {
 	case errors.As(err, &conflict):
 		return nil, store.Deny(store.CodeMergeConflict, "%s conflicts with %s in %s: nothing was moved; send it back to be rebased onto %s",
-			p.ID, ch.BaseBranch, listFiles(conflict.Files), ch.BaseBranch)
+			p.ID, ch.BaseBranch, listFiles(conflict.Files), ch.BaseBranch).WithPaths(conflict.Files)
 	case errors.As(err, &dirty):
 		what := dirty.Reason
 		if len(dirty.Files) > 0 {
 			what = strings.TrimSpace(what + ": " + listFiles(dirty.Files))
 		}
-		return nil, store.Deny(store.CodeCheckoutInTheWay, "landing on %s would touch what is in the way in %s (%s): nothing was moved", ch.BaseBranch, dirty.Path, what)
+		return nil, store.Deny(store.CodeCheckoutInTheWay, "landing on %s would touch what is in the way in %s (%s): nothing was moved", ch.BaseBranch, dirty.Path, what).WithPaths(dirty.Files)
 	case errors.Is(err, workspace.ErrNothingToLand):
 		return nil, store.Deny(store.CodeInvalidState, "%s already holds packet %s's changes", ch.BaseBranch, p.ID)
 	case errors.Is(err, workspace.ErrNoIdentity):

@@ -77,6 +77,7 @@ func envelopeSchema(result json.RawMessage) json.RawMessage {
 			"result":   result,
 			"error":    map[string]any{"type": "string", "description": "the denial or error code"},
 			"message":  map[string]any{"type": "string"},
+			"paths":    map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "the files a merge_conflict, write_scope_violation or checkout_in_the_way is about (at most 20)"},
 		},
 		"required": []string{"ok", "method"},
 	})
@@ -167,17 +168,21 @@ func toolResult(res *Result) *mcp.CallToolResult {
 	if res.Err != nil {
 		code := res.Code()
 		reason := res.Err.Error()
+		structured := map[string]any{
+			"ok": false, "method": res.Method, "audit_id": res.AuditID,
+			"error": code, "message": reason,
+		}
 		var d *store.Denial
 		if errors.As(res.Err, &d) {
-			reason = d.Reason
+			structured["message"] = d.Reason
+			if len(d.Paths) > 0 {
+				structured["paths"] = d.Paths
+			}
 		}
 		return &mcp.CallToolResult{
-			IsError: true,
-			Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s: %s (audit %s)", code, reason, res.AuditID)}},
-			StructuredContent: map[string]any{
-				"ok": false, "method": res.Method, "audit_id": res.AuditID,
-				"error": code, "message": reason,
-			},
+			IsError:           true,
+			Content:           []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s: %s (audit %s)", code, structured["message"], res.AuditID)}},
+			StructuredContent: structured,
 		}
 	}
 	result, err := json.Marshal(res.Value)

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -59,6 +60,21 @@ const (
 type Denial struct {
 	Code   Code
 	Reason string
+	// Paths are the files the denial is about, for a caller to act on
+	// without reading the reason: the conflicting files of a
+	// merge_conflict, the files outside the scope of a
+	// write_scope_violation. At most MaxDenialPaths; the reason says how
+	// many there were.
+	Paths []string
+}
+
+// MaxDenialPaths bounds a denial's Paths, as MaxReasonBytes its reason.
+const MaxDenialPaths = 20
+
+// WithPaths sets d's Paths to the first MaxDenialPaths of paths.
+func (d *Denial) WithPaths(paths []string) *Denial {
+	d.Paths = slices.Clone(paths[:min(len(paths), MaxDenialPaths)])
+	return d
 }
 
 func (d *Denial) Error() string { return string(d.Code) + ": " + d.Reason }

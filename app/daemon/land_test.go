@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,6 +83,9 @@ func TestLandTwoAgentsOneLine(t *testing.T) {
 	_, err = land(second)
 	if store.CodeOf(err) != store.CodeMergeConflict || !strings.Contains(err.Error(), "greet.txt") {
 		t.Fatalf("landing the second: %v, want merge_conflict naming greet.txt", err)
+	}
+	if d := (*store.Denial)(nil); !errors.As(err, &d) || !slices.Equal(d.Paths, []string{"greet.txt"}) {
+		t.Errorf("the conflict's paths: %+v", d)
 	}
 	if git(t, repoDir, "rev-parse", "main") != tip || git(t, repoDir, "status", "--porcelain") != before {
 		t.Error("a conflicting landing moved main or changed the checkout")
