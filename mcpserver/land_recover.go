@@ -179,8 +179,8 @@ func (r *Registry) afterFailedMove(ctx context.Context, pktID, repoPath string, 
 
 // RecoverWorkspaces is the start's pass over what a killed run may have
 // left in git, before anything is served: every journaled landing is
-// settled (work.land_recover), then each ended session's worktree is
-// tidied as at any session's end: removed when it holds nothing unlanded
+// settled (work.land_recover), then, in the background, each ended
+// session's worktree is tidied as at any session's end: removed when it holds nothing unlanded
 // or uncommitted (TidyWorktree), kept otherwise, whatever ended the
 // session (a kill between a landing and its tidy, a session swept as lost).
 // (The daemon's own prune forgets worktrees whose folders are gone.)
@@ -222,8 +222,14 @@ func (r *Registry) RecoverWorkspaces(ctx context.Context) error {
 		}
 		r.log.Warn("settled a landing an earlier run was killed in", "packet", l.PacketID, "outcome", out.Outcome, "commit", l.NewCommit)
 	}
-	for _, id := range ended {
-		r.TidyWorktree(ctx, id)
-	}
+	// The tidies go on after the start, as an exit's do: a worktree kept
+	// for its work is looked at again each start, and many of them must
+	// not hold the endpoint back.
+	ctx = context.WithoutCancel(ctx)
+	r.tidying.Go(func() {
+		for _, id := range ended {
+			r.TidyWorktree(ctx, id)
+		}
+	})
 	return nil
 }

@@ -126,6 +126,12 @@ func TestStartSettlesJournaledLandings(t *testing.T) {
 	if tip := strings.TrimSpace(git(t, repoDir, "rev-parse", "main")); tip != tipBefore {
 		t.Errorf("main moved at the start: %s, was %s", tip, tipBefore)
 	}
+	// The landed packet's worktree goes (the stop's tidy, or the start's,
+	// which runs in the background); the unlanded one's stays.
+	waitFor(t, func() bool { _, err := os.Stat(movedWS.Path); return os.IsNotExist(err) })
+	if _, err := os.Stat(unmovedWS.Path); err != nil {
+		t.Errorf("the worktree of the unlanded packet after the start: %v", err)
+	}
 	// The unmoved one lands now, and both packets' files are there.
 	for _, p := range []store.Packet{unmoved, refused} {
 		_, err = mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkLand, mcpserver.WorkLandArgs{PacketID: p.ID})
