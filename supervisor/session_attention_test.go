@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor/vt"
 )
 
 // waitAttention waits until the session's notification satisfies ok.
@@ -73,5 +74,41 @@ func TestAttentionFromNotifications(t *testing.T) {
 	waitDone(t, s)
 	if a, st := s.Attention(), s.Status(); a != nil || st != StatusExited {
 		t.Errorf("after exit: attention %+v, status %s", a, st)
+	}
+}
+
+// TestAttentionClearing checks the rules of Attention on the emulator
+// alone, with times given: what output supersedes a notification and
+// what does not.
+func TestAttentionClearing(t *testing.T) {
+	const settle = 200 * time.Millisecond
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name      string
+		resizedAt time.Time
+		after     time.Duration // output this long after the notification
+		changed   bool
+		holds     bool
+	}{
+		{"redraw with the notification", time.Time{}, settle / 2, true, true},
+		{"output after it settled", time.Time{}, settle, true, false},
+		{"nothing visible changed", time.Time{}, time.Hour, false, true},
+		{"redraw after a resize", t0.Add(settle), settle + settle/2, true, true},
+		{"output well after a resize", t0.Add(settle), 3 * settle, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Session{cfg: &Config{SettleDelay: settle}, term: vt.New(20, 2), resizedAt: tt.resizedAt}
+			s.term.Write([]byte("\x1b]9;look\x07"))
+			s.noteOutputLocked(t0, 0, false)
+			if a := s.Attention(); a == nil || a.Body != "look" || !a.At.Equal(t0) {
+				t.Fatalf("attention %+v after the notification", a)
+			}
+			s.term.Write([]byte("more"))
+			s.noteOutputLocked(t0.Add(tt.after), 1, tt.changed)
+			if holds := s.Attention() != nil; holds != tt.holds {
+				t.Errorf("holds = %v; want %v", holds, tt.holds)
+			}
+		})
 	}
 }
