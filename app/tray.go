@@ -151,7 +151,10 @@ func (g *gui) refreshTray(desk desktop.App, shown trayModel, changed <-chan stru
 			m = g.menuModel()
 			g.notifyAttention(shown, m)
 		} else {
-			m.state, m.attention = g.attentionState(m.questions, m.escalated)
+			m.state, m.attention, m.notes = g.attentionState(m.questions, m.escalated)
+			// Agents' own notifications need no registry read: announced
+			// on the tick they are seen.
+			g.notifyAttention(shown, m)
 		}
 		if m.equal(shown) {
 			continue
@@ -167,8 +170,8 @@ func (g *gui) refreshTray(desk desktop.App, shown trayModel, changed <-chan stru
 	}
 }
 
-// notifyAttention sends a desktop notification for each question and escalation in now
-// that was not in before: an agent waits for the person.
+// notifyAttention sends a desktop notification for each question, escalation and agent
+// notification (OSC 9/777) in now that was not in before: an agent waits for the person.
 func (g *gui) notifyAttention(before, now trayModel) {
 	seen := map[string]bool{}
 	for _, q := range before.questions {
@@ -176,6 +179,15 @@ func (g *gui) notifyAttention(before, now trayModel) {
 	}
 	for _, r := range before.escalated {
 		seen[r.ID] = true
+	}
+	for _, n := range before.notes {
+		seen[n.key()] = true
+	}
+	for _, n := range now.notes {
+		if !seen[n.key()] {
+			g.app.SendNotification(n.notification())
+			g.log.Info("tray: agent notification notified", "session", n.session, "seq", n.Seq)
+		}
 	}
 	for _, q := range now.questions {
 		if !seen[q.ID] {
@@ -219,13 +231,40 @@ type trayModel struct {
 	escalated []store.Report
 	state     trayState
 	// attention is the session that needs the person (the oldest question's,
-	// else an agent whose screen asks), "" when none does.
+	// else an agent that notified or whose screen asks), "" when none does.
 	attention string
+	// notes are the live agents' desktop notifications (OSC 9/777) that hold.
+	notes []agentNote
+}
+
+// agentNote is an agent's desktop notification (OSC 9/777), which the supervisor has
+// already sanitized and bounded.
+type agentNote struct {
+	session string
+	supervisor.Attention
+}
+
+// key tells notifications apart across sessions and repeats of the same text.
+func (n agentNote) key() string { return fmt.Sprintf("%s#%d", n.session, n.Seq) }
+
+// notification is the desktop notification for n: the agent's own title and body.
+func (n agentNote) notification() *fyne.Notification {
+	title, body := n.Title, n.Body
+	if title == "" {
+		title = "An agent needs you"
+	}
+	return fyne.NewNotification(shorten(title, 200), shorten(body, 200))
 }
 
 func (m trayModel) equal(o trayModel) bool {
-	if m.state != o.state || m.attention != o.attention || len(m.profiles) != len(o.profiles) || len(m.repos) != len(o.repos) {
+	if m.state != o.state || m.attention != o.attention || len(m.profiles) != len(o.profiles) || len(m.repos) != len(o.repos) ||
+		len(m.notes) != len(o.notes) {
 		return false
+	}
+	for i := range m.notes {
+		if m.notes[i].key() != o.notes[i].key() {
+			return false
+		}
 	}
 	for i := range m.profiles {
 		a, b := m.profiles[i], o.profiles[i]
@@ -269,14 +308,15 @@ func (g *gui) menuModel() trayModel {
 			m.escalated = append(m.escalated, *s.LastReport)
 		}
 	}
-	m.state, m.attention = g.attentionState(m.questions, m.escalated)
+	m.state, m.attention, m.notes = g.attentionState(m.questions, m.escalated)
 	return m
 }
 
-// attentionState is the icon's state and the session that needs the person: a waiting
-// question first, else an agent whose screen looks like one; working while an agent's
-// screen changes.
-func (g *gui) attentionState(questions []store.Question, escalated []store.Report) (trayState, string) {
+// attentionState is the icon's state, the session that needs the person and the agents'
+// notifications that hold: a waiting question first, else an agent that said it waits
+// (its OSC 9/777 notification, which its status prefers over its screen) or whose screen
+// looks like a question; working while an agent's screen changes.
+func (g *gui) attentionState(questions []store.Question, escalated []store.Report) (trayState, string, []agentNote) {
 	state, attention := stateIdle, ""
 	if len(questions) > 0 {
 		state, attention = stateAttention, questions[0].SessionID
@@ -285,9 +325,13 @@ func (g *gui) attentionState(questions []store.Question, escalated []store.Repor
 	}
 	agents := g.core.Agents()
 	if agents == nil {
-		return state, attention
+		return state, attention, nil
 	}
+	var notes []agentNote
 	for _, a := range agents.List() {
+		if a.Exit == nil && a.Attention != nil {
+			notes = append(notes, agentNote{session: a.SessionID, Attention: *a.Attention})
+		}
 		switch {
 		case a.Exit != nil:
 		case a.Status == supervisor.StatusNeedsInput:
@@ -299,7 +343,7 @@ func (g *gui) attentionState(questions []store.Question, escalated []store.Repor
 			state = stateWorking
 		}
 	}
-	return state, attention
+	return state, attention, notes
 }
 
 // trayMenu builds the tray menu from m. It only reads the core and the app, so tests drive

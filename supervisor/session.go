@@ -15,14 +15,15 @@ import (
 	"github.com/switchboard-dev/switchboard/supervisor/vt"
 )
 
-// Status is what the supervisor sees of an agent from its screen alone. It
-// is for people to look at: no workflow state is ever derived from it.
+// Status is what the supervisor sees of an agent: its desktop
+// notifications (session_attention.go) first, else its screen. It is for
+// people to look at: no workflow state is ever derived from it.
 type Status string
 
 const (
 	StatusRunning    Status = "running"     // the screen changed recently
 	StatusIdle       Status = "idle"        // the screen has been still for a while
-	StatusNeedsInput Status = "needs_input" // still, and showing what looks like a question
+	StatusNeedsInput Status = "needs_input" // the agent sent a notification, or its still screen shows what looks like a question
 	StatusExited     Status = "exited"
 )
 
@@ -56,6 +57,9 @@ type Info struct {
 	StartedAt time.Time `json:"started_at"`
 	Recording string    `json:"recording"`
 	Exit      *Exit     `json:"exit,omitempty"`
+	// Attention is the agent's desktop notification that still holds
+	// (see Attention); Status is StatusNeedsInput while it does.
+	Attention *Attention `json:"attention,omitempty"`
 }
 
 // Session is one agent running under the supervisor.
@@ -93,6 +97,8 @@ type Session struct {
 	changedAt time.Time                  // last screen change; guarded by mu
 	exit      *Exit                      // guarded by mu
 	stopping  string                     // the reason a stop gave; guarded by mu
+	attention *Attention                 // the agent's notification that holds; guarded by mu
+	resizedAt time.Time                  // last Resize; guarded by mu
 
 	agentUp  chan struct{} // the agent's process has started
 	readDone chan struct{} // the read loop has ended
@@ -157,7 +163,8 @@ func (s *Session) Info() Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	info := Info{SessionID: s.id, Profile: s.profile, RepositoryID: s.repoID, PID: s.proc.PID(),
-		Cols: s.cols, Rows: s.rows, Status: st, Setup: s.settingUp, StartedAt: s.started, Recording: s.recording}
+		Cols: s.cols, Rows: s.rows, Status: st, Setup: s.settingUp, StartedAt: s.started, Recording: s.recording,
+		Attention: s.attentionLocked()}
 	if s.exit != nil {
 		e := *s.exit
 		info.Exit = &e
@@ -271,6 +278,7 @@ func (s *Session) Input(p []byte) error {
 	}
 	select {
 	case s.input <- append([]byte(nil), p...):
+		s.inputTyped()
 		return nil
 	default:
 		return errors.New("the agent is not reading its input")
@@ -301,6 +309,7 @@ func (s *Session) Resize(cols, rows int) error {
 		return ErrEnded
 	}
 	s.cols, s.rows = cols, rows
+	s.resizedAt = time.Now()
 	s.mu.Unlock()
 	// Emulator first: output the program draws for the new size must land
 	// on a screen of that size. The recording notes the resize in order
@@ -364,14 +373,17 @@ func (s *Session) Stop(ctx context.Context, kill bool) (Exit, error) {
 	return Exit{}, errors.New("unreachable")
 }
 
-// Status reports what the screen suggests the agent is doing.
+// Status reports what the agent is doing: waiting for the person while its
+// own notification holds (see Attention), else what the screen suggests.
 func (s *Session) Status() Status {
 	s.mu.Lock()
-	exited, changed := s.exit != nil, s.changedAt
+	exited, changed, asked := s.exit != nil, s.changedAt, s.attention != nil
 	s.mu.Unlock()
 	switch {
 	case exited:
 		return StatusExited
+	case asked:
+		return StatusNeedsInput
 	case time.Since(changed) < s.cfg.IdleAfter:
 		return StatusRunning
 	case looksLikeQuestion(s.term.Text()):

@@ -53,15 +53,20 @@ func (s *Session) emulate() {
 		if batch == nil {
 			return
 		}
-		before := s.term.Seq()
+		before, noteBefore := s.term.Seq(), s.term.Notification().Seq
 		for _, c := range batch {
 			s.term.Write(c.data)
 		}
-		if s.term.Seq() == before {
+		changed := s.term.Seq() != before
+		if !changed && s.term.Notification().Seq == noteBefore {
 			continue
 		}
+		now := time.Now()
 		s.mu.Lock()
-		s.changedAt = time.Now()
+		s.noteOutputLocked(now, noteBefore, changed)
+		if changed {
+			s.changedAt = now
+		}
 		s.notifyScreensLocked()
 		s.mu.Unlock()
 	}

@@ -7,10 +7,11 @@ import (
 )
 
 // oscDispatch performs an operating system command "Ps;Pt". Only the title
-// (0, 2) is kept, and the colour queries (10, 11) are answered when the
-// painter's colours are known (WithDefaultColors). Everything else agents
-// send — hyperlinks (8), clipboard (52), shell marks (133), the working
-// directory (7), notifications (9, 777), palette changes (4) — is consumed
+// (0, 2) and desktop notifications (9, 777: osc_notify.go) are kept, and
+// the colour queries (10, 11) are answered when the painter's colours are
+// known (WithDefaultColors). Everything else agents send — hyperlinks (8),
+// clipboard (52), shell marks (133), the working directory (7), palette
+// changes (4) — is consumed
 // and ignored: the painter has no use for them yet, and ignoring them is
 // what a terminal without the feature does.
 func (t *Terminal) oscDispatch(s []byte) {
@@ -26,6 +27,8 @@ func (t *Terminal) oscDispatch(s []byte) {
 			t.title = title
 			t.dirty = true
 		}
+	case 9, 777:
+		t.notify(ps, arg)
 	case 10, 11:
 		t.colorQuery(ps, arg)
 	}

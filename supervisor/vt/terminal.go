@@ -65,6 +65,9 @@ type Terminal struct {
 	seq   uint64
 	dirty bool
 	bells uint64
+	// notes counts desktop notifications; lastNote is the newest.
+	notes    uint64
+	lastNote Notification
 
 	// combs maps Cell.Comb ids to the combining marks they stand for; id 0
 	// is no marks. It only ever grows, so a Snapshot can share it.

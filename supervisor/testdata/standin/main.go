@@ -9,6 +9,7 @@
 //	standin bracketed      turn on bracketed paste, echo input lines
 //	standin exit CODE      exit with CODE
 //	standin worker FILE TEXT  do a packet over MCP: TEXT into FILE (worker.go)
+//	standin notify         send OSC 9 and OSC 777 notifications, echo input (notify.go)
 package main
 
 import (
@@ -53,6 +54,8 @@ func main() {
 		for {
 			time.Sleep(time.Hour)
 		}
+	case "notify":
+		notify()
 	case "bracketed":
 		fmt.Print("\x1b[?2004hready> ")
 		echo()
