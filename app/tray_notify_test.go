@@ -3,7 +3,6 @@ package app
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -32,13 +31,7 @@ func TestTrayAttentionOnAgentNotification(t *testing.T) {
 	if err := s.Input([]byte(`printf '\033]777;notify;Shell;Pick a\tbranch\033\\'` + "\r")); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for s.Attention() == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("no notification seen; screen:\n%s", s.Terminal().Text())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitUntil(t, "the agent's notification", func() bool { return s.Attention() != nil })
 	now := g.menuModel()
 	if now.state != stateAttention || now.attention != "ses_note" || len(now.notes) != 1 {
 		t.Fatalf("state %v, attention %q, notes %+v; want attention for ses_note", now.state, now.attention, now.notes)

@@ -55,6 +55,24 @@ func gitEnv(t *testing.T) {
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 }
 
+// personGitRepo is a new repository on main, in git's test environment,
+// whose commits are the person's, with one commit of files (path relative
+// to it → text).
+func personGitRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	gitEnv(t)
+	dir := t.TempDir()
+	testGit(t, dir, "init", "-q", "-b", "main")
+	testGit(t, dir, "config", "user.name", "Dev Person")
+	testGit(t, dir, "config", "user.email", "dev@example.com")
+	for name, text := range files {
+		gittest.WriteFile(t, filepath.Join(dir, name), text)
+	}
+	testGit(t, dir, "add", "-A")
+	testGit(t, dir, "commit", "-q", "-m", "first")
+	return dir
+}
+
 // gitAgent is a session of the client token working in a real worktree of
 // its own, recorded as the supervisor records one.
 type gitAgent struct {
@@ -102,15 +120,7 @@ func (a *gitAgent) complete(got AwaitResult) (store.Packet, error) {
 // names files from the top, and a file outside the folder is outside every
 // scope (named with "..", as from the folder).
 func TestCompletionScopeInASubfolder(t *testing.T) {
-	gitEnv(t)
-	top := t.TempDir()
-	testGit(t, top, "init", "-q", "-b", "main")
-	testGit(t, top, "config", "user.name", "Dev Person")
-	testGit(t, top, "config", "user.email", "dev@example.com")
-	gittest.WriteFile(t, filepath.Join(top, "README"), "top\n")
-	gittest.WriteFile(t, filepath.Join(top, "app", "src", "main.go"), "package main\n")
-	testGit(t, top, "add", "-A")
-	testGit(t, top, "commit", "-q", "-m", "first")
+	top := personGitRepo(t, map[string]string{"README": "top\n", filepath.Join("app", "src", "main.go"): "package main\n"})
 
 	f := newFixture(t)
 	f.createClientToken(t)
@@ -151,15 +161,7 @@ func TestCompletionScopeInASubfolder(t *testing.T) {
 // the agent merges (or rebases) the moved base in, the range starts at the
 // merge-base, so it holds the agent's change and not the base's.
 func TestCompletionRangeOfASentBackPacket(t *testing.T) {
-	gitEnv(t)
-	dir := t.TempDir()
-	testGit(t, dir, "init", "-q", "-b", "main")
-	testGit(t, dir, "config", "user.name", "Dev Person")
-	testGit(t, dir, "config", "user.email", "dev@example.com")
-	gittest.WriteFile(t, filepath.Join(dir, "a.txt"), "a\n")
-	gittest.WriteFile(t, filepath.Join(dir, "b.txt"), "b\n")
-	testGit(t, dir, "add", "-A")
-	testGit(t, dir, "commit", "-q", "-m", "first")
+	dir := personGitRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 
 	ctx := context.Background()
 	f := newFixture(t)
@@ -210,14 +212,7 @@ func TestCompletionRangeOfASentBackPacket(t *testing.T) {
 // woken and given it (its wait is far longer than the test allows, so
 // only the wake-up can end it).
 func TestSentBackFreedWhenItsMakerEnds(t *testing.T) {
-	gitEnv(t)
-	dir := t.TempDir()
-	testGit(t, dir, "init", "-q", "-b", "main")
-	testGit(t, dir, "config", "user.name", "Dev Person")
-	testGit(t, dir, "config", "user.email", "dev@example.com")
-	gittest.WriteFile(t, filepath.Join(dir, "a.txt"), "a\n")
-	testGit(t, dir, "add", "-A")
-	testGit(t, dir, "commit", "-q", "-m", "first")
+	dir := personGitRepo(t, map[string]string{"a.txt": "a\n"})
 
 	ctx := context.Background()
 	f := newFixture(t)

@@ -31,15 +31,8 @@ func TestStartSettlesJournaledLandings(t *testing.T) {
 	cfg := Config{Paths: paths, Keyring: keyring.NewMemory()}
 	d := start(t, cfg)
 	ctx := context.Background()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	registered, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: repoDir})
-	must(err)
-	repo := registered.Repository
+	repo := registerRepo(t, d.Registry(), repoDir)
+	var err error
 
 	// work runs one agent through a packet that adds file, and returns
 	// the packet and its session's worktree.
@@ -47,17 +40,17 @@ func TestStartSettlesJournaledLandings(t *testing.T) {
 		t.Helper()
 		reg := d.Registry()
 		started, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID})
-		must(err)
+		mustOK(t, err)
 		var ses store.Session
 		d.db.View(func(tx *store.Tx) error { ses, _ = tx.Session(started.SessionID); return nil })
 		agent := mcpserver.Principal{KeyID: ses.TokenKeyID, SessionID: ses.ID}
 		_, err = mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: "Add " + file})
-		must(err)
+		mustOK(t, err)
 		got, err := mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkAwaitPacket, mcpserver.AwaitArgs{RepositoryID: repo.ID, WaitSeconds: -1})
-		must(err)
+		mustOK(t, err)
 		writeFile(t, got.Workspace.Path, file, file+" by the agent\n")
 		done, err := mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkComplete, mcpserver.CompleteArgs{PacketID: got.Packet.ID, LeaseID: got.LeaseID})
-		must(err)
+		mustOK(t, err)
 		return done.Packet, *got.Workspace
 	}
 	// cut lands p as work.land would, up to its journal entry, and then
@@ -69,7 +62,7 @@ func TestStartSettlesJournaledLandings(t *testing.T) {
 		_, err := workspace.Land(ctx, repoDir, workspace.Workspace{Path: ws.Path, Branch: ws.Branch, BaseBranch: ws.BaseBranch, BaseCommit: ws.BaseCommit},
 			workspace.LandRequest{Message: "Land " + p.ID, BeforeMove: func(old, n string) error {
 				next = n
-				must(d.db.Update(func(tx *store.Tx) error {
+				mustOK(t, d.db.Update(func(tx *store.Tx) error {
 					return tx.BeginLanding(store.JournaledLanding{PacketID: p.ID, RepositoryID: repo.ID, RepoPath: repoDir, BaseRef: "refs/heads/main",
 						OldTip: old, NewCommit: n, Mode: "merge", Checkout: repoDir})
 				}))
@@ -97,7 +90,7 @@ func TestStartSettlesJournaledLandings(t *testing.T) {
 	if store.CodeOf(err) != store.CodeCheckoutInTheWay {
 		t.Fatalf("landing over the person's file: %v, want checkout_in_the_way", err)
 	}
-	must(os.Remove(filepath.Join(repoDir, "refused.txt")))
+	mustOK(t, os.Remove(filepath.Join(repoDir, "refused.txt")))
 	d.db.View(func(tx *store.Tx) error {
 		if _, ok, _ := tx.Landing(refused.ID); ok {
 			t.Error("a refused landing left its journal entry")
@@ -135,7 +128,7 @@ func TestStartSettlesJournaledLandings(t *testing.T) {
 	// The unmoved one lands now, and both packets' files are there.
 	for _, p := range []store.Packet{unmoved, refused} {
 		_, err = mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkLand, mcpserver.WorkLandArgs{PacketID: p.ID})
-		must(err)
+		mustOK(t, err)
 	}
 	for _, f := range []string{"moved.txt", "unmoved.txt", "refused.txt"} {
 		if got, err := os.ReadFile(filepath.Join(repoDir, f)); err != nil || string(got) != f+" by the agent\n" {

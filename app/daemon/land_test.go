@@ -29,15 +29,8 @@ func TestLandTwoAgentsOneLine(t *testing.T) {
 	d := start(t, Config{Paths: newPaths(t), Keyring: keyring.NewMemory()})
 	ctx := context.Background()
 	reg := d.Registry()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	registered, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: repoDir})
-	must(err)
-	repo := registered.Repository
+	repo := registerRepo(t, reg, repoDir)
+	var err error
 
 	// work runs one agent through a packet: claim, change greet.txt,
 	// complete; it returns the packet.
@@ -45,17 +38,17 @@ func TestLandTwoAgentsOneLine(t *testing.T) {
 	work := func(line string) string {
 		t.Helper()
 		started, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID})
-		must(err)
+		mustOK(t, err)
 		var ses store.Session
 		d.db.View(func(tx *store.Tx) error { ses, _ = tx.Session(started.SessionID); return nil })
 		agent := mcpserver.Principal{KeyID: ses.TokenKeyID, SessionID: ses.ID}
 		_, err = mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: "Greet " + line})
-		must(err)
+		mustOK(t, err)
 		got, err := mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkAwaitPacket, mcpserver.AwaitArgs{RepositoryID: repo.ID, WaitSeconds: -1})
-		must(err)
+		mustOK(t, err)
 		writeFile(t, got.Workspace.Path, "greet.txt", line+"\n")
 		_, err = mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkComplete, mcpserver.CompleteArgs{PacketID: got.Packet.ID, LeaseID: got.LeaseID})
-		must(err)
+		mustOK(t, err)
 		sessions[got.Packet.ID] = ses.ID
 		return got.Packet.ID
 	}
@@ -65,7 +58,7 @@ func TestLandTwoAgentsOneLine(t *testing.T) {
 	}
 
 	landed, err := land(first)
-	must(err)
+	mustOK(t, err)
 	if tip := strings.TrimSpace(git(t, repoDir, "rev-parse", "main")); tip != landed.Commit || landed.Packet.Landed == nil || landed.Packet.Landed.Commit != tip {
 		t.Errorf("landed %+v; main at %s", landed, tip)
 	}
@@ -101,7 +94,7 @@ func TestLandTwoAgentsOneLine(t *testing.T) {
 	// main. Discarding one needs its agent stopped, keeps its branch and
 	// so its commit, and takes the folder away.
 	list, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkspaceList, mcpserver.NoArgs{})
-	must(err)
+	mustOK(t, err)
 	states := map[string]string{}
 	var secondWS store.Workspace
 	for _, e := range list.Workspaces {
@@ -124,9 +117,9 @@ func TestLandTwoAgentsOneLine(t *testing.T) {
 		t.Errorf("discarding a live session's worktree: %v, want invalid_state", err)
 	}
 	_, err = mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: sessions[second]})
-	must(err)
+	mustOK(t, err)
 	writeFile(t, secondWS.Path, "left.txt", "left uncommitted\n")
-	must(discard())
+	mustOK(t, discard())
 	if _, err := os.Stat(secondWS.Path); !os.IsNotExist(err) {
 		t.Errorf("the discarded worktree is still there: %v", err)
 	}
@@ -143,7 +136,7 @@ func TestLandTwoAgentsOneLine(t *testing.T) {
 		}
 	}
 	_, err = mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: sessions[first]})
-	must(err)
+	mustOK(t, err)
 	// The tidy runs after the exit: the folder goes, then the branch.
 	waitFor(t, func() bool {
 		_, err := os.Stat(firstWS.Path)

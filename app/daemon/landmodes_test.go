@@ -43,34 +43,27 @@ exit 0
 	d := start(t, Config{Paths: newPaths(t), Keyring: keyring.NewMemory()})
 	ctx := context.Background()
 	reg := d.Registry()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	registered, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: repoDir})
-	must(err)
-	repo := registered.Repository
+	repo := registerRepo(t, reg, repoDir)
+	var err error
 	_, err = mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodRepositoryConfigure,
 		mcpserver.RepositoryConfigureArgs{RepositoryID: repo.ID, RepositorySettings: store.RepositorySettings{Landing: store.LandingPullRequest}})
-	must(err)
+	mustOK(t, err)
 
 	// work runs one agent through a packet that writes name.
 	work := func(name, text string) store.Packet {
 		t.Helper()
 		started, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID})
-		must(err)
+		mustOK(t, err)
 		var ses store.Session
 		d.db.View(func(tx *store.Tx) error { ses, _ = tx.Session(started.SessionID); return nil })
 		agent := mcpserver.Principal{KeyID: ses.TokenKeyID, SessionID: ses.ID}
 		_, err = mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: "Write " + name})
-		must(err)
+		mustOK(t, err)
 		got, err := mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkAwaitPacket, mcpserver.AwaitArgs{RepositoryID: repo.ID, WaitSeconds: -1})
-		must(err)
+		mustOK(t, err)
 		writeFile(t, got.Workspace.Path, name, text)
 		done, err := mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkComplete, mcpserver.CompleteArgs{PacketID: got.Packet.ID, LeaseID: got.LeaseID, Summary: "Wrote " + name + "."})
-		must(err)
+		mustOK(t, err)
 		return done.Packet
 	}
 	land := func(pkt, mode string) (mcpserver.LandResult, error) {
@@ -82,7 +75,7 @@ exit 0
 	first := work("one.txt", "one\n")
 	base := main()
 	landed, err := land(first.ID, "")
-	must(err)
+	mustOK(t, err)
 	l, ch := landed.Packet.Landed, first.Changes
 	if l == nil || l.Mode != "pull-request" || l.URL != prURL || l.Remote != "origin" || l.Branch != ch.Branch || l.Commit != ch.To || landed.URL != prURL || landed.Note != "" {
 		t.Fatalf("landed %+v, packet's landing %+v; want a pull request at %s of %s", landed, l, prURL, ch.To)
@@ -94,7 +87,7 @@ exit 0
 		t.Errorf("the remote's %s is at %s, want %s", ch.Branch, on, ch.To)
 	}
 	calls, err := os.ReadFile(ghArgs)
-	must(err)
+	mustOK(t, err)
 	wantPR := strings.Join([]string{"pr", "create", "--base", "main", "--head", ch.Branch, "--title", "Write one.txt",
 		"--body", "Wrote one.txt.\n\nSwitchboard-Packet: " + first.ID}, "\037") + "\037\036"
 	if want := "auth\037status\037\036" + wantPR; string(calls) != want {
@@ -108,7 +101,7 @@ exit 0
 	git(t, repoDir, "commit", "-q", "-m", "the person's commit")
 	personal := main()
 	landed, err = land(second.ID, "rebase")
-	must(err)
+	mustOK(t, err)
 	if landed.Packet.Landed.Mode != "rebase" || landed.Commit != main() || landed.URL != "" {
 		t.Errorf("landed %+v; main at %s", landed, main())
 	}

@@ -27,15 +27,8 @@ func TestSendBackRebaseLand(t *testing.T) {
 	d := start(t, Config{Paths: newPaths(t), Keyring: keyring.NewMemory()})
 	ctx := context.Background()
 	reg := d.Registry()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	registered, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: repoDir})
-	must(err)
-	repo := registered.Repository
+	repo := registerRepo(t, reg, repoDir)
+	var err error
 
 	type agent struct {
 		p  mcpserver.Principal
@@ -44,7 +37,7 @@ func TestSendBackRebaseLand(t *testing.T) {
 	newAgent := func() agent {
 		t.Helper()
 		started, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID})
-		must(err)
+		mustOK(t, err)
 		var ses store.Session
 		d.db.View(func(tx *store.Tx) error { ses, _ = tx.Session(started.SessionID); return nil })
 		if ses.Workspace == nil {
@@ -55,13 +48,13 @@ func TestSendBackRebaseLand(t *testing.T) {
 	await := func(a agent) mcpserver.AwaitResult {
 		t.Helper()
 		got, err := mcpserver.Invoke(ctx, reg, a.p, mcpserver.TransportMCP, mcpserver.MethodWorkAwaitPacket, mcpserver.AwaitArgs{RepositoryID: repo.ID, WaitSeconds: -1})
-		must(err)
+		mustOK(t, err)
 		return got
 	}
 	complete := func(a agent, got mcpserver.AwaitResult) store.Packet {
 		t.Helper()
 		out, err := mcpserver.Invoke(ctx, reg, a.p, mcpserver.TransportMCP, mcpserver.MethodWorkComplete, mcpserver.CompleteArgs{PacketID: got.Packet.ID, LeaseID: got.LeaseID})
-		must(err)
+		mustOK(t, err)
 		return out.Packet
 	}
 	land := func(pkt string) (mcpserver.LandResult, error) {
@@ -70,7 +63,7 @@ func TestSendBackRebaseLand(t *testing.T) {
 	work := func(a agent, line string) string {
 		t.Helper()
 		_, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: "Greet " + line})
-		must(err)
+		mustOK(t, err)
 		got := await(a)
 		writeFile(t, a.ws.Path, "greet.txt", line+"\n")
 		complete(a, got)
@@ -80,7 +73,7 @@ func TestSendBackRebaseLand(t *testing.T) {
 	one, two := newAgent(), newAgent()
 	first, second := work(one, "hello, world"), work(two, "hi there")
 	_, err = land(first)
-	must(err)
+	mustOK(t, err)
 	_, err = land(second)
 	if store.CodeOf(err) != store.CodeMergeConflict || !strings.Contains(err.Error(), "greet.txt") {
 		t.Fatalf("landing the second: %v, want merge_conflict naming greet.txt", err)
@@ -91,12 +84,12 @@ func TestSendBackRebaseLand(t *testing.T) {
 	notes := "rebase onto main and resolve: greet.txt"
 	sent, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodReviewVerdict,
 		mcpserver.VerdictArgs{PacketID: second, Verdict: store.VerdictRequestChanges, Notes: notes, Comments: []store.ReviewComment{comment}})
-	must(err)
+	mustOK(t, err)
 	if p := sent.Packet; p.State != store.PacketQueued || p.Review == nil || p.Review.By != "operator" || p.HeldFor() != two.p.SessionID {
 		t.Fatalf("sent back: %s, review %+v, held for %q", p.State, p.Review, p.HeldFor())
 	}
 	got, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkGet, mcpserver.WorkGetArgs{PacketID: second})
-	must(err)
+	mustOK(t, err)
 	if r := got.Packet.Review; r == nil || r.Notes != notes || len(r.Comments) != 1 || r.Comments[0] != comment {
 		t.Errorf("work.get's review: %+v", r)
 	}
@@ -125,13 +118,13 @@ func TestSendBackRebaseLand(t *testing.T) {
 		t.Fatalf("changes after the rebase: %+v, want from main's %s", ch, main)
 	}
 	diff, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkDiff, mcpserver.WorkDiffArgs{PacketID: second})
-	must(err)
+	mustOK(t, err)
 	if !strings.Contains(diff.Diff, "-hello, world\n") || !strings.Contains(diff.Diff, "+hello, world and hi there\n") || strings.Contains(diff.Diff, "-hello\n") {
 		t.Errorf("the packet's diff is not its own change:\n%s", diff.Diff)
 	}
 
 	landed, err := land(second)
-	must(err)
+	mustOK(t, err)
 	if tip := strings.TrimSpace(git(t, repoDir, "rev-parse", "main")); tip != landed.Commit {
 		t.Errorf("landed as %s, main at %s", landed.Commit, tip)
 	}

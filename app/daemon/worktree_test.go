@@ -23,6 +23,22 @@ func git(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
+// mustOK fails the test at once on an error.
+func mustOK(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// registerRepo registers dir as the operator does, from the GUI.
+func registerRepo(t *testing.T, reg *mcpserver.Registry, dir string) store.Repository {
+	t.Helper()
+	out, err := mcpserver.Invoke(context.Background(), reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: dir})
+	mustOK(t, err)
+	return out.Repository
+}
+
 // writeFile writes text to dir/name, owner-only.
 func writeFile(t *testing.T, dir, name, text string) {
 	t.Helper()
@@ -197,17 +213,10 @@ func TestCompletionCommitsInTheWorktree(t *testing.T) {
 	d := start(t, Config{Paths: newPaths(t), Keyring: keyring.NewMemory()})
 	ctx := context.Background()
 	reg := d.Registry()
-	op := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	reg2, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: repoDir})
-	op(err)
-	repo := reg2.Repository
+	repo := registerRepo(t, reg, repoDir)
+	var err error
 	started, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID})
-	op(err)
+	mustOK(t, err)
 	ws := started.Workspace
 	if ws == nil {
 		t.Fatalf("no worktree: %s", started.Isolation)
@@ -220,7 +229,7 @@ func TestCompletionCommitsInTheWorktree(t *testing.T) {
 	claim := func() (string, string) {
 		t.Helper()
 		got, err := mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkAwaitPacket, mcpserver.AwaitArgs{RepositoryID: repo.ID, WaitSeconds: -1})
-		op(err)
+		mustOK(t, err)
 		if got.Packet == nil || got.Workspace == nil || got.Workspace.Path != ws.Path {
 			t.Fatalf("claim: %+v, workspace %+v", got.Packet, got.Workspace)
 		}
@@ -228,8 +237,8 @@ func TestCompletionCommitsInTheWorktree(t *testing.T) {
 	}
 	write := func(name, text string) {
 		t.Helper()
-		op(os.MkdirAll(filepath.Dir(filepath.Join(ws.Path, name)), 0o700))
-		op(os.WriteFile(filepath.Join(ws.Path, name), []byte(text), 0o600))
+		mustOK(t, os.MkdirAll(filepath.Dir(filepath.Join(ws.Path, name)), 0o700))
+		mustOK(t, os.WriteFile(filepath.Join(ws.Path, name), []byte(text), 0o600))
 	}
 	complete := func(pkt, lease string) (store.Packet, error) {
 		out, err := mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkComplete, mcpserver.CompleteArgs{PacketID: pkt, LeaseID: lease, Summary: "done"})
@@ -238,7 +247,7 @@ func TestCompletionCommitsInTheWorktree(t *testing.T) {
 	create := func(title string, scope ...string) {
 		t.Helper()
 		_, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: title, WriteScope: scope})
-		op(err)
+		mustOK(t, err)
 	}
 	before := git(t, repoDir, "status", "--porcelain")
 	headBefore := git(t, repoDir, "rev-parse", "HEAD")
@@ -254,9 +263,9 @@ func TestCompletionCommitsInTheWorktree(t *testing.T) {
 	if n := strings.TrimSpace(git(t, ws.Path, "rev-list", "--count", ws.BaseCommit+"..HEAD")); n != "0" {
 		t.Errorf("a refused completion made %s commits", n)
 	}
-	op(os.Remove(filepath.Join(ws.Path, "notes.txt")))
+	mustOK(t, os.Remove(filepath.Join(ws.Path, "notes.txt")))
 	p, err := complete(pkt, lease)
-	op(err)
+	mustOK(t, err)
 	c := p.Changes
 	if c == nil || c.From != ws.BaseCommit || c.Branch != ws.Branch || c.BaseBranch != "main" || c.Files != 1 || c.Added != 1 || c.Deleted != 0 {
 		t.Fatalf("packet changes %+v", c)
@@ -277,20 +286,20 @@ func TestCompletionCommitsInTheWorktree(t *testing.T) {
 	pkt, lease = claim()
 	write("README", "hello\nand the parser\n")
 	p, err = complete(pkt, lease)
-	op(err)
+	mustOK(t, err)
 	if p.Changes == nil || p.Changes.From != c.To || p.Changes.Files != 1 || p.Changes.Added != 1 {
 		t.Errorf("second packet's changes %+v, want from %s", p.Changes, c.To)
 	}
 	// The packet's diff is its commits; the session's, its worktree now.
 	pd, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkDiff, mcpserver.WorkDiffArgs{PacketID: pkt})
-	op(err)
+	mustOK(t, err)
 	if pd.From != c.To || pd.To != p.Changes.To || !strings.Contains(pd.Diff, "+and the parser") || strings.Contains(pd.Diff, "parse.go") || pd.Stat == nil || len(pd.Stat.Files) != 1 {
 		t.Errorf("work.diff = %+v", pd)
 	}
 	write("src/lex.go", "package src // lexer\n")
 	write("README", "hello\nand the parser\nand more\n")
 	sd, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodSessionDiff, mcpserver.SessionDiffArgs{SessionID: ses.ID})
-	op(err)
+	mustOK(t, err)
 	if sd.From != ws.BaseCommit || !strings.Contains(sd.Diff, "+and more") || !strings.Contains(sd.Diff, "+package src") || len(sd.Untracked) != 1 || sd.Untracked[0] != "src/lex.go" {
 		t.Errorf("session.diff = %+v", sd)
 	}
