@@ -67,9 +67,15 @@ func screenshots(t *testing.T, variant, out string) {
 	// The tray re-reads repositories on its next refresh after a change.
 	var shell trayItem
 	for wait := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		// The menu is rebuilt on each refresh: read between two rebuilds it
+		// may not hold the submenu yet, so look again rather than index it.
 		items := trayMenuItems(t, menu)
-		start := items[slices.IndexFunc(items, func(it trayItem) bool { return it.label == "Start agent" })]
-		shell = start.children[slices.IndexFunc(start.children, func(it trayItem) bool { return it.label == "Shell" })]
+		shell = trayItem{}
+		if i := slices.IndexFunc(items, func(it trayItem) bool { return it.label == "Start agent" }); i >= 0 {
+			if j := slices.IndexFunc(items[i].children, func(it trayItem) bool { return it.label == "Shell" }); j >= 0 {
+				shell = items[i].children[j]
+			}
+		}
 		if len(shell.children) > 0 && strings.HasPrefix(shell.children[0].label, "demo-repo") {
 			break
 		}
