@@ -64,7 +64,7 @@ func requireNode(t *testing.T) string {
 	npmMu.Lock()
 	defer npmMu.Unlock()
 	if !npmDone {
-		npmErr = npmCI(dir)
+		npmErr = npmCI(dir, nodeFiles)
 		npmDone = true
 	}
 	if npmErr != nil {
@@ -73,10 +73,18 @@ func requireNode(t *testing.T) string {
 	return dir
 }
 
-// npmCI runs `npm ci` in dir when node_modules is missing, incomplete or
-// older than package-lock.json. A lock file in the temp dir keeps parallel
-// test processes from installing at once.
-func npmCI(dir string) error {
+// nodeFiles are what test/node's tests run, checked after an install.
+var nodeFiles = []string{
+	"node_modules/@modelcontextprotocol/sdk/package.json",
+	"node_modules/conformance-016/dist/index.js",
+	"node_modules/conformance-020/dist/index.js",
+	"node_modules/node/bin/node",
+}
+
+// npmCI runs `npm ci` in dir when node_modules is missing, lacks one of
+// files, or is older than package-lock.json. A lock file in the temp dir
+// keeps parallel test processes from installing at once.
+func npmCI(dir string, files []string) error {
 	sum := sha256.Sum256([]byte(dir))
 	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "switchboard-npm-ci-"+hex.EncodeToString(sum[:6])+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
@@ -87,11 +95,11 @@ func npmCI(dir string) error {
 		return err
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	if nodeModulesCurrent(dir) {
+	if nodeModulesCurrent(dir, files) {
 		return nil
 	}
 	if _, err := exec.LookPath("npm"); err != nil {
-		return fmt.Errorf("test/node/node_modules needs installing and there is no npm on PATH")
+		return fmt.Errorf("%s/node_modules needs installing and there is no npm on PATH", dir)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -103,17 +111,17 @@ func npmCI(dir string) error {
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("npm ci in %s: %v\n%s", dir, err, out.String())
 	}
-	if !nodeModulesCurrent(dir) {
+	if !nodeModulesCurrent(dir, files) {
 		return fmt.Errorf("npm ci in %s succeeded but node_modules is still incomplete (were install scripts blocked? the node package's preinstall fetches Node 22)\n%s", dir, out.String())
 	}
-	fmt.Fprintf(os.Stderr, "npm ci in test/node: %s\n", time.Since(begin).Round(time.Second))
+	fmt.Fprintf(os.Stderr, "npm ci in test/%s: %s\n", filepath.Base(dir), time.Since(begin).Round(time.Second))
 	return nil
 }
 
 // nodeModulesCurrent reports whether npm's own record of the install
 // (node_modules/.package-lock.json) is at least as new as package-lock.json
-// and what the tests run is there.
-func nodeModulesCurrent(dir string) bool {
+// and files, what the tests run, are there.
+func nodeModulesCurrent(dir string, files []string) bool {
 	lock, err := os.Stat(filepath.Join(dir, "package-lock.json"))
 	if err != nil {
 		return false
@@ -122,12 +130,7 @@ func nodeModulesCurrent(dir string) bool {
 	if err != nil || stamp.ModTime().Before(lock.ModTime()) {
 		return false
 	}
-	for _, f := range []string{
-		"node_modules/@modelcontextprotocol/sdk/package.json",
-		"node_modules/conformance-016/dist/index.js",
-		"node_modules/conformance-020/dist/index.js",
-		"node_modules/node/bin/node",
-	} {
+	for _, f := range files {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			return false
 		}

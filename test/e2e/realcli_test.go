@@ -1,0 +1,198 @@
+//go:build unix
+
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/supervisor/vt"
+	"github.com/switchboard-dev/switchboard/test/standinmodel"
+)
+
+// The real agent CLIs (Claude Code, Codex, Gemini CLI) are pinned in
+// test/agents and installed from npm by the first test that needs them.
+// They run offline: each is pointed at the stand-in model
+// (test/standinmodel) on loopback, never signed in to anything.
+
+// agentFiles are what the real-CLI tests run, checked after an install.
+var agentFiles = []string{
+	"node_modules/.bin/claude",
+	"node_modules/.bin/codex",
+	"node_modules/.bin/gemini",
+}
+
+var (
+	agentsMu   sync.Mutex
+	agentsDone bool
+	agentsErr  error
+)
+
+// requireAgentCLIs skips unless SWITCHBOARD_E2E_NODE=1, installs
+// test/agents when needed, and returns the folder holding the three
+// commands (for PATH).
+func requireAgentCLIs(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("SWITCHBOARD_E2E_NODE") != "1" {
+		t.Skip(nodeSkip)
+	}
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "agents")
+	agentsMu.Lock()
+	defer agentsMu.Unlock()
+	if !agentsDone {
+		agentsErr = npmCI(dir, agentFiles)
+		agentsDone = true
+	}
+	if agentsErr != nil {
+		t.Fatal(agentsErr)
+	}
+	return filepath.Join(dir, "node_modules", ".bin")
+}
+
+// realCLI is how a test plays the person who installed one agent CLI: the
+// profile the tray starts, and what the person did once by hand (a login,
+// here pointed at the stand-in model, and what the profile's notes ask).
+type realCLI struct {
+	profile string
+	// user writes the person's own config for the CLI into home and returns
+	// the variables their desktop session would set.
+	user func(t *testing.T, home string, model *standinmodel.Server) []string
+}
+
+// realRun is one run of a real CLI through the supervisor.
+type realRun struct {
+	env     []string
+	d       dirs
+	repo    string
+	session string
+	model   *standinmodel.Server
+	// firstCall is the time from agent start to the model's first tool call.
+	firstCall time.Duration
+}
+
+// runRealCLI starts the headless app, a repository with n packets, and the
+// CLI through the profile exactly as the tray's Start agent does (agent
+// start PROFILE --repo ID, plus args); it waits until every packet is done
+// and fails with the agent's last screen and the model's log when the run
+// stalls.
+func runRealCLI(t *testing.T, c realCLI, n int, args ...string) *realRun {
+	t.Helper()
+	bin := requireAgentCLIs(t)
+	model, err := standinmodel.Start(standinmodel.Worker(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { model.Close() })
+	d := newDirs(t)
+	extra := append([]string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), "TERM=xterm-256color"}, c.user(t, d.home, model)...)
+	env := d.env(false, extra...)
+	p := start(t, env, "--headless")
+	t.Cleanup(p.stop)
+	waitEndpoint(t, p, d, 10*time.Second)
+
+	repoDir := filepath.Join(d.home, "project")
+	lcGit(t, "", "init", "-q", "-b", "main", repoDir)
+	lcGit(t, repoDir, "config", "user.name", "Dev Person")
+	lcGit(t, repoDir, "config", "user.email", "dev@example.com")
+	lcWrite(t, filepath.Join(repoDir, "README"), "a project\n")
+	lcGit(t, repoDir, "add", "-A")
+	lcGit(t, repoDir, "commit", "-q", "-m", "first")
+	r := &realRun{env: env, d: d, model: model}
+	for _, l := range lines(mustCLI(t, env, "repo", "add", repoDir)) {
+		if strings.HasPrefix(l, "repo_") {
+			r.repo = l
+		}
+	}
+	for i := range n {
+		mustCLI(t, env, "work", "create", "--repo", r.repo, "--title", fmt.Sprintf("Packet %d", i+1), "--instructions", "Write the notes.", "--artifact", "notes:text")
+	}
+	begin := time.Now()
+	for _, l := range lines(mustCLI(t, env, append([]string{"agent", "start", c.profile, "--repo", r.repo}, args...)...)) {
+		if strings.HasPrefix(l, "ses_") {
+			r.session = l
+		}
+	}
+	if r.session == "" {
+		t.Fatalf("agent start %s printed no session", c.profile)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if done := r.packetsDone(t); done == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %d of %d packets done after 60 s.\nThe agent's last screen:\n%s\nThe stand-in model's log:\n%s\nThe app's output:\n%s",
+				c.profile, r.packetsDone(t), n, lastScreen(d, r.session), model.Log(), p.Output())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if fc := model.FirstCall(); !fc.IsZero() {
+		r.firstCall = fc.Sub(begin)
+	}
+	return r
+}
+
+// packetsDone counts the repository's packets in state done.
+func (r *realRun) packetsDone(t *testing.T) int {
+	t.Helper()
+	var list mcpserver.WorkList
+	if err := json.Unmarshal([]byte(mustCLI(t, r.env, "work", "list", "--repo", r.repo, "--json")), &list); err != nil {
+		t.Fatalf("work list --json: %v", err)
+	}
+	n := 0
+	for _, p := range list.Packets {
+		if p.State == "done" {
+			n++
+		}
+	}
+	return n
+}
+
+// lastScreen replays the session's recording through the emulator the
+// supervisor uses and returns the screen it ends on, as text.
+func lastScreen(d dirs, ses string) string {
+	f, err := os.Open(filepath.Join(d.data, "recordings", ses+".cast"))
+	if err != nil {
+		return "(no recording: " + err.Error() + ")"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 4<<20)
+	term := vt.New(120, 40)
+	if sc.Scan() {
+		var h struct {
+			Term struct{ Cols, Rows int } `json:"term"`
+			Width, Height int
+		}
+		json.Unmarshal(sc.Bytes(), &h)
+		switch {
+		case h.Term.Cols > 0 && h.Term.Rows > 0:
+			term = vt.New(h.Term.Cols, h.Term.Rows)
+		case h.Width > 0 && h.Height > 0:
+			term = vt.New(h.Width, h.Height)
+		}
+	}
+	for sc.Scan() {
+		var ev []any
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || len(ev) != 3 || ev[1] != "o" {
+			continue
+		}
+		s, _ := ev[2].(string)
+		term.Write([]byte(s))
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(term.Text(), "\n") {
+		b.WriteString("  │ " + strings.TrimRight(l, " ") + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,6 @@
+package standinmodel
+
+import "net/http"
+
+// geminiRoutes serves the gemini dialect. TODO(helper): not written yet.
+func (s *Server) geminiRoutes(mux *http.ServeMux) {}
