@@ -56,6 +56,10 @@ type Profile struct {
 	// ("claude": mcpServers JSON with the literal URL and header), named by
 	// {mcp_config}; "" writes none.
 	MCPConfig string `json:"mcp_config,omitempty"`
+	// Trust names how the CLI is spared its folder-trust question in a
+	// worktree Switchboard made for the session (never elsewhere): one of
+	// the Trust* values, "" for nothing.
+	Trust string `json:"trust,omitempty"`
 	// Notes tell a person what the profile needs (a login, a one-time
 	// registration).
 	Notes string `json:"notes,omitempty"`
@@ -63,6 +67,17 @@ type Profile struct {
 
 // MCP config formats a profile may ask for.
 const MCPConfigClaude = "claude"
+
+// How a profile's CLI is told to trust a worktree Switchboard made.
+const (
+	// TrustClaude records the worktree's exact path as trusted in Claude
+	// Code's own config (~/.claude.json).
+	TrustClaude = "claude"
+	// TrustCodex passes -c projects."<path>".trust_level="trusted".
+	TrustCodex = "codex"
+	// TrustGemini sets GEMINI_CLI_TRUST_WORKSPACE=true for the session.
+	TrustGemini = "gemini"
+)
 
 var profileID = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
 
@@ -87,6 +102,11 @@ func (p *Profile) Validate() error {
 	case "", MCPConfigClaude:
 	default:
 		return Deny(CodeInvalidArgument, "profile mcp_config must be %q or empty, not %q", MCPConfigClaude, p.MCPConfig)
+	}
+	switch p.Trust {
+	case "", TrustClaude, TrustCodex, TrustGemini:
+	default:
+		return Deny(CodeInvalidArgument, "profile trust must be %q, %q, %q or empty, not %q", TrustClaude, TrustCodex, TrustGemini, p.Trust)
 	}
 	size := len(p.Command) + len(p.Notes)
 	for _, t := range slices.Concat([]string{p.Command}, p.Args, p.Env) {

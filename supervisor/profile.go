@@ -212,13 +212,33 @@ func firstPrompt(spec LaunchSpec) (string, store.PromptDelivery) {
 }
 
 // commandLine expands p for one session: the command found on PATH and
-// the expanded arguments.
-func commandLine(p store.Profile, vars map[string]string) (path string, args []string, err error) {
+// the arguments, x's prefix first, then p's expanded arguments with x's
+// own before the prompt (see extrasAt).
+func commandLine(p store.Profile, vars map[string]string, x launchExtras) (path string, args []string, err error) {
 	path, ok := lookCommand(p.Command)
 	if !ok {
 		return "", nil, fmt.Errorf("%s: %q is not on PATH", p.ID, shellCommand(p.Command))
 	}
-	return path, expandArgs(p, vars), nil
+	expanded := expandArgs(p, vars)
+	at := extrasAt(p.Args, len(expanded), vars["prompt"] != "")
+	args = slices.Concat(x.Prefix, expanded[:at], x.Args, expanded[at:])
+	return path, args, nil
+}
+
+// extrasAt is where a session's own arguments go among the n expanded
+// templates: before an argument that is exactly {prompt}, and before the
+// flag that takes it ("-i", "{prompt}") when one stands just in front;
+// after everything when the prompt is not an argument of its own. A
+// dropped (empty) {prompt} is last, so the end is right then too.
+func extrasAt(templates []string, n int, hasPrompt bool) int {
+	i := slices.Index(templates, "{prompt}")
+	if i < 0 || !hasPrompt {
+		return n
+	}
+	if i > 0 && strings.HasPrefix(templates[i-1], "-") && !strings.Contains(templates[i-1], "=") && !strings.Contains(templates[i-1], "{") {
+		i--
+	}
+	return i
 }
 
 // expandArgs expands p's argument templates. An argument that is exactly

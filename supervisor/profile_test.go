@@ -227,3 +227,36 @@ func TestAgentEnvWorkspace(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandLineExtras: a session's own arguments go before the prompt,
+// and before the flag that takes it; a prefix (a subcommand) goes first.
+func TestCommandLineExtras(t *testing.T) {
+	x := launchExtras{Prefix: []string{"resume", "ID"}, Args: []string{"--mode", "m"}}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		prompt string
+		want   []string
+	}{
+		{"positional prompt", []string{"a", "{prompt}"}, "go", []string{"resume", "ID", "a", "--mode", "m", "go"}},
+		// A flag just before could take the prompt or be a switch: in
+		// front of it is right for both.
+		{"flag or switch before it", []string{"--a", "{prompt}"}, "go", []string{"resume", "ID", "--mode", "m", "--a", "go"}},
+		{"flag takes the prompt", []string{"--a", "-i", "{prompt}"}, "go", []string{"resume", "ID", "--a", "--mode", "m", "-i", "go"}},
+		{"flag=value before it", []string{"--x=1", "{prompt}"}, "go", []string{"resume", "ID", "--x=1", "--mode", "m", "go"}},
+		{"no prompt given", []string{"a", "{prompt}"}, "", []string{"resume", "ID", "a", "--mode", "m"}},
+		{"prompt inside an argument", []string{"--p={prompt}", "--b"}, "go", []string{"resume", "ID", "--p=go", "--b", "--mode", "m"}},
+		{"no arguments", nil, "", []string{"resume", "ID", "--mode", "m"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := store.Profile{ID: "p", Command: "sh", Args: tc.args}
+			_, got, err := commandLine(p, map[string]string{"prompt": tc.prompt}, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("args %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

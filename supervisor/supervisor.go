@@ -172,12 +172,18 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 		}
 		files = append(files, configFile)
 	}
-	path, args, err := commandLine(spec.Profile, vars)
+	x, err := sv.extras(spec, vars)
 	if err != nil {
 		cleanup()
 		return nil, err
 	}
-	env := agentEnv(sv.cfg.Env, spec, tokenFile, vars)
+	files = append(files, x.Files...)
+	path, args, err := commandLine(spec.Profile, vars, x)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	env := append(agentEnv(sv.cfg.Env, spec, tokenFile, vars), x.Env...)
 
 	recording := sv.RecordingPath(spec.SessionID)
 	var recAt time.Time
