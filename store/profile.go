@@ -60,6 +60,10 @@ type Profile struct {
 	// worktree Switchboard made for the session (never elsewhere): one of
 	// the Trust* values, "" for nothing.
 	Trust string `json:"trust,omitempty"`
+	// Usage names where the CLI records its token counts, read by the
+	// usage package: one of UsageSources ("claude", "codex", "gemini"),
+	// "" for a CLI that records none (its sessions say so).
+	Usage string `json:"usage,omitempty"`
 	// Notes tell a person what the profile needs (a login, a one-time
 	// registration).
 	Notes string `json:"notes,omitempty"`
@@ -107,6 +111,9 @@ func (p *Profile) Validate() error {
 	case "", TrustClaude, TrustCodex, TrustGemini:
 	default:
 		return Deny(CodeInvalidArgument, "profile trust must be %q, %q, %q or empty, not %q", TrustClaude, TrustCodex, TrustGemini, p.Trust)
+	}
+	if p.Usage != "" && !slices.Contains(UsageSources, p.Usage) {
+		return Deny(CodeInvalidArgument, "profile usage must be one of %s or empty, not %q", strings.Join(UsageSources, ", "), p.Usage)
 	}
 	size := len(p.Command) + len(p.Notes)
 	for _, t := range slices.Concat([]string{p.Command}, p.Args, p.Env) {

@@ -129,6 +129,11 @@ type Session struct {
 	// agent may listen on (its SWITCHBOARD_PORT), unique among live
 	// sessions; 0 for none. It is free again once the session ends.
 	Port int `json:"port,omitempty"`
+	// Usage is the tokens the session's CLI reported for it (usage.go);
+	// nil until first read. UsageGiven is the part already given to its
+	// packets' usage when their leases ended.
+	Usage      *Usage `json:"usage,omitempty"`
+	UsageGiven *Usage `json:"usage_given,omitempty"`
 }
 
 // Workspace is a git worktree of Switchboard's: a folder of its own on a

@@ -199,6 +199,11 @@ type Packet struct {
 	// by every verdict: readers from before Review (the GUI's detail, the
 	// CLI, a database written by an older version) go on reading them.
 	ReviewNotes string `json:"review_notes,omitempty"`
+	// Usage is the tokens spent on the packet, summed over its attempts:
+	// each lease's session's usage from its previous lease's end (or its
+	// start) to this lease's end (see attributeUsage in usage.go). Nil
+	// while no attempt's session reported any.
+	Usage *Usage `json:"usage,omitempty"`
 	// History holds the newest transitions (at most maxPacketHistory), oldest
 	// first. Lease renewals are not transitions.
 	History []Transition `json:"history"`

@@ -103,6 +103,9 @@ func (tx *Tx) ReleasePacket(pktID, sessionID, leaseID, reason string) (Packet, e
 	if err != nil {
 		return Packet{}, err
 	}
+	if err := tx.attributeUsage(p, sessionID); err != nil {
+		return Packet{}, err
+	}
 	p.Lease = nil
 	tx.transition(p, PacketQueued, reasonOr(reason, "released"), sessionID)
 	if err := tx.savePacket(&keys, p); err != nil {
@@ -130,6 +133,9 @@ func (tx *Tx) CompletePacket(pktID, sessionID, leaseID, summary string, changes 
 	to := PacketDone
 	if p.ReviewRequired {
 		to = PacketInReview
+	}
+	if err := tx.attributeUsage(p, sessionID); err != nil {
+		return Packet{}, err
 	}
 	p.Lease = nil
 	p.Summary = summary
@@ -164,6 +170,9 @@ func (tx *Tx) ExpireLeases() ([]Packet, error) {
 			return nil, fmt.Errorf("lease expiry index entry for packet %s does not match its lease", id)
 		}
 		sessionID := p.Lease.SessionID
+		if err := tx.attributeUsage(p, sessionID); err != nil {
+			return nil, err
+		}
 		p.Lease = nil
 		if p.Attempt >= p.MaxAttempts {
 			tx.transition(p, PacketFailed, fmt.Sprintf("lease expired; attempt %d of %d", p.Attempt, p.MaxAttempts), sessionID)
@@ -210,6 +219,9 @@ func (tx *Tx) ReleaseSessionLeases(sessionID, reason string) ([]Packet, error) {
 		}
 		if p.Lease == nil || p.Lease.SessionID != sessionID {
 			return nil, fmt.Errorf("session lease index entry for packet %s does not match its lease", id)
+		}
+		if err := tx.attributeUsage(p, sessionID); err != nil {
+			return nil, err
 		}
 		p.Lease = nil
 		tx.transition(p, PacketQueued, reasonOr(reason, "session ended"), sessionID)

@@ -30,6 +30,7 @@ func Builtins() []store.Profile {
 			Env:       []string{"ENABLE_TOOL_SEARCH=false"},
 			Prompt:    store.PromptArgument,
 			MCPConfig: store.MCPConfigClaude,
+			Usage:     store.UsageClaude,
 			Notes:     "Needs a Claude login (run claude once by hand). Asks to trust the repository folder on first start.",
 		},
 		{
@@ -41,6 +42,7 @@ func Builtins() []store.Profile {
 				"{prompt}"},
 			Prompt:   store.PromptArgument,
 			TokenEnv: true,
+			Usage:    store.UsageCodex,
 			Notes:    "Needs a Codex sign-in. Asks to trust the repository folder on first start.",
 		},
 		{
@@ -49,6 +51,7 @@ func Builtins() []store.Profile {
 			Env:      []string{"GEMINI_CLI_TRUST_WORKSPACE=true", "COLORTERM=truecolor"},
 			Prompt:   store.PromptArgument,
 			TokenEnv: true,
+			Usage:    store.UsageGemini,
 			Notes: "Gemini CLI has no per-session MCP config: register Switchboard once with " +
 				`gemini mcp add -t http switchboard "$SWITCHBOARD_MCP_URL" -H 'Authorization: Bearer ${SWITCHBOARD_MCP_TOKEN}' -s user` +
 				" (the variables are set in every session Switchboard starts).",
