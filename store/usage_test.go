@@ -41,7 +41,10 @@ func TestRecordSessionUsageValidates(t *testing.T) {
 			wantWorkCode(t, err, CodeInvalidArgument, c.name)
 		})
 	}
-	err := w.do(func(tx *Tx) error { _, err := tx.RecordSessionUsage("ses_nobody", Usage{Source: UsageNone}); return err })
+	err := w.do(func(tx *Tx) error {
+		_, err := tx.RecordSessionUsage("ses_nobody", Usage{Source: UsageNone})
+		return err
+	})
 	wantWorkCode(t, err, CodeNotFound, "unknown session")
 }
 
