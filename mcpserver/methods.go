@@ -75,6 +75,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerLanding()
 	r.registerWorktrees()
 	r.registerStartup()
+	r.registerUsage()
 	return r
 }
 

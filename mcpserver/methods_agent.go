@@ -116,7 +116,7 @@ type AgentResizeArgs struct {
 
 // AgentList is the result of agent.list.
 type AgentList struct {
-	Agents []supervisor.Info `json:"agents"`
+	Agents []AgentInfo `json:"agents"`
 }
 
 // AgentStopped is the result of agent.stop.
@@ -243,9 +243,9 @@ func (r *Registry) registerAgents() {
 	r.Register(Define(MethodAgentList, On(Global, store.CapAdmin), Hidden|ReadOnly,
 		"List the agents this app supervises (live, and ended ones still shown).",
 		func(c *Call, _ NoArgs) (AgentList, error) {
-			out := AgentList{Agents: []supervisor.Info{}}
+			out := AgentList{Agents: []AgentInfo{}}
 			if r.agents != nil {
-				out.Agents = append(out.Agents, r.agents.List()...)
+				out.Agents = withUsage(c.Tx, r.agents.List())
 			}
 			return out, nil
 		}))
