@@ -5,6 +5,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,6 +45,9 @@ type Config struct {
 	// Keyring is the OS keyring; nil means go-keyring behind KeyringTimeout.
 	Keyring keyring.Keyring
 	Log     *slog.Logger
+	// UsageEvery is how often the agents' token usage is read;
+	// 0 is DefaultUsageEvery.
+	UsageEvery time.Duration
 }
 
 // AlreadyRunningError is returned by Start when another Switchboard holds
@@ -71,6 +75,7 @@ type Daemon struct {
 	db       *store.DB
 	reg      *mcpserver.Registry
 	agents   *supervisor.Supervisor
+	usage    *usageWatch
 	keyring  keyring.Keyring
 	endpoint string
 	source   TokenSource
@@ -96,6 +101,7 @@ type Daemon struct {
 // whatever it had opened.
 func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	d := &Daemon{cfg: cfg, log: cfg.Log, started: time.Now()}
+	d.usage = newUsageWatch(d)
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
@@ -136,8 +142,9 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	d.agents = supervisor.New(supervisor.Config{
 		RuntimeDir:    cfg.Paths.Runtime,
 		RecordingsDir: cfg.Paths.Recordings(),
-		// d.reg is set just below, before any agent can start.
-		Exited: func(id string, e supervisor.Exit) { d.reg.AgentExited(id, e) },
+		// d.reg is set just below, before any agent can start. The last
+		// read of the agent's usage comes before its end is recorded.
+		Exited: func(id string, e supervisor.Exit) { d.usage.exited(id); d.reg.AgentExited(id, e) },
 		Log:    d.log,
 	})
 	// The registry comes before the first write: every write goes
@@ -174,6 +181,8 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	cleanup = append(cleanup, stopLoops)
 	d.serve("lease expiry", func() error { d.expireLeases(loopCtx); return nil })
 	d.serve("worktree prune", func() error { d.pruneWorktrees(loopCtx); return nil })
+	usageEvery := cmp.Or(cfg.UsageEvery, DefaultUsageEvery)
+	d.serve("usage", func() error { d.usage.run(loopCtx, usageEvery); return nil })
 
 	if d.listen, d.listenFrom, err = d.resolveListen(); err != nil {
 		return nil, err

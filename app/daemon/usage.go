@@ -1,0 +1,216 @@
+package daemon
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor"
+	"github.com/switchboard-dev/switchboard/usage"
+)
+
+// DefaultUsageEvery is how often the daemon reads the usage of the agents
+// it runs: a stat of each agent's session files, and only the bytes added
+// since the last read.
+const DefaultUsageEvery = 3 * time.Second
+
+// usageWatch follows the usage of the supervised sessions this daemon
+// runs, through their CLIs' own files (the usage package), and records it
+// with agent.usage whenever it changed: every few seconds while an agent
+// runs and once more when it exits, before its end releases its leases
+// (a packet's share is counted at that end).
+type usageWatch struct {
+	d *Daemon
+
+	mu sync.Mutex
+	// sessions are the sessions followed, by id. Guarded by mu.
+	sessions map[string]*sessionUsage
+}
+
+// sessionUsage follows one session.
+type sessionUsage struct {
+	// mu serializes reads: the poll and the exit's last read may meet.
+	mu sync.Mutex
+	// r reads the CLI's files; nil for a CLI that reports nothing.
+	r *usage.Reader
+	// last is what was last recorded; recorded is false before the first.
+	last     store.Usage
+	recorded bool
+}
+
+func newUsageWatch(d *Daemon) *usageWatch {
+	return &usageWatch{d: d, sessions: map[string]*sessionUsage{}}
+}
+
+// run reads every live supervised session's usage each interval until ctx
+// ends.
+func (w *usageWatch) run(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		live, err := w.live()
+		if err != nil {
+			w.d.log.Warn("usage: list sessions", "err", err)
+			continue
+		}
+		for _, s := range live {
+			w.read(ctx, s.ID)
+		}
+		w.forget(live)
+	}
+}
+
+// live lists the live supervised sessions.
+func (w *usageWatch) live() ([]store.Session, error) {
+	var out []store.Session
+	err := w.d.db.View(func(tx *store.Tx) error {
+		ss, err := tx.RunningSessions()
+		for _, s := range ss {
+			if s.Kind == store.SessionSupervised {
+				out = append(out, s)
+			}
+		}
+		return err
+	})
+	return out, err
+}
+
+// forget drops the sessions no longer live.
+func (w *usageWatch) forget(live []store.Session) {
+	keep := map[string]bool{}
+	for _, s := range live {
+		keep[s.ID] = true
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for id := range w.sessions {
+		if !keep[id] {
+			delete(w.sessions, id)
+		}
+	}
+}
+
+// exited is the last read of a session whose agent exited, before its end
+// is recorded.
+func (w *usageWatch) exited(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	w.read(ctx, id)
+	w.mu.Lock()
+	delete(w.sessions, id)
+	w.mu.Unlock()
+}
+
+// read reads session id's usage and records it when it changed. Failures
+// are logged: usage is a view of the agent's work, never a reason to stop
+// it.
+func (w *usageWatch) read(ctx context.Context, id string) {
+	su, err := w.follow(id)
+	if err != nil {
+		w.d.log.Debug("usage: follow session", "session", id, "err", err)
+		return
+	}
+	su.mu.Lock()
+	defer su.mu.Unlock()
+	u := store.Usage{Source: store.UsageNone}
+	if su.r != nil {
+		var found bool
+		u, found, err = su.r.Read()
+		if err != nil {
+			w.d.log.Debug("usage: read", "session", id, "err", err)
+		}
+		if !found {
+			return // the CLI has written nothing yet
+		}
+	}
+	if su.recorded && u == su.last {
+		return
+	}
+	_, err = mcpserver.Invoke(ctx, w.d.reg, mcpserver.Operator, mcpserver.TransportSupervisor, mcpserver.MethodAgentUsage,
+		mcpserver.AgentUsageArgs{SessionID: id, Usage: u})
+	if err != nil {
+		w.d.log.Warn("usage: record", "session", id, "err", err)
+		return
+	}
+	su.last, su.recorded = u, true
+}
+
+// follow returns the follower of session id, making it on first use from
+// the session's record and its profile's usage source.
+func (w *usageWatch) follow(id string) (*sessionUsage, error) {
+	w.mu.Lock()
+	su, ok := w.sessions[id]
+	w.mu.Unlock()
+	if ok {
+		return su, nil
+	}
+	var (
+		s       store.Session
+		dir     string
+		profile store.Profile
+	)
+	err := w.d.db.View(func(tx *store.Tx) error {
+		var err error
+		if s, err = tx.Session(id); err != nil {
+			return err
+		}
+		stored, err := tx.Profiles()
+		if err != nil {
+			return err
+		}
+		if p, ok := supervisor.FindProfile(stored, s.Profile); ok {
+			profile = p.Profile
+		}
+		if s.Workspace != nil {
+			dir = s.Workspace.Path
+		} else if repo, err := tx.Repository(s.RepositoryID); err == nil {
+			dir = repo.Path
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	su = &sessionUsage{}
+	if profile.Usage != "" && dir != "" {
+		r, err := usage.New(profile.Usage, usage.Locate{Dir: dir, Since: s.StartedAt, Getenv: agentEnv(profile)})
+		if err != nil {
+			return nil, err
+		}
+		su.r = r
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if old, ok := w.sessions[id]; ok {
+		return old, nil // another read made it meanwhile
+	}
+	w.sessions[id] = su
+	return su, nil
+}
+
+// agentEnv reads the environment an agent of profile p gets: this
+// process's, with the profile's own plain NAME=value entries over it (a
+// profile may move the CLI's config folder, e.g. CODEX_HOME).
+func agentEnv(p store.Profile) func(string) string {
+	own := map[string]string{}
+	for _, e := range p.Env {
+		if name, value, ok := strings.Cut(e, "="); ok && !strings.Contains(value, "{") {
+			own[name] = value
+		}
+	}
+	return func(name string) string {
+		if v, ok := own[name]; ok {
+			return v
+		}
+		return os.Getenv(name)
+	}
+}
