@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"sync"
@@ -17,6 +18,9 @@ import (
 // it runs: a stat of each agent's session files, and only the bytes added
 // since the last read.
 const DefaultUsageEvery = 3 * time.Second
+
+// errNotRunning: a session's agent has not started yet.
+var errNotRunning = errors.New("the agent has not started yet")
 
 // usageWatch follows the usage of the supervised sessions this daemon
 // runs, through their CLIs' own files (the usage package), and records it
@@ -162,6 +166,11 @@ func (w *usageWatch) follow(id string) (*sessionUsage, error) {
 		var err error
 		if s, err = tx.Session(id); err != nil {
 			return err
+		}
+		if s.State == store.SessionStarting {
+			// Its worktree may not be recorded yet: the folder to look
+			// in is known once the agent runs.
+			return errNotRunning
 		}
 		stored, err := tx.Profiles()
 		if err != nil {
