@@ -96,7 +96,7 @@ func agentList(ctx context.Context, c *cli, args []string) error {
 		return c.printJSON(out)
 	}
 	tw := tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tPROFILE\tREPOSITORY\tPID\tSTATUS\tSIZE\tSTARTED")
+	fmt.Fprintln(tw, "SESSION\tPROFILE\tREPOSITORY\tPID\tSTATUS\tSIZE\tSTARTED\tUSAGE")
 	for _, a := range out.Agents {
 		status := string(a.Status)
 		if a.Setup {
@@ -105,7 +105,7 @@ func agentList(ctx context.Context, c *cli, args []string) error {
 		if a.Exit != nil {
 			status = fmt.Sprintf("%s (%s, code %d)", a.Status, a.Exit.Reason, a.Exit.Code)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%dx%d\t%s\n", a.SessionID, a.Profile, a.RepositoryID, a.PID, status, a.Cols, a.Rows, a.StartedAt.Local().Format(time.DateTime))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%dx%d\t%s\t%s\n", a.SessionID, a.Profile, a.RepositoryID, a.PID, status, a.Cols, a.Rows, a.StartedAt.Local().Format(time.DateTime), sessionUsageText(a.Usage))
 	}
 	return tw.Flush()
 }

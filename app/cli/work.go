@@ -238,6 +238,7 @@ func (c *cli) printPacket(p *store.Packet, arts []store.Artifact) {
 		c.printf("Summary:\n%s", block(p.Summary))
 	}
 	c.printChanges(p)
+	field("Usage", packetUsageText(p.Usage))
 	if r := p.Review; r != nil {
 		field("Verdict", fmt.Sprintf("%s by %s, %s", r.Verdict, cell(cmp.Or(r.By, "-"), 0), fmtTime(&r.At)))
 	}

@@ -1,0 +1,45 @@
+package cli_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/app/daemon"
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// TestUsagePrinted: agent list and work get print a session's and a
+// packet's token usage, and say when a CLI reports none.
+func TestUsagePrinted(t *testing.T) {
+	h := newHarness(t)
+	// No poll of the agent's usage during the test: what it records is
+	// what the test says (a shell's own would be "none").
+	d, err := daemon.Start(context.Background(), daemon.Config{Paths: h.paths, Keyring: h.kr, UsageEvery: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close(context.Background())
+	repoID := line(h.ok("repo", "add", t.TempDir()).stdout)
+	ses := line(h.ok("agent", "start", "shell", "--repo", repoID).stdout)
+
+	h.invoke(d, "agent.usage", map[string]any{"session_id": ses, "usage": store.Usage{Source: store.UsageNone}})
+	if out := h.ok("agent", "list").stdout; !strings.Contains(out, "USAGE") || !strings.Contains(out, "no usage reported") {
+		t.Errorf("agent list of a CLI that reports no usage:\n%s", out)
+	}
+	h.invoke(d, "agent.usage", map[string]any{"session_id": ses, "usage": store.Usage{Source: store.UsageClaude, InputTokens: 12345, OutputTokens: 1234, CacheReadTokens: 40000}})
+	if out := h.ok("agent", "list").stdout; !strings.Contains(out, "12.3k in · 1.2k out · 40k cached") {
+		t.Errorf("agent list with usage:\n%s", out)
+	}
+
+	pkt := line(h.ok("work", "create", "--repo", repoID, "--title", "counted").stdout)
+	if out := h.ok("work", "get", pkt).stdout; !strings.Contains(out, "Usage:        none reported") {
+		t.Errorf("work get of a packet nobody worked:\n%s", out)
+	}
+	claimed := h.invoke(d, "work.await_packet", map[string]any{"repository_id": repoID, "session_id": ses, "wait_seconds": 1})
+	h.invoke(d, "work.complete", map[string]any{"packet_id": pkt, "session_id": ses, "lease_id": claimed["lease_id"], "summary": "done"})
+	if out := h.ok("work", "get", pkt).stdout; !strings.Contains(out, "Usage:        12.3k in · 1.2k out · 40k cached (claude)") {
+		t.Errorf("work get of a completed packet:\n%s", out)
+	}
+}
