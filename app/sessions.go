@@ -97,7 +97,7 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 				return
 			}
 			s := w.sessions[i]
-			setTwoLines(o, w.title(s), w.badge(s)+"  ·  "+s.StartedAt.Local().Format("Jan 2 15:04")+"  ·  "+s.ID)
+			setTwoLines(o, w.title(s), w.badge(s)+"  ·  "+s.StartedAt.Local().Format("Jan 2 15:04")+"  ·  "+s.ID+usageSuffix("  ·  ", s.Usage))
 		})
 	w.list.OnSelected = func(i widget.ListItemID) {
 		if i < len(w.sessions) {
@@ -384,6 +384,7 @@ func (w *sessionsWindow) loadDetail() {
 	if s.Port != 0 && s.State.Live() {
 		line += fmt.Sprintf(" · SWITCHBOARD_PORT %d", s.Port)
 	}
+	line += usageSuffix(" · ", s.Usage)
 	if s.EndedAt != nil {
 		line += " · ended " + s.EndedAt.Local().Format(time.TimeOnly)
 		if s.EndReason != "" {

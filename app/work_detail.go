@@ -75,6 +75,9 @@ func (w *workWindow) showDetail() {
 		widget.NewFormItem("Created", widget.NewLabel(p.CreatedAt.Local().Format(time.DateTime))),
 		widget.NewFormItem("Updated", widget.NewLabel(p.UpdatedAt.Local().Format(time.DateTime))),
 	}
+	if p.Usage != nil {
+		items = append(items, widget.NewFormItem("Usage", workWrapped(usageText(p.Usage)+" ("+p.Usage.Source+")")))
+	}
 	if p.Lease != nil {
 		left := p.Lease.ExpiresAt.Sub(w.now()).Round(time.Second)
 		items = append(items, widget.NewFormItem("Lease", workWrapped(fmt.Sprintf("%s, until %s (%s left)",
