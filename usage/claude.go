@@ -11,9 +11,10 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
-// Claude Code (checked against 2.1.332's binary) keeps each conversation
-// in $CLAUDE_CONFIG_DIR/projects/<folder>/<conversation id>.jsonl
-// (~/.claude without the variable), <folder> being the working folder with
+// Claude Code (checked against 2.1.332's binary and a run of it) keeps
+// each conversation in $CLAUDE_CONFIG_DIR/projects/<folder>/<conversation
+// id>.jsonl (~/.claude without the variable; set but empty, the working
+// folder itself), <folder> being the working folder with
 // every character but ASCII letters and digits replaced by "-" (cut at 200
 // UTF-16 units and followed by "-" and a hash when longer). An assistant
 // message is written as one line per content block (text, tool use), each
@@ -59,9 +60,13 @@ func claudeFolder(dir string) (name string, long bool) {
 // session's folder: the conversation's own file when its id is known,
 // else every one written since the session started.
 func claudeFiles(l Locate) ([]string, error) {
-	base := l.getenv("CLAUDE_CONFIG_DIR")
-	if base == "" {
+	// Set but empty, the variable is still taken (JavaScript's ??): the
+	// folder is then relative, in the agent's working folder.
+	base, set := l.lookupEnv("CLAUDE_CONFIG_DIR")
+	if !set {
 		base = filepath.Join(l.home(), ".claude")
+	} else if !filepath.IsAbs(base) {
+		base = filepath.Join(l.Dir, base)
 	}
 	projects := filepath.Join(base, "projects")
 	var folders []string

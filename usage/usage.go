@@ -58,16 +58,23 @@ type Locate struct {
 	// and entries stamped before it, belong to other sessions (or to the
 	// part of a resumed conversation an earlier session had).
 	Since time.Time
-	// Getenv reads the agent's environment (HOME, CLAUDE_CONFIG_DIR,
+	// LookupEnv reads the agent's environment (HOME, CLAUDE_CONFIG_DIR,
 	// CODEX_HOME, GEMINI_CLI_HOME); nil reads this process's.
-	Getenv func(string) string
+	LookupEnv func(string) (string, bool)
 }
 
-func (l Locate) getenv(name string) string {
-	if l.Getenv != nil {
-		return l.Getenv(name)
+// lookupEnv reads one variable of the agent's environment.
+func (l Locate) lookupEnv(name string) (string, bool) {
+	if l.LookupEnv != nil {
+		return l.LookupEnv(name)
 	}
-	return os.Getenv(name)
+	return os.LookupEnv(name)
+}
+
+// getenv reads a variable, "" when unset.
+func (l Locate) getenv(name string) string {
+	v, _ := l.lookupEnv(name)
+	return v
 }
 
 // home is the agent's home folder.

@@ -112,11 +112,11 @@ func newEnv(t *testing.T) env {
 }
 
 func (e env) locate(id string) Locate {
-	return Locate{Dir: e.dir, ConversationID: id, Since: e.since, Getenv: func(name string) string {
+	return Locate{Dir: e.dir, ConversationID: id, Since: e.since, LookupEnv: func(name string) (string, bool) {
 		if name == "HOME" {
-			return e.home
+			return e.home, true
 		}
-		return ""
+		return "", false
 	}}
 }
 
@@ -356,14 +356,14 @@ func TestConfigDirs(t *testing.T) {
 			conf := t.TempDir()
 			write(t, c.place(conf, e.dir, e.since), string(fixture(t, c.source, e.dir, e.since)))
 			loc := e.locate("")
-			loc.Getenv = func(n string) string {
+			loc.LookupEnv = func(n string) (string, bool) {
 				switch n {
 				case "HOME":
-					return e.home
+					return e.home, true
 				case c.name:
-					return conf
+					return conf, true
 				}
-				return ""
+				return "", false
 			}
 			r, _ := New(c.source, loc)
 			u, found := mustRead(t, r)
@@ -372,6 +372,28 @@ func TestConfigDirs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestClaudeConfigDirEmpty: CLAUDE_CONFIG_DIR set but empty makes Claude
+// Code write in its working folder (seen with 2.1.332), and the reader
+// looks there.
+func TestClaudeConfigDirEmpty(t *testing.T) {
+	e := newEnv(t)
+	name, _ := claudeFolder(e.dir)
+	write(t, filepath.Join(e.dir, "projects", name, convID+".jsonl"), string(fixture(t, store.UsageClaude, e.dir, e.since)))
+	loc := e.locate("")
+	loc.LookupEnv = func(n string) (string, bool) {
+		if n == "HOME" {
+			return e.home, true
+		}
+		return "", n == "CLAUDE_CONFIG_DIR"
+	}
+	r, _ := New(store.UsageClaude, loc)
+	u, found := mustRead(t, r)
+	if !found {
+		t.Fatal("not found in the working folder")
+	}
+	wantCounts(t, "empty CLAUDE_CONFIG_DIR", u, cases[0].want)
 }
 
 func TestNewRefuses(t *testing.T) {

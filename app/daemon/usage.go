@@ -191,7 +191,7 @@ func (w *usageWatch) follow(id string) (*sessionUsage, error) {
 	}
 	su = &sessionUsage{}
 	if profile.Usage != "" && dir != "" {
-		r, err := usage.New(profile.Usage, usage.Locate{Dir: dir, Since: s.StartedAt, Getenv: agentEnv(profile)})
+		r, err := usage.New(profile.Usage, usage.Locate{Dir: dir, Since: s.StartedAt, LookupEnv: agentEnv(profile)})
 		if err != nil {
 			return nil, err
 		}
@@ -209,17 +209,17 @@ func (w *usageWatch) follow(id string) (*sessionUsage, error) {
 // agentEnv reads the environment an agent of profile p gets: this
 // process's, with the profile's own plain NAME=value entries over it (a
 // profile may move the CLI's config folder, e.g. CODEX_HOME).
-func agentEnv(p store.Profile) func(string) string {
+func agentEnv(p store.Profile) func(string) (string, bool) {
 	own := map[string]string{}
 	for _, e := range p.Env {
 		if name, value, ok := strings.Cut(e, "="); ok && !strings.Contains(value, "{") {
 			own[name] = value
 		}
 	}
-	return func(name string) string {
+	return func(name string) (string, bool) {
 		if v, ok := own[name]; ok {
-			return v
+			return v, true
 		}
-		return os.Getenv(name)
+		return os.LookupEnv(name)
 	}
 }
