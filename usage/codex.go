@@ -10,7 +10,7 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
-// Codex (checked against 0.171.0's binary) writes each session to
+// Codex (checked against 0.171.0's binary and a codex exec run) writes each session to
 // $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl (~/.codex
 // without the variable), the date being the local one at the session's
 // start. Its first line is the session's metadata, with its id and working

@@ -14,7 +14,7 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
-// Gemini CLI (checked against 0.61.0's bundle) keeps each session in
+// Gemini CLI (checked against 0.61.0's bundle and a gemini -p run) keeps each session in
 // <home>/.gemini/tmp/<project>/chats/session-<YYYY-MM-DDTHH-MM>-<first 8 of
 // its id>.jsonl, <home> being $GEMINI_CLI_HOME or the home folder. The
 // project's short name comes from <home>/.gemini/projects.json

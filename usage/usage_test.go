@@ -404,3 +404,45 @@ func TestNewRefuses(t *testing.T) {
 		t.Error("a relative folder accepted")
 	}
 }
+
+// TestRealFiles reads files the pinned CLIs wrote in a run against the
+// stand-in model (testdata/real-*.jsonl: Claude Code 2.1.332 with one tool
+// call and a closing text, codex exec 0.171.0 and gemini -p 0.61.0 with
+// one reply; long strings shortened, the working folder replaced by
+// {{DIR}}). The stand-in answers each request with 1200 input and 40
+// output tokens.
+func TestRealFiles(t *testing.T) {
+	for _, c := range []struct {
+		source string
+		want   store.Usage
+	}{
+		{store.UsageClaude, store.Usage{InputTokens: 2400, OutputTokens: 80}},
+		{store.UsageCodex, store.Usage{InputTokens: 1200, OutputTokens: 40}},
+		{store.UsageGemini, store.Usage{InputTokens: 1200, OutputTokens: 40}},
+	} {
+		t.Run(c.source, func(t *testing.T) {
+			e := newEnv(t)
+			b, err := os.ReadFile(filepath.Join("testdata", "real-"+c.source+".jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var place layout
+			for _, k := range cases {
+				if k.source == c.source {
+					place = k.place
+				}
+			}
+			// Placed as of now, read with no start time: the files' own
+			// stamps are of the day they were made.
+			write(t, place(t, e.home, e.dir, time.Now()), strings.ReplaceAll(string(b), "{{DIR}}", e.dir))
+			loc := e.locate("")
+			loc.Since = time.Time{}
+			r, _ := New(c.source, loc)
+			u, found := mustRead(t, r)
+			if !found {
+				t.Fatal("not found")
+			}
+			wantCounts(t, "real file", u, c.want)
+		})
+	}
+}
