@@ -10,10 +10,10 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
-// Codex (checked against 0.171.0's binary and a codex exec run) writes each session to
-// $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl (~/.codex
-// without the variable), the date being the local one at the session's
-// start. Its first line is the session's metadata, with its id and working
+// Codex (checked against 0.171.0's binary and a codex exec run) writes
+// each session to $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl
+// (~/.codex without the variable), the date being the local one at the
+// session's start. Its first line is the session's metadata, with its id and working
 // folder:
 //
 //	{"timestamp":"…","type":"session_meta","payload":{"id":"…","cwd":"/…",…}}

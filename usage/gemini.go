@@ -14,16 +14,17 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
-// Gemini CLI (checked against 0.61.0's bundle and a gemini -p run) keeps each session in
-// <home>/.gemini/tmp/<project>/chats/session-<YYYY-MM-DDTHH-MM>-<first 8 of
-// its id>.jsonl, <home> being $GEMINI_CLI_HOME or the home folder. The
+// Gemini CLI (checked against 0.61.0's bundle and a gemini -p run) keeps
+// each session in <home>/.gemini/tmp/<project>/chats/session-<YYYY-MM-DD
+// THH-MM>-<first 8 of its id>.jsonl, <home> being $GEMINI_CLI_HOME or the home folder. The
 // project's short name comes from <home>/.gemini/projects.json
 // ({"projects":{"/abs/folder":"name"}}), each project folder holding a
 // .project_root file with the folder's path; older versions used the
 // folder's SHA-256 as the name. The file is appended to: a first line of
 // metadata ({"sessionId":…,"projectHash":…,"startTime":…}), then each
 // message as a whole each time it changes (a reply again once its tokens
-// are known), "$set" metadata updates and "$rewindTo" marks:
+// are known), "$set" updates (of metadata, or of the first messages, which
+// are not counted) and "$rewindTo" marks:
 //
 //	{"id":"…","timestamp":"…","type":"gemini","content":…,
 //	 "tokens":{"input":…,"output":…,"cached":…,"thoughts":…,"tool":…,"total":…},…}
