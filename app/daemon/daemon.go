@@ -519,6 +519,7 @@ func (d *Daemon) sweepLostSessions(ctx context.Context) error {
 				d.log.Warn("remove a lost session's file", "session", s.ID, "err", err)
 			}
 		}
+		d.usage.exited(s.ID) // what its CLI wrote before it died, before its end
 		if err := d.reg.EndSession(ctx, mcpserver.SessionEndArgs{SessionID: s.ID, Lost: true, Reason: reason}); err != nil {
 			return err
 		}

@@ -3,6 +3,8 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -142,5 +144,52 @@ func TestUsageAtExit(t *testing.T) {
 	waitFor(t, func() bool { return d.session(shell).State == store.SessionEnded })
 	if u := d.session(shell).Usage; u == nil || u.Source != store.UsageNone || u.Summary() != "no usage reported" {
 		t.Errorf("a shell's usage %+v, want source none", u)
+	}
+}
+
+// TestUsageOfALostSession: a session an earlier run left running (the app
+// was killed) gets what its CLI wrote before it died, read by the start's
+// sweep before the session is ended as lost.
+func TestUsageOfALostSession(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	paths := newPaths(t)
+	mustOK(t, paths.MakeDirs())
+	wt := filepath.Join(t.TempDir(), "ses_lost.wt")
+	mustOK(t, os.MkdirAll(wt, 0o700))
+	db, err := store.Open(paths.DB(), store.Options{})
+	mustOK(t, err)
+	var ses store.Session
+	mustOK(t, db.Update(func(tx *store.Tx) error {
+		repo, _, err := tx.RegisterRepository("", t.TempDir())
+		if err != nil {
+			return err
+		}
+		if err := tx.PutProfile(fakeClaude()); err != nil {
+			return err
+		}
+		if ses, err = tx.CreateSession(store.SessionSpec{Kind: store.SessionSupervised, RepositoryID: repo.ID, Profile: "fakeclaude"}); err != nil {
+			return err
+		}
+		if _, err := tx.SetSessionWorkspace(ses.ID, store.Workspace{Path: wt, Branch: "sb/x", BaseBranch: "main", BaseCommit: strings.Repeat("a", 40)}); err != nil {
+			return err
+		}
+		_, err = tx.MarkSessionRunning(ses.ID, 0, 0)
+		return err
+	}))
+	mustOK(t, db.Close())
+	folder := filepath.Join(home, ".claude", "projects", strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, wt))
+	mustOK(t, os.MkdirAll(folder, 0o700))
+	line := `{"type":"assistant","timestamp":"` + time.Now().UTC().Format(time.RFC3339Nano) + `","message":{"id":"msg_1","usage":{"input_tokens":1200,"output_tokens":40}}}` + "\n"
+	mustOK(t, os.WriteFile(filepath.Join(folder, "conv.jsonl"), []byte(line), 0o600))
+
+	d := start(t, Config{Paths: paths, Keyring: keyring.NewMemory(), UsageEvery: time.Hour})
+	if s := d.session(ses.ID); s.State != store.SessionLost || !hasCounts(s.Usage, 1200, 40) {
+		t.Errorf("lost session %s with usage %+v, want lost with 1200 in, 40 out", s.State, s.Usage)
 	}
 }
