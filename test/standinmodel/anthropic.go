@@ -29,6 +29,11 @@ const anthropicModel = "claude-sonnet-4-5"
 
 func (s *Server) anthropicRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/messages", s.anthropicMessages)
+	// Claude Code checks that the API answers before its first request.
+	mux.HandleFunc("/api/hello", func(w http.ResponseWriter, r *http.Request) {
+		s.logf("anthropic: %s /api/hello", r.Method)
+		w.WriteHeader(http.StatusOK)
+	})
 	mux.HandleFunc("POST /v1/messages/count_tokens", func(w http.ResponseWriter, r *http.Request) {
 		s.logf("anthropic: count_tokens")
 		anthropicJSON(w, map[string]any{"input_tokens": anthropicInputTokens})
