@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -57,4 +58,29 @@ var claudeCLI = realCLI{
 func TestRealCLIClaude(t *testing.T) {
 	r := runRealCLI(t, claudeCLI, 3)
 	t.Logf("figure: claude first tool call after %v", r.firstCall)
+
+	// Switchboard trusted the session's worktree and nothing else: not
+	// the person's own repository folder.
+	b, err := os.ReadFile(filepath.Join(r.d.home, ".claude.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Projects map[string]struct {
+			Trusted bool `json:"hasTrustDialogAccepted"`
+		} `json:"projects"`
+	}
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatalf("~/.claude.json: %v", err)
+	}
+	var trusted []string
+	for dir, p := range cfg.Projects {
+		if p.Trusted {
+			trusted = append(trusted, dir)
+		}
+	}
+	wt := filepath.Join(r.d.data, "worktrees", r.repo, r.session)
+	if len(trusted) != 1 || trusted[0] != wt {
+		t.Fatalf("trusted folders %v, want only the worktree %s", trusted, wt)
+	}
 }
