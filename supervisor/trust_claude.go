@@ -163,6 +163,10 @@ func trustClaudeFile(path string, keys []string) (changed bool, err error) {
 	}
 	if mode == 0 {
 		mode = 0o600
+		// A CLAUDE_CONFIG_DIR not made yet: Claude Code would make it.
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return false, err
+		}
 	}
 	return true, writeAtomic(path, out, mode)
 }

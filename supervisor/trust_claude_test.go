@@ -87,6 +87,23 @@ func TestTrustClaude(t *testing.T) {
 }` + "\n",
 		},
 		{
+			name: "CLAUDE_CONFIG_DIR not made yet", configDir: true, mode: 0o600,
+			want: `{
+  "projects": {
+    "WT": {
+      "allowedTools": [],
+      "mcpContextUris": [],
+      "mcpServers": {},
+      "enabledMcpjsonServers": [],
+      "disabledMcpjsonServers": [],
+      "hasTrustDialogAccepted": true,
+      "hasClaudeMdExternalIncludesApproved": false,
+      "hasClaudeMdExternalIncludesWarningShown": false
+    }
+  }
+}`,
+		},
+		{
 			name: "CLAUDE_CONFIG_DIR", configDir: true, before: `{"theme": "light"}`, mode: 0o600,
 			want: `{
   "theme": "light",
@@ -117,7 +134,10 @@ func TestTrustClaude(t *testing.T) {
 			env := []string{"HOME=" + home, "PATH=/usr/bin"}
 			path := filepath.Join(home, ".claude.json")
 			if tt.configDir {
-				cd := t.TempDir()
+				cd := filepath.Join(t.TempDir(), "claude-work") // made by the first trust
+				if tt.before != "" {
+					os.Mkdir(cd, 0o700)
+				}
 				env = append(env, "CLAUDE_CONFIG_DIR="+cd)
 				path = filepath.Join(cd, ".claude.json")
 			}
@@ -227,5 +247,29 @@ func TestAddTrustClaudeOnlyWorktrees(t *testing.T) {
 	}
 	if len(x.Args)+len(x.Env)+len(x.Files) != 0 {
 		t.Fatalf("trust added to the launch: %+v", x)
+	}
+}
+
+// Claude Code looks a folder up by its working directory, links resolved;
+// a worktree path through a link is trusted in both forms.
+func TestTrustClaudeLinkedWorktree(t *testing.T) {
+	home, base := t.TempDir(), t.TempDir()
+	real := filepath.Join(base, "real")
+	if err := os.Mkdir(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	wt := filepath.Join(base, "link")
+	if err := os.Symlink(real, wt); err != nil {
+		t.Fatal(err)
+	}
+	sv := New(Config{RuntimeDir: t.TempDir(), Env: []string{"HOME=" + home}})
+	if err := trustClaude(sv, wt); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(home, ".claude.json"))
+	for _, dir := range []string{wt, real} {
+		if !strings.Contains(string(b), `"`+dir+`": {`) {
+			t.Errorf("%s not trusted:\n%s", dir, b)
+		}
 	}
 }
