@@ -31,7 +31,14 @@ func Builtins() []store.Profile {
 			Prompt:    store.PromptArgument,
 			MCPConfig: store.MCPConfigClaude,
 			Usage:     store.UsageClaude,
-			Notes:     "Needs a Claude login (run claude once by hand). Asks to trust the repository folder on first start.",
+			// A worktree Switchboard made is recorded as trusted in
+			// Claude Code's own config (trust_claude.go), so the session
+			// does not stop at the folder-trust question.
+			Trust: store.TrustClaude,
+			Notes: "Needs a Claude login (run claude once by hand, or set ANTHROPIC_API_KEY and approve it once). " +
+				"For a session in its own worktree, Switchboard records that worktree's exact path as trusted in " +
+				"~/.claude.json (projects[path].hasTrustDialogAccepted; $CLAUDE_CONFIG_DIR/.claude.json when set); " +
+				"in the repository's own folder Claude Code asks once, as usual.",
 		},
 		{
 			ID: "codex", Name: "Codex", Command: "codex",
