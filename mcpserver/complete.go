@@ -49,8 +49,12 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 		}
 		return tx.CheckArtifacts(p)
 	})
-	if err != nil || ses.Workspace == nil {
+	if err != nil {
 		return nil, err
+	}
+	r.refreshSessionUsage(c, ses.ID)
+	if ses.Workspace == nil {
+		return nil, nil
 	}
 	ws := gitWorkspace(ses.Workspace)
 	from, err := rangeStart(c.Ctx, ws, ses, p)

@@ -47,6 +47,10 @@ type Options struct {
 	// Worktrees is the folder agents' git worktrees are made in ("<data
 	// dir>/worktrees"); "" runs every agent in its repository's folder.
 	Worktrees string
+	// RefreshUsage, when set, reads and records a supervised session's
+	// token usage now (the daemon's agent.usage), so that a completion
+	// gives its packet the reply that asked for it.
+	RefreshUsage UsageRefresher
 }
 
 // SettingClientKeyID names the setting that records which token is the
@@ -75,7 +79,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerLanding()
 	r.registerWorktrees()
 	r.registerStartup()
-	r.registerUsage()
+	r.registerUsage(opts)
 	return r
 }
 

@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"context"
+
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
@@ -8,6 +10,10 @@ import (
 // MethodAgentUsage records a supervised session's token usage as its
 // CLI's own files give it (the daemon reads them with the usage package).
 const MethodAgentUsage Name[AgentUsageArgs, struct{}] = "agent.usage"
+
+// UsageRefresher reads and records a supervised session's usage now
+// (Options.RefreshUsage).
+type UsageRefresher func(ctx context.Context, sessionID string)
 
 // AgentUsageArgs are the arguments of agent.usage: the session's usage so
 // far, all of it (not an increment), or Source "none" for a CLI that
@@ -17,7 +23,8 @@ type AgentUsageArgs struct {
 	Usage     store.Usage `json:"usage"`
 }
 
-func (r *Registry) registerUsage() {
+func (r *Registry) registerUsage(opts Options) {
+	r.refreshUsage = opts.RefreshUsage
 	r.Register(Define(MethodAgentUsage, On(Session, store.CapAdmin), Hidden|Internal,
 		"Record a supervised session's token usage as its CLI reported it (the daemon, every few seconds while the agent runs and once at its exit).",
 		func(c *Call, in AgentUsageArgs) (struct{}, error) {
@@ -46,4 +53,14 @@ func withUsage(tx *store.Tx, agents []supervisor.Info) []AgentInfo {
 		}
 	}
 	return out
+}
+
+// refreshSessionUsage has the daemon read a session's usage before a
+// lease ends (work.complete's Prepare, once the call is authorized), so
+// the packet's share includes the reply that ended it rather than waiting
+// for the next poll.
+func (r *Registry) refreshSessionUsage(c *Call, sessionID string) {
+	if r.refreshUsage != nil {
+		r.refreshUsage(c.Ctx, sessionID)
+	}
 }

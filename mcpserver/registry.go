@@ -31,6 +31,8 @@ type Registry struct {
 	agents  *supervisor.Supervisor // nil where no agents run
 	// worktrees is Options.Worktrees.
 	worktrees string
+	// refreshUsage is Options.RefreshUsage (methods_usage.go).
+	refreshUsage UsageRefresher
 	// removing is held while a worktree is tidied or discarded: one git
 	// at a time takes a worktree away, so a discard never meets a tidy
 	// half-way through the same folder.

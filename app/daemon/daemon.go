@@ -151,7 +151,8 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	// through it, the startup's own too. Neither it nor the supervisor
 	// starts anything when made, so a start that fails before the
 	// listeners has nothing of theirs to stop.
-	d.reg = mcpserver.New(d.db, mcpserver.Options{Version: cfg.Version, Env: d, Log: d.log, Agents: d.agents, Worktrees: cfg.Paths.Worktrees()})
+	d.reg = mcpserver.New(d.db, mcpserver.Options{Version: cfg.Version, Env: d, Log: d.log, Agents: d.agents, Worktrees: cfg.Paths.Worktrees(),
+		RefreshUsage: d.usage.refresh})
 
 	if err := revokeStaleEphemeral(ctx, d.reg); err != nil {
 		return nil, fmt.Errorf("revoke tokens of earlier runs: %w", err)

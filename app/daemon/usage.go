@@ -22,6 +22,10 @@ const DefaultUsageEvery = 3 * time.Second
 // errNotRunning: a session's agent has not started yet.
 var errNotRunning = errors.New("the agent has not started yet")
 
+// errNotSupervised: an external session's agent runs elsewhere; its files
+// are not Switchboard's to read.
+var errNotSupervised = errors.New("not a supervised session")
+
 // usageWatch follows the usage of the supervised sessions this daemon
 // runs, through their CLIs' own files (the usage package), and records it
 // with agent.usage whenever it changed: every few seconds while an agent
@@ -103,6 +107,15 @@ func (w *usageWatch) forget(live []store.Session) {
 	}
 }
 
+// refresh reads session id's usage now, for a completion
+// (mcpserver.Options.RefreshUsage): the packet's share then includes the
+// reply that completed it.
+func (w *usageWatch) refresh(ctx context.Context, id string) {
+	if _, ok := w.d.agents.Get(id); ok {
+		w.read(ctx, id)
+	}
+}
+
 // exited is the last read of a session whose agent exited, before its end
 // is recorded.
 func (w *usageWatch) exited(id string) {
@@ -166,6 +179,9 @@ func (w *usageWatch) follow(id string) (*sessionUsage, error) {
 		var err error
 		if s, err = tx.Session(id); err != nil {
 			return err
+		}
+		if s.Kind != store.SessionSupervised {
+			return errNotSupervised
 		}
 		if s.State == store.SessionStarting {
 			// Its worktree may not be recorded yet: the folder to look

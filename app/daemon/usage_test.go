@@ -193,3 +193,30 @@ func TestUsageOfALostSession(t *testing.T) {
 		t.Errorf("lost session %s with usage %+v, want lost with 1200 in, 40 out", s.State, s.Usage)
 	}
 }
+
+// TestUsageAtCompletion: a completion has the session's usage read first,
+// so the packet's share includes the reply that completed it, with no
+// poll in between.
+func TestUsageAtCompletion(t *testing.T) {
+	d, repo := usageDaemon(t, time.Hour)
+	id := d.gui("agent.start", mcpserver.AgentStartArgs{Profile: "fakeclaude", RepositoryID: repo.ID}).Value.(mcpserver.AgentStarted).SessionID
+	s, ok := d.Agents().Get(id)
+	if !ok {
+		t.Fatal("no agent")
+	}
+	waitFor(t, func() bool { return d.session(id).State == store.SessionRunning })
+	pkt := d.gui("work.create", map[string]any{"repository_id": repo.ID, "title": "one"}).Value.(mcpserver.PacketResult).Packet
+	agent := mcpserver.Principal{KeyID: d.session(id).TokenKeyID, SessionID: id}
+	claimed := invokeJSON(t, d.Registry(), agent, mcpserver.TransportMCP, "work.await_packet",
+		map[string]any{"repository_id": repo.ID, "session_id": id}).Value.(mcpserver.AwaitResult)
+	d.gui("agent.input", mcpserver.AgentInputArgs{SessionID: id, Data: "work\r"})
+	waitFor(t, func() bool { return strings.Contains(s.Terminal().Text(), "REPLY 2") })
+	if u := d.session(id).Usage; u != nil {
+		t.Fatalf("usage recorded before the completion (a poll?): %+v", u)
+	}
+	invokeJSON(t, d.Registry(), agent, mcpserver.TransportMCP, "work.complete", map[string]any{
+		"packet_id": claimed.Packet.ID, "session_id": id, "lease_id": claimed.LeaseID, "summary": "done"})
+	if p := d.packet(pkt.ID); !hasCounts(p.Usage, 2400, 80) {
+		t.Errorf("completed packet's usage %+v, want 2400 in, 80 out", p.Usage)
+	}
+}
