@@ -129,13 +129,21 @@ type cli struct {
 	find func(l Locate) ([]string, error)
 	// parser starts reading one file.
 	parser func(l Locate) parser
+	// lag bounds how long a reply may take to reach the file (WriteLag).
+	lag time.Duration
 }
 
 var clis = map[string]cli{
-	store.UsageClaude: {find: claudeFiles, parser: newClaudeParser},
-	store.UsageCodex:  {find: codexFiles, parser: newCodexParser},
+	store.UsageClaude: {find: claudeFiles, parser: newClaudeParser, lag: 400 * time.Millisecond},
+	store.UsageCodex:  {find: codexFiles, parser: newCodexParser, lag: 200 * time.Millisecond},
 	store.UsageGemini: {find: geminiFiles, parser: newGeminiParser},
 }
+
+// WriteLag is how long after a model's reply the CLI may take to write it
+// where the reader reads: Claude Code queues transcript lines and flushes
+// them every 100 ms (2.1.332's FLUSH_INTERVAL_MS), Codex hands rollout
+// lines to a writer task; Gemini CLI appends each record synchronously.
+func (r *Reader) WriteLag() time.Duration { return r.cli.lag }
 
 // Reader follows one session's usage. It is not safe for concurrent use.
 type Reader struct {

@@ -108,11 +108,35 @@ func (w *usageWatch) forget(live []store.Session) {
 }
 
 // refresh reads session id's usage now, for a completion
-// (mcpserver.Options.RefreshUsage): the packet's share then includes the
-// reply that completed it.
+// (mcpserver.Options.RefreshUsage), so the packet's share includes the
+// reply that completed it. A CLI that writes its file in the background
+// (Claude Code flushes its transcript every 100 ms) may not have written
+// that reply yet: refresh then watches for it a moment (usage.WriteLag,
+// at most 400 ms added to a completion), ending as soon as the counts
+// grow.
 func (w *usageWatch) refresh(ctx context.Context, id string) {
-	if _, ok := w.d.agents.Get(id); ok {
-		w.read(ctx, id)
+	if _, ok := w.d.agents.Get(id); !ok {
+		return
+	}
+	// What was written by now; then the reply that may still be on its
+	// way (a first read that changed says nothing of that one).
+	w.read(ctx, id)
+	su, err := w.follow(id)
+	if err != nil || su.r == nil {
+		return
+	}
+	t := time.NewTicker(25 * time.Millisecond)
+	defer t.Stop()
+	deadline := time.Now().Add(su.r.WriteLag())
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if w.read(ctx, id) {
+			return
+		}
 	}
 }
 
@@ -127,14 +151,14 @@ func (w *usageWatch) exited(id string) {
 	w.mu.Unlock()
 }
 
-// read reads session id's usage and records it when it changed. Failures
-// are logged: usage is a view of the agent's work, never a reason to stop
-// it.
-func (w *usageWatch) read(ctx context.Context, id string) {
+// read reads session id's usage and records it when it changed; changed
+// says it did. Failures are logged: usage is a view of the agent's work,
+// never a reason to stop it.
+func (w *usageWatch) read(ctx context.Context, id string) (changed bool) {
 	su, err := w.follow(id)
 	if err != nil {
 		w.d.log.Debug("usage: follow session", "session", id, "err", err)
-		return
+		return false
 	}
 	su.mu.Lock()
 	defer su.mu.Unlock()
@@ -146,19 +170,20 @@ func (w *usageWatch) read(ctx context.Context, id string) {
 			w.d.log.Debug("usage: read", "session", id, "err", err)
 		}
 		if !found {
-			return // the CLI has written nothing yet
+			return false // the CLI has written nothing yet
 		}
 	}
 	if su.recorded && u == su.last {
-		return
+		return false
 	}
 	_, err = mcpserver.Invoke(ctx, w.d.reg, mcpserver.Operator, mcpserver.TransportSupervisor, mcpserver.MethodAgentUsage,
 		mcpserver.AgentUsageArgs{SessionID: id, Usage: u})
 	if err != nil {
 		w.d.log.Warn("usage: record", "session", id, "err", err)
-		return
+		return false
 	}
 	su.last, su.recorded = u, true
+	return true
 }
 
 // follow returns the follower of session id, making it on first use from

@@ -1,0 +1,74 @@
+//go:build unix
+
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// The stand-in model answers every request with the same usage: 1200
+// input and 40 output tokens (test/standinmodel).
+const standinIn, standinOut = 1200, 40
+
+// TestRealCLIUsageClaude: after Claude Code, started by its built-in
+// profile, has worked a packet against the stand-in model, its session
+// shows the token counts of the stand-in's replies, read from Claude
+// Code's own transcript (agent list), and the packet its share (work get).
+func TestRealCLIUsageClaude(t *testing.T) {
+	r := runRealCLI(t, claudeCLI, 1)
+	var (
+		u       *store.Usage
+		replies int
+	)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		var list mcpserver.AgentList
+		if err := json.Unmarshal([]byte(mustCLI(t, r.env, "agent", "list", "--json")), &list); err != nil {
+			t.Fatalf("agent list --json: %v", err)
+		}
+		for _, a := range list.Agents {
+			if a.SessionID == r.session {
+				u = a.Usage
+			}
+		}
+		// Every reply of the model's is counted once: the session's whole
+		// conversation so far (its closing text may come after the packet
+		// is done).
+		replies = strings.Count(r.model.Log(), "→ ")
+		if u != nil && u.InputTokens == int64(replies*standinIn) && u.OutputTokens == int64(replies*standinOut) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the session's usage is %+v after 15 s; the stand-in gave %d replies of %d in, %d out.\nThe model's log:\n%s",
+				u, replies, standinIn, standinOut, r.model.Log())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("figure: claude session usage %s (source %s) for %d replies", u.Summary(), u.Source, replies)
+	if u.Source != store.UsageClaude {
+		t.Errorf("usage source %q, want claude", u.Source)
+	}
+	out := mustCLI(t, r.env, "agent", "list")
+	if !strings.Contains(out, u.Summary()) {
+		t.Errorf("agent list does not print the usage %q:\n%s", u.Summary(), out)
+	}
+
+	// The packet's share: the replies up to its completion, the one that
+	// completed it included (at least await, ack, publish and complete).
+	var list mcpserver.WorkList
+	if err := json.Unmarshal([]byte(mustCLI(t, r.env, "work", "list", "--repo", r.repo, "--json")), &list); err != nil || len(list.Packets) != 1 {
+		t.Fatalf("work list --json: %v %+v", err, list)
+	}
+	p := list.Packets[0].Usage
+	if p == nil || p.InputTokens < 4*standinIn || p.InputTokens%standinIn != 0 || p.OutputTokens*standinIn != p.InputTokens*standinOut {
+		t.Errorf("the packet's usage %+v, want whole replies of %d in, %d out, at least 4", p, standinIn, standinOut)
+	} else {
+		t.Logf("figure: the packet's usage %s", p.Summary())
+	}
+}
