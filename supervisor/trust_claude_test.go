@@ -148,7 +148,7 @@ func TestTrustClaude(t *testing.T) {
 				}
 			}
 			sv := New(Config{RuntimeDir: t.TempDir(), Env: env})
-			err := trustClaude(sv, wt)
+			err := trustClaude(sv, sv.cfg.Env, wt)
 			got, _ := os.ReadFile(path)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -186,7 +186,7 @@ func TestTrustClaude(t *testing.T) {
 				}
 			}
 			// A second start changes nothing.
-			if err := trustClaude(sv, wt); err != nil {
+			if err := trustClaude(sv, sv.cfg.Env, wt); err != nil {
 				t.Fatal(err)
 			}
 			if again, _ := os.ReadFile(path); string(again) != string(got) {
@@ -213,7 +213,7 @@ func TestTrustClaudeLinkedConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	sv := New(Config{RuntimeDir: t.TempDir(), Env: []string{"HOME=" + home}})
-	if err := trustClaude(sv, wt); err != nil {
+	if err := trustClaude(sv, sv.cfg.Env, wt); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
@@ -263,7 +263,7 @@ func TestTrustClaudeLinkedWorktree(t *testing.T) {
 		t.Fatal(err)
 	}
 	sv := New(Config{RuntimeDir: t.TempDir(), Env: []string{"HOME=" + home}})
-	if err := trustClaude(sv, wt); err != nil {
+	if err := trustClaude(sv, sv.cfg.Env, wt); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(home, ".claude.json"))
