@@ -273,3 +273,25 @@ func TestTrustClaudeLinkedWorktree(t *testing.T) {
 		}
 	}
 }
+
+// TestTrustClaudeProfileConfigDir: a profile that sets CLAUDE_CONFIG_DIR
+// for its agent gets the trust entry in that folder's config, the one its
+// Claude Code reads, and none in ~/.claude.json.
+func TestTrustClaudeProfileConfigDir(t *testing.T) {
+	home, own, wt := t.TempDir(), t.TempDir(), t.TempDir()
+	sv := New(Config{RuntimeDir: t.TempDir(), Env: []string{"HOME=" + home}})
+	spec := LaunchSpec{
+		Workspace: &store.Workspace{Path: wt},
+		Profile:   store.Profile{ID: "claude-work", Trust: store.TrustClaude, Env: []string{"CLAUDE_CONFIG_DIR=" + own}},
+	}
+	if err := addTrust(sv, spec, map[string]string{}, &launchExtras{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(own, ".claude.json"))
+	if err != nil || !strings.Contains(string(b), "hasTrustDialogAccepted") {
+		t.Fatalf("the profile's config: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude.json")); !os.IsNotExist(err) {
+		t.Fatalf("~/.claude.json written although the profile names its own config (%v)", err)
+	}
+}
