@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 )
@@ -19,11 +20,24 @@ import (
 // with a dot in it, a different table altogether. The value after "=" is
 // parsed as TOML, quotes and escapes and all.
 //
-// Codex looks the project up by the working directory's path as a
-// string, so dir must be the path the agent starts in. A path that is not
-// valid UTF-8 cannot be written as a TOML string and is not trusted: Codex
-// then asks, as it would anyway.
+// Codex looks the project up by its working directory as the system
+// reports it, symbolic links resolved (a worktree under a linked folder,
+// such as macOS's /var → /private/var, is found under the real path), so
+// the override names dir with its links resolved.
 func trustCodex(dir string) []string {
+	if dir == "" {
+		return nil
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return codexTrustArgs(dir)
+}
+
+// codexTrustArgs is the override for the path dir as it is. A path that
+// is not valid UTF-8 cannot be written as a TOML string and is not
+// trusted: Codex then asks, as it would anyway.
+func codexTrustArgs(dir string) []string {
 	if dir == "" || !utf8.ValidString(dir) {
 		return nil
 	}

@@ -1,6 +1,8 @@
 package supervisor
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -27,9 +29,9 @@ func TestTrustCodex(t *testing.T) {
 		{"/tmp/ünïcødé/日本", `projects={"/tmp/ünïcødé/日本"={trust_level="trusted"}}`},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
-			got := trustCodex(tc.dir)
+			got := codexTrustArgs(tc.dir)
 			if want := []string{"-c", tc.want}; !slices.Equal(got, want) {
-				t.Fatalf("trustCodex(%q) = %q, want %q", tc.dir, got, want)
+				t.Fatalf("codexTrustArgs(%q) = %q, want %q", tc.dir, got, want)
 			}
 			key, value, _ := strings.Cut(got[1], "=")
 			var doc map[string]map[string]map[string]string
@@ -43,8 +45,30 @@ func TestTrustCodex(t *testing.T) {
 		})
 	}
 	for _, dir := range []string{"", "/tmp/bad\xffutf8"} {
-		if got := trustCodex(dir); got != nil {
-			t.Errorf("trustCodex(%q) = %q, want nothing (Codex asks)", dir, got)
+		if got := codexTrustArgs(dir); got != nil {
+			t.Errorf("codexTrustArgs(%q) = %q, want nothing (Codex asks)", dir, got)
 		}
+	}
+}
+
+// Codex looks a project up by its working directory with links resolved:
+// a worktree reached through a symbolic link is trusted under its real
+// path, the one Codex asks about.
+func TestTrustCodexResolvesLinks(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "real", "wt")
+	if err := os.MkdirAll(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(filepath.Join(base, "real"), link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	want, err := filepath.EvalSymlinks(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := trustCodex(filepath.Join(link, "wt")); !slices.Equal(got, codexTrustArgs(want)) {
+		t.Fatalf("trustCodex(link/wt) = %q, want %q", got, codexTrustArgs(want))
 	}
 }
