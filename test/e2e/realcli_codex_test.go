@@ -17,21 +17,38 @@ import (
 // codexCLI is a person who installed Codex and signed in once: their
 // ~/.codex/config.toml names a model provider (here the stand-in, as a
 // custom provider with its key in the environment, the way a company
-// gateway is set up) and nothing else. No folder is trusted by hand:
-// the built-in profile trusts the worktree Switchboard made (item 3).
-var codexCLI = realCLI{profile: "codex", user: func(t *testing.T, home string, model *standinmodel.Server) []string {
-	t.Helper()
-	dir := filepath.Join(home, ".codex")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	// supports_websockets = false: Codex's own models prefer a websocket;
-	// the stand-in speaks HTTP with server-sent events only.
-	// check_for_update_on_startup = false and analytics off: no request
-	// leaves the machine.
-	config := fmt.Sprintf(`model_provider = "standin"
-check_for_update_on_startup = false
+// gateway is set up; a sign-in with ChatGPT or an API key would skip the
+// same sign-in menu) and nothing else, so Codex uses its default model.
+// No folder is trusted by hand: the built-in profile trusts the worktree
+// Switchboard made (item 3).
+var codexCLI = realCLI{profile: "codex", user: codexUser("")}
 
+// codexLegacyCLI keeps an older model, gpt-5.5, which Codex offers tools
+// to as functions rather than through code mode's exec. Codex asks once
+// whether to move to its newer model ("Meet GPT-6 Sol"); the person said
+// "Use existing model", which Codex records under notice.model_migrations.
+var codexLegacyCLI = realCLI{profile: "codex", user: codexUser(`model = "gpt-5.5"
+
+[notice.model_migrations]
+"gpt-5.5" = "gpt-6-sol"
+`)}
+
+// codexUser writes the person's ~/.codex/config.toml: the stand-in as
+// their model provider, then more (top-level keys first, then tables).
+func codexUser(more string) func(t *testing.T, home string, model *standinmodel.Server) []string {
+	return func(t *testing.T, home string, model *standinmodel.Server) []string {
+		t.Helper()
+		dir := filepath.Join(home, ".codex")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		// supports_websockets = false: Codex's own models prefer a
+		// websocket; the stand-in speaks HTTP with server-sent events only.
+		// check_for_update_on_startup = false and analytics off: no
+		// request leaves the machine.
+		config := fmt.Sprintf(`model_provider = "standin"
+check_for_update_on_startup = false
+%s
 [analytics]
 enabled = false
 
@@ -41,23 +58,38 @@ base_url = "%s/v1"
 wire_api = "responses"
 env_key = "STANDIN_OPENAI_KEY"
 supports_websockets = false
-`, model.URL)
-	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
+`, more, model.URL)
+		if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"STANDIN_OPENAI_KEY=sk-standin"}
 	}
-	return []string{"STANDIN_OPENAI_KEY=sk-standin"}
-}}
+}
 
 // Codex, started by its built-in profile in a worktree Switchboard made,
 // claims, acks, publishes and completes three packets with no input typed,
 // and leaves no process behind once the app has stopped (the profile's
 // --disable daemon_auto_start: no app-server outlives the session).
 func TestRealCLICodex(t *testing.T) {
+	r := runCodex(t, codexCLI)
+	t.Logf("figure: codex first tool call after %v", r.firstCall)
+	// The same with a model Codex offers function tools to, the other
+	// way it calls an MCP tool.
+	t.Run("function tools", func(t *testing.T) {
+		r := runCodex(t, codexLegacyCLI)
+		t.Logf("codex (gpt-5.5, function tools) first tool call after %v", r.firstCall)
+	})
+}
+
+// runCodex runs c for three packets and checks, once the app has
+// stopped, that nothing it started is still running.
+func runCodex(t *testing.T, c realCLI) *realRun {
+	t.Helper()
 	var home string
-	c := codexCLI
+	user := c.user
 	c.user = func(t *testing.T, h string, model *standinmodel.Server) []string {
 		home = h
-		return codexCLI.user(t, h, model)
+		return user(t, h, model)
 	}
 	// Registered first, so it runs last: after the app and its sessions
 	// have stopped.
@@ -66,8 +98,7 @@ func TestRealCLICodex(t *testing.T) {
 			waitNoProcessWithHome(t, home, 5*time.Second)
 		}
 	})
-	r := runRealCLI(t, c, 3)
-	t.Logf("figure: codex first tool call after %v", r.firstCall)
+	return runRealCLI(t, c, 3)
 }
 
 // waitNoProcessWithHome fails when a process whose environment has

@@ -14,13 +14,15 @@ import (
 // answer as server-sent events.
 //
 // Codex offers tools in one of two ways, chosen by the model's entry in its
-// catalog. Older models get them as function tools in the request's
-// "tools", MCP ones grouped in a namespace (mcp__switchboard) that a call
-// names with "namespace" and "name". Its current models are "code mode
-// only": the request offers a single custom tool, exec, which runs
-// JavaScript in which every other tool, MCP ones included, is a function
-// (tools.mcp__switchboard__work_await_packet); the tool list arrives in an
-// additional_tools input item. The stand-in answers in whichever way the
+// catalog. Its current models are "code mode only": the request offers a
+// single custom tool, exec, which runs JavaScript in which every other
+// tool, MCP ones included, is a function (tools.mcp__switchboard__
+// work_await_packet); the tool list arrives in an additional_tools input
+// item. Older models (gpt-5.5) get function tools in the request's
+// "tools", but MCP ones deferred behind Codex's tool_search: the model
+// searches, Codex answers with a tool_search_output holding the
+// namespace (mcp__switchboard) and its tools, and a call names both
+// "namespace" and "name". The stand-in answers in whichever way the
 // request offers.
 
 // openaiRoutes serves POST /v1/responses, and answers the model list Codex
@@ -48,7 +50,11 @@ func (s *Server) openaiRoutes(mux *http.ServeMux) {
 		if n := len(steps); n > 0 {
 			s.logf("  result of %s (error %v): %.300q", steps[n-1].Call.Tool, steps[n-1].IsError, steps[n-1].Result)
 		}
-		writeResponseStream(w, id, answerFor(s.reply(prompt, steps), offered), req.Model)
+		a := answerFor(s.reply(prompt, steps), offered)
+		if a.call != nil && a.call["type"] == "tool_search_call" {
+			s.logf("  (not offered yet: searching with tool_search)")
+		}
+		writeResponseStream(w, id, a, req.Model)
 	})
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
 		s.logf("GET /v1/models")
@@ -79,7 +85,7 @@ type responsesItem struct {
 	Content   json.RawMessage `json:"content"`
 	Name      string          `json:"name"`
 	Namespace string          `json:"namespace"`
-	Arguments string          `json:"arguments"`
+	Arguments json.RawMessage `json:"arguments"` // a JSON string; an object in a tool_search_call
 	Input     string          `json:"input"`
 	CallID    string          `json:"call_id"`
 	Output    json.RawMessage `json:"output"`
@@ -100,10 +106,11 @@ type offeredTool struct {
 	namespace string // "" outside a namespace
 	name      string
 	custom    bool // a custom (free-form input) tool such as exec
+	search    bool // Codex's own tool_search, which loads deferred tools
 }
 
-// offered lists the tools of the request and of its additional_tools
-// items. Tools in the namespace "functions" are the API's plain functions
+// offered lists the tools of the request, of its additional_tools items
+// and of the tool_search_output items that loaded deferred ones. Tools in the namespace "functions" are the API's plain functions
 // and keep their bare names.
 func (q *responsesRequest) offered() []offeredTool {
 	var out []offeredTool
@@ -113,6 +120,8 @@ func (q *responsesRequest) offered() []offeredTool {
 			switch {
 			case t.Type == "namespace":
 				add(t.Name, t.Tools)
+			case t.Type == "tool_search":
+				out = append(out, offeredTool{full: "tool_search", search: true})
 			case t.Name != "":
 				o := offeredTool{full: t.Name, name: t.Name, custom: t.Type == "custom"}
 				if ns != "" && ns != "functions" {
@@ -124,7 +133,7 @@ func (q *responsesRequest) offered() []offeredTool {
 	}
 	add("", q.Tools)
 	for _, it := range q.Input {
-		if it.Type == "additional_tools" {
+		if it.Type == "additional_tools" || it.Type == "tool_search_output" {
 			add("", it.Tools)
 		}
 	}
@@ -155,8 +164,10 @@ func (q *responsesRequest) conversation() (string, []Step) {
 				prompt = t
 			}
 		case "function_call":
+			var text string
 			var args map[string]any
-			json.Unmarshal([]byte(it.Arguments), &args)
+			json.Unmarshal(it.Arguments, &text)
+			json.Unmarshal([]byte(text), &args)
 			byCall[it.CallID] = len(steps)
 			steps = append(steps, Step{Call: Call{Tool: shortName(joinNamespace(it.Namespace, it.Name)), Args: args}})
 		case "custom_tool_call":
@@ -174,6 +185,8 @@ func (q *responsesRequest) conversation() (string, []Step) {
 			steps[i].Result, steps[i].IsError = outputText(it.Output)
 			if it.Type == "custom_tool_call_output" {
 				steps[i].Result, steps[i].IsError = scriptResult(steps[i].Result)
+			} else {
+				steps[i].Result = withoutTiming(steps[i].Result)
 			}
 		}
 	}
@@ -224,6 +237,19 @@ func outputText(raw json.RawMessage) (text string, isError bool) {
 		return contentText(obj.Content), obj.Success != nil && !*obj.Success
 	}
 	return contentText(raw), false
+}
+
+// withoutTiming drops the lines Codex puts before an MCP tool's output in
+// a function_call_output ("Wall time: 0.01 seconds", "Output:"); what
+// follows is the tool's structuredContent as JSON, or its text.
+func withoutTiming(out string) string {
+	if !strings.HasPrefix(out, "Wall time:") {
+		return out
+	}
+	if _, rest, ok := strings.Cut(out, "\nOutput:\n"); ok {
+		return rest
+	}
+	return out
 }
 
 // The script the stand-in sends exec in code mode. Its first line names
@@ -293,15 +319,16 @@ func scriptResult(out string) (string, bool) {
 }
 
 // responsesAnswer is the one output item of a response: a function call,
-// a custom tool call, or a message.
+// a custom tool call, a tool search, or a message.
 type responsesAnswer struct {
-	call map[string]any // a function_call or custom_tool_call item
+	call map[string]any // a function_call, custom_tool_call or tool_search_call item
 	text string
 }
 
 // answerFor turns the policy's reply into an output item: a direct
 // function call when Codex offered the tool as one, else a script for
-// exec (code mode), else a message saying what was missing.
+// exec (code mode), else a search for it with tool_search (Codex defers
+// MCP tools), else a message saying what was missing.
 func answerFor(reply Reply, offered []offeredTool) responsesAnswer {
 	if reply.Call == nil {
 		return responsesAnswer{text: reply.Text}
@@ -324,6 +351,14 @@ func answerFor(reply Reply, offered []offeredTool) responsesAnswer {
 			// In exec, an MCP tool is tools.mcp__<server>__<tool>.
 			fn := "mcp__switchboard__" + reply.Call.Tool
 			return responsesAnswer{call: map[string]any{"type": "custom_tool_call", "name": "exec", "input": callScript(*reply.Call, fn)}}
+		}
+	}
+	for _, o := range offered {
+		if o.search {
+			// Codex defers MCP tools behind its tool_search: search for the
+			// tool; the next request offers what it found.
+			return responsesAnswer{call: map[string]any{"type": "tool_search_call", "execution": "client",
+				"arguments": map[string]any{"query": "switchboard " + reply.Call.Tool, "limit": 8}}}
 		}
 	}
 	return responsesAnswer{text: fmt.Sprintf("stand-in: the CLI offered no tool %s (it offered %s)", reply.Call.Tool, strings.Join(full, ", "))}
@@ -379,6 +414,9 @@ func writeResponseStream(w http.ResponseWriter, id string, a responsesAnswer, mo
 		e.send("response.output_item.added", map[string]any{"output_index": 0, "item": with(item, map[string]any{"input": "", "status": "in_progress"})})
 		e.send("response.custom_tool_call_input.delta", at(map[string]any{"delta": item["input"]}))
 		e.send("response.custom_tool_call_input.done", at(map[string]any{"input": item["input"]}))
+	case a.call != nil && a.call["type"] == "tool_search_call":
+		item = with(a.call, map[string]any{"id": "ts_" + id, "call_id": "call_" + id, "status": "completed"})
+		e.send("response.output_item.added", map[string]any{"output_index": 0, "item": with(item, map[string]any{"status": "in_progress"})})
 	case a.call != nil:
 		item = with(a.call, map[string]any{"id": "fc_" + id, "call_id": "call_" + id, "status": "completed"})
 		e.send("response.output_item.added", map[string]any{"output_index": 0, "item": with(item, map[string]any{"arguments": "", "status": "in_progress"})})

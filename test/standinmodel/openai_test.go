@@ -135,6 +135,61 @@ func TestOpenAIFunctionTools(t *testing.T) {
 	}
 }
 
+// Codex defers MCP tools behind its tool_search: the stand-in searches
+// first, then calls the tool the tool_search_output loaded, and reads the
+// call's output without the timing lines Codex puts before it.
+func TestOpenAIToolSearch(t *testing.T) {
+	s, err := Start(Worker(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tools := []any{
+		map[string]any{"type": "function", "name": "exec_command"},
+		map[string]any{"type": "tool_search", "execution": "client"},
+	}
+	item := outputItem(t, postResponses(t, s, map[string]any{"model": "m", "input": codexInput(), "tools": tools}))
+	if item["type"] != "tool_search_call" || item["execution"] != "client" || item["call_id"] == "" ||
+		!strings.Contains(item["arguments"].(map[string]any)["query"].(string), "work_await_packet") {
+		t.Fatalf("first item %v, want a tool_search_call for work_await_packet", item)
+	}
+
+	found := map[string]any{"type": "tool_search_output", "call_id": item["call_id"], "execution": "client", "tools": []any{
+		map[string]any{"type": "namespace", "name": "mcp__switchboard", "tools": []any{
+			map[string]any{"type": "function", "name": "work_await_packet"},
+		}},
+	}}
+	search := map[string]any{"type": "tool_search_call", "call_id": item["call_id"], "execution": "client", "arguments": item["arguments"]}
+	item = outputItem(t, postResponses(t, s, map[string]any{"model": "m", "input": codexInput(search, found), "tools": tools}))
+	if item["type"] != "function_call" || item["namespace"] != "mcp__switchboard" || item["name"] != "work_await_packet" {
+		t.Fatalf("second item %v, want a call of the tool found", item)
+	}
+
+	// Codex gives the model the structuredContent as JSON after its timing.
+	structured := `{"audit_id":"aud_1","method":"work.await_packet","ok":true,"result":` +
+		`{"packet":{"id":"pkt_1","title":"Packet 1","expected_artifacts":[{"name":"notes","kind":"text"}]},"lease_id":"lse_1"}}`
+	call := map[string]any{"type": "function_call", "namespace": "mcp__switchboard", "name": "work_await_packet", "arguments": item["arguments"], "call_id": "c2"}
+	output := map[string]any{"type": "function_call_output", "call_id": "c2", "output": "Wall time: 0.0109 seconds\nOutput:\n" + structured}
+	item = outputItem(t, postResponses(t, s, map[string]any{"model": "m", "input": codexInput(search, found, call, output), "tools": tools}))
+	if item["type"] != "tool_search_call" || !strings.Contains(item["arguments"].(map[string]any)["query"].(string), "work_ack") {
+		t.Fatalf("third item %v, want a search for work_ack (not offered yet)", item)
+	}
+	_, steps := (&responsesRequest{Input: mustItems(t, codexInput(search, found, call, output))}).conversation()
+	if len(steps) != 1 || steps[0].Result != structured || steps[0].IsError {
+		t.Fatalf("steps %+v, want the await with its structured result", steps)
+	}
+}
+
+func mustItems(t *testing.T, in []map[string]any) []responsesItem {
+	t.Helper()
+	b, _ := json.Marshal(in)
+	var items []responsesItem
+	if err := json.Unmarshal(b, &items); err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
 // In code mode (Codex's current models) the only tool is exec, offered in
 // an additional_tools item: the stand-in sends a script that calls the MCP
 // tool through exec's tools object, and reads the call and its result
