@@ -81,9 +81,15 @@ func TestRealCLICodex(t *testing.T) {
 	})
 }
 
-// runCodex runs c for three packets and checks, once the app has
-// stopped, that nothing it started is still running.
+// runCodex runs c for three packets.
 func runCodex(t *testing.T, c realCLI) *realRun {
+	t.Helper()
+	return runRealCLI(t, leavesNothingRunning(t, c), 3)
+}
+
+// leavesNothingRunning is c with a check, once the app has stopped, that
+// nothing the agent started is still running.
+func leavesNothingRunning(t *testing.T, c realCLI) realCLI {
 	t.Helper()
 	var home string
 	user := c.user
@@ -91,14 +97,14 @@ func runCodex(t *testing.T, c realCLI) *realRun {
 		home = h
 		return user(t, h, model)
 	}
-	// Registered first, so it runs last: after the app and its sessions
-	// have stopped.
+	// Registered before runRealCLI's own clean-ups, so it runs after them:
+	// after the app and its sessions have stopped.
 	t.Cleanup(func() {
 		if home != "" {
 			waitNoProcessWithHome(t, home, 5*time.Second)
 		}
 	})
-	return runRealCLI(t, c, 3)
+	return c
 }
 
 // waitNoProcessWithHome fails when a process whose environment has
@@ -131,5 +137,26 @@ func waitNoProcessWithHome(t *testing.T, home string, wait time.Duration) {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// In the person's own checkout (no worktree of Switchboard's) the trust
+// is not Switchboard's to give: Codex asks, and asks the model nothing
+// before a person answers.
+func TestRealCLICodexOwnFolder(t *testing.T) {
+	r := runRealCLI(t, leavesNothingRunning(t, codexCLI), 0, "--no-worktree")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		screen := lastScreen(r.d, r.session)
+		if strings.Contains(screen, "Trust this folder?") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no trust question after 20 s in the person's own folder; the last screen:\n%s", screen)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if calls := r.model.Calls(); len(calls) != 0 {
+		t.Errorf("the model was asked for tool calls before the folder was trusted: %v", calls)
 	}
 }
