@@ -25,8 +25,9 @@ import (
 // "namespace" and "name". The stand-in answers in whichever way the
 // request offers.
 
-// openaiRoutes serves POST /v1/responses, and answers the model list Codex
-// may ask for at startup.
+// openaiRoutes serves POST /v1/responses, all Codex asks of a custom
+// provider (no model list, no websocket when the provider says
+// supports_websockets = false).
 func (s *Server) openaiRoutes(mux *http.ServeMux) {
 	var seq atomic.Int64
 	mux.HandleFunc("POST /v1/responses", func(w http.ResponseWriter, r *http.Request) {
@@ -56,11 +57,6 @@ func (s *Server) openaiRoutes(mux *http.ServeMux) {
 		}
 		writeResponseStream(w, id, a, req.Model)
 	})
-	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
-		s.logf("GET /v1/models")
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{"object":"list","data":[],"models":[]}`))
-	})
 }
 
 // responsesRequest is the part of a Responses API request the stand-in reads.
@@ -77,8 +73,8 @@ type responsesRequest struct {
 }
 
 // responsesItem is one input item: a message, a call the model made
-// earlier (function_call, custom_tool_call), its output, or the tools
-// offered (additional_tools).
+// earlier (function_call, custom_tool_call, tool_search_call), its output,
+// or tools offered (additional_tools, tool_search_output).
 type responsesItem struct {
 	Type      string          `json:"type"`
 	Role      string          `json:"role"`
@@ -110,8 +106,9 @@ type offeredTool struct {
 }
 
 // offered lists the tools of the request, of its additional_tools items
-// and of the tool_search_output items that loaded deferred ones. Tools in the namespace "functions" are the API's plain functions
-// and keep their bare names.
+// and of the tool_search_output items that loaded deferred ones. Tools in
+// the namespace "functions" are the API's plain functions and keep their
+// bare names.
 func (q *responsesRequest) offered() []offeredTool {
 	var out []offeredTool
 	var add func(ns string, ts []responsesTool)
