@@ -30,6 +30,7 @@ func Builtins() []store.Profile {
 			Env:       []string{"ENABLE_TOOL_SEARCH=false"},
 			Prompt:    store.PromptArgument,
 			MCPConfig: store.MCPConfigClaude,
+			Hooks:     store.HooksClaude,
 			Notes:     "Needs a Claude login (run claude once by hand). Asks to trust the repository folder on first start.",
 		},
 		{
