@@ -45,7 +45,7 @@ func TestSignalStatus(t *testing.T) {
 		{"report question answered", "", false, []func(*Session){report(SignalWaiting, "question", 0), answered}, StatusIdle},
 		{"hook Notification outlives an answer", "", false, []func(*Session){notification, answered}, StatusNeedsInput},
 		{"report heartbeat on a still screen", "", false, []func(*Session){report(SignalWorking, "heartbeat", 0)}, StatusRunning},
-		{"stale heartbeat, still screen: the screen says", "Continue?", false, []func(*Session){report(SignalWorking, "heartbeat", 2 * hold)}, StatusNeedsInput},
+		{"stale heartbeat, still screen: the screen says", "Continue?", false, []func(*Session){report(SignalWorking, "heartbeat", 2*hold)}, StatusNeedsInput},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
