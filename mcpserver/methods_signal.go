@@ -75,7 +75,8 @@ func (r *Registry) registerSignals() {
 			sig := supervisor.Signal{State: state, Source: supervisor.SourceHook, Event: in.Event}
 			title, text := vt.CleanText(in.Title), vt.CleanText(in.Text)
 			if state == supervisor.SignalWaiting && title == "" {
-				title = "An agent needs you"
+				// The desktop notification's title: whose hook it is.
+				title = "Claude Code"
 			}
 			r.signalAgent(c, ses.ID, sig, title, text)
 			return SignalResult{SessionID: ses.ID, State: state}, nil
