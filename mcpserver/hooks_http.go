@@ -62,8 +62,9 @@ func (h *HTTPHandler) serveClaudeHook(w http.ResponseWriter, r *http.Request) {
 			writeHookError(w, http.StatusBadRequest, store.CodeParseError, "the hook's input is not JSON")
 			return
 		}
-		if in.NotificationType == "auth_success" {
-			// Not a wait: Claude Code tells of a login that worked.
+		if !claudeWaits(in.NotificationType) {
+			// Not a wait: a login that worked, a finished subagent, a
+			// quota note. Nothing changes.
 			writeHookOK(w)
 			return
 		}
@@ -84,6 +85,19 @@ func (h *HTTPHandler) serveClaudeHook(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeHookOK(w)
 	}
+}
+
+// claudeWaits reports whether a Notification of this type (Claude Code
+// 2.1.332's notification_type) means Claude Code waits for the person. A
+// Notification without a type is taken at its word: the hook's meaning is
+// "needs your attention".
+func claudeWaits(notificationType string) bool {
+	switch notificationType {
+	case "", "permission_prompt", "idle_prompt", "elicitation_dialog", "elicitation_url_dialog",
+		"agent_needs_input", "worker_permission_prompt":
+		return true
+	}
+	return false
 }
 
 func writeHookOK(w http.ResponseWriter) {

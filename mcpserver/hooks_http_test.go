@@ -71,6 +71,14 @@ func TestClaudeHookPath(t *testing.T) {
 	if last.Method != "session.signal" || last.Transport != string(TransportHook) || last.Outcome != "ok" || last.SessionID != a.SessionID {
 		t.Errorf("audit record %+v", last)
 	}
+	// A Notification that is no wait (a login that worked) records nothing.
+	n := len(f.audit(t))
+	if code, body := post("Notification", rawA, `{"hook_event_name":"Notification","message":"Login successful","notification_type":"auth_success"}`); code != http.StatusOK || strings.TrimSpace(body) != "{}" {
+		t.Errorf("auth_success: %d %s", code, body)
+	}
+	if m := len(f.audit(t)); m != n {
+		t.Errorf("auth_success made %d audited calls", m-n)
+	}
 	for _, ev := range []string{"Stop", "UserPromptSubmit", "PostToolUse"} {
 		if code, body := post(ev, rawA, `{"hook_event_name":"`+ev+`"}`); code != http.StatusOK {
 			t.Errorf("%s: %d %s", ev, code, body)
