@@ -34,6 +34,7 @@ func Builtins() []store.Profile {
 			// Claude Code's own config (trust_claude.go), so the session
 			// does not stop at the folder-trust question.
 			Trust: store.TrustClaude,
+			Hooks: store.HooksClaude,
 			Notes: "Needs a Claude login (run claude once by hand, or set ANTHROPIC_API_KEY and approve it once). " +
 				"For a session in its own worktree, Switchboard records that worktree's exact path as trusted in " +
 				"~/.claude.json (projects[path].hasTrustDialogAccepted; $CLAUDE_CONFIG_DIR/.claude.json when set); " +
