@@ -15,10 +15,6 @@ import (
 // MethodSessionSignal records a hook of a supervised agent's CLI.
 const MethodSessionSignal Name[SignalArgs, SignalResult] = "session.signal"
 
-// TransportHook is the calls a CLI's hooks make to the listener's hook
-// path (supervisor.ClaudeHookPath), outside MCP.
-const TransportHook Transport = "hook"
-
 // maxSignalText bounds a signal's title and text, in bytes: a line for a
 // desktop notification, not a document. The hook path clips longer ones;
 // any other caller is refused.
