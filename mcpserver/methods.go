@@ -70,6 +70,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerWork()
 	r.registerSessions()
 	r.registerSessionEnd()
+	r.registerSignals()
 	r.registerWorkResources()
 	r.registerAgents()
 	r.registerSettings()

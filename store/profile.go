@@ -64,6 +64,11 @@ type Profile struct {
 	// usage package: one of UsageSources ("claude", "codex", "gemini"),
 	// "" for a CLI that records none (its sessions say so).
 	Usage string `json:"usage,omitempty"`
+	// Hooks names how the CLI reports its own state to Switchboard (one of
+	// the Hooks* values, "" for nothing): HooksClaude gives Claude Code a
+	// per-session --settings file whose hooks call back with the session's
+	// token.
+	Hooks string `json:"hooks,omitempty"`
 	// Notes tell a person what the profile needs (a login, a one-time
 	// registration).
 	Notes string `json:"notes,omitempty"`
@@ -81,6 +86,13 @@ const (
 	TrustCodex = "codex"
 	// TrustGemini sets GEMINI_CLI_TRUST_WORKSPACE=true for the session.
 	TrustGemini = "gemini"
+)
+
+// How a profile's CLI reports its own state (working, waiting, idle).
+const (
+	// HooksClaude: Claude Code's HTTP hooks (Notification, Stop,
+	// UserPromptSubmit, PostToolUse), given per session with --settings.
+	HooksClaude = "claude"
 )
 
 var profileID = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
@@ -114,6 +126,11 @@ func (p *Profile) Validate() error {
 	}
 	if p.Usage != "" && !slices.Contains(UsageSources, p.Usage) {
 		return Deny(CodeInvalidArgument, "profile usage must be one of %s or empty, not %q", strings.Join(UsageSources, ", "), p.Usage)
+	}
+	switch p.Hooks {
+	case "", HooksClaude:
+	default:
+		return Deny(CodeInvalidArgument, "profile hooks must be %q or empty, not %q", HooksClaude, p.Hooks)
 	}
 	size := len(p.Command) + len(p.Notes)
 	for _, t := range slices.Concat([]string{p.Command}, p.Args, p.Env) {

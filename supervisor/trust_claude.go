@@ -41,9 +41,9 @@ var claudeProjectDefaults = []member{
 }
 
 // trustClaude records dir, a worktree Switchboard made, as trusted in the
-// Claude Code config of the agent's environment (sv.cfg.Env).
-func trustClaude(sv *Supervisor, dir string) error {
-	path, err := claudeConfigPath(sv.cfg.Env)
+// Claude Code config of the agent's environment env.
+func trustClaude(sv *Supervisor, env []string, dir string) error {
+	path, err := claudeConfigPath(env)
 	if err != nil {
 		return fmt.Errorf("trusting %s for Claude Code: %w", dir, err)
 	}

@@ -148,7 +148,7 @@ func TestTrustClaude(t *testing.T) {
 				}
 			}
 			sv := New(Config{RuntimeDir: t.TempDir(), Env: env})
-			err := trustClaude(sv, wt)
+			err := trustClaude(sv, sv.cfg.Env, wt)
 			got, _ := os.ReadFile(path)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -186,7 +186,7 @@ func TestTrustClaude(t *testing.T) {
 				}
 			}
 			// A second start changes nothing.
-			if err := trustClaude(sv, wt); err != nil {
+			if err := trustClaude(sv, sv.cfg.Env, wt); err != nil {
 				t.Fatal(err)
 			}
 			if again, _ := os.ReadFile(path); string(again) != string(got) {
@@ -213,7 +213,7 @@ func TestTrustClaudeLinkedConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	sv := New(Config{RuntimeDir: t.TempDir(), Env: []string{"HOME=" + home}})
-	if err := trustClaude(sv, wt); err != nil {
+	if err := trustClaude(sv, sv.cfg.Env, wt); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
@@ -263,7 +263,7 @@ func TestTrustClaudeLinkedWorktree(t *testing.T) {
 		t.Fatal(err)
 	}
 	sv := New(Config{RuntimeDir: t.TempDir(), Env: []string{"HOME=" + home}})
-	if err := trustClaude(sv, wt); err != nil {
+	if err := trustClaude(sv, sv.cfg.Env, wt); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(home, ".claude.json"))
@@ -271,5 +271,27 @@ func TestTrustClaudeLinkedWorktree(t *testing.T) {
 		if !strings.Contains(string(b), `"`+dir+`": {`) {
 			t.Errorf("%s not trusted:\n%s", dir, b)
 		}
+	}
+}
+
+// TestTrustClaudeProfileConfigDir: a profile that sets CLAUDE_CONFIG_DIR
+// for its agent gets the trust entry in that folder's config, the one its
+// Claude Code reads, and none in ~/.claude.json.
+func TestTrustClaudeProfileConfigDir(t *testing.T) {
+	home, own, wt := t.TempDir(), t.TempDir(), t.TempDir()
+	sv := New(Config{RuntimeDir: t.TempDir(), Env: []string{"HOME=" + home}})
+	spec := LaunchSpec{
+		Workspace: &store.Workspace{Path: wt},
+		Profile:   store.Profile{ID: "claude-work", Trust: store.TrustClaude, Env: []string{"CLAUDE_CONFIG_DIR=" + own}},
+	}
+	if err := addTrust(sv, spec, map[string]string{}, &launchExtras{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(own, ".claude.json"))
+	if err != nil || !strings.Contains(string(b), "hasTrustDialogAccepted") {
+		t.Fatalf("the profile's config: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude.json")); !os.IsNotExist(err) {
+		t.Fatalf("~/.claude.json written although the profile names its own config (%v)", err)
 	}
 }
