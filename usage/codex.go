@@ -18,14 +18,22 @@ import (
 //
 //	{"timestamp":"…","type":"session_meta","payload":{"id":"…","cwd":"/…",…}}
 //
-// and after each model reply an event carries the session's running
-// totals:
+// and each model reply's usage comes twice with the session's running
+// totals: a record written as the reply ends, before its tool calls run,
+//
+//	{"timestamp":"…","type":"token_usage_record","payload":{"usage":{…},
+//	 "turn_token_usage":{…},"thread_token_usage":{"input_tokens":…,
+//	  "cached_input_tokens":…,"cache_write_input_tokens":…,"output_tokens":…,
+//	  "reasoning_output_tokens":…,"total_tokens":…},…}}
+//
+// and an event once they returned:
 //
 //	{"timestamp":"…","type":"event_msg","payload":{"type":"token_count",
-//	 "info":{"total_token_usage":{"input_tokens":…,"cached_input_tokens":…,
-//	  "output_tokens":…,"reasoning_output_tokens":…,"total_tokens":…},
-//	  "last_token_usage":{…}},"rate_limits":{…}}}
+//	 "info":{"total_token_usage":{…},"last_token_usage":{…}},"rate_limits":{…}}}
 //
+// The reader takes the larger total of either (they agree once both are
+// written): the record lets a completion count the reply that asked for
+// it.
 // input_tokens include the cached ones and output_tokens the reasoning
 // ones (OpenAI's way); info is null in an event that only updates rate
 // limits. The session's usage is the last total less the last total
@@ -89,6 +97,7 @@ type codexLine struct {
 		Info *struct {
 			Total *codexTokens `json:"total_token_usage"`
 		} `json:"info"`
+		Thread *codexTokens `json:"thread_token_usage"` // of token_usage_record
 	} `json:"payload"`
 }
 
@@ -100,10 +109,13 @@ type codexParser struct {
 
 func newCodexParser(l Locate) parser { return &codexParser{loc: l} }
 
-var tokenCountKey = []byte(`"token_count"`)
+var (
+	tokenCountKey  = []byte(`"token_count"`)
+	tokenRecordKey = []byte(`"token_usage_record"`)
+)
 
 func (p *codexParser) line(b []byte) bool {
-	if p.ours && !bytes.Contains(b, tokenCountKey) {
+	if p.ours && !bytes.Contains(b, tokenCountKey) && !bytes.Contains(b, tokenRecordKey) {
 		return true
 	}
 	var l codexLine
@@ -118,10 +130,20 @@ func (p *codexParser) line(b []byte) bool {
 		p.ours = true
 		return true
 	}
-	if l.Type != "event_msg" || l.Payload.Type != "token_count" || l.Payload.Info == nil || l.Payload.Info.Total == nil {
+	var total *codexTokens
+	switch {
+	case l.Type == "token_usage_record":
+		total = l.Payload.Thread
+	case l.Type == "event_msg" && l.Payload.Type == "token_count" && l.Payload.Info != nil:
+		total = l.Payload.Info.Total
+	}
+	if total == nil {
 		return true
 	}
-	u := l.Payload.Info.Total.usage()
+	u := total.usage()
+	if u.Tokens() < p.now.Tokens() {
+		return true // an event repeating an earlier total
+	}
 	if p.loc.stamped(l.Timestamp) {
 		p.now = u
 	} else {

@@ -31,7 +31,7 @@ var cases = []struct {
 	place  layout
 }{
 	{store.UsageClaude, store.Usage{InputTokens: 1400, OutputTokens: 80, CacheReadTokens: 1000, CacheWriteTokens: 500}, placeClaude},
-	{store.UsageCodex, store.Usage{InputTokens: 1400, OutputTokens: 80, CacheReadTokens: 1000}, placeCodex},
+	{store.UsageCodex, store.Usage{InputTokens: 2600, OutputTokens: 120, CacheReadTokens: 1000}, placeCodex},
 	{store.UsageGemini, store.Usage{InputTokens: 2605, OutputTokens: 90, CacheReadTokens: 1000}, placeGemini},
 }
 

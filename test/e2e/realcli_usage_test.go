@@ -19,9 +19,16 @@ const standinIn, standinOut = 1200, 40
 // TestRealCLIUsageClaude: after Claude Code, started by its built-in
 // profile, has worked a packet against the stand-in model, its session
 // shows the token counts of the stand-in's replies, read from Claude
-// Code's own transcript (agent list), and the packet its share (work get).
-func TestRealCLIUsageClaude(t *testing.T) {
-	r := runRealCLI(t, claudeCLI, 1)
+// Code's own transcript (agent list), and the packet its share.
+func TestRealCLIUsageClaude(t *testing.T) { checkRealUsage(t, claudeCLI, store.UsageClaude) }
+
+// TestRealCLIUsageCodex: the same with Codex and its rollout file.
+func TestRealCLIUsageCodex(t *testing.T) { checkRealUsage(t, codexCLI, store.UsageCodex) }
+
+// checkRealUsage runs c on one packet and checks the usage its session
+// and the packet show.
+func checkRealUsage(t *testing.T, c realCLI, source string) {
+	r := runRealCLI(t, c, 1)
 	var (
 		u       *store.Usage
 		replies int
@@ -50,9 +57,9 @@ func TestRealCLIUsageClaude(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	t.Logf("figure: claude session usage %s (source %s) for %d replies", u.Summary(), u.Source, replies)
-	if u.Source != store.UsageClaude {
-		t.Errorf("usage source %q, want claude", u.Source)
+	t.Logf("figure: %s session usage %s (source %s) for %d replies", c.profile, u.Summary(), u.Source, replies)
+	if u.Source != source {
+		t.Errorf("usage source %q, want %s", u.Source, source)
 	}
 	out := mustCLI(t, r.env, "agent", "list")
 	if !strings.Contains(out, u.Summary()) {
@@ -69,6 +76,6 @@ func TestRealCLIUsageClaude(t *testing.T) {
 	if p == nil || p.InputTokens < 4*standinIn || p.InputTokens%standinIn != 0 || p.OutputTokens*standinIn != p.InputTokens*standinOut {
 		t.Errorf("the packet's usage %+v, want whole replies of %d in, %d out, at least 4", p, standinIn, standinOut)
 	} else {
-		t.Logf("figure: the packet's usage %s", p.Summary())
+		t.Logf("figure: %s packet's usage %s", c.profile, p.Summary())
 	}
 }
