@@ -46,10 +46,12 @@ func Builtins() []store.Profile {
 		{
 			ID: "gemini", Name: "Gemini CLI", Command: "gemini",
 			// --allowed-mcp-server-names: of the person's MCP servers only
-			// Switchboard's loads. The folder trust comes from Trust, only
-			// for a worktree Switchboard made: GEMINI_CLI_TRUST_WORKSPACE
-			// (in an untrusted folder Gemini CLI asks first and loads no
-			// MCP server at all).
+			// Switchboard's loads, and its tools (mcp_switchboard_*) run
+			// without asking, as with the settings' mcp.allowed list; the
+			// CLI's own tools still ask. The folder trust comes from
+			// Trust, only for a worktree Switchboard made:
+			// GEMINI_CLI_TRUST_WORKSPACE=true (in an untrusted folder
+			// Gemini CLI asks first and loads no MCP server at all).
 			Args:     []string{"--allowed-mcp-server-names", "switchboard", "-i", "{prompt}"},
 			Env:      []string{"COLORTERM=truecolor"},
 			Prompt:   store.PromptArgument,
