@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/supervisor"
 	"github.com/switchboard-dev/switchboard/test/standinmodel"
@@ -67,4 +68,25 @@ func geminiRegistration(t *testing.T) string {
 func TestRealCLIGemini(t *testing.T) {
 	r := runRealCLI(t, geminiCLI, 3)
 	t.Logf("figure: gemini first tool call after %v", r.firstCall)
+}
+
+// TestRealCLIGeminiOwnFolder: in the person's own checkout (no worktree of
+// Switchboard's) the trust is not Switchboard's to give, so Gemini CLI asks,
+// and reaches no model before a person answers.
+func TestRealCLIGeminiOwnFolder(t *testing.T) {
+	r := runRealCLI(t, geminiCLI, 0, "--no-worktree")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		screen := lastScreen(r.d, r.session)
+		if strings.Contains(screen, "Do you trust the files in this folder?") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no trust question after 20 s in the person's own folder; the last screen:\n%s", screen)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if calls := r.model.Calls(); len(calls) != 0 {
+		t.Errorf("the model was asked for tool calls before the folder was trusted: %v", calls)
+	}
 }
