@@ -25,6 +25,9 @@ func TestRealCLIUsageClaude(t *testing.T) { checkRealUsage(t, claudeCLI, store.U
 // TestRealCLIUsageCodex: the same with Codex and its rollout file.
 func TestRealCLIUsageCodex(t *testing.T) { checkRealUsage(t, codexCLI, store.UsageCodex) }
 
+// TestRealCLIUsageGemini: the same with Gemini CLI and its chat file.
+func TestRealCLIUsageGemini(t *testing.T) { checkRealUsage(t, geminiCLI, store.UsageGemini) }
+
 // checkRealUsage runs c on one packet and checks the usage its session
 // and the packet show.
 func checkRealUsage(t *testing.T, c realCLI, source string) {
@@ -47,7 +50,7 @@ func checkRealUsage(t *testing.T, c realCLI, source string) {
 		// Every reply of the model's is counted once: the session's whole
 		// conversation so far (its closing text may come after the packet
 		// is done).
-		replies = strings.Count(r.model.Log(), "→ ")
+		replies = modelReplies(r.model.Log())
 		if u != nil && u.InputTokens == int64(replies*standinIn) && u.OutputTokens == int64(replies*standinOut) {
 			break
 		}
@@ -78,4 +81,18 @@ func checkRealUsage(t *testing.T, c realCLI, source string) {
 	} else {
 		t.Logf("figure: %s packet's usage %s", c.profile, p.Summary())
 	}
+}
+
+// modelReplies counts the replies the stand-in's policy gave, a log line
+// "→ …" each: the conversation's turns, not the side questions a CLI asks
+// on its own (Gemini CLI's complexity check), which its session file does
+// not keep.
+func modelReplies(log string) int {
+	n := 0
+	for _, l := range strings.Split(log, "\n") {
+		if strings.HasPrefix(l, "→ ") {
+			n++
+		}
+	}
+	return n
 }
