@@ -279,6 +279,7 @@ func (w *settingsWindow) editProfile(p store.Profile) {
 			np.MCPConfig = mcpCfg.Selected
 		}
 		np.Hooks = p.Hooks // not on the form: an edit keeps the built-in's hooks
+		np.Usage = p.Usage // nor this: an edit keeps where the CLI records its usage
 		if _, err := invoke(w.g, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: np}); err != nil {
 			w.fail("save profile", err)
 			return

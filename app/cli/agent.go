@@ -227,6 +227,7 @@ func profileAdd(ctx context.Context, c *cli, args []string) error {
 	tokenEnv := fs.Bool("token-env", false, "also put the token in SWITCHBOARD_MCP_TOKEN")
 	mcpConfig := fs.String("mcp-config", "", `write a per-session MCP config file ({mcp_config}) in this format: "claude"`)
 	hooks := fs.String("hooks", "", `give the CLI hooks that report its state to Switchboard: "claude" (a per-session --settings file)`)
+	usageFrom := fs.String("usage", "", `where the CLI records its token usage, read for its sessions: "claude", "codex" or "gemini" (default: none reported)`)
 	var argv, env listFlags
 	fs.Var(&argv, "arg", "one command-line `ARGUMENT` template (repeatable, in order)")
 	fs.Var(&env, "env", "one `NAME=VALUE` template added to the environment (repeatable)")
@@ -241,6 +242,7 @@ func profileAdd(ctx context.Context, c *cli, args []string) error {
 	p := store.Profile{ID: fs.Arg(0), Name: *name, Command: *command, Args: argv, Env: env,
 		Prompt: store.PromptDelivery(*prompt), TokenEnv: *tokenEnv, MCPConfig: *mcpConfig}
 	p.Hooks = *hooks
+	p.Usage = *usageFrom
 	if p.Name == "" {
 		p.Name = p.ID
 	}

@@ -14,15 +14,19 @@ import (
 // packet's token usage, and say when a CLI reports none.
 func TestUsagePrinted(t *testing.T) {
 	h := newHarness(t)
+	t.Setenv("HOME", t.TempDir()) // where the daemon looks for the CLIs' files
 	// No poll of the agent's usage during the test: what it records is
-	// what the test says (a shell's own would be "none").
+	// what the test says (its CLI, a shell, writes no transcript).
 	d, err := daemon.Start(context.Background(), daemon.Config{Paths: h.paths, Keyring: h.kr, UsageEvery: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close(context.Background())
 	repoID := line(h.ok("repo", "add", t.TempDir()).stdout)
-	ses := line(h.ok("agent", "start", "shell", "--repo", repoID).stdout)
+	// A profile that says its CLI records usage the Claude Code way: the
+	// completion's read finds no transcript and leaves the counts alone.
+	h.ok("profile", "add", "counted", "--command", "/bin/sh", "--prompt", "none", "--usage", "claude")
+	ses := line(h.ok("agent", "start", "counted", "--repo", repoID).stdout)
 
 	h.invoke(d, "agent.usage", map[string]any{"session_id": ses, "usage": store.Usage{Source: store.UsageNone}})
 	if out := h.ok("agent", "list").stdout; !strings.Contains(out, "USAGE") || !strings.Contains(out, "no usage reported") {
