@@ -44,6 +44,8 @@ const (
 	maxRead  = 16 << 20
 	maxFile  = 2 << 30
 	maxFiles = 64
+	// firstRead bounds the first read of a file.
+	firstRead = 1 << 20
 )
 
 // Locate says where one session's files are.
@@ -160,6 +162,7 @@ type file struct {
 	info    os.FileInfo // at the last read, to tell a file replaced
 	off     int64       // the end of the last complete line read
 	skip    bool        // inside a line longer than maxLine
+	begun   bool        // the first (short) read was made
 	foreign bool        // another session's: never read again
 	p       parser
 }
@@ -233,7 +236,13 @@ func (r *Reader) advance(f *file) error {
 		return fmt.Errorf("usage: %w", err)
 	}
 	defer fh.Close()
-	buf := make([]byte, min(end-f.off, maxRead))
+	limit := int64(maxRead)
+	if !f.begun {
+		// A file's first read is short: most of the files a reader
+		// looks at are another session's, told by their first line.
+		limit, f.begun = firstRead, true
+	}
+	buf := make([]byte, min(end-f.off, limit))
 	got, err := fh.ReadAt(buf, f.off)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("usage: read %s: %w", f.path, err)

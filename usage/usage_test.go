@@ -294,6 +294,22 @@ func TestOverlongLine(t *testing.T) {
 	wantCounts(t, "around an over-long line", u, cases[0].want)
 }
 
+// TestLongFirstLine: a first line longer than the first read (Codex's
+// metadata carries its instructions) is read whole on the next.
+func TestLongFirstLine(t *testing.T) {
+	e := newEnv(t)
+	full := fixture(t, store.UsageCodex, e.dir, e.since)
+	first, rest, _ := bytes.Cut(full, []byte("\n"))
+	long := bytes.Replace(first, []byte(`"originator"`), []byte(`"base_instructions":{"text":"`+strings.Repeat("y", 2*firstRead)+`"},"originator"`), 1)
+	write(t, placeCodex(t, e.home, e.dir, e.since), string(long)+"\n"+string(rest))
+	r, _ := New(store.UsageCodex, e.locate(""))
+	var u store.Usage
+	for range 3 {
+		u, _ = mustRead(t, r)
+	}
+	wantCounts(t, "after a long first line", u, cases[1].want)
+}
+
 // TestClaudeFolder: Claude Code's folder names, as its code makes them
 // (every UTF-16 unit that is not an ASCII letter or digit becomes "-").
 func TestClaudeFolder(t *testing.T) {
