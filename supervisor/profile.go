@@ -31,6 +31,12 @@ func Builtins() []store.Profile {
 			Prompt:    store.PromptArgument,
 			MCPConfig: store.MCPConfigClaude,
 			Notes:     "Needs a Claude login (run claude once by hand). Asks to trust the repository folder on first start.",
+			// Switchboard names the conversation (a UUID, as --session-id
+			// requires) and --resume continues it after the app restarts.
+			Conversation: &store.Conversation{
+				StartArgs:  []string{"--session-id", "{conversation_id}"},
+				ResumeArgs: []string{"--resume", "{conversation_id}"},
+			},
 		},
 		{
 			ID: "codex", Name: "Codex", Command: "codex",
@@ -42,6 +48,13 @@ func Builtins() []store.Profile {
 			Prompt:   store.PromptArgument,
 			TokenEnv: true,
 			Notes:    "Needs a Codex sign-in. Asks to trust the repository folder on first start.",
+			// Codex picks its conversation's id itself and writes it in
+			// its rollout file; "codex resume ID" is a subcommand taking
+			// the same options and prompt.
+			Conversation: &store.Conversation{
+				ResumePrefix: []string{"resume", "{conversation_id}"},
+				Find:         store.FindCodex,
+			},
 		},
 		{
 			ID: "gemini", Name: "Gemini CLI", Command: "gemini",
@@ -52,6 +65,13 @@ func Builtins() []store.Profile {
 			Notes: "Gemini CLI has no per-session MCP config: register Switchboard once with " +
 				`gemini mcp add -t http switchboard "$SWITCHBOARD_MCP_URL" -H 'Authorization: Bearer ${SWITCHBOARD_MCP_TOKEN}' -s user` +
 				" (the variables are set in every session Switchboard starts).",
+			// --session-id starts a conversation of Switchboard's UUID;
+			// --resume takes "latest", an index or that UUID, looked up
+			// among the sessions of the folder (the session's worktree).
+			Conversation: &store.Conversation{
+				StartArgs:  []string{"--session-id", "{conversation_id}"},
+				ResumeArgs: []string{"--resume", "{conversation_id}"},
+			},
 		},
 		{
 			ID: "aider", Name: "aider", Command: "aider",
