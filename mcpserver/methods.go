@@ -68,6 +68,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerSessionEnd()
 	r.registerWorkResources()
 	r.registerAgents()
+	r.registerResume()
 	r.registerSettings()
 	r.registerSessionViews()
 	r.registerWorkspaces()

@@ -141,3 +141,22 @@ func (tx *Tx) sessionSeq(id string) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("session %s is missing from the session order", id)
 }
+
+// SessionLeases returns the packets leased to sessionID whose lease has
+// not expired: what a resumed session still holds. It reads the session's
+// entries of the leases_by_session index only.
+func (tx *Tx) SessionLeases(sessionID string) ([]Packet, error) {
+	prefix := leaseBySessionKey(sessionID, "")
+	var out []Packet
+	c := tx.tx.Bucket(bucketLeasesBySession).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		p, _, err := tx.packet(string(k[len(prefix):]))
+		if err != nil {
+			return nil, fmt.Errorf("session lease index: %w", err)
+		}
+		if p.Lease != nil && p.Lease.SessionID == sessionID && tx.now.Before(p.Lease.ExpiresAt) {
+			out = append(out, *p)
+		}
+	}
+	return out, nil
+}

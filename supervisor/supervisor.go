@@ -365,6 +365,14 @@ func (sv *Supervisor) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// Closing reports whether Close has begun: an agent that exits now ends
+// with the app, and its session may be resumed at the next start.
+func (sv *Supervisor) Closing() bool {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	return sv.closed
+}
+
 // sessionVars are the values of one session's placeholders. {prompt} is
 // the prompt only when it goes on the command line (else ""), and
 // {mcp_config} is there only for a profile that gets a config file.

@@ -482,7 +482,8 @@ func (d *Daemon) pruneWorktrees(ctx context.Context) {
 // left running: their agents died with it or were orphaned by a crash. An
 // orphan still alive (the very process: pid and start time) is stopped,
 // since nothing watches or records it any more; its token files go; its
-// leases go back to the queue and its session token is revoked. External
+// session token is revoked, and its leases go back to the queue unless the
+// session can be resumed (they then stay with it until they expire). External
 // sessions live in processes Switchboard never owned and stay.
 func (d *Daemon) sweepLostSessions(ctx context.Context) error {
 	var lost []store.Session
@@ -510,7 +511,9 @@ func (d *Daemon) sweepLostSessions(ctx context.Context) error {
 				d.log.Warn("remove a lost session's file", "session", s.ID, "err", err)
 			}
 		}
-		if err := d.reg.EndSession(ctx, mcpserver.SessionEndArgs{SessionID: s.ID, Lost: true, Reason: reason}); err != nil {
+		// With the app: a session whose agent can resume its conversation
+		// keeps its worktree and, while it lasts, its lease (agent.resume).
+		if err := d.reg.EndSession(ctx, mcpserver.SessionEndArgs{SessionID: s.ID, Lost: true, Reason: reason, WithApp: true}); err != nil {
 			return err
 		}
 		d.log.Warn("session left running by an earlier run marked lost", "session", s.ID, "reason", reason)
