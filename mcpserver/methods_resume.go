@@ -155,14 +155,19 @@ func worktreeThere(path string) error {
 }
 
 // Resumable reports whether session s can be resumed now: the store's part
-// (store.Session.Resumable), a profile that resumes conversations, and the
-// worktree still there. The GUI asks it for each ended session it lists.
-func Resumable(s store.Session, stored []store.Profile) bool {
+// (store.Session.Resumable), a profile of profiles (profile.list's) that
+// resumes conversations, and the worktree still there. The GUI asks it for
+// the session it shows.
+func Resumable(s store.Session, profiles []supervisor.ProfileInfo) bool {
 	if !s.Resumable() {
 		return false
 	}
-	p, ok := supervisor.FindProfile(stored, s.Profile)
-	return ok && p.Conversation.CanResume() && worktreeThere(s.Workspace.Path) == nil
+	for _, p := range profiles {
+		if p.ID == s.Profile {
+			return p.Conversation.CanResume() && worktreeThere(s.Workspace.Path) == nil
+		}
+	}
+	return false
 }
 
 // findConversation records, once found, the conversation id a session's
