@@ -419,13 +419,9 @@ func (r *Registry) AgentExited(sessionID string, exit supervisor.Exit) {
 	// An agent stopped because the app quits ends with the app: its
 	// session may be resumed at the next start, in the same worktree.
 	withApp := r.agents != nil && r.agents.Closing()
-	ended, err := Invoke(context.Background(), r, Operator, TransportSupervisor, MethodSessionEnd,
-		SessionEndArgs{SessionID: sessionID, ExitCode: &code, Reason: reason, WithApp: withApp})
+	err := r.EndSession(context.Background(), SessionEndArgs{SessionID: sessionID, ExitCode: &code, Reason: reason, WithApp: withApp})
 	if err != nil && store.CodeOf(err) != store.CodeInvalidState {
 		r.log.Error("end the session of an exited agent", "session", sessionID, "err", err)
-	}
-	if err == nil && ended.Session.Resumable() {
-		return // its worktree is where a resume continues
 	}
 	if exit.Setup {
 		// The worktree stays as the setup left it, for the person to see
