@@ -73,6 +73,9 @@ func testResume(t *testing.T, bin, how string) {
 	}
 
 	d = start(t, cfg)
+	// The start tidies ended sessions' worktrees in the background: wait
+	// for it, so the worktree is seen after it, not before.
+	mustOK(t, d.Registry().WaitTidy(ctx))
 	ended := sessionOf(t, d, first.ID)
 	wantState := map[string]store.SessionState{"quit": store.SessionEnded, "kill": store.SessionLost}[how]
 	if ended.State != wantState || !ended.Resumable() {
