@@ -30,7 +30,14 @@ func Builtins() []store.Profile {
 			Env:       []string{"ENABLE_TOOL_SEARCH=false"},
 			Prompt:    store.PromptArgument,
 			MCPConfig: store.MCPConfigClaude,
-			Notes:     "Needs a Claude login (run claude once by hand). Asks to trust the repository folder on first start.",
+			// A worktree Switchboard made is recorded as trusted in
+			// Claude Code's own config (trust_claude.go), so the session
+			// does not stop at the folder-trust question.
+			Trust: store.TrustClaude,
+			Notes: "Needs a Claude login (run claude once by hand, or set ANTHROPIC_API_KEY and approve it once). " +
+				"For a session in its own worktree, Switchboard records that worktree's exact path as trusted in " +
+				"~/.claude.json (projects[path].hasTrustDialogAccepted; $CLAUDE_CONFIG_DIR/.claude.json when set); " +
+				"in the repository's own folder Claude Code asks once, as usual.",
 			// Switchboard names the conversation (a UUID, as --session-id
 			// requires) and --resume continues it after the app restarts.
 			Conversation: &store.Conversation{
@@ -42,12 +49,18 @@ func Builtins() []store.Profile {
 			ID: "codex", Name: "Codex", Command: "codex",
 			// daemon_auto_start off: otherwise the TUI leaves an app-server
 			// running in its own session, out of reach of a stop.
+			// default_tools_approval_mode: Switchboard's tools run without
+			// an approval prompt. Trust: a worktree Switchboard made is
+			// trusted for this run by a -c override (trust_codex.go).
 			Args: []string{"--disable", "daemon_auto_start", "-c",
 				`mcp_servers.switchboard={url="{endpoint}",bearer_token_env_var="SWITCHBOARD_MCP_TOKEN",default_tools_approval_mode="approve"}`,
 				"{prompt}"},
 			Prompt:   store.PromptArgument,
 			TokenEnv: true,
-			Notes:    "Needs a Codex sign-in. Asks to trust the repository folder on first start.",
+			Trust:    store.TrustCodex,
+			Notes: "Needs a Codex sign-in (run codex once by hand). A worktree Switchboard made is trusted for that run only, " +
+				`with -c projects={"<worktree>"={trust_level="trusted"}}; nothing is written to ~/.codex/config.toml. ` +
+				"Started in your own folder, Codex asks to trust it.",
 			// Codex picks its conversation's id itself and writes it in
 			// its rollout file; "codex resume ID" is a subcommand taking
 			// the same options and prompt.

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/switchboard-dev/switchboard/store"
 )
@@ -17,7 +18,13 @@ func addTrust(sv *Supervisor, spec LaunchSpec, vars map[string]string, x *launch
 	dir := spec.Workspace.Path
 	switch spec.Profile.Trust {
 	case store.TrustClaude:
-		return trustClaude(sv, dir)
+		// The config Claude Code will read: the profile's own variables
+		// (a CLAUDE_CONFIG_DIR) count, as they do for the agent.
+		env := slices.Clone(sv.cfg.Env)
+		for _, e := range spec.Profile.Env {
+			env = append(env, expand(e, vars))
+		}
+		return trustClaude(sv, env, dir)
 	case store.TrustCodex:
 		x.Args = append(x.Args, trustCodex(dir)...)
 	case store.TrustGemini:

@@ -171,7 +171,7 @@ func lastScreen(d dirs, ses string) string {
 	term := vt.New(120, 40)
 	if sc.Scan() {
 		var h struct {
-			Term struct{ Cols, Rows int } `json:"term"`
+			Term          struct{ Cols, Rows int } `json:"term"`
 			Width, Height int
 		}
 		json.Unmarshal(sc.Bytes(), &h)

@@ -34,7 +34,7 @@ func Worker(max int) Policy {
 			return await
 		}
 		last := steps[len(steps)-1]
-		if last.IsError || !strings.Contains(last.Result, " ok (audit ") {
+		if ok, _ := outcome(last.Result); last.IsError || !ok {
 			return Reply{Text: fmt.Sprintf("stand-in: %s failed: %s", last.Call.Tool, last.Result)}
 		}
 		claim, ok := lastClaim(steps)
@@ -92,12 +92,33 @@ func lastClaim(steps []Step) (claim, bool) {
 			continue
 		}
 		var c claim
-		if j := strings.IndexByte(steps[i].Result, '{'); j >= 0 {
-			json.NewDecoder(strings.NewReader(steps[i].Result[j:])).Decode(&c)
+		if _, result := outcome(steps[i].Result); result != "" {
+			json.NewDecoder(strings.NewReader(result)).Decode(&c)
 		}
 		return c, c.Packet != nil && c.LeaseID != ""
 	}
 	return claim{}, false
+}
+
+// outcome reads a tool result in either form a CLI shows it: Switchboard's
+// text, "tool.name ok (audit …)" and then the result's JSON, or its
+// structuredContent, {"ok":true,"result":{…},…}, which Claude Code gives
+// the model instead of the text. result is the result's JSON, "" when
+// there is none.
+func outcome(text string) (ok bool, result string) {
+	if t := strings.TrimSpace(text); strings.HasPrefix(t, "{") {
+		var s struct {
+			OK     *bool           `json:"ok"`
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal([]byte(t), &s) == nil && s.OK != nil {
+			return *s.OK, string(s.Result)
+		}
+	}
+	if j := strings.IndexByte(text, '{'); j >= 0 {
+		result = text[j:]
+	}
+	return strings.Contains(text, " ok (audit "), result
 }
 
 func completed(steps []Step) int {
