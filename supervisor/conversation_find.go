@@ -27,14 +27,7 @@ func (sv *Supervisor) FindConversation(ctx context.Context, s *Session, p store.
 	if p.Conversation == nil || p.Conversation.Find == "" {
 		return "", nil
 	}
-	var find func() (string, error)
-	switch p.Conversation.Find {
-	case store.FindCodex:
-		home := codexHome(slices.Concat(sv.cfg.Env, p.Env))
-		find = func() (string, error) { return findCodexConversation(home, dir, s.started) }
-	default:
-		return "", fmt.Errorf("%s: unknown conversation finder %q", p.ID, p.Conversation.Find)
-	}
+	find := func() (string, error) { return sv.FindConversationNow(p, dir, s.started) }
 	t := time.NewTicker(findEvery)
 	defer t.Stop()
 	for {
@@ -54,6 +47,23 @@ func (sv *Supervisor) FindConversation(ctx context.Context, s *Session, p store.
 		case <-t.C:
 		}
 	}
+}
+
+// FindConversationNow looks once for the conversation id p's CLI picked
+// for itself in folder dir since a start at since, without waiting: ""
+// when it is not (yet) there. The daemon asks it for a session a crash
+// cut off before FindConversation saw the id.
+func (sv *Supervisor) FindConversationNow(p store.Profile, dir string, since time.Time) (string, error) {
+	if p.Conversation == nil {
+		return "", nil
+	}
+	switch p.Conversation.Find {
+	case "":
+		return "", nil
+	case store.FindCodex:
+		return findCodexConversation(codexHome(slices.Concat(sv.cfg.Env, p.Env)), dir, since)
+	}
+	return "", fmt.Errorf("%s: unknown conversation finder %q", p.ID, p.Conversation.Find)
 }
 
 // codexHome is the folder Codex keeps its state in for an agent with env:

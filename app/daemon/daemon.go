@@ -511,6 +511,7 @@ func (d *Daemon) sweepLostSessions(ctx context.Context) error {
 				d.log.Warn("remove a lost session's file", "session", s.ID, "err", err)
 			}
 		}
+		d.findLostConversation(ctx, s)
 		// With the app: a session whose agent can resume its conversation
 		// keeps its worktree and, while it lasts, its lease (agent.resume).
 		if err := d.reg.EndSession(ctx, mcpserver.SessionEndArgs{SessionID: s.ID, Lost: true, Reason: reason, WithApp: true}); err != nil {
@@ -519,4 +520,34 @@ func (d *Daemon) sweepLostSessions(ctx context.Context) error {
 		d.log.Warn("session left running by an earlier run marked lost", "session", s.ID, "reason", reason)
 	}
 	return nil
+}
+
+// findLostConversation records the conversation id of a lost session whose
+// CLI picks its own (Codex) when the crash came before the run saw it: the
+// CLI's file is still there, and with it the session can be resumed.
+// Best effort: a failure is logged.
+func (d *Daemon) findLostConversation(ctx context.Context, s store.Session) {
+	if s.ConversationID != "" || s.Workspace == nil {
+		return
+	}
+	var stored []store.Profile
+	if err := d.db.View(func(tx *store.Tx) (err error) { stored, err = tx.Profiles(); return err }); err != nil {
+		d.log.Warn("find a lost session's conversation: profiles", "session", s.ID, "err", err)
+		return
+	}
+	p, ok := supervisor.FindProfile(stored, s.Profile)
+	if !ok {
+		return
+	}
+	id, err := d.agents.FindConversationNow(p.Profile, s.Workspace.Path, s.StartedAt)
+	if err != nil || id == "" {
+		if err != nil {
+			d.log.Warn("find a lost session's conversation", "session", s.ID, "err", err)
+		}
+		return
+	}
+	if _, err := mcpserver.Invoke(ctx, d.reg, mcpserver.Operator, mcpserver.TransportSupervisor, mcpserver.MethodAgentStarted,
+		mcpserver.AgentStartedArgs{SessionID: s.ID, ConversationID: id}); err != nil {
+		d.log.Warn("record a lost session's conversation", "session", s.ID, "err", err)
+	}
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
@@ -15,10 +17,12 @@ import (
 // A session that ended with the app — a quit, or a kill that left it
 // running in the database — is resumed in the same worktree, on the same
 // conversation, under the same session id with a new token, and still
-// holds the lease of the packet it was working on.
+// holds the lease of the packet it was working on. "found" is a CLI that
+// picks its own conversation id (as Codex does), killed before the run saw
+// the id: the next start reads it from the CLI's file.
 func TestResumeKeepsLeaseAndWorktree(t *testing.T) {
 	bin := buildStandin(t)
-	for _, how := range []string{"quit", "kill"} {
+	for _, how := range []string{"quit", "kill", "found"} {
 		t.Run(how, func(t *testing.T) { testResume(t, bin, how) })
 	}
 }
@@ -27,12 +31,18 @@ func testResume(t *testing.T, bin, how string) {
 	ctx := context.Background()
 	paths := newPaths(t)
 	cfg := Config{Paths: paths, Keyring: keyring.NewMemory()}
+	codexHome := t.TempDir()
+	t.Setenv("CODEX_HOME", codexHome) // the supervisor's agents' environment
 	d := start(t, cfg)
 	repo := registerRepo(t, d.Registry(), personRepo(t, map[string]string{"a.txt": "one\n"}))
 	// The stand-in prints its arguments: the conversation's are among them.
+	conv := &store.Conversation{StartArgs: []string{"--session-id={conversation_id}"}, ResumeArgs: []string{"--resume={conversation_id}"}}
+	if how == "found" {
+		conv = &store.Conversation{ResumeArgs: []string{"--resume={conversation_id}"}, Find: store.FindCodex}
+	}
 	_, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: store.Profile{
 		ID: "standin", Name: "Stand-in", Command: bin, Args: []string{"agent", "{prompt}"}, Prompt: store.PromptArgument,
-		Conversation: &store.Conversation{StartArgs: []string{"--session-id={conversation_id}"}, ResumeArgs: []string{"--resume={conversation_id}"}},
+		Conversation: conv,
 	}})
 	mustOK(t, err)
 	started, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart,
@@ -43,10 +53,15 @@ func testResume(t *testing.T, bin, how string) {
 		t.Fatalf("agent.start made no worktree: %+v", started)
 	}
 	first := sessionOf(t, d, started.SessionID)
-	if first.ConversationID == "" {
-		t.Fatal("no conversation id recorded at the start")
+	if how == "found" {
+		// The CLI has not written its id yet.
+		screen(t, d, started.SessionID, "ARGS=begin", "MCP=ok")
+	} else {
+		if first.ConversationID == "" {
+			t.Fatal("no conversation id recorded at the start")
+		}
+		screen(t, d, started.SessionID, "ARGS=--session-id="+first.ConversationID+"|begin", "MCP=ok")
 	}
-	screen(t, d, started.SessionID, "ARGS=--session-id="+first.ConversationID+"|begin", "MCP=ok")
 
 	// The agent claims a packet with its own token.
 	_, err = mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: "t"})
@@ -59,15 +74,27 @@ func testResume(t *testing.T, bin, how string) {
 	}
 
 	var killed []byte // the database as a kill of the app would leave it
-	if how == "kill" {
+	if how != "quit" {
 		f, err := os.Open(paths.DB())
 		mustOK(t, err)
 		killed, err = io.ReadAll(f)
 		f.Close()
 		mustOK(t, err)
 	}
+	if how == "found" {
+		// The CLI writes its conversation's file after the kill's
+		// snapshot of the database: the run that is killed has not
+		// recorded the id. (It sees it before the quit below, which
+		// keeps the worktree as a kill would.)
+		first.ConversationID = "019ad3c5-7e0f-7a31-b2c4-5d6e7f8091a2"
+		day := filepath.Join(codexHome, "sessions", time.Now().Format("2006/01/02"))
+		mustOK(t, os.MkdirAll(day, 0o700))
+		writeFile(t, day, "rollout-x-"+first.ConversationID+".jsonl",
+			`{"type":"session_meta","payload":{"id":"`+first.ConversationID+`","cwd":"`+ws.Path+`"}}`+"\n")
+		waitFor(t, func() bool { return sessionOf(t, d, first.ID).ConversationID == first.ConversationID })
+	}
 	d.stop()
-	if how == "kill" {
+	if how != "quit" {
 		// The quit stopped the agent; the database says it still runs.
 		mustOK(t, os.WriteFile(paths.DB(), killed, 0o600))
 	}
@@ -77,7 +104,7 @@ func testResume(t *testing.T, bin, how string) {
 	// for it, so the worktree is seen after it, not before.
 	mustOK(t, d.Registry().WaitTidy(ctx))
 	ended := sessionOf(t, d, first.ID)
-	wantState := map[string]store.SessionState{"quit": store.SessionEnded, "kill": store.SessionLost}[how]
+	wantState := map[string]store.SessionState{"quit": store.SessionEnded, "kill": store.SessionLost, "found": store.SessionLost}[how]
 	if ended.State != wantState || !ended.Resumable() {
 		t.Fatalf("after the %s: session %s, resumable %v; want %s and resumable", how, ended.State, ended.Resumable(), wantState)
 	}
