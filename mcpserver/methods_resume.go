@@ -112,7 +112,6 @@ func (r *Registry) registerResume() {
 				ConversationID: ses.ConversationID, Resume: true}
 			ctx := context.WithoutCancel(c.Ctx)
 			c.Then(func(any) (any, error) { return r.relaunch(ctx, spec) })
-			r.signalAfter(c, leasesKey, traceKey(ses.ID))
 			return AgentStarted{SessionID: ses.ID, Profile: prof.ID, RepositoryID: repo.ID, Port: port, Workspace: ses.Workspace}, nil
 		}))
 }
