@@ -247,6 +247,7 @@ func (w *sessionsWindow) reload() {
 			w.repos[r.ID] = r
 		}
 	}
+	listResumable(list.Sessions)
 	w.sessions = list.Sessions
 	w.listed.Store(&list.Sessions)
 	w.list.Refresh()

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"os"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -41,6 +43,23 @@ func (w *sessionsWindow) canResume(s store.Session) bool {
 		return false
 	}
 	return mcpserver.Resumable(s, profiles.Profiles)
+}
+
+// listResumable leaves the "can resume" badge only on the listed sessions
+// whose worktree is still there: one discarded since is listed as it
+// ended. It works on the list's own copies, read once per reload, so the
+// badges (worked out off the Fyne goroutine too) need no disk access.
+func listResumable(ss []store.Session) {
+	for i := range ss {
+		if ss[i].Resumable() && !dirExists(ss[i].Workspace.Path) {
+			ss[i].EndedWithApp = false
+		}
+	}
+}
+
+func dirExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // resumeAgent resumes the selected session off the Fyne goroutine, then

@@ -90,3 +90,16 @@ func mustDo(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A session whose worktree was discarded since is not listed "can resume".
+func TestListResumable(t *testing.T) {
+	there := t.TempDir()
+	ss := []store.Session{
+		{ID: "ses_a", Kind: store.SessionSupervised, State: store.SessionLost, EndedWithApp: true, ConversationID: "c", Workspace: &store.Workspace{Path: there}},
+		{ID: "ses_b", Kind: store.SessionSupervised, State: store.SessionLost, EndedWithApp: true, ConversationID: "c", Workspace: &store.Workspace{Path: filepath.Join(there, "gone")}},
+	}
+	listResumable(ss)
+	if !ss[0].Resumable() || ss[1].Resumable() {
+		t.Errorf("resumable after the listing: %v, %v; want true, false", ss[0].Resumable(), ss[1].Resumable())
+	}
+}
