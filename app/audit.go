@@ -131,7 +131,7 @@ func newAuditWindow(g *gui) *auditWindow {
 	w.keyID = sel("key id")
 	w.session = sel("session")
 	w.transport = sel("transport", string(mcpserver.TransportGUI), string(mcpserver.TransportRPC), string(mcpserver.TransportMCP),
-		string(mcpserver.TransportMCPSSE), string(mcpserver.TransportMCPStdio), string(mcpserver.TransportSupervisor))
+		string(mcpserver.TransportMCPSSE), string(mcpserver.TransportMCPStdio), string(mcpserver.TransportSupervisor), string(mcpserver.TransportHook))
 	w.repository = sel("repository")
 	w.from = entry("from: 2026-11-30 14:00 or -1h")
 	w.to = entry("to")

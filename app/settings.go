@@ -278,6 +278,7 @@ func (w *settingsWindow) editProfile(p store.Profile) {
 		if mcpCfg.Selected != "none" {
 			np.MCPConfig = mcpCfg.Selected
 		}
+		np.Hooks = p.Hooks // not on the form: an edit keeps the built-in's hooks
 		if _, err := invoke(w.g, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: np}); err != nil {
 			w.fail("save profile", err)
 			return

@@ -171,7 +171,8 @@ func (g *gui) refreshTray(desk desktop.App, shown trayModel, changed <-chan stru
 }
 
 // notifyAttention sends a desktop notification for each question, escalation and agent
-// notification (OSC 9/777) in now that was not in before: an agent waits for the person.
+// notification (OSC 9/777, a Claude Code Notification hook) in now that was not in before:
+// an agent started waiting for the person (one per wait: see supervisor.Attention).
 func (g *gui) notifyAttention(before, now trayModel) {
 	seen := map[string]bool{}
 	for _, q := range before.questions {
@@ -313,9 +314,9 @@ func (g *gui) menuModel() trayModel {
 }
 
 // attentionState is the icon's state, the session that needs the person and the agents'
-// notifications that hold: a waiting question first, else an agent that said it waits
-// (its OSC 9/777 notification, which its status prefers over its screen) or whose screen
-// looks like a question; working while an agent's screen changes.
+// notifications that hold: a waiting question first, else an agent whose status says it
+// waits (its own word first: a Claude Code hook, a session_report, an OSC 9/777
+// notification; else a screen that looks like a question); working while one works.
 func (g *gui) attentionState(questions []store.Question, escalated []store.Report) (trayState, string, []agentNote) {
 	state, attention := stateIdle, ""
 	if len(questions) > 0 {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor"
 )
 
 // MaxBodyBytes bounds one JSON-RPC request body.
@@ -179,6 +180,8 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveSSEMessage(w, r)
 	case r.URL.Path == PathEvents && r.Method == http.MethodGet:
 		h.serveEvents(w, r)
+	case strings.HasPrefix(r.URL.Path, supervisor.ClaudeHookPath):
+		h.serveClaudeHook(w, r)
 	case r.URL.Path == PathEvents:
 		w.Header().Set("Allow", "GET")
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)

@@ -20,6 +20,9 @@ const (
 	TransportRPC        Transport = "rpc"
 	TransportGUI        Transport = "gui"
 	TransportSupervisor Transport = "supervisor"
+	// TransportHook is the calls a CLI's hooks make to the listener's
+	// hook path (supervisor.ClaudeHookPath), outside MCP.
+	TransportHook Transport = "hook"
 	// TransportStartup is the daemon's own calls while it starts, before
 	// it serves anyone (the client token, the remembered port): named
 	// apart so the audit log shows which writes no caller asked for. The

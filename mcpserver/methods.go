@@ -66,6 +66,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerWork()
 	r.registerSessions()
 	r.registerSessionEnd()
+	r.registerSignals()
 	r.registerWorkResources()
 	r.registerAgents()
 	r.registerResume()

@@ -100,6 +100,7 @@ func (r *Registry) registerSessions() {
 			if kind == store.ReportQuestion || kind == store.ReportEscalate {
 				r.signalAfter(c, attentionKey)
 			}
+			r.reportSignal(c, ses, kind)
 			return out, nil
 		}))
 	r.Register(Define(MethodSessionAwaitAnswer, On(Question, store.CapSessionReport), ReadOnly,
@@ -133,6 +134,7 @@ func (r *Registry) registerSessions() {
 				return QuestionResult{}, err
 			}
 			r.signalAfter(c, questionKey(q.ID), attentionKey, traceKey(q.SessionID))
+			r.answeredAgent(c, q.SessionID)
 			return QuestionResult{Question: q}, nil
 		}))
 }

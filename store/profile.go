@@ -60,6 +60,11 @@ type Profile struct {
 	// worktree Switchboard made for the session (never elsewhere): one of
 	// the Trust* values, "" for nothing.
 	Trust string `json:"trust,omitempty"`
+	// Hooks names how the CLI reports its own state to Switchboard (one of
+	// the Hooks* values, "" for nothing): HooksClaude gives Claude Code a
+	// per-session --settings file whose hooks call back with the session's
+	// token.
+	Hooks string `json:"hooks,omitempty"`
 	// Conversation says how the CLI starts and resumes a conversation of
 	// its own id; nil when it cannot, and its sessions are not resumable.
 	Conversation *Conversation `json:"conversation,omitempty"`
@@ -144,6 +149,13 @@ const (
 	TrustGemini = "gemini"
 )
 
+// How a profile's CLI reports its own state (working, waiting, idle).
+const (
+	// HooksClaude: Claude Code's HTTP hooks (Notification, Stop,
+	// UserPromptSubmit, PostToolUse), given per session with --settings.
+	HooksClaude = "claude"
+)
+
 var profileID = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
 
 // Validate checks what can be checked without the machine: an id, a command,
@@ -172,6 +184,11 @@ func (p *Profile) Validate() error {
 	case "", TrustClaude, TrustCodex, TrustGemini:
 	default:
 		return Deny(CodeInvalidArgument, "profile trust must be %q, %q, %q or empty, not %q", TrustClaude, TrustCodex, TrustGemini, p.Trust)
+	}
+	switch p.Hooks {
+	case "", HooksClaude:
+	default:
+		return Deny(CodeInvalidArgument, "profile hooks must be %q or empty, not %q", HooksClaude, p.Hooks)
 	}
 	size, err := p.Conversation.validate()
 	if err != nil {

@@ -34,6 +34,7 @@ func Builtins() []store.Profile {
 			// Claude Code's own config (trust_claude.go), so the session
 			// does not stop at the folder-trust question.
 			Trust: store.TrustClaude,
+			Hooks: store.HooksClaude,
 			Notes: "Needs a Claude login (run claude once by hand, or set ANTHROPIC_API_KEY and approve it once). " +
 				"For a session in its own worktree, Switchboard records that worktree's exact path as trusted in " +
 				"~/.claude.json (projects[path].hasTrustDialogAccepted; $CLAUDE_CONFIG_DIR/.claude.json when set); " +
@@ -71,13 +72,22 @@ func Builtins() []store.Profile {
 		},
 		{
 			ID: "gemini", Name: "Gemini CLI", Command: "gemini",
+			// --allowed-mcp-server-names: of the person's MCP servers only
+			// Switchboard's loads, and its tools (mcp_switchboard_*) run
+			// without asking, as with the settings' mcp.allowed list; the
+			// CLI's own tools still ask. The folder trust comes from
+			// Trust, only for a worktree Switchboard made:
+			// GEMINI_CLI_TRUST_WORKSPACE=true (in an untrusted folder
+			// Gemini CLI asks first and loads no MCP server at all).
 			Args:     []string{"--allowed-mcp-server-names", "switchboard", "-i", "{prompt}"},
-			Env:      []string{"GEMINI_CLI_TRUST_WORKSPACE=true", "COLORTERM=truecolor"},
+			Env:      []string{"COLORTERM=truecolor"},
 			Prompt:   store.PromptArgument,
 			TokenEnv: true,
-			Notes: "Gemini CLI has no per-session MCP config: register Switchboard once with " +
-				`gemini mcp add -t http switchboard "$SWITCHBOARD_MCP_URL" -H 'Authorization: Bearer ${SWITCHBOARD_MCP_TOKEN}' -s user` +
-				" (the variables are set in every session Switchboard starts).",
+			Trust:    store.TrustGemini,
+			Notes: "Needs a Gemini sign-in or API key (run gemini once by hand). Gemini CLI has no per-session MCP config: register Switchboard once with " +
+				`gemini mcp add -t http switchboard '${SWITCHBOARD_MCP_URL}' -H 'Authorization: Bearer ${SWITCHBOARD_MCP_TOKEN}' -s user` +
+				" (single quotes: the placeholders are written as they are into ~/.gemini/settings.json and filled from the variables every session Switchboard starts has)." +
+				" In a worktree Switchboard made, the folder is trusted for that run (GEMINI_CLI_TRUST_WORKSPACE=true in its environment, nothing written); elsewhere it asks on first start.",
 			// --session-id starts a conversation of Switchboard's UUID;
 			// --resume takes "latest", an index or that UUID, looked up
 			// among the sessions of the folder (the session's worktree).

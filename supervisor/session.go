@@ -15,15 +15,16 @@ import (
 	"github.com/switchboard-dev/switchboard/supervisor/vt"
 )
 
-// Status is what the supervisor sees of an agent: its desktop
-// notifications (session_attention.go) first, else its screen. It is for
-// people to look at: no workflow state is ever derived from it.
+// Status is what the supervisor sees of an agent: the CLI's own word (its
+// hooks, reports and desktop notifications: session_signal.go,
+// session_attention.go) first, else its screen. It is for people to look
+// at: no workflow state is ever derived from it.
 type Status string
 
 const (
-	StatusRunning    Status = "running"     // the screen changed recently
-	StatusIdle       Status = "idle"        // the screen has been still for a while
-	StatusNeedsInput Status = "needs_input" // the agent sent a notification, or its still screen shows what looks like a question
+	StatusRunning    Status = "running"     // working: it said so, or the screen changed recently
+	StatusIdle       Status = "idle"        // its turn ended, or the screen has been still for a while
+	StatusNeedsInput Status = "needs_input" // waiting for you: it said so, or its still screen shows what looks like a question
 	StatusExited     Status = "exited"
 )
 
@@ -60,6 +61,9 @@ type Info struct {
 	// Attention is the agent's desktop notification that still holds
 	// (see Attention); Status is StatusNeedsInput while it does.
 	Attention *Attention `json:"attention,omitempty"`
+	// Signal is the CLI's last word on its state (a hook, a report), which
+	// Status prefers over the screen; nil when it has said nothing.
+	Signal *Signal `json:"signal,omitempty"`
 }
 
 // Session is one agent running under the supervisor.
@@ -98,6 +102,8 @@ type Session struct {
 	exit      *Exit                      // guarded by mu
 	stopping  string                     // the reason a stop gave; guarded by mu
 	attention *Attention                 // the agent's notification that holds; guarded by mu
+	waits     uint64                     // times it started waiting (Attention.Seq); guarded by mu
+	signal    *Signal                    // the CLI's last signal; guarded by mu
 	resizedAt time.Time                  // last Resize; guarded by mu
 
 	agentUp  chan struct{} // the agent's process has started
@@ -164,7 +170,7 @@ func (s *Session) Info() Info {
 	defer s.mu.Unlock()
 	info := Info{SessionID: s.id, Profile: s.profile, RepositoryID: s.repoID, PID: s.proc.PID(),
 		Cols: s.cols, Rows: s.rows, Status: st, Setup: s.settingUp, StartedAt: s.started, Recording: s.recording,
-		Attention: s.attentionLocked()}
+		Attention: s.attentionLocked(), Signal: s.signalLocked()}
 	if s.exit != nil {
 		e := *s.exit
 		info.Exit = &e
@@ -371,25 +377,6 @@ func (s *Session) Stop(ctx context.Context, kill bool) (Exit, error) {
 		}
 	}
 	return Exit{}, errors.New("unreachable")
-}
-
-// Status reports what the agent is doing: waiting for the person while its
-// own notification holds (see Attention), else what the screen suggests.
-func (s *Session) Status() Status {
-	s.mu.Lock()
-	exited, changed, asked := s.exit != nil, s.changedAt, s.attention != nil
-	s.mu.Unlock()
-	switch {
-	case exited:
-		return StatusExited
-	case asked:
-		return StatusNeedsInput
-	case time.Since(changed) < s.cfg.IdleAfter:
-		return StatusRunning
-	case looksLikeQuestion(s.term.Text()):
-		return StatusNeedsInput
-	}
-	return StatusIdle
 }
 
 // questionMarks are what agent CLIs and common tools show when they wait

@@ -2,20 +2,25 @@ package supervisor
 
 import "time"
 
-// Attention is a desktop notification the agent sent through its terminal
-// (OSC 9 or OSC 777, see vt.Notification): its own word that it waits for
-// the person, which the session's status prefers over what the screen
-// looks like.
+// Attention is the agent's own word that it waits for the person: a
+// desktop notification it sent through its terminal (OSC 9 or OSC 777, see
+// vt.Notification) or a Claude Code Notification hook (Signal). The
+// session's status prefers it over what the screen looks like.
 //
 // It holds until it is superseded:
 //   - by input typed into the session (Input, Paste): the person answered;
-//   - by the agent's screen changing once SettleDelay has passed since the
-//     notification: the agent moved on by itself. Output within that
-//     moment is the redraw that came with the notification, and a redraw
-//     within SettleDelay of a Resize is the agent repainting for the new
-//     size; neither counts;
-//   - by the next notification, which replaces it;
+//   - by a later signal of the CLI that it works or is idle (Signal);
+//   - for a terminal notification only, by the agent's screen changing
+//     once SettleDelay has passed since the notification: the agent moved
+//     on by itself. Output within that moment is the redraw that came with
+//     the notification, and a redraw within SettleDelay of a Resize is the
+//     agent repainting for the new size; neither counts. (A hook's
+//     notification waits for the hook that ends it: Claude Code redraws
+//     while it waits.);
 //   - by the agent's exit.
+//
+// A notification that comes while one holds replaces its text and keeps
+// its Seq: the person is told once per time the agent starts waiting.
 type Attention struct {
 	// Title is OSC 777's title, empty for OSC 9; Title and Body are
 	// sanitized (no control characters) and at most vt.MaxNotification
@@ -23,9 +28,11 @@ type Attention struct {
 	Title string    `json:"title,omitempty"`
 	Body  string    `json:"body,omitempty"`
 	At    time.Time `json:"at"`
-	// Seq numbers the session's notifications from 1, so a watcher can
-	// tell a new one from the same text sent again.
+	// Seq numbers the session's times of waiting from 1, so a watcher can
+	// tell a new one from the same one with new text.
 	Seq uint64 `json:"seq"`
+	// Source is where it came from: SourceOSC or SourceHook.
+	Source string `json:"source,omitempty"`
 }
 
 // Attention returns the agent's notification that still holds, or nil.
@@ -51,17 +58,32 @@ func (s *Session) noteOutputLocked(now time.Time, noteBefore uint64, changed boo
 	note := s.term.Notification()
 	switch {
 	case note.Seq != noteBefore:
-		s.attention = &Attention{Title: note.Title, Body: note.Body, At: now, Seq: note.Seq}
-	case changed && s.attention != nil &&
+		s.waitLocked(Attention{Title: note.Title, Body: note.Body, At: now, Source: SourceOSC})
+	case changed && s.attention != nil && s.attention.Source == SourceOSC &&
 		now.Sub(s.attention.At) >= s.cfg.SettleDelay && now.Sub(s.resizedAt) >= s.cfg.SettleDelay:
 		s.attention = nil
 	}
 }
 
-// inputTyped clears the notification: the person (or the prompt typed for
-// them) answered.
+// waitLocked makes a the notification that holds; one that already holds
+// lends it its Seq. s.mu is held.
+func (s *Session) waitLocked(a Attention) {
+	if s.attention != nil {
+		a.Seq = s.attention.Seq
+	} else {
+		s.waits++
+		a.Seq = s.waits
+	}
+	s.attention = &a
+}
+
+// inputTyped clears what said the agent waits (its notification, its
+// signal): the person (or the prompt typed for them) answered.
 func (s *Session) inputTyped() {
 	s.mu.Lock()
 	s.attention = nil
+	if s.signal != nil && s.signal.State == SignalWaiting {
+		s.signal = nil
+	}
 	s.mu.Unlock()
 }

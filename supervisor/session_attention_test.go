@@ -37,15 +37,17 @@ func TestAttentionFromNotifications(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitScreen(t, s, "NOTIFIED")
-	waitAttention(t, s, "the OSC 777 one", func(a *Attention) bool { return a != nil && a.Seq == 2 })
+	// Two notifications in a row are one wait: the second one's text, the
+	// first one's Seq.
+	waitAttention(t, s, "the OSC 777 one", func(a *Attention) bool { return a != nil && a.Body == "Approve the plan?" })
 	a := s.Attention()
-	if a.Title != "Stand-in" || a.Body != "Approve the plan?" || a.At.IsZero() {
+	if a.Title != "Stand-in" || a.Seq != 1 || a.Source != SourceOSC || a.At.IsZero() {
 		t.Errorf("attention %+v", a)
 	}
 	if st := s.Status(); st != StatusNeedsInput {
 		t.Errorf("status %s with a notification, want needs_input", st)
 	}
-	if info := s.Info(); info.Status != StatusNeedsInput || info.Attention == nil || info.Attention.Seq != 2 {
+	if info := s.Info(); info.Status != StatusNeedsInput || info.Attention == nil || info.Attention.Seq != 1 {
 		t.Errorf("info %+v", info)
 	}
 
@@ -63,13 +65,13 @@ func TestAttentionFromNotifications(t *testing.T) {
 
 	// A new notification, then the agent moves on by itself.
 	s.Input([]byte("later\r"))
-	waitAttention(t, s, "the third", func(a *Attention) bool { return a != nil && a.Seq == 3 && a.Body == "again" })
+	waitAttention(t, s, "the second wait", func(a *Attention) bool { return a != nil && a.Seq == 2 && a.Body == "again" })
 	waitScreen(t, s, "MOVED ON")
 	waitAttention(t, s, "cleared by the agent's output", func(a *Attention) bool { return a == nil })
 
 	// Not after the exit.
 	s.Input([]byte("later\r"))
-	waitAttention(t, s, "the fourth", func(a *Attention) bool { return a != nil && a.Seq == 4 })
+	waitAttention(t, s, "the third wait", func(a *Attention) bool { return a != nil && a.Seq == 3 })
 	s.Stop(t.Context(), true)
 	waitDone(t, s)
 	if a, st := s.Attention(), s.Status(); a != nil || st != StatusExited {

@@ -41,7 +41,10 @@ type Config struct {
 	DrainWait   time.Duration // output drain after the agent exits (1 s)
 	IdleAfter   time.Duration // still screen before "idle" (2 s)
 	SettleDelay time.Duration // quiet screen before a typed prompt (800 ms)
-	PromptWait  time.Duration // longest wait before typing the prompt anyway (20 s)
+	// SignalHold is how long the CLI's "working" outlives a still screen
+	// (2 min; see Session.Status).
+	SignalHold time.Duration
+	PromptWait time.Duration // longest wait before typing the prompt anyway (20 s)
 	// SetupTimeout bounds a session's setup (DefaultSetupTimeout).
 	SetupTimeout time.Duration
 	Scrollback   int // emulator scrollback lines (10,000)
@@ -454,10 +457,11 @@ func sessionFiles(runtimeDir, sessionID string) (token, mcpConfig string) {
 }
 
 // SessionFiles are the files a session's agent is given in runtimeDir
-// (its token, its MCP config), for removal after a crash left them.
+// (its token, its MCP config, its hook settings), for removal after a
+// crash left them.
 func SessionFiles(runtimeDir, sessionID string) []string {
 	t, c := sessionFiles(runtimeDir, sessionID)
-	return []string{t, c}
+	return []string{t, c, hooksFile(runtimeDir, sessionID)}
 }
 
 // writePrivate writes a new owner-only file.

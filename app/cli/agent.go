@@ -230,6 +230,7 @@ func profileAdd(ctx context.Context, c *cli, args []string) error {
 	prompt := fs.String("prompt", "typed", "how the bootstrap prompt is delivered: argument ({prompt} in --arg), typed, or none (agent start --prompt is still typed)")
 	tokenEnv := fs.Bool("token-env", false, "also put the token in SWITCHBOARD_MCP_TOKEN")
 	mcpConfig := fs.String("mcp-config", "", `write a per-session MCP config file ({mcp_config}) in this format: "claude"`)
+	hooks := fs.String("hooks", "", `give the CLI hooks that report its state to Switchboard: "claude" (a per-session --settings file)`)
 	var argv, env listFlags
 	fs.Var(&argv, "arg", "one command-line `ARGUMENT` template (repeatable, in order)")
 	fs.Var(&env, "env", "one `NAME=VALUE` template added to the environment (repeatable)")
@@ -243,6 +244,7 @@ func profileAdd(ctx context.Context, c *cli, args []string) error {
 	}
 	p := store.Profile{ID: fs.Arg(0), Name: *name, Command: *command, Args: argv, Env: env,
 		Prompt: store.PromptDelivery(*prompt), TokenEnv: *tokenEnv, MCPConfig: *mcpConfig}
+	p.Hooks = *hooks
 	if p.Name == "" {
 		p.Name = p.ID
 	}

@@ -190,6 +190,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		mux.Handle("/mcp", mcpHandler)
 		mux.Handle("/mcp/", mcpHandler)
 		mux.Handle("/events", mcpHandler)
+		mux.Handle(supervisor.ClaudeHookPath, mcpHandler) // Claude Code's hooks (supervisor/hooks.go)
 		d.httpSrv = mcpserver.NewServer(mux, d.log)
 		d.serve("mcp http", func() error { return d.httpSrv.Serve(ln) })
 		cleanup = append(cleanup, func() { d.httpSrv.Close() })

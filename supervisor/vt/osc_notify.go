@@ -97,3 +97,8 @@ func (t *Terminal) Notification() Notification {
 	defer t.mu.Unlock()
 	return t.lastNote
 }
+
+// CleanText makes text from an agent safe to show the way a notification's
+// is (see MaxNotification): for what its CLI reports by other ways than
+// its terminal (Claude Code's Notification hook).
+func CleanText(s string) string { return cleanNotification([]byte(s)) }

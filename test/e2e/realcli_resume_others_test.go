@@ -15,3 +15,8 @@ func TestResumeCodexAfterKill(t *testing.T) {
 		return idsOf(files, "rollout-")
 	})
 }
+
+// The same with Gemini CLI (--session-id, then --resume with that id).
+func TestResumeGeminiAfterKill(t *testing.T) {
+	resumeAfterKill(t, geminiCLI, nil)
+}

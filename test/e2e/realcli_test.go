@@ -50,13 +50,31 @@ func requireAgentCLIs(t *testing.T) string {
 	agentsMu.Lock()
 	defer agentsMu.Unlock()
 	if !agentsDone {
-		agentsErr = npmCI(dir, agentFiles)
+		agentsErr = installAgents(dir)
 		agentsDone = true
 	}
 	if agentsErr != nil {
 		t.Fatal(agentsErr)
 	}
 	return filepath.Join(dir, "node_modules", ".bin")
+}
+
+// installAgents runs npm ci in dir unless its node_modules is a link to
+// another checkout's install (a worktree sharing the main checkout's):
+// npm ci would empty the folder it points to under every other user of it,
+// and a newer checkout's lockfile looks out of date to npmCI by its time
+// alone. A link is used as it is when the commands are there.
+func installAgents(dir string) error {
+	fi, err := os.Lstat(filepath.Join(dir, "node_modules"))
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return npmCI(dir, agentFiles)
+	}
+	for _, f := range agentFiles {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			return fmt.Errorf("%s/node_modules is a link and lacks %s: install where it points (npm ci there), not through the link", dir, f)
+		}
+	}
+	return nil
 }
 
 // realCLI is how a test plays the person who installed one agent CLI: the
