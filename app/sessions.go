@@ -47,6 +47,7 @@ type sessionsWindow struct {
 	status    *widget.Label
 	stop      *widget.Button
 	kill      *widget.Button
+	resume    *widget.Button  // a session that ended with the app (sessions_resume.go)
 	changes   *widget.Button  // the live session's worktree diff; shown when it has one
 	termBox   *fyne.Container // holds the terminal widget or a note
 	reports   *fyne.Container
@@ -114,6 +115,7 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 	w.kill.Disable()
 	w.changes = widget.NewButtonWithIcon(labelChanges, theme.DocumentIcon(), func() { g.showSessionChanges(w.selected) })
 	w.changes.Hide()
+	w.resume = w.newResumeButton()
 	w.termBox = container.NewStack(widget.NewLabel(""))
 
 	// Reports wrap, so each takes the lines it needs: a list's rows are
@@ -132,7 +134,7 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 		container.NewBorder(widget.NewLabelWithStyle("Reports", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil,
 			container.NewVScroll(w.reports)))
 	// The buttons keep their own height, centred beside the two lines.
-	top := container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(w.changes, w.stop, w.kill)), container.NewVBox(w.header, w.status))
+	top := container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(w.changes, w.resume, w.stop, w.kill)), container.NewVBox(w.header, w.status))
 	right := container.NewHSplit(w.termBox, w.side)
 	right.SetOffset(0.72)
 	main := container.NewHSplit(w.list, container.NewBorder(top, nil, nil, nil, right))
@@ -182,6 +184,9 @@ func (w *sessionsWindow) badge(s store.Session) string {
 		if a, ok := w.agent(s.ID); ok && a.Exit() == nil {
 			return statusBadge(a.Status())
 		}
+	}
+	if s.Resumable() {
+		return badgeResumable
 	}
 	switch s.State {
 	case store.SessionEnded:
@@ -242,6 +247,7 @@ func (w *sessionsWindow) reload() {
 			w.repos[r.ID] = r
 		}
 	}
+	listResumable(list.Sessions)
 	w.sessions = list.Sessions
 	w.listed.Store(&list.Sessions)
 	w.list.Refresh()
@@ -401,6 +407,7 @@ func (w *sessionsWindow) loadDetail() {
 		w.kill.Disable()
 	}
 	show(w.changes, s.State.Live() && s.Workspace != nil)
+	show(w.resume, w.canResume(s))
 	w.showReports()
 	w.showQuestions()
 	w.side.Refresh()

@@ -73,6 +73,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerSignals()
 	r.registerWorkResources()
 	r.registerAgents()
+	r.registerResume()
 	r.registerSettings()
 	r.registerSessionViews()
 	r.registerWorkspaces()

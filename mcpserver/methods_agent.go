@@ -131,6 +131,10 @@ type AgentStartedArgs struct {
 	SessionID string `json:"session_id"`
 	PID       int    `json:"pid"`
 	ProcStart uint64 `json:"proc_start,omitempty"`
+	// ConversationID is the conversation id the agent's CLI picked for
+	// itself, once found (supervisor.FindConversation); with PID 0 it is
+	// all that is recorded.
+	ConversationID string `json:"conversation_id,omitempty"`
 }
 
 // maxInput bounds one agent.input: a paste, not a file transfer.
@@ -216,7 +220,11 @@ func (r *Registry) registerAgents() {
 			if err != nil {
 				return AgentStarted{}, err
 			}
-			if _, err := c.Tx.CreateSession(store.SessionSpec{ID: id, Kind: store.SessionSupervised, RepositoryID: repo.ID, Profile: prof.ID, TokenKeyID: tok.KeyID, Port: port}); err != nil {
+			conv := ""
+			if prof.Conversation.Makes() {
+				conv = newConversationID()
+			}
+			if _, err := c.Tx.CreateSession(store.SessionSpec{ID: id, Kind: store.SessionSupervised, RepositoryID: repo.ID, Profile: prof.ID, TokenKeyID: tok.KeyID, Port: port, ConversationID: conv}); err != nil {
 				return AgentStarted{}, err
 			}
 			data, _ := json.Marshal(map[string]string{"profile": prof.ID, "repository_id": repo.ID})
@@ -225,7 +233,7 @@ func (r *Registry) registerAgents() {
 			}
 			c.SessionID = id
 			spec := supervisor.LaunchSpec{SessionID: id, RepositoryID: repo.ID, Dir: repo.Path, Profile: prof.Profile,
-				Endpoint: endpoint, Token: raw, Prompt: in.Prompt, Cols: in.Cols, Rows: in.Rows, Port: port}
+				Endpoint: endpoint, Token: raw, Prompt: in.Prompt, Cols: in.Cols, Rows: in.Rows, Port: port, ConversationID: conv}
 			ctx := context.WithoutCancel(c.Ctx)
 			c.Then(func(any) (any, error) { return r.launch(ctx, spec, plan) })
 			return AgentStarted{SessionID: id, Profile: prof.ID, RepositoryID: repo.ID, Port: port}, nil
@@ -233,6 +241,14 @@ func (r *Registry) registerAgents() {
 	r.Register(Define(MethodAgentStarted, On(Session, store.CapAdmin), Hidden|Internal,
 		"Record the process of a supervised session (the supervisor, once it runs).",
 		func(c *Call, in AgentStartedArgs) (struct{}, error) {
+			if in.ConversationID != "" {
+				if _, err := c.Tx.SetSessionConversation(in.SessionID, in.ConversationID); err != nil {
+					return struct{}{}, err
+				}
+				if in.PID == 0 {
+					return struct{}{}, nil
+				}
+			}
 			if _, err := c.Tx.MarkSessionRunning(in.SessionID, in.PID, in.ProcStart); err != nil {
 				return struct{}{}, err
 			}
@@ -366,6 +382,7 @@ func (r *Registry) launch(ctx context.Context, spec supervisor.LaunchSpec, plan 
 	// The process is recorded so a crash sweep can stop it: the setup's
 	// first when there is one, then the agent's once it runs.
 	r.recordProcess(ctx, s)
+	r.findConversation(ctx, s, spec)
 	out := AgentStarted{SessionID: spec.SessionID, Profile: spec.Profile.ID, RepositoryID: spec.RepositoryID, PID: s.PID(), Recording: s.Info().Recording,
 		Workspace: spec.Workspace, Isolation: isolation, Port: spec.Port}
 	if spec.Setup != nil {
@@ -399,7 +416,10 @@ func (r *Registry) AgentExited(sessionID string, exit supervisor.Exit) {
 	if exit.Signal != "" {
 		reason += " (" + exit.Signal + ")"
 	}
-	err := r.EndSession(context.Background(), SessionEndArgs{SessionID: sessionID, ExitCode: &code, Reason: reason})
+	// An agent stopped because the app quits ends with the app: its
+	// session may be resumed at the next start, in the same worktree.
+	withApp := r.agents != nil && r.agents.Closing()
+	err := r.EndSession(context.Background(), SessionEndArgs{SessionID: sessionID, ExitCode: &code, Reason: reason, WithApp: withApp})
 	if err != nil && store.CodeOf(err) != store.CodeInvalidState {
 		r.log.Error("end the session of an exited agent", "session", sessionID, "err", err)
 	}

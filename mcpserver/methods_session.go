@@ -146,6 +146,11 @@ type SessionEndArgs struct {
 	Lost     bool   `json:"lost,omitempty"`
 	ExitCode *int   `json:"exit_code,omitempty"`
 	Reason   string `json:"reason,omitempty"`
+	// WithApp says the session ends because the app quit, crashed or was
+	// killed while it ran (or its resume could not start): a session that
+	// can be resumed (store.Session.Resumable) then keeps its leases until
+	// they expire, for the resume to carry on with (agent.resume).
+	WithApp bool `json:"with_app,omitempty"`
 }
 
 // SessionEnded is the result of session.end.
@@ -162,13 +167,24 @@ func (r *Registry) registerSessionEnd() {
 			if in.Lost {
 				state = store.SessionLost
 			}
+			before, err := c.Tx.Session(in.SessionID)
+			if err != nil {
+				return SessionEnded{}, err
+			}
 			ses, err := c.Tx.EndSession(in.SessionID, state, in.ExitCode, in.Reason)
 			if err != nil {
 				return SessionEnded{}, err
 			}
-			ps, err := c.Tx.ReleaseSessionLeases(ses.ID, "session ended: "+in.Reason)
-			if err != nil {
-				return SessionEnded{}, err
+			if in.WithApp && before.State.Live() {
+				if ses, err = c.Tx.MarkEndedWithApp(ses.ID); err != nil {
+					return SessionEnded{}, err
+				}
+			}
+			ps := []store.Packet{}
+			if !ses.Resumable() {
+				if ps, err = c.Tx.ReleaseSessionLeases(ses.ID, "session ended: "+in.Reason); err != nil {
+					return SessionEnded{}, err
+				}
 			}
 			out := SessionEnded{Session: ses, Released: []string{}}
 			keys := []string{leasesKey, traceKey(ses.ID)}
@@ -182,7 +198,11 @@ func (r *Registry) registerSessionEnd() {
 				out.Released = append(out.Released, p.ID)
 				keys = append(keys, repoKey(p.RepositoryID))
 			}
-			data, _ := json.Marshal(map[string]any{"state": state, "exit_code": in.ExitCode, "reason": in.Reason})
+			exit := map[string]any{"state": state, "exit_code": in.ExitCode, "reason": in.Reason}
+			if ses.Resumable() {
+				exit["resumable"] = true
+			}
+			data, _ := json.Marshal(exit)
 			if _, err := c.Tx.AppendTrace(ses.ID, store.TraceEvent{Type: store.TraceExit, Method: c.Method.Name, Data: data}); err != nil {
 				return SessionEnded{}, err
 			}

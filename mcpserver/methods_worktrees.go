@@ -183,14 +183,16 @@ func gitWorkspace(w *store.Workspace) workspace.Workspace {
 // (landed, or none made). workspace.Remove decides, and refuses anything
 // else; a refusal is the normal case of a worktree with work in it and is
 // not logged as a failure. The branch goes with it only when git itself
-// agrees it is merged. Outside every transaction: git is slow I/O.
+// agrees it is merged. A session that ended with the app keeps its
+// worktree whatever is in it: a resume continues there (agent.resume).
+// Outside every transaction: git is slow I/O.
 func (r *Registry) TidyWorktree(ctx context.Context, sessionID string) {
 	var s store.Session
 	if err := r.db.View(func(tx *store.Tx) error {
 		var err error
 		s, err = tx.Session(sessionID)
 		return err
-	}); err != nil || s.Workspace == nil || s.State.Live() {
+	}); err != nil || s.Workspace == nil || s.State.Live() || s.Resumable() {
 		return
 	}
 	if _, err := os.Stat(s.Workspace.Path); err != nil {

@@ -69,9 +69,74 @@ type Profile struct {
 	// per-session --settings file whose hooks call back with the session's
 	// token.
 	Hooks string `json:"hooks,omitempty"`
+	// Conversation says how the CLI starts and resumes a conversation of
+	// its own id; nil when it cannot, and its sessions are not resumable.
+	Conversation *Conversation `json:"conversation,omitempty"`
 	// Notes tell a person what the profile needs (a login, a one-time
 	// registration).
 	Notes string `json:"notes,omitempty"`
+}
+
+// Conversation is how a CLI names its conversation, so that a session that
+// ended with the app can be resumed with it. Its templates may use
+// {conversation_id} (the session's recorded id) besides the profile's
+// placeholders.
+type Conversation struct {
+	// StartArgs go before the prompt at a new session's start. When they
+	// name {conversation_id}, Switchboard makes the id (a random UUID) and
+	// tells the CLI; when they do not, the CLI picks its own and Find says
+	// where Switchboard reads it.
+	StartArgs []string `json:"start_args,omitempty"`
+	// ResumePrefix goes before all the profile's arguments on a resume (a
+	// subcommand, such as Codex's "resume", "{conversation_id}").
+	ResumePrefix []string `json:"resume_prefix,omitempty"`
+	// ResumeArgs go before the prompt on a resume.
+	ResumeArgs []string `json:"resume_args,omitempty"`
+	// Find names how the id of a CLI that picks its own is learned after
+	// the start: one of the Find* values, "" when StartArgs give it.
+	Find string `json:"find,omitempty"`
+}
+
+// How the conversation id of a CLI that picks its own is found.
+const (
+	// FindCodex reads the session_meta line of Codex's rollout files
+	// ($CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl) for the one whose
+	// cwd is the session's folder.
+	FindCodex = "codex"
+)
+
+// Makes reports whether the conversation's id is Switchboard's to make
+// (its StartArgs name it) rather than found after the start.
+func (c *Conversation) Makes() bool {
+	return c != nil && slices.ContainsFunc(c.StartArgs, func(a string) bool { return strings.Contains(a, "{conversation_id}") })
+}
+
+// CanResume reports whether a session with a recorded id can be resumed.
+func (c *Conversation) CanResume() bool {
+	return c != nil && (len(c.ResumePrefix) > 0 || len(c.ResumeArgs) > 0)
+}
+
+// validate checks the conversation's templates and that its id has a
+// source.
+func (c *Conversation) validate() (size int, err error) {
+	if c == nil {
+		return 0, nil
+	}
+	switch c.Find {
+	case "", FindCodex:
+	default:
+		return 0, Deny(CodeInvalidArgument, "profile conversation find must be %q or empty, not %q", FindCodex, c.Find)
+	}
+	if c.Find != "" && c.Makes() {
+		return 0, Deny(CodeInvalidArgument, "profile conversation either names {conversation_id} in its start arguments or finds it, not both")
+	}
+	for _, t := range slices.Concat(c.StartArgs, c.ResumePrefix, c.ResumeArgs) {
+		size += len(t)
+		if err := checkTemplate(t); err != nil {
+			return 0, err
+		}
+	}
+	return size, nil
 }
 
 // MCP config formats a profile may ask for.
@@ -132,7 +197,11 @@ func (p *Profile) Validate() error {
 	default:
 		return Deny(CodeInvalidArgument, "profile hooks must be %q or empty, not %q", HooksClaude, p.Hooks)
 	}
-	size := len(p.Command) + len(p.Notes)
+	size, err := p.Conversation.validate()
+	if err != nil {
+		return err
+	}
+	size += len(p.Command) + len(p.Notes)
 	for _, t := range slices.Concat([]string{p.Command}, p.Args, p.Env) {
 		size += len(t)
 		if err := checkTemplate(t); err != nil {
@@ -155,7 +224,9 @@ func (p *Profile) Validate() error {
 }
 
 // Placeholders are the template names a profile may use.
-var Placeholders = []string{"endpoint", "token_file", "mcp_config", "session_id", "repository_id", "repository_path", "prompt"}
+// {conversation_id} is the session's conversation id, given only to a
+// profile's Conversation templates (empty elsewhere).
+var Placeholders = []string{"endpoint", "token_file", "mcp_config", "session_id", "repository_id", "repository_path", "prompt", "conversation_id"}
 
 func checkTemplate(t string) error {
 	if !utf8.ValidString(t) || strings.ContainsRune(t, 0) {

@@ -129,6 +129,15 @@ type Session struct {
 	// agent may listen on (its SWITCHBOARD_PORT), unique among live
 	// sessions; 0 for none. It is free again once the session ends.
 	Port int `json:"port,omitempty"`
+	// ConversationID is the agent CLI's own id of its conversation (see
+	// Profile.Conversation): a resume continues that conversation.
+	ConversationID string `json:"conversation_id,omitempty"`
+	// EndedWithApp is set on a supervised session that ended because the
+	// app quit, crashed or was killed while it ran, rather than because
+	// its agent exited or a person stopped it (session_resume.go).
+	EndedWithApp bool `json:"ended_with_app,omitempty"`
+	// Resumes counts the times the session was resumed.
+	Resumes int `json:"resumes,omitempty"`
 	// Usage is the tokens the session's CLI reported for it (usage.go);
 	// nil until first read. UsageGiven is the part already given to its
 	// packets' usage when their leases ended.
@@ -221,6 +230,9 @@ type SessionSpec struct {
 	// Port, when given, is the first port of a block FreePortBlock chose
 	// in the same transaction.
 	Port int
+	// ConversationID, when given, is the conversation id Switchboard made
+	// for the agent CLI.
+	ConversationID string
 }
 
 // CreateSession records a new session. A supervised session starts in
@@ -259,6 +271,11 @@ func (tx *Tx) CreateSession(spec SessionSpec) (Session, error) {
 			return Session{}, err
 		}
 	}
+	if spec.ConversationID != "" {
+		if err := checkConversationID(spec.ConversationID); err != nil {
+			return Session{}, err
+		}
+	}
 	if spec.TokenKeyID != "" {
 		if _, ok, err := tx.Token(spec.TokenKeyID); err != nil {
 			return Session{}, err
@@ -276,6 +293,8 @@ func (tx *Tx) CreateSession(spec SessionSpec) (Session, error) {
 		PID:          spec.PID,
 		Port:         spec.Port,
 		StartedAt:    tx.now,
+
+		ConversationID: spec.ConversationID,
 	}
 	seq, err := tx.tx.Bucket(bucketSessions).NextSequence()
 	if err != nil {

@@ -40,6 +40,12 @@ func Builtins() []store.Profile {
 				"For a session in its own worktree, Switchboard records that worktree's exact path as trusted in " +
 				"~/.claude.json (projects[path].hasTrustDialogAccepted; $CLAUDE_CONFIG_DIR/.claude.json when set); " +
 				"in the repository's own folder Claude Code asks once, as usual.",
+			// Switchboard names the conversation (a UUID, as --session-id
+			// requires) and --resume continues it after the app restarts.
+			Conversation: &store.Conversation{
+				StartArgs:  []string{"--session-id", "{conversation_id}"},
+				ResumeArgs: []string{"--resume", "{conversation_id}"},
+			},
 		},
 		{
 			ID: "codex", Name: "Codex", Command: "codex",
@@ -58,6 +64,13 @@ func Builtins() []store.Profile {
 			Notes: "Needs a Codex sign-in (run codex once by hand). A worktree Switchboard made is trusted for that run only, " +
 				`with -c projects={"<worktree>"={trust_level="trusted"}}; nothing is written to ~/.codex/config.toml. ` +
 				"Started in your own folder, Codex asks to trust it.",
+			// Codex picks its conversation's id itself and writes it in
+			// its rollout file; "codex resume ID" is a subcommand taking
+			// the same options and prompt.
+			Conversation: &store.Conversation{
+				ResumePrefix: []string{"resume", "{conversation_id}"},
+				Find:         store.FindCodex,
+			},
 		},
 		{
 			ID: "gemini", Name: "Gemini CLI", Command: "gemini",
@@ -78,6 +91,13 @@ func Builtins() []store.Profile {
 				`gemini mcp add -t http switchboard '${SWITCHBOARD_MCP_URL}' -H 'Authorization: Bearer ${SWITCHBOARD_MCP_TOKEN}' -s user` +
 				" (single quotes: the placeholders are written as they are into ~/.gemini/settings.json and filled from the variables every session Switchboard starts has)." +
 				" In a worktree Switchboard made, the folder is trusted for that run (GEMINI_CLI_TRUST_WORKSPACE=true in its environment, nothing written); elsewhere it asks on first start.",
+			// --session-id starts a conversation of Switchboard's UUID;
+			// --resume takes "latest", an index or that UUID, looked up
+			// among the sessions of the folder (the session's worktree).
+			Conversation: &store.Conversation{
+				StartArgs:  []string{"--session-id", "{conversation_id}"},
+				ResumeArgs: []string{"--resume", "{conversation_id}"},
+			},
 		},
 		{
 			ID: "aider", Name: "aider", Command: "aider",

@@ -120,6 +120,13 @@ type LaunchSpec struct {
 	// Setup, when set, runs first on the session's terminal, in Dir with
 	// the agent's environment; the agent starts only if it exits 0.
 	Setup *Setup
+	// ConversationID is the CLI's conversation id ({conversation_id}): the
+	// one Switchboard made for a new session whose profile takes it, or
+	// the one recorded for a resume; "" when the CLI picks its own.
+	ConversationID string
+	// Resume starts the CLI again on conversation ConversationID, with the
+	// profile's Conversation resume arguments (conversation.go).
+	Resume bool
 }
 
 // ErrClosed is returned by Launch once Close has begun.
@@ -139,7 +146,9 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 		return nil, fmt.Errorf("bad session id %q", spec.SessionID)
 	}
 	sv.mu.Lock()
-	closed, dup := sv.closed, sv.sessions[spec.SessionID] != nil
+	old := sv.sessions[spec.SessionID]
+	// A resume re-opens an ended session under its own id.
+	closed, dup := sv.closed, old != nil && !(spec.Resume && old.Exit() != nil)
 	sv.mu.Unlock()
 	if closed {
 		return nil, ErrClosed
@@ -189,6 +198,12 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 	env := append(agentEnv(sv.cfg.Env, spec, tokenFile, vars), x.Env...)
 
 	recording := sv.RecordingPath(spec.SessionID)
+	if spec.Resume {
+		if err := keepRecording(recording); err != nil {
+			cleanup()
+			return nil, err
+		}
+	}
 	var recAt time.Time
 	f, w, err := openRecording(recording, spec.Cols, spec.Rows,
 		map[string]string{"TERM": "xterm-256color", "SHELL": shellCommand("{shell}")},
@@ -353,6 +368,14 @@ func (sv *Supervisor) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// Closing reports whether Close has begun: an agent that exits now ends
+// with the app, and its session may be resumed at the next start.
+func (sv *Supervisor) Closing() bool {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	return sv.closed
+}
+
 // sessionVars are the values of one session's placeholders. {prompt} is
 // the prompt only when it goes on the command line (else ""), and
 // {mcp_config} is there only for a profile that gets a config file.
@@ -360,6 +383,7 @@ func sessionVars(spec LaunchSpec, delivery store.PromptDelivery, tokenFile, conf
 	vars := map[string]string{
 		"endpoint": spec.Endpoint, "token_file": tokenFile, "session_id": spec.SessionID,
 		"repository_id": spec.RepositoryID, "repository_path": spec.Dir, "prompt": "",
+		"conversation_id": spec.ConversationID,
 	}
 	if delivery == store.PromptArgument {
 		vars["prompt"] = spec.Prompt

@@ -103,9 +103,14 @@ type codexLine struct {
 
 type codexParser struct {
 	loc         Locate
-	ours        bool // the first line named the session's folder
+	ours        bool   // the first line named the session's folder
+	id          string // the thread's id, from that line
 	before, now store.Usage
 }
+
+// thread is the rollout's thread: a resumed thread written to a new file
+// carries its running total on, so its files are not summed.
+func (p *codexParser) thread() string { return p.id }
 
 func newCodexParser(l Locate) parser { return &codexParser{loc: l} }
 
@@ -127,7 +132,7 @@ func (p *codexParser) line(b []byte) bool {
 			p.loc.ConversationID != "" && l.Payload.ID != p.loc.ConversationID {
 			return false
 		}
-		p.ours = true
+		p.ours, p.id = true, l.Payload.ID
 		return true
 	}
 	var total *codexTokens

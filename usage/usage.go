@@ -125,6 +125,12 @@ type parser interface {
 	counts() store.Usage
 }
 
+// threaded is a parser whose counts are a thread's running total: files
+// of the same thread are not summed (Codex).
+type threaded interface {
+	thread() string
+}
+
 // cli is what a reader knows of one CLI.
 type cli struct {
 	// find lists the files that may hold the session's usage.
@@ -195,6 +201,9 @@ func (r *Reader) Read() (u store.Usage, found bool, err error) {
 		r.order = append(r.order, p)
 	}
 	u.Source = r.source
+	// Files of one thread (a conversation a CLI wrote to a second file,
+	// each with its running total) count once: the largest.
+	threads := map[string]store.Usage{}
 	for _, p := range r.order {
 		f := r.files[p]
 		if f.foreign {
@@ -203,10 +212,22 @@ func (r *Reader) Read() (u store.Usage, found bool, err error) {
 		if rerr := r.advance(f); rerr != nil && err == nil {
 			err = rerr
 		}
-		if !f.foreign {
-			found = true
-			u = u.Plus(f.p.counts())
+		if f.foreign {
+			continue
 		}
+		found = true
+		c := f.p.counts()
+		t, ok := f.p.(threaded)
+		if !ok || t.thread() == "" {
+			u = u.Plus(c)
+			continue
+		}
+		if old, ok := threads[t.thread()]; !ok || c.Tokens() > old.Tokens() {
+			threads[t.thread()] = c
+		}
+	}
+	for _, c := range threads {
+		u = u.Plus(c)
 	}
 	return u, found, err
 }

@@ -294,6 +294,19 @@ func TestOverlongLine(t *testing.T) {
 	wantCounts(t, "around an over-long line", u, cases[0].want)
 }
 
+// TestCodexThreadInTwoFiles: a Codex thread written on in a second
+// rollout file (with its running total carried on) counts once.
+func TestCodexThreadInTwoFiles(t *testing.T) {
+	e := newEnv(t)
+	full := fixture(t, store.UsageCodex, e.dir, e.since)
+	first := placeCodex(t, e.home, e.dir, e.since)
+	write(t, first, string(full))
+	write(t, strings.Replace(first, "rollout-", "rollout-resumed-", 1), string(full))
+	r, _ := New(store.UsageCodex, e.locate(""))
+	u, _ := mustRead(t, r)
+	wantCounts(t, "one thread in two files", u, cases[1].want)
+}
+
 // TestLongFirstLine: a first line longer than the first read (Codex's
 // metadata carries its instructions) is read whole on the next.
 func TestLongFirstLine(t *testing.T) {

@@ -23,6 +23,7 @@ func runAgent(ctx context.Context, c *cli, args []string) error {
 		"list":   agentList,
 		"stop":   agentStop,
 		"attach": agentAttach,
+		"resume": agentResume,
 	})
 }
 
@@ -37,6 +38,9 @@ func (c *cli) agentUsage() {
                              (--kill: at once) and print how it ended
   attach SESSION             watch the agent's terminal here and type into
                              it; Ctrl-] detaches
+  resume SESSION [--json]    start again, in its worktree and on its own
+                             conversation, an agent that ended with the app
+                             (quit, crash, kill)
 Profiles: switchboard profile list
 `)
 }

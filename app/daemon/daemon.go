@@ -493,7 +493,8 @@ func (d *Daemon) pruneWorktrees(ctx context.Context) {
 // left running: their agents died with it or were orphaned by a crash. An
 // orphan still alive (the very process: pid and start time) is stopped,
 // since nothing watches or records it any more; its token files go; its
-// leases go back to the queue and its session token is revoked. External
+// session token is revoked, and its leases go back to the queue unless the
+// session can be resumed (they then stay with it until they expire). External
 // sessions live in processes Switchboard never owned and stay.
 func (d *Daemon) sweepLostSessions(ctx context.Context) error {
 	var lost []store.Session
@@ -521,11 +522,44 @@ func (d *Daemon) sweepLostSessions(ctx context.Context) error {
 				d.log.Warn("remove a lost session's file", "session", s.ID, "err", err)
 			}
 		}
+		d.findLostConversation(ctx, s)
 		d.usage.exited(s.ID) // what its CLI wrote before it died, before its end
-		if err := d.reg.EndSession(ctx, mcpserver.SessionEndArgs{SessionID: s.ID, Lost: true, Reason: reason}); err != nil {
+		// With the app: a session whose agent can resume its conversation
+		// keeps its worktree and, while it lasts, its lease (agent.resume).
+		if err := d.reg.EndSession(ctx, mcpserver.SessionEndArgs{SessionID: s.ID, Lost: true, Reason: reason, WithApp: true}); err != nil {
 			return err
 		}
 		d.log.Warn("session left running by an earlier run marked lost", "session", s.ID, "reason", reason)
 	}
 	return nil
+}
+
+// findLostConversation records the conversation id of a lost session whose
+// CLI picks its own (Codex) when the crash came before the run saw it: the
+// CLI's file is still there, and with it the session can be resumed.
+// Best effort: a failure is logged.
+func (d *Daemon) findLostConversation(ctx context.Context, s store.Session) {
+	if s.ConversationID != "" || s.Workspace == nil {
+		return
+	}
+	var stored []store.Profile
+	if err := d.db.View(func(tx *store.Tx) (err error) { stored, err = tx.Profiles(); return err }); err != nil {
+		d.log.Warn("find a lost session's conversation: profiles", "session", s.ID, "err", err)
+		return
+	}
+	p, ok := supervisor.FindProfile(stored, s.Profile)
+	if !ok {
+		return
+	}
+	id, err := d.agents.FindConversationNow(p.Profile, s.Workspace.Path, s.StartedAt)
+	if err != nil || id == "" {
+		if err != nil {
+			d.log.Warn("find a lost session's conversation", "session", s.ID, "err", err)
+		}
+		return
+	}
+	if _, err := mcpserver.Invoke(ctx, d.reg, mcpserver.Operator, mcpserver.TransportSupervisor, mcpserver.MethodAgentStarted,
+		mcpserver.AgentStartedArgs{SessionID: s.ID, ConversationID: id}); err != nil {
+		d.log.Warn("record a lost session's conversation", "session", s.ID, "err", err)
+	}
 }

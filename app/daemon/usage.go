@@ -232,7 +232,7 @@ func (w *usageWatch) follow(id string) (*sessionUsage, error) {
 	}
 	su = &sessionUsage{}
 	if profile.Usage != "" && dir != "" {
-		r, err := usage.New(profile.Usage, usage.Locate{Dir: dir, Since: s.StartedAt, LookupEnv: agentEnv(profile)})
+		r, err := usage.New(profile.Usage, usage.Locate{Dir: dir, ConversationID: s.ConversationID, Since: s.StartedAt, LookupEnv: agentEnv(profile)})
 		if err != nil {
 			return nil, err
 		}
