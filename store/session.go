@@ -129,6 +129,10 @@ type Session struct {
 	// agent may listen on (its SWITCHBOARD_PORT), unique among live
 	// sessions; 0 for none. It is free again once the session ends.
 	Port int `json:"port,omitempty"`
+	// Permission is the mode a supervised session's CLI was started in
+	// (see Permission); "" for an external session, and for one recorded
+	// before the modes, which is ask.
+	Permission Permission `json:"permission,omitempty"`
 }
 
 // Workspace is a git worktree of Switchboard's: a folder of its own on a
@@ -216,6 +220,8 @@ type SessionSpec struct {
 	// Port, when given, is the first port of a block FreePortBlock chose
 	// in the same transaction.
 	Port int
+	// Permission is a supervised session's mode ("" is ask).
+	Permission Permission
 }
 
 // CreateSession records a new session. A supervised session starts in
@@ -246,6 +252,9 @@ func (tx *Tx) CreateSession(spec SessionSpec) (Session, error) {
 	if len(spec.Profile) > maxSessionName {
 		return Session{}, Deny(CodeInvalidArgument, "profile name longer than %d bytes", maxSessionName)
 	}
+	if err := CheckPermission(spec.Permission); err != nil {
+		return Session{}, err
+	}
 	if spec.RepositoryID != "" && !tx.RepositoryExists(spec.RepositoryID) {
 		return Session{}, Deny(CodeRepoNotRegistered, "repository %s is not registered", spec.RepositoryID)
 	}
@@ -270,6 +279,7 @@ func (tx *Tx) CreateSession(spec SessionSpec) (Session, error) {
 		State:        state,
 		PID:          spec.PID,
 		Port:         spec.Port,
+		Permission:   spec.Permission,
 		StartedAt:    tx.now,
 	}
 	seq, err := tx.tx.Bucket(bucketSessions).NextSequence()
