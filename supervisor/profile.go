@@ -30,7 +30,15 @@ func Builtins() []store.Profile {
 			Env:       []string{"ENABLE_TOOL_SEARCH=false"},
 			Prompt:    store.PromptArgument,
 			MCPConfig: store.MCPConfigClaude,
-			Notes:     "Needs a Claude login (run claude once by hand). Asks to trust the repository folder on first start.",
+			// manual is 2.1.332's name for the mode that asks before each
+			// edit and command (its own default, "auto", lets a server-side
+			// check decide instead).
+			Permissions: map[store.Permission][]string{
+				store.PermissionAsk:   {"--permission-mode", "manual"},
+				store.PermissionEdits: {"--permission-mode", "acceptEdits"},
+				store.PermissionAuto:  {"--permission-mode", "bypassPermissions"},
+			},
+			Notes: "Needs a Claude login (run claude once by hand). Asks to trust the repository folder on first start. Full auto (bypassPermissions) is refused by Claude Code when it runs as root, unless IS_SANDBOX=1 says it runs in a sandbox.",
 		},
 		{
 			ID: "codex", Name: "Codex", Command: "codex",
@@ -41,7 +49,16 @@ func Builtins() []store.Profile {
 				"{prompt}"},
 			Prompt:   store.PromptArgument,
 			TokenEnv: true,
-			Notes:    "Needs a Codex sign-in. Asks to trust the repository folder on first start.",
+			// Ask: a read-only sandbox, so every edit and command outside
+			// it asks; edits: writes in the worktree allowed, the rest asks.
+			// (A worktree's commits write to the repository's own .git,
+			// outside the sandbox, so a commit asks in edits mode.)
+			Permissions: map[store.Permission][]string{
+				store.PermissionAsk:   {"--sandbox", "read-only", "--ask-for-approval", "on-request"},
+				store.PermissionEdits: {"--sandbox", "workspace-write", "--ask-for-approval", "on-request"},
+				store.PermissionAuto:  {"--dangerously-bypass-approvals-and-sandbox"},
+			},
+			Notes: "Needs a Codex sign-in. Asks to trust the repository folder on first start.",
 		},
 		{
 			ID: "gemini", Name: "Gemini CLI", Command: "gemini",
@@ -49,6 +66,11 @@ func Builtins() []store.Profile {
 			Env:      []string{"GEMINI_CLI_TRUST_WORKSPACE=true", "COLORTERM=truecolor"},
 			Prompt:   store.PromptArgument,
 			TokenEnv: true,
+			Permissions: map[store.Permission][]string{
+				store.PermissionAsk:   {"--approval-mode", "default"},
+				store.PermissionEdits: {"--approval-mode", "auto_edit"},
+				store.PermissionAuto:  {"--approval-mode", "yolo"},
+			},
 			Notes: "Gemini CLI has no per-session MCP config: register Switchboard once with " +
 				`gemini mcp add -t http switchboard "$SWITCHBOARD_MCP_URL" -H 'Authorization: Bearer ${SWITCHBOARD_MCP_TOKEN}' -s user` +
 				" (the variables are set in every session Switchboard starts).",

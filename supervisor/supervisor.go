@@ -117,6 +117,9 @@ type LaunchSpec struct {
 	// Setup, when set, runs first on the session's terminal, in Dir with
 	// the agent's environment; the agent starts only if it exits 0.
 	Setup *Setup
+	// Permission is the mode the CLI starts in ("" is ask): the profile's
+	// arguments for it are added (addPermission).
+	Permission store.Permission
 }
 
 // ErrClosed is returned by Launch once Close has begun.
