@@ -220,7 +220,7 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 	}
 
 	s := &Session{
-		id: spec.SessionID, profile: spec.Profile.ID, repoID: spec.RepositoryID,
+		id: spec.SessionID, profile: spec.Profile.ID, repoID: spec.RepositoryID, permission: spec.Permission.Or(),
 		started: time.Now(), master: proc.PTY(), proc: proc, procStart: procStart, settingUp: next != nil,
 		recording: recording, files: files,
 		cfg: &sv.cfg, log: sv.cfg.Log,

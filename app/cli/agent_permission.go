@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// startWithPermission calls agent.start. Full auto in a repository nobody
+// confirmed it for needs a person's yes once: --yes gives it, else a
+// person at a terminal is asked; a script without --yes is told how.
+func startWithPermission(ctx context.Context, c *cli, in mcpserver.AgentStartArgs, yes bool) (mcpserver.AgentStarted, error) {
+	auto := in.Permission == store.PermissionAuto
+	in.ConfirmFullAuto = auto && yes
+	out, err := call(ctx, c, mcpserver.MethodAgentStart, in)
+	var denied *errDenied
+	if !auto || yes || !errors.As(err, &denied) || denied.code != store.CodeInvalidState || !strings.Contains(denied.message, "not confirmed") {
+		return out, err
+	}
+	if !c.stdinIsTerminal() {
+		return out, fmt.Errorf("full auto is not confirmed for repository %s yet: agents there would edit files and run commands with nobody asked (each in its own worktree); run again with --yes to confirm it once", in.RepositoryID)
+	}
+	fmt.Fprintf(c.env.Stderr, "Full auto: agents in repository %s edit files and run commands with nobody asked, each in a worktree of its own.\nAllow full auto in this repository from now on? [y/N] ", in.RepositoryID)
+	line, _ := bufio.NewReader(c.env.Stdin).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		return out, errors.New("full auto not confirmed; nothing started")
+	}
+	in.ConfirmFullAuto = true
+	return call(ctx, c, mcpserver.MethodAgentStart, in)
+}
+
+// stdinIsTerminal reports whether a person can answer on stdin.
+func (c *cli) stdinIsTerminal() bool {
+	f, ok := c.env.Stdin.(*os.File)
+	return ok && isTerminal(f)
+}
