@@ -441,16 +441,16 @@ func (g *gui) startAgentItem(m trayModel, rebuild func()) *fyne.MenuItem {
 	chosen := g.startPermission()
 	var profiles []*fyne.MenuItem
 	for _, p := range m.profiles {
-		mode, offered := modeFor(p, chosen)
+		mode, why := modeFor(p, chosen)
 		label := p.Name
 		switch {
 		case !p.Available:
 			label += labelNotInstalled
-		case !offered:
-			label += " (no " + modeNames[chosen] + " mode)"
+		case why != "":
+			label += why
 		}
 		it := fyne.NewMenuItem(label, nil)
-		it.Disabled = !p.Available || !offered
+		it.Disabled = !p.Available || why != ""
 		var repos []*fyne.MenuItem
 		for _, r := range m.repos {
 			ri := fyne.NewMenuItem(repoLabel(r), func() { g.startFromTray(p.ID, r, mode) })

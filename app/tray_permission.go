@@ -1,6 +1,8 @@
 package app
 
 import (
+	"os"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 
@@ -80,12 +82,20 @@ func (g *gui) permissionItems(rebuild func()) []*fyne.MenuItem {
 
 // modeFor is the mode profile p starts in from the tray: the chosen one,
 // or ask for a profile with no modes at all (a shell, aider), which has
-// nothing else. ok is false when p has modes but not the chosen one.
-func modeFor(p supervisor.ProfileInfo, chosen store.Permission) (store.Permission, bool) {
+// nothing else. why, when not "", is why p cannot start in it: it lacks
+// the mode, or its CLI refuses the mode for this user (Claude Code's bypass
+// as root).
+func modeFor(p supervisor.ProfileInfo, chosen store.Permission) (mode store.Permission, why string) {
 	if len(p.Permissions) == 0 {
-		return store.PermissionAsk, true
+		return store.PermissionAsk, ""
 	}
-	return chosen, p.Offers(chosen)
+	if !p.Offers(chosen) {
+		return chosen, " (no " + modeNames[chosen] + " mode)"
+	}
+	if _, err := supervisor.PermissionArgs(p.Profile, chosen, os.Geteuid()); err != nil {
+		return chosen, " (no " + modeNames[chosen] + " as root)"
+	}
+	return chosen, ""
 }
 
 // noWorktree reports whether agents in r work in its folder, where full

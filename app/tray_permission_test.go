@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -185,5 +186,36 @@ func TestSessionsShowPermission(t *testing.T) {
 	g.showSessions(out.SessionID)
 	if s := g.sessions.status.Text; !strings.Contains(s, "edits allowed") {
 		t.Errorf("status line %q", s)
+	}
+}
+
+// What each kind of profile starts in from the tray, and why it cannot.
+func TestModeFor(t *testing.T) {
+	t.Setenv("IS_SANDBOX", "")
+	all := map[store.Permission][]string{store.PermissionAsk: nil, store.PermissionEdits: nil, store.PermissionAuto: {"--yolo"}}
+	bypass := map[store.Permission][]string{store.PermissionAsk: nil, store.PermissionAuto: {"--permission-mode", "bypassPermissions"}}
+	asRoot := ""
+	if os.Geteuid() == 0 {
+		asRoot = " (no Full auto as root)"
+	}
+	tests := []struct {
+		perms  map[store.Permission][]string
+		chosen store.Permission
+		mode   store.Permission
+		why    string
+	}{
+		{nil, store.PermissionAuto, store.PermissionAsk, ""}, // a shell: ask, whatever is chosen
+		{nil, store.PermissionEdits, store.PermissionAsk, ""},
+		{all, store.PermissionEdits, store.PermissionEdits, ""},
+		{all, store.PermissionAuto, store.PermissionAuto, ""},
+		{bypass, store.PermissionEdits, store.PermissionEdits, " (no Edits mode)"},
+		{bypass, store.PermissionAuto, store.PermissionAuto, asRoot},
+	}
+	for i, tt := range tests {
+		p := supervisor.ProfileInfo{Profile: store.Profile{ID: "p", Permissions: tt.perms}}
+		mode, why := modeFor(p, tt.chosen)
+		if mode != tt.mode || why != tt.why {
+			t.Errorf("%d: modeFor(%v, %s) = %s, %q; want %s, %q", i, tt.perms, tt.chosen, mode, why, tt.mode, tt.why)
+		}
 	}
 }
