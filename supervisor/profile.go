@@ -32,11 +32,14 @@ func Builtins() []store.Profile {
 			MCPConfig: store.MCPConfigClaude,
 			// manual is 2.1.332's name for the mode that asks before each
 			// edit and command (its own default, "auto", lets a server-side
-			// check decide instead).
+			// check decide instead). Full auto carries the person's consent,
+			// given once for the repository in Switchboard, for this run
+			// only (a --settings document, not their settings file): else
+			// Claude Code stops at its bypass disclaimer.
 			Permissions: map[store.Permission][]string{
 				store.PermissionAsk:   {"--permission-mode", "manual"},
 				store.PermissionEdits: {"--permission-mode", "acceptEdits"},
-				store.PermissionAuto:  {"--permission-mode", "bypassPermissions"},
+				store.PermissionAuto:  {"--permission-mode", "bypassPermissions", "--settings", `{"skipDangerousModePermissionPrompt":true}`},
 			},
 			Notes: "Needs a Claude login (run claude once by hand). Asks to trust the repository folder on first start. Full auto (bypassPermissions) is refused by Claude Code when it runs as root, unless IS_SANDBOX=1 says it runs in a sandbox.",
 		},
