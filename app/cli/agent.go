@@ -229,10 +229,15 @@ func profileAdd(ctx context.Context, c *cli, args []string) error {
 	prompt := fs.String("prompt", "typed", "how the bootstrap prompt is delivered: argument ({prompt} in --arg), typed, or none (agent start --prompt is still typed)")
 	tokenEnv := fs.Bool("token-env", false, "also put the token in SWITCHBOARD_MCP_TOKEN")
 	mcpConfig := fs.String("mcp-config", "", `write a per-session MCP config file ({mcp_config}) in this format: "claude"`)
-	var argv, env listFlags
+	var argv, env, modeArgs listFlags
 	fs.Var(&argv, "arg", "one command-line `ARGUMENT` template (repeatable, in order)")
 	fs.Var(&env, "env", "one `NAME=VALUE` template added to the environment (repeatable)")
+	fs.Var(&modeArgs, "mode-arg", "`MODE=ARGUMENT`: one argument template added in permission mode ask, edits or auto (repeatable, in order; MODE= offers the mode with no argument). A mode given none is not offered; with no --mode-arg at all only ask is")
 	if err := parse(fs, interleave(fs, args)); err != nil {
+		return err
+	}
+	perms, err := parseModeArgs(modeArgs)
+	if err != nil {
 		return err
 	}
 	if fs.NArg() != 1 || *command == "" {
@@ -241,7 +246,7 @@ func profileAdd(ctx context.Context, c *cli, args []string) error {
 		return errUsage
 	}
 	p := store.Profile{ID: fs.Arg(0), Name: *name, Command: *command, Args: argv, Env: env,
-		Prompt: store.PromptDelivery(*prompt), TokenEnv: *tokenEnv, MCPConfig: *mcpConfig}
+		Prompt: store.PromptDelivery(*prompt), TokenEnv: *tokenEnv, MCPConfig: *mcpConfig, Permissions: perms}
 	if p.Name == "" {
 		p.Name = p.ID
 	}

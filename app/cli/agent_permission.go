@@ -40,3 +40,27 @@ func (c *cli) stdinIsTerminal() bool {
 	f, ok := c.env.Stdin.(*os.File)
 	return ok && isTerminal(f)
 }
+
+// parseModeArgs reads profile add's --mode-arg MODE=ARGUMENT values into a
+// profile's Permissions; the server checks the modes and templates.
+func parseModeArgs(values []string) (map[store.Permission][]string, error) {
+	if len(values) == 0 {
+		return nil, nil
+	}
+	perms := map[store.Permission][]string{}
+	for _, v := range values {
+		mode, arg, ok := strings.Cut(v, "=")
+		if !ok {
+			return nil, fmt.Errorf("--mode-arg %q is not MODE=ARGUMENT", v)
+		}
+		m := store.Permission(mode)
+		if arg == "" {
+			if _, ok := perms[m]; !ok {
+				perms[m] = nil // offered, with no argument
+			}
+			continue
+		}
+		perms[m] = append(perms[m], arg)
+	}
+	return perms, nil
+}

@@ -64,3 +64,35 @@ func lineOf(text, s string) string {
 	}
 	return ""
 }
+
+// profile add --mode-arg maps the modes; a mode with MODE= only is offered
+// with no argument; an unknown mode is refused by the server.
+func TestCLIProfileModeArgs(t *testing.T) {
+	h := newHarness(t)
+	d := h.start()
+	defer d.Close(context.Background())
+	h.ok("profile", "add", "mine", "--command", "/bin/sh", "--prompt", "none",
+		"--mode-arg", "ask=", "--mode-arg", "auto=--permission-mode", "--mode-arg", "auto=yolo")
+	var out mcpserver.ProfileList
+	h.jsonOut(&out, "profile", "list", "--json")
+	found := false
+	for _, p := range out.Profiles {
+		if p.ID != "mine" {
+			continue
+		}
+		found = true
+		if !p.Offers(store.PermissionAsk) || p.Offers(store.PermissionEdits) || !p.Offers(store.PermissionAuto) ||
+			strings.Join(p.Permissions[store.PermissionAuto], " ") != "--permission-mode yolo" {
+			t.Errorf("stored permissions %q", p.Permissions)
+		}
+	}
+	if !found {
+		t.Fatal("profile mine not listed")
+	}
+	if r := h.fails(1, "profile", "add", "bad", "--command", "/bin/sh", "--mode-arg", "yolo=--x"); !strings.Contains(r.stderr, "is not a mode") {
+		t.Errorf("an unknown mode:\n%v", r)
+	}
+	if r := h.fails(1, "profile", "add", "bad", "--command", "/bin/sh", "--mode-arg", "auto"); !strings.Contains(r.stderr, "MODE=ARGUMENT") {
+		t.Errorf("no =:\n%v", r)
+	}
+}
