@@ -288,7 +288,7 @@ func profileList(ctx context.Context, c *cli, args []string) error {
 		return c.printJSON(out)
 	}
 	tw := tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROFILE\tNAME\tCOMMAND\tAVAILABLE\tPROMPT")
+	fmt.Fprintln(tw, "PROFILE\tNAME\tCOMMAND\tAVAILABLE\tPROMPT\tMODES")
 	for _, p := range out.Profiles {
 		avail := "no"
 		if p.Available {
@@ -298,7 +298,13 @@ func profileList(ctx context.Context, c *cli, args []string) error {
 		if p.Edited {
 			name += " (edited)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.ID, name, p.Command, avail, p.Prompt)
+		var modes []string
+		for _, m := range store.Permissions {
+			if p.Offers(m) {
+				modes = append(modes, string(m))
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, name, p.Command, avail, p.Prompt, strings.Join(modes, ","))
 	}
 	return tw.Flush()
 }

@@ -89,6 +89,10 @@ func TestCLIProfileModeArgs(t *testing.T) {
 	if !found {
 		t.Fatal("profile mine not listed")
 	}
+	list := h.ok("profile", "list").stdout
+	if !strings.HasSuffix(strings.TrimSpace(lineOf(list, "mine")), " ask,auto") || !strings.HasSuffix(strings.TrimSpace(lineOf(list, "claude")), " ask,edits,auto") {
+		t.Errorf("profile list does not say the modes:\n%s", list)
+	}
 	if r := h.fails(1, "profile", "add", "bad", "--command", "/bin/sh", "--mode-arg", "yolo=--x"); !strings.Contains(r.stderr, "is not a mode") {
 		t.Errorf("an unknown mode:\n%v", r)
 	}
