@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -108,4 +109,27 @@ func TestAgentStartPermission(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// repository.full_auto confirms apart from a start, and withdraws: the next
+// full-auto start asks again.
+func TestRepositoryFullAuto(t *testing.T) {
+	f, _ := agentFixture(t)
+	git := f.registerRepo(t, personGitRepo(t, map[string]string{"a.txt": "a\n"}))
+	fullAuto := func(confirmed bool) *store.FullAutoConfirmation {
+		t.Helper()
+		res := f.invoke(Operator, TransportGUI, string(MethodRepositoryFullAuto), fmt.Sprintf(`{"repository_id":%q,"confirmed":%v}`, git.ID, confirmed))
+		wantCode(t, res, "ok")
+		return res.Value.(RepositoryResult).Repository.FullAuto
+	}
+	auto := startArgs(t, AgentStartArgs{Profile: "modes", RepositoryID: git.ID, Permission: store.PermissionAuto})
+	if c := fullAuto(true); c == nil || c.By != "gui" {
+		t.Fatalf("confirmed: %+v", c)
+	}
+	wantCode(t, f.invoke(Operator, TransportGUI, string(MethodAgentStart), auto), "ok")
+	if c := fullAuto(false); c != nil {
+		t.Fatalf("withdrawn: %+v", c)
+	}
+	wantCode(t, f.invoke(Operator, TransportGUI, string(MethodAgentStart), auto), store.CodeInvalidState)
+	wantCode(t, f.invoke(Operator, TransportGUI, string(MethodRepositoryFullAuto), `{"repository_id":"repo_none","confirmed":true}`), store.CodeRepoNotRegistered)
 }

@@ -149,6 +149,7 @@ const maxInput = 1 << 20
 const stopTimeout = 30 * time.Second
 
 func (r *Registry) registerAgents() {
+	r.registerFullAuto()
 	r.Register(Define(MethodProfileList, On(Global, store.CapAdmin), Hidden|ReadOnly,
 		"List the agent profiles: the built-ins (or the person's edit of one) and the person's own, each with whether its command is installed.",
 		func(c *Call, _ NoArgs) (ProfileList, error) {

@@ -80,3 +80,18 @@ func (tx *Tx) ConfirmFullAuto(id, by string) (Repository, error) {
 	r.FullAuto = &FullAutoConfirmation{By: by, At: tx.now}
 	return r, tx.putRepository(r)
 }
+
+// WithdrawFullAuto takes back a repository's confirmation of full auto:
+// the next full-auto start there asks again. Agents already running keep
+// their mode.
+func (tx *Tx) WithdrawFullAuto(id string) (Repository, error) {
+	r, err := tx.Repository(id)
+	if err != nil {
+		return Repository{}, err
+	}
+	if r.FullAuto == nil {
+		return r, nil
+	}
+	r.FullAuto = nil
+	return r, tx.putRepository(r)
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
@@ -63,4 +64,26 @@ func parseModeArgs(values []string) (map[store.Permission][]string, error) {
 		perms[m] = append(perms[m], arg)
 	}
 	return perms, nil
+}
+
+// setFullAuto is repo set's --full-auto: confirm or withdraw.
+func setFullAuto(ctx context.Context, c *cli, repo, v string) error {
+	var confirmed bool
+	switch v {
+	case "confirm":
+		confirmed = true
+	case "withdraw":
+	default:
+		return fmt.Errorf("--full-auto must be confirm or withdraw, not %q", v)
+	}
+	_, err := call(ctx, c, mcpserver.MethodRepositoryFullAuto, mcpserver.RepositoryFullAutoArgs{RepositoryID: repo, Confirmed: confirmed})
+	return err
+}
+
+// fullAutoText says whether full auto is confirmed, by what and when.
+func fullAutoText(f *store.FullAutoConfirmation) string {
+	if f == nil {
+		return "not confirmed (agent start --permission auto asks, or --yes)"
+	}
+	return fmt.Sprintf("confirmed through %s at %s", f.By, f.At.Local().Format(time.DateTime))
 }

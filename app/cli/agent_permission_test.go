@@ -47,6 +47,14 @@ func TestCLIAgentStartPermission(t *testing.T) {
 	}
 	auto := line(h.ok("agent", "start", "modes", "--repo", repoID, "--permission", "auto", "--yes").stdout)
 	again := line(h.ok("agent", "start", "modes", "--repo", repoID, "--permission", "auto").stdout)
+	if r := h.ok("repo", "set", repoID, "--full-auto", "withdraw"); !strings.Contains(r.stdout, "full auto: not confirmed") {
+		t.Errorf("repo set --full-auto withdraw:\n%v", r)
+	}
+	h.fails(1, "agent", "start", "modes", "--repo", repoID, "--permission", "auto")
+	if r := h.ok("repo", "set", repoID, "--full-auto", "confirm"); !strings.Contains(r.stdout, "full auto: confirmed through rpc") {
+		t.Errorf("repo set --full-auto confirm:\n%v", r)
+	}
+	h.fails(1, "repo", "set", repoID, "--full-auto", "maybe")
 	list := h.ok("agent", "list").stdout
 	for ses, mode := range map[string]string{line(edits.stdout): "edits", auto: "auto", again: "auto"} {
 		if !strings.Contains(list, ses) || !strings.Contains(lineOf(list, ses), " "+mode+" ") {
