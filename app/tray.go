@@ -352,6 +352,14 @@ func (g *gui) attentionState(questions []store.Question, escalated []store.Repor
 //
 // The endpoint is read once, here: the daemon picks its address before the tray starts.
 func (g *gui) trayMenu(m trayModel) *fyne.Menu {
+	menu := fyne.NewMenu("Switchboard")
+	g.fillTrayMenu(menu, m)
+	return menu
+}
+
+// fillTrayMenu lays out menu's items from m. The permission choice lays the same menu out
+// again (the tray shows this *fyne.Menu, and Refresh sends it to the panel again).
+func (g *gui) fillTrayMenu(menu *fyne.Menu, m trayModel) {
 	a, b, log := g.app, g.core, g.log
 	endpoint := b.Endpoint()
 	status := fyne.NewMenuItem(endpointLabel(endpoint), nil)
@@ -415,11 +423,8 @@ func (g *gui) trayMenu(m trayModel) *fyne.Menu {
 		sessions.Label = labelSessionsAttention
 	}
 
-	// The permission choice rebuilds this menu in place: the tray shows this *fyne.Menu, and
-	// Refresh sends it to the panel again.
-	menu := fyne.NewMenu("Switchboard")
 	rebuild := func() {
-		menu.Items = g.trayMenu(m).Items
+		g.fillTrayMenu(menu, m)
 		menu.Refresh()
 	}
 	items = append(items, copyEndpoint, copyToken, copyConfig, fyne.NewMenuItemSeparator(),
@@ -429,7 +434,6 @@ func (g *gui) trayMenu(m trayModel) *fyne.Menu {
 		fyne.NewMenuItem(labelSettings, g.showSettings),
 		fyne.NewMenuItemSeparator(), quitItem)
 	menu.Items = items
-	return menu
 }
 
 // startAgentItem is "Start agent ▸ profile ▸ repository", and at its foot the permission

@@ -107,6 +107,12 @@ func TestTrayPermission(t *testing.T) {
 		t.Error("Editor offers ask, yet is greyed in ask")
 	}
 
+	// Two picks on the menu the tray shows: each lays out that same menu.
+	item(t, agents, labelPermissionEdits).Action()
+	if c := checked(item(t, menu, labelStartAgent).ChildMenu); !slices.Equal(c, []string{labelPermissionEdits}) {
+		t.Fatalf("checked after picking edits: %q", c)
+	}
+	agents = item(t, menu, labelStartAgent).ChildMenu
 	item(t, agents, labelPermissionAuto).Action()
 	if p := g.startPermission(); p != store.PermissionAuto {
 		t.Fatalf("remembered %q", p)
