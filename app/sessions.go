@@ -387,6 +387,9 @@ func (w *sessionsWindow) loadDetail() {
 	if ws := s.Workspace; ws != nil {
 		line += " · " + ws.Branch
 	}
+	if s.Kind == store.SessionSupervised {
+		line += " · " + permissionText(s.Permission)
+	}
 	if s.Port != 0 && s.State.Live() {
 		line += fmt.Sprintf(" · SWITCHBOARD_PORT %d", s.Port)
 	}

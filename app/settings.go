@@ -274,7 +274,9 @@ func (w *settingsWindow) editProfile(p store.Profile) {
 			return
 		}
 		np := store.Profile{ID: strings.TrimSpace(id.Text), Name: strings.TrimSpace(name.Text), Command: strings.TrimSpace(command.Text),
-			Args: lines(args.Text), Env: lines(env.Text), Prompt: store.PromptDelivery(prompt.Selected), TokenEnv: tokenEnv.Checked, Notes: p.Notes}
+			Args: lines(args.Text), Env: lines(env.Text), Prompt: store.PromptDelivery(prompt.Selected), TokenEnv: tokenEnv.Checked, Notes: p.Notes,
+			// Not on the form: kept, so editing a built-in keeps its modes.
+			Permissions: p.Permissions}
 		if mcpCfg.Selected != "none" {
 			np.MCPConfig = mcpCfg.Selected
 		}

@@ -269,12 +269,13 @@ func (m trayModel) equal(o trayModel) bool {
 	}
 	for i := range m.profiles {
 		a, b := m.profiles[i], o.profiles[i]
-		if a.ID != b.ID || a.Name != b.Name || a.Available != b.Available {
+		if a.ID != b.ID || a.Name != b.Name || a.Available != b.Available || len(a.Permissions) != len(b.Permissions) {
 			return false
 		}
 	}
 	for i := range m.repos {
-		if m.repos[i].ID != o.repos[i].ID || m.repos[i].Name != o.repos[i].Name {
+		a, b := m.repos[i], o.repos[i]
+		if a.ID != b.ID || a.Name != b.Name || a.Isolation != b.Isolation || (a.FullAuto == nil) != (b.FullAuto == nil) {
 			return false
 		}
 	}
@@ -352,6 +353,14 @@ func (g *gui) attentionState(questions []store.Question, escalated []store.Repor
 //
 // The endpoint is read once, here: the daemon picks its address before the tray starts.
 func (g *gui) trayMenu(m trayModel) *fyne.Menu {
+	menu := fyne.NewMenu("Switchboard")
+	g.fillTrayMenu(menu, m)
+	return menu
+}
+
+// fillTrayMenu lays out menu's items from m. The permission choice lays the same menu out
+// again (the tray shows this *fyne.Menu, and Refresh sends it to the panel again).
+func (g *gui) fillTrayMenu(menu *fyne.Menu, m trayModel) {
 	a, b, log := g.app, g.core, g.log
 	endpoint := b.Endpoint()
 	status := fyne.NewMenuItem(endpointLabel(endpoint), nil)
@@ -415,43 +424,62 @@ func (g *gui) trayMenu(m trayModel) *fyne.Menu {
 		sessions.Label = labelSessionsAttention
 	}
 
+	rebuild := func() {
+		g.fillTrayMenu(menu, m)
+		menu.Refresh()
+	}
 	items = append(items, copyEndpoint, copyToken, copyConfig, fyne.NewMenuItemSeparator(),
-		g.startAgentItem(m), sessions,
+		g.startAgentItem(m, rebuild), sessions,
 		fyne.NewMenuItem(labelWork, g.showWork),
 		fyne.NewMenuItem(labelAudit, g.showAudit),
 		fyne.NewMenuItem(labelSettings, g.showSettings),
 		fyne.NewMenuItemSeparator(), quitItem)
-	return fyne.NewMenu("Switchboard", items...)
+	menu.Items = items
 }
 
-// startAgentItem is "Start agent ▸ profile ▸ repository". Profiles whose command is not
-// installed are shown greyed, so a person sees what could run and what to install.
-func (g *gui) startAgentItem(m trayModel) *fyne.MenuItem {
+// startAgentItem is "Start agent ▸ profile ▸ repository", and at its foot the permission
+// mode the agents start in. Profiles whose command is not installed are shown greyed, so a
+// person sees what could run and what to install; so are those without the chosen mode, and
+// in full auto the repositories where agents get no worktree. rebuild lays the menu out
+// again after the mode changes.
+func (g *gui) startAgentItem(m trayModel, rebuild func()) *fyne.MenuItem {
+	chosen := g.startPermission()
 	var profiles []*fyne.MenuItem
 	for _, p := range m.profiles {
+		mode, why := modeFor(p, chosen)
 		label := p.Name
-		if !p.Available {
+		switch {
+		case !p.Available:
 			label += labelNotInstalled
+		case why != "":
+			label += why
 		}
 		it := fyne.NewMenuItem(label, nil)
-		it.Disabled = !p.Available
+		it.Disabled = !p.Available || why != ""
 		var repos []*fyne.MenuItem
 		for _, r := range m.repos {
-			repos = append(repos, fyne.NewMenuItem(repoLabel(r), func() { go g.startAgent(p.ID, r.ID) }))
+			ri := fyne.NewMenuItem(repoLabel(r), func() { g.startFromTray(p.ID, r, mode) })
+			if mode == store.PermissionAuto && noWorktree(r) {
+				ri.Label += labelNoWorktree
+				ri.Disabled = true
+			}
+			repos = append(repos, ri)
 		}
 		if len(repos) == 0 {
 			none := fyne.NewMenuItem(labelNoRepos, nil)
 			none.Disabled = true
 			repos = append(repos, none)
 		}
-		if p.Available {
+		if !it.Disabled {
 			it.ChildMenu = fyne.NewMenu(p.Name, repos...)
 		}
 		profiles = append(profiles, it)
 	}
 	item := fyne.NewMenuItem(labelStartAgent, nil)
-	item.ChildMenu = fyne.NewMenu(labelStartAgent, profiles...)
 	item.Disabled = len(profiles) == 0
+	profiles = append(profiles, fyne.NewMenuItemSeparator())
+	profiles = append(profiles, g.permissionItems(rebuild)...)
+	item.ChildMenu = fyne.NewMenu(labelStartAgent, profiles...)
 	return item
 }
 
@@ -465,16 +493,18 @@ func repoLabel(r store.Repository) string {
 	return shorten(r.Name+" ("+base+")", maxStatusLabel)
 }
 
-// startAgent starts profile in repository. It runs off the Fyne thread: the call commits a
-// transaction and starts a process.
-func (g *gui) startAgent(profile, repository string) {
-	out, err := invoke(g, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: profile, RepositoryID: repository})
+// startAgent starts profile in repository in permission mode; confirm records the person's
+// confirmation of full auto for the repository. It runs off the Fyne thread: the call
+// commits a transaction and starts a process.
+func (g *gui) startAgent(profile, repository string, mode store.Permission, confirm bool) {
+	out, err := invoke(g, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: profile, RepositoryID: repository,
+		Permission: mode, ConfirmFullAuto: confirm})
 	if err != nil {
 		g.log.Error("tray: start agent", "profile", profile, "repository", repository, "err", err)
 		g.app.SendNotification(fyne.NewNotification("Switchboard: the agent did not start", err.Error()))
 		return
 	}
-	g.log.Info("tray: agent started", "profile", profile, "session", out.SessionID, "pid", out.PID)
+	g.log.Info("tray: agent started", "profile", profile, "session", out.SessionID, "pid", out.PID, "permission", out.Permission)
 	fyne.Do(func() { g.showSessions(out.SessionID) })
 }
 

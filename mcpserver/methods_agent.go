@@ -65,6 +65,13 @@ type AgentStartArgs struct {
 	// NoWorktree runs the agent in the repository's folder, whatever the
 	// repository's isolation.
 	NoWorktree bool `json:"no_worktree,omitempty"`
+	// Permission is the mode the CLI starts in: ask (the default), edits
+	// or auto (see store.Permission).
+	Permission store.Permission `json:"permission,omitempty"`
+	// ConfirmFullAuto records a person's confirmation of auto for the
+	// repository, which the first auto start there needs; it goes with
+	// permission auto only.
+	ConfirmFullAuto bool `json:"confirm_full_auto,omitempty"`
 }
 
 // AgentStarted is the result of agent.start.
@@ -74,6 +81,8 @@ type AgentStarted struct {
 	RepositoryID string `json:"repository_id"`
 	PID          int    `json:"pid"`
 	Recording    string `json:"recording"`
+	// Permission is the mode the CLI was started in.
+	Permission store.Permission `json:"permission"`
 	// Workspace is the git worktree the agent works in; nil when it works
 	// in the repository's folder, and Isolation then says why.
 	Workspace *store.Workspace `json:"workspace,omitempty"`
@@ -144,6 +153,7 @@ const maxInput = 1 << 20
 const stopTimeout = 30 * time.Second
 
 func (r *Registry) registerAgents() {
+	r.registerFullAuto()
 	r.Register(Define(MethodProfileList, On(Global, store.CapAdmin), Hidden|ReadOnly,
 		"List the agent profiles: the built-ins (or the person's edit of one) and the person's own, each with whether its command is installed.",
 		func(c *Call, _ NoArgs) (ProfileList, error) {
@@ -207,6 +217,10 @@ func (r *Registry) registerAgents() {
 			if in.NoWorktree {
 				plan.isolation = store.IsolationNone
 			}
+			mode, confirmed, err := checkPermission(c, in, prof.Profile, repo, plan)
+			if err != nil {
+				return AgentStarted{}, err
+			}
 			id := store.NewID("ses")
 			var grants []store.Grant
 			for _, cp := range store.AgentCapabilities() {
@@ -224,19 +238,23 @@ func (r *Registry) registerAgents() {
 			if prof.Conversation.Makes() {
 				conv = newConversationID()
 			}
-			if _, err := c.Tx.CreateSession(store.SessionSpec{ID: id, Kind: store.SessionSupervised, RepositoryID: repo.ID, Profile: prof.ID, TokenKeyID: tok.KeyID, Port: port, ConversationID: conv}); err != nil {
+			if _, err := c.Tx.CreateSession(store.SessionSpec{ID: id, Kind: store.SessionSupervised, RepositoryID: repo.ID, Profile: prof.ID, TokenKeyID: tok.KeyID, Port: port, ConversationID: conv, Permission: mode}); err != nil {
 				return AgentStarted{}, err
 			}
-			data, _ := json.Marshal(map[string]string{"profile": prof.ID, "repository_id": repo.ID})
+			open := map[string]any{"profile": prof.ID, "repository_id": repo.ID, "permission": mode}
+			if confirmed {
+				open["full_auto_confirmed"] = true
+			}
+			data, _ := json.Marshal(open)
 			if _, err := c.Tx.AppendTrace(id, store.TraceEvent{Type: store.TraceSessionOpen, Method: c.Method.Name, Data: data}); err != nil {
 				return AgentStarted{}, err
 			}
 			c.SessionID = id
 			spec := supervisor.LaunchSpec{SessionID: id, RepositoryID: repo.ID, Dir: repo.Path, Profile: prof.Profile,
-				Endpoint: endpoint, Token: raw, Prompt: in.Prompt, Cols: in.Cols, Rows: in.Rows, Port: port, ConversationID: conv}
+				Endpoint: endpoint, Token: raw, Prompt: in.Prompt, Cols: in.Cols, Rows: in.Rows, Port: port, ConversationID: conv, Permission: mode}
 			ctx := context.WithoutCancel(c.Ctx)
 			c.Then(func(any) (any, error) { return r.launch(ctx, spec, plan) })
-			return AgentStarted{SessionID: id, Profile: prof.ID, RepositoryID: repo.ID, Port: port}, nil
+			return AgentStarted{SessionID: id, Profile: prof.ID, RepositoryID: repo.ID, Port: port, Permission: mode}, nil
 		}))
 	r.Register(Define(MethodAgentStarted, On(Session, store.CapAdmin), Hidden|Internal,
 		"Record the process of a supervised session (the supervisor, once it runs).",
@@ -383,7 +401,7 @@ func (r *Registry) launch(ctx context.Context, spec supervisor.LaunchSpec, plan 
 	// first when there is one, then the agent's once it runs.
 	r.recordProcess(ctx, s)
 	r.findConversation(ctx, s, spec)
-	out := AgentStarted{SessionID: spec.SessionID, Profile: spec.Profile.ID, RepositoryID: spec.RepositoryID, PID: s.PID(), Recording: s.Info().Recording,
+	out := AgentStarted{SessionID: spec.SessionID, Profile: spec.Profile.ID, RepositoryID: spec.RepositoryID, PID: s.PID(), Recording: s.Info().Recording, Permission: spec.Permission,
 		Workspace: spec.Workspace, Isolation: isolation, Port: spec.Port}
 	if spec.Setup != nil {
 		out.Setup = spec.Setup.Label

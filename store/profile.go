@@ -72,6 +72,11 @@ type Profile struct {
 	// Conversation says how the CLI starts and resumes a conversation of
 	// its own id; nil when it cannot, and its sessions are not resumable.
 	Conversation *Conversation `json:"conversation,omitempty"`
+	// Permissions are the argument templates added for each permission
+	// mode (PermissionAsk, …) the profile offers. A mode it lacks is not
+	// offered, except ask with no arguments when it has none at all: the
+	// CLI then does what it does by default.
+	Permissions map[Permission][]string `json:"permissions,omitempty"`
 	// Notes tell a person what the profile needs (a login, a one-time
 	// registration).
 	Notes string `json:"notes,omitempty"`
@@ -208,6 +213,17 @@ func (p *Profile) Validate() error {
 			return err
 		}
 	}
+	for mode, args := range p.Permissions {
+		if mode == "" || !mode.Valid() {
+			return Deny(CodeInvalidArgument, "profile permissions: %q is not a mode (%q, %q or %q)", shortText(string(mode)), PermissionAsk, PermissionEdits, PermissionAuto)
+		}
+		for _, t := range args {
+			size += len(t)
+			if err := checkTemplate(t); err != nil {
+				return err
+			}
+		}
+	}
 	for _, e := range p.Env {
 		name, _, ok := strings.Cut(e, "=")
 		if !ok || name == "" {
@@ -221,6 +237,17 @@ func (p *Profile) Validate() error {
 		return Deny(CodeInvalidArgument, "profile is larger than 64 KiB")
 	}
 	return nil
+}
+
+// Offers reports whether the profile offers permission mode m: a mode it
+// has arguments for, and ask (the CLI's default) for a profile with none.
+func (p *Profile) Offers(m Permission) bool {
+	m = m.Or()
+	if len(p.Permissions) == 0 {
+		return m == PermissionAsk
+	}
+	_, ok := p.Permissions[m]
+	return ok
 }
 
 // Placeholders are the template names a profile may use.

@@ -76,6 +76,10 @@ type RepositorySettings struct {
 	Landing Landing `json:"landing,omitempty" jsonschema:"how packets land when no mode is given: merge (default), squash, rebase or pull-request"`
 	// Remote is the git remote a pull request is pushed to; "" is origin.
 	Remote string `json:"remote,omitempty" jsonschema:"the git remote pull requests are pushed to; default: origin"`
+	// FullAuto is set once a person confirmed that agents here may run in
+	// their CLI's bypass mode (agent.start's confirm_full_auto). Changing
+	// the other settings keeps it.
+	FullAuto *FullAutoConfirmation `json:"full_auto,omitempty" jsonschema:"when and through what a person confirmed full-auto agents for this repository; set by agent.start with confirm_full_auto, kept by repo.configure"`
 }
 
 // maxBranchName bounds a base branch's name; git itself allows more, no
@@ -140,6 +144,10 @@ func (tx *Tx) ConfigureRepository(id string, s RepositorySettings) (Repository, 
 	if err != nil {
 		return Repository{}, err
 	}
+	// The confirmation of full auto is a separate, audited act
+	// (ConfirmFullAuto): a settings form that does not carry it must not
+	// withdraw it, nor may one forge it.
+	s.FullAuto = r.FullAuto
 	r.RepositorySettings = s
 	return r, tx.putRepository(r)
 }

@@ -138,6 +138,10 @@ type Session struct {
 	EndedWithApp bool `json:"ended_with_app,omitempty"`
 	// Resumes counts the times the session was resumed.
 	Resumes int `json:"resumes,omitempty"`
+	// Permission is the mode a supervised session's CLI was started in
+	// (see Permission); "" for an external session, and for one recorded
+	// before the modes, which is ask.
+	Permission Permission `json:"permission,omitempty"`
 	// Usage is the tokens the session's CLI reported for it (usage.go);
 	// nil until first read. UsageGiven is the part already given to its
 	// packets' usage when their leases ended.
@@ -233,6 +237,8 @@ type SessionSpec struct {
 	// ConversationID, when given, is the conversation id Switchboard made
 	// for the agent CLI.
 	ConversationID string
+	// Permission is a supervised session's mode ("" is ask).
+	Permission Permission
 }
 
 // CreateSession records a new session. A supervised session starts in
@@ -263,6 +269,9 @@ func (tx *Tx) CreateSession(spec SessionSpec) (Session, error) {
 	if len(spec.Profile) > maxSessionName {
 		return Session{}, Deny(CodeInvalidArgument, "profile name longer than %d bytes", maxSessionName)
 	}
+	if err := CheckPermission(spec.Permission); err != nil {
+		return Session{}, err
+	}
 	if spec.RepositoryID != "" && !tx.RepositoryExists(spec.RepositoryID) {
 		return Session{}, Deny(CodeRepoNotRegistered, "repository %s is not registered", spec.RepositoryID)
 	}
@@ -292,6 +301,7 @@ func (tx *Tx) CreateSession(spec SessionSpec) (Session, error) {
 		State:        state,
 		PID:          spec.PID,
 		Port:         spec.Port,
+		Permission:   spec.Permission,
 		StartedAt:    tx.now,
 
 		ConversationID: spec.ConversationID,

@@ -22,7 +22,8 @@ type launchExtras struct {
 type extender func(sv *Supervisor, spec LaunchSpec, vars map[string]string, x *launchExtras) error
 
 // extenders are applied in this order; each lives in its own file.
-var extenders = []extender{addTrust, addPermission, addHooks, addConversation}
+// joinSettings comes last: it makes the --settings the others added one.
+var extenders = []extender{addTrust, addPermission, addHooks, addConversation, joinSettings}
 
 // extras builds a session's launchExtras. On an error the files already
 // written are removed.

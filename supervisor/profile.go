@@ -39,12 +39,24 @@ func Builtins() []store.Profile {
 			Notes: "Needs a Claude login (run claude once by hand, or set ANTHROPIC_API_KEY and approve it once). " +
 				"For a session in its own worktree, Switchboard records that worktree's exact path as trusted in " +
 				"~/.claude.json (projects[path].hasTrustDialogAccepted; $CLAUDE_CONFIG_DIR/.claude.json when set); " +
-				"in the repository's own folder Claude Code asks once, as usual.",
+				"in the repository's own folder Claude Code asks once, as usual. " +
+				"Full auto (bypassPermissions) is refused by Claude Code when it runs as root, unless IS_SANDBOX=1 says it runs in a sandbox.",
 			// Switchboard names the conversation (a UUID, as --session-id
 			// requires) and --resume continues it after the app restarts.
 			Conversation: &store.Conversation{
 				StartArgs:  []string{"--session-id", "{conversation_id}"},
 				ResumeArgs: []string{"--resume", "{conversation_id}"},
+			},
+			// manual is 2.1.332's name for the mode that asks before each
+			// edit and command (its own default, "auto", lets a server-side
+			// check decide instead). Full auto carries the person's consent,
+			// given once for the repository in Switchboard, for this run
+			// only (a --settings document, not their settings file): else
+			// Claude Code stops at its bypass disclaimer.
+			Permissions: map[store.Permission][]string{
+				store.PermissionAsk:   {"--permission-mode", "manual"},
+				store.PermissionEdits: {"--permission-mode", "acceptEdits"},
+				store.PermissionAuto:  {"--permission-mode", "bypassPermissions", "--settings", `{"skipDangerousModePermissionPrompt":true}`},
 			},
 		},
 		{
@@ -70,6 +82,15 @@ func Builtins() []store.Profile {
 			Conversation: &store.Conversation{
 				ResumePrefix: []string{"resume", "{conversation_id}"},
 				Find:         store.FindCodex,
+			},
+			// Ask: a read-only sandbox, so every edit and command outside
+			// it asks; edits: writes in the worktree allowed, the rest asks.
+			// (A worktree's commits write to the repository's own .git,
+			// outside the sandbox, so a commit asks in edits mode.)
+			Permissions: map[store.Permission][]string{
+				store.PermissionAsk:   {"--sandbox", "read-only", "--ask-for-approval", "on-request"},
+				store.PermissionEdits: {"--sandbox", "workspace-write", "--ask-for-approval", "on-request"},
+				store.PermissionAuto:  {"--dangerously-bypass-approvals-and-sandbox"},
 			},
 		},
 		{
@@ -97,6 +118,11 @@ func Builtins() []store.Profile {
 			Conversation: &store.Conversation{
 				StartArgs:  []string{"--session-id", "{conversation_id}"},
 				ResumeArgs: []string{"--resume", "{conversation_id}"},
+			},
+			Permissions: map[store.Permission][]string{
+				store.PermissionAsk:   {"--approval-mode", "default"},
+				store.PermissionEdits: {"--approval-mode", "auto_edit"},
+				store.PermissionAuto:  {"--approval-mode", "yolo"},
 			},
 		},
 		{

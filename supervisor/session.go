@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor/asciicast"
 	"github.com/switchboard-dev/switchboard/supervisor/vt"
 )
@@ -48,10 +49,12 @@ type Info struct {
 	SessionID    string `json:"session_id"`
 	Profile      string `json:"profile"`
 	RepositoryID string `json:"repository_id,omitempty"`
-	PID          int    `json:"pid"`
-	Cols         int    `json:"cols"`
-	Rows         int    `json:"rows"`
-	Status       Status `json:"status"`
+	// Permission is the mode the CLI was started in.
+	Permission store.Permission `json:"permission"`
+	PID        int              `json:"pid"`
+	Cols       int              `json:"cols"`
+	Rows       int              `json:"rows"`
+	Status     Status           `json:"status"`
 	// Setup is set while the session's setup runs; the agent starts
 	// after it, and PID is the setup's until then.
 	Setup     bool      `json:"setup,omitempty"`
@@ -75,6 +78,7 @@ type Info struct {
 // program that stops reading its terminal stalls only that goroutine.
 type Session struct {
 	id, profile, repoID string
+	permission          store.Permission
 	started             time.Time
 	master              *os.File // the PTY's controlling side, for its whole life
 	term                *vt.Terminal
@@ -168,7 +172,7 @@ func (s *Session) Info() Info {
 	st := s.Status()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	info := Info{SessionID: s.id, Profile: s.profile, RepositoryID: s.repoID, PID: s.proc.PID(),
+	info := Info{SessionID: s.id, Profile: s.profile, RepositoryID: s.repoID, Permission: s.permission, PID: s.proc.PID(),
 		Cols: s.cols, Rows: s.rows, Status: st, Setup: s.settingUp, StartedAt: s.started, Recording: s.recording,
 		Attention: s.attentionLocked(), Signal: s.signalLocked()}
 	if s.exit != nil {

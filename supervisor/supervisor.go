@@ -127,6 +127,9 @@ type LaunchSpec struct {
 	// Resume starts the CLI again on conversation ConversationID, with the
 	// profile's Conversation resume arguments (conversation.go).
 	Resume bool
+	// Permission is the mode the CLI starts in ("" is ask): the profile's
+	// arguments for it are added (addPermission).
+	Permission store.Permission
 }
 
 // ErrClosed is returned by Launch once Close has begun.
@@ -235,7 +238,7 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 	}
 
 	s := &Session{
-		id: spec.SessionID, profile: spec.Profile.ID, repoID: spec.RepositoryID,
+		id: spec.SessionID, profile: spec.Profile.ID, repoID: spec.RepositoryID, permission: spec.Permission.Or(),
 		started: time.Now(), master: proc.PTY(), proc: proc, procStart: procStart, settingUp: next != nil,
 		recording: recording, files: files,
 		cfg: &sv.cfg, log: sv.cfg.Log,

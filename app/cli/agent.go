@@ -29,7 +29,8 @@ func runAgent(ctx context.Context, c *cli, args []string) error {
 
 func (c *cli) agentUsage() {
 	fmt.Fprint(c.env.Stderr, `Usage: switchboard agent COMMAND
-  start PROFILE --repo ID [--prompt TEXT] [--cols N --rows N] [--json]
+  start PROFILE --repo ID [--permission ask|edits|auto [--yes]]
+        [--prompt TEXT] [--cols N --rows N] [--json]
                              start an agent in a supervised terminal; the
                              session id is printed on its own line
   list [--json]              the agents the running app supervises
@@ -46,7 +47,9 @@ Profiles: switchboard profile list
 }
 
 func agentStart(ctx context.Context, c *cli, args []string) error {
-	fs := c.newFlags("agent start", "agent start PROFILE --repo ID [--prompt TEXT] [--base BRANCH] [--no-worktree] [--cols N --rows N] [--json]")
+	fs := c.newFlags("agent start", "agent start PROFILE --repo ID [--permission ask|edits|auto [--yes]] [--prompt TEXT] [--base BRANCH] [--no-worktree] [--cols N --rows N] [--json]")
+	permission := fs.String("permission", "ask", "what the agent's CLI may do without asking: ask (it asks before edits and commands), edits (file edits allowed) or auto (its own bypass mode; only in a worktree, confirmed once per repository)")
+	yes := fs.Bool("yes", false, "with --permission auto: confirm full auto for the repository (asked on a terminal otherwise)")
 	repo := fs.String("repo", "", "the repository `ID` the agent works in (required)")
 	base := fs.String("base", "", "the `BRANCH` the agent's worktree starts from (default: the repository's setting, else the branch checked out in its folder)")
 	noWorktree := fs.Bool("no-worktree", false, "run the agent in the repository's folder itself, not in a git worktree of its own")
@@ -62,8 +65,8 @@ func agentStart(ctx context.Context, c *cli, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	out, err := call(ctx, c, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: fs.Arg(0), RepositoryID: *repo, Prompt: *prompt, Cols: *cols, Rows: *rows,
-		Base: *base, NoWorktree: *noWorktree})
+	out, err := startWithPermission(ctx, c, mcpserver.AgentStartArgs{Profile: fs.Arg(0), RepositoryID: *repo, Prompt: *prompt, Cols: *cols, Rows: *rows,
+		Base: *base, NoWorktree: *noWorktree, Permission: store.Permission(*permission)}, *yes)
 	if err != nil {
 		return err
 	}
@@ -71,7 +74,7 @@ func agentStart(ctx context.Context, c *cli, args []string) error {
 		return c.printJSON(out)
 	}
 	c.printf("%s\n", out.SessionID)
-	fmt.Fprintf(c.env.Stderr, "%s started (pid %d); recording %s\n", out.Profile, out.PID, out.Recording)
+	fmt.Fprintf(c.env.Stderr, "%s started (pid %d, permission %s); recording %s\n", out.Profile, out.PID, out.Permission, out.Recording)
 	if ws := out.Workspace; ws != nil {
 		fmt.Fprintf(c.env.Stderr, "It works in %s, on branch %s from %s.\n", ws.Path, ws.Branch, ws.BaseBranch)
 	} else if out.Isolation != "" {
@@ -100,7 +103,7 @@ func agentList(ctx context.Context, c *cli, args []string) error {
 		return c.printJSON(out)
 	}
 	tw := tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tPROFILE\tREPOSITORY\tPID\tSTATUS\tSIZE\tSTARTED\tUSAGE")
+	fmt.Fprintln(tw, "SESSION\tPROFILE\tREPOSITORY\tPERMISSION\tPID\tSTATUS\tSIZE\tSTARTED\tUSAGE")
 	for _, a := range out.Agents {
 		status := string(a.Status)
 		if a.Setup {
@@ -109,7 +112,7 @@ func agentList(ctx context.Context, c *cli, args []string) error {
 		if a.Exit != nil {
 			status = fmt.Sprintf("%s (%s, code %d)", a.Status, a.Exit.Reason, a.Exit.Code)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%dx%d\t%s\t%s\n", a.SessionID, a.Profile, a.RepositoryID, a.PID, status, a.Cols, a.Rows, a.StartedAt.Local().Format(time.DateTime), sessionUsageText(a.Usage))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%dx%d\t%s\t%s\n", a.SessionID, a.Profile, a.RepositoryID, a.Permission.Or(), a.PID, status, a.Cols, a.Rows, a.StartedAt.Local().Format(time.DateTime), sessionUsageText(a.Usage))
 	}
 	return tw.Flush()
 }
@@ -232,10 +235,15 @@ func profileAdd(ctx context.Context, c *cli, args []string) error {
 	mcpConfig := fs.String("mcp-config", "", `write a per-session MCP config file ({mcp_config}) in this format: "claude"`)
 	hooks := fs.String("hooks", "", `give the CLI hooks that report its state to Switchboard: "claude" (a per-session --settings file)`)
 	usageFrom := fs.String("usage", "", `where the CLI records its token usage, read for its sessions: "claude", "codex" or "gemini" (default: none reported)`)
-	var argv, env listFlags
+	var argv, env, modeArgs listFlags
 	fs.Var(&argv, "arg", "one command-line `ARGUMENT` template (repeatable, in order)")
 	fs.Var(&env, "env", "one `NAME=VALUE` template added to the environment (repeatable)")
+	fs.Var(&modeArgs, "mode-arg", "`MODE=ARGUMENT`: one argument template added in permission mode ask, edits or auto (repeatable, in order; MODE= offers the mode with no argument). A mode given none is not offered; with no --mode-arg at all only ask is")
 	if err := parse(fs, interleave(fs, args)); err != nil {
+		return err
+	}
+	perms, err := parseModeArgs(modeArgs)
+	if err != nil {
 		return err
 	}
 	if fs.NArg() != 1 || *command == "" {
@@ -244,8 +252,7 @@ func profileAdd(ctx context.Context, c *cli, args []string) error {
 		return errUsage
 	}
 	p := store.Profile{ID: fs.Arg(0), Name: *name, Command: *command, Args: argv, Env: env,
-		Prompt: store.PromptDelivery(*prompt), TokenEnv: *tokenEnv, MCPConfig: *mcpConfig}
-	p.Hooks = *hooks
+		Prompt: store.PromptDelivery(*prompt), TokenEnv: *tokenEnv, MCPConfig: *mcpConfig, Permissions: perms, Hooks: *hooks}
 	p.Usage = *usageFrom
 	if p.Name == "" {
 		p.Name = p.ID
@@ -288,7 +295,7 @@ func profileList(ctx context.Context, c *cli, args []string) error {
 		return c.printJSON(out)
 	}
 	tw := tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROFILE\tNAME\tCOMMAND\tAVAILABLE\tPROMPT")
+	fmt.Fprintln(tw, "PROFILE\tNAME\tCOMMAND\tAVAILABLE\tPROMPT\tMODES")
 	for _, p := range out.Profiles {
 		avail := "no"
 		if p.Available {
@@ -298,7 +305,13 @@ func profileList(ctx context.Context, c *cli, args []string) error {
 		if p.Edited {
 			name += " (edited)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.ID, name, p.Command, avail, p.Prompt)
+		var modes []string
+		for _, m := range store.Permissions {
+			if p.Offers(m) {
+				modes = append(modes, string(m))
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, name, p.Command, avail, p.Prompt, strings.Join(modes, ","))
 	}
 	return tw.Flush()
 }

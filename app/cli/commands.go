@@ -324,7 +324,7 @@ func runRepo(ctx context.Context, c *cli, args []string) error {
 	case "set":
 		return repoSet(ctx, c, args)
 	}
-	fmt.Fprint(c.env.Stderr, "Usage: switchboard repo add PATH [--name NAME] | repo list | repo set ID [--isolation worktree|none|default] [--base BRANCH|default] [--landing merge|squash|rebase|pull-request|default] [--remote NAME|default] [--setup CMD|default]\n")
+	fmt.Fprint(c.env.Stderr, "Usage: switchboard repo add PATH [--name NAME] | repo list | repo set ID [--isolation worktree|none|default] [--base BRANCH|default] [--landing merge|squash|rebase|pull-request|default] [--remote NAME|default] [--setup CMD|default] [--full-auto confirm|withdraw]\n")
 	if sub == "-h" || sub == "--help" || sub == "help" {
 		return nil
 	}
@@ -334,12 +334,13 @@ func runRepo(ctx context.Context, c *cli, args []string) error {
 // repoSet changes the settings named on the command line and keeps the
 // others.
 func repoSet(ctx context.Context, c *cli, args []string) error {
-	fs := c.newFlags("repo set", "repo set ID [--isolation worktree|none|default] [--base BRANCH|default] [--landing merge|squash|rebase|pull-request|default] [--remote NAME|default] [--setup CMD|default] [--json]")
+	fs := c.newFlags("repo set", "repo set ID [--isolation worktree|none|default] [--base BRANCH|default] [--landing merge|squash|rebase|pull-request|default] [--remote NAME|default] [--setup CMD|default] [--full-auto confirm|withdraw] [--json]")
 	isolation := fs.String("isolation", "", "worktree (each agent in a git worktree of its own), none (agents work in the folder), or default (worktree in a git repository)")
 	base := fs.String("base", "", "the branch agents' worktrees start from and land on; default: the branch checked out in the folder")
 	landing := fs.String("landing", "", "how packets land when switchboard land names no mode: merge, squash, rebase, pull-request, or default (merge)")
 	remote := fs.String("remote", "", "the git remote pull requests are pushed to; default: origin")
 	setup := fs.String("setup", "", "a command line run (by /bin/sh -c) in each new worktree before its agent; default: the worktree's executable .switchboard/setup")
+	fullAuto := fs.String("full-auto", "", "confirm (agents here may start in full auto, each in its own worktree) or withdraw (the next full-auto start asks again)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, reorder(args)); err != nil {
 		return err
@@ -380,6 +381,11 @@ func repoSet(ctx context.Context, c *cli, args []string) error {
 	if set["remote"] {
 		settings.Remote = orDefault(*remote)
 	}
+	if set["full-auto"] {
+		if err := setFullAuto(ctx, c, fs.Arg(0), *fullAuto); err != nil {
+			return err
+		}
+	}
 	out, err := call(ctx, c, mcpserver.MethodRepositoryConfigure, mcpserver.RepositoryConfigureArgs{RepositoryID: fs.Arg(0), RepositorySettings: settings})
 	if err != nil {
 		return err
@@ -391,6 +397,7 @@ func repoSet(ctx context.Context, c *cli, args []string) error {
 	c.printf("%s: isolation %s, base %s, landing %s, remote %s\n", r.ID, cmp.Or(string(r.Isolation), "default"), cmp.Or(r.Base, "the branch checked out in "+r.Path),
 		cmp.Or(string(r.Landing), "default (merge)"), cmp.Or(r.Remote, "default (origin)"))
 	c.printf("  setup: %s\n", cmp.Or(r.Setup, "the worktree's executable "+workspace.SetupFile+", if any"))
+	c.printf("  full auto: %s\n", fullAutoText(r.FullAuto))
 	return nil
 }
 

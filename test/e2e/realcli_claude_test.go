@@ -42,8 +42,6 @@ var claudeCLI = realCLI{
 		return []string{
 			"ANTHROPIC_BASE_URL=" + model.URL,
 			"ANTHROPIC_API_KEY=" + claudeAPIKey,
-			// Nothing of the test runner's own Claude setup.
-			"ANTHROPIC_AUTH_TOKEN=", "CLAUDE_CONFIG_DIR=",
 			// Offline: no telemetry, error reports, update checks or
 			// release notes fetched from Anthropic.
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",

@@ -123,12 +123,7 @@ func resumeAfterKill(t *testing.T, c realCLI, conversations func(dirs) []string)
 	t.Cleanup(func() { model.Close() })
 	t.Cleanup(gate.Open) // first: no reply is left waiting at the close
 	d := newDirs(t)
-	env := d.env(false, append([]string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), "TERM=xterm-256color"},
-		c.user(t, d.home, model)...)...)
-	// Claude Code takes an empty CLAUDE_CONFIG_DIR for the current folder
-	// and would keep its conversations in the agent's worktree: unset it,
-	// so they are in ~/.claude/projects as a person's are.
-	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "CLAUDE_CONFIG_DIR=") })
+	env := c.env(t, d, bin, model)
 	p := start(t, env, "--headless")
 	waitEndpoint(t, p, d, 10*time.Second)
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -87,6 +88,24 @@ type realCLI struct {
 	user func(t *testing.T, home string, model *standinmodel.Server) []string
 }
 
+// cliVars are the prefixes of the agent CLIs' own variables: none of the
+// test runner's reaches the app (and so the agent). An empty value is not
+// the same as none (Claude Code takes CLAUDE_CONFIG_DIR= for the current
+// folder and would keep its files in the agent's worktree).
+var cliVars = []string{"ANTHROPIC_", "CLAUDE_", "CODEX_", "OPENAI_", "GEMINI_", "GOOGLE_"}
+
+// env is the app's environment for a run of c: the instance's, none of
+// the CLIs' own variables from the test runner, the CLIs on PATH, and
+// what the person's desktop session sets for c.
+func (c realCLI) env(t *testing.T, d dirs, bin string, model *standinmodel.Server) []string {
+	t.Helper()
+	env := slices.DeleteFunc(d.env(false), func(kv string) bool {
+		return slices.ContainsFunc(cliVars, func(p string) bool { return strings.HasPrefix(kv, p) })
+	})
+	env = append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "TERM=xterm-256color")
+	return append(env, c.user(t, d.home, model)...)
+}
+
 // realRun is one run of a real CLI through the supervisor.
 type realRun struct {
 	env     []string
@@ -112,8 +131,7 @@ func runRealCLI(t *testing.T, c realCLI, n int, args ...string) *realRun {
 	}
 	t.Cleanup(func() { model.Close() })
 	d := newDirs(t)
-	extra := append([]string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), "TERM=xterm-256color"}, c.user(t, d.home, model)...)
-	env := d.env(false, extra...)
+	env := c.env(t, d, bin, model)
 	p := start(t, env, "--headless")
 	t.Cleanup(p.stop)
 	waitEndpoint(t, p, d, 10*time.Second)
@@ -156,6 +174,16 @@ func runRealCLI(t *testing.T, c realCLI, n int, args ...string) *realRun {
 	}
 	if fc := model.FirstCall(); !fc.IsZero() {
 		r.firstCall = fc.Sub(begin)
+	}
+	// The packets asked for no change: anything in the worktree is the
+	// CLI's own (a config or history kept in the working folder), and
+	// would show in the agent's diff and land with its work.
+	for _, w := range workspaces(t, env) {
+		if w.SessionID == r.session && !w.Gone {
+			if st := lcGit(t, w.Workspace.Path, "status", "--porcelain", "--untracked-files=all", "--ignored"); st != "" {
+				t.Errorf("%s left files in its worktree:\n%s", c.profile, st)
+			}
+		}
 	}
 	return r
 }

@@ -1,0 +1,126 @@
+package supervisor
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// Each built-in profile's arguments for each mode, where they go on the
+// command line (after its options, before the prompt), and the modes it
+// does not offer.
+func TestPermissionBuiltins(t *testing.T) {
+	ws := &store.Workspace{Path: "/wt/ses_t", Branch: "switchboard/ses_t", BaseBranch: "main", BaseCommit: "abc"}
+	tests := []struct {
+		id   string
+		mode store.Permission
+		want []string // the arguments before the prompt, after the profile's own
+		err  string   // a piece of the error, "" for none
+	}{
+		{"claude", "", []string{"--permission-mode", "manual"}, ""},
+		{"claude", store.PermissionAsk, []string{"--permission-mode", "manual"}, ""},
+		{"claude", store.PermissionEdits, []string{"--permission-mode", "acceptEdits"}, ""},
+		{"codex", store.PermissionAsk, []string{"--sandbox", "read-only", "--ask-for-approval", "on-request"}, ""},
+		{"codex", store.PermissionEdits, []string{"--sandbox", "workspace-write", "--ask-for-approval", "on-request"}, ""},
+		{"codex", store.PermissionAuto, []string{"--dangerously-bypass-approvals-and-sandbox"}, ""},
+		{"gemini", store.PermissionAsk, []string{"--approval-mode", "default"}, ""},
+		{"gemini", store.PermissionEdits, []string{"--approval-mode", "auto_edit"}, ""},
+		{"gemini", store.PermissionAuto, []string{"--approval-mode", "yolo"}, ""},
+		{"aider", store.PermissionAsk, nil, ""},
+		{"aider", store.PermissionEdits, nil, "has no edits mode (it offers ask)"},
+		{"shell", "", nil, ""},
+		{"shell", store.PermissionAuto, nil, "has no auto mode"},
+		{"gemini", "yolo", nil, `permission must be "ask", "edits" or "auto"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id+"/"+string(tt.mode), func(t *testing.T) {
+			p := builtin(t, tt.id)
+			spec := LaunchSpec{SessionID: "ses_t", RepositoryID: "repo_t", Dir: ws.Path, Workspace: ws, Profile: p, Permission: tt.mode, Prompt: "go"}
+			vars := sessionVars(spec, store.PromptArgument, "/run/t.token", "/run/t.json")
+			var x launchExtras
+			err := addPermission(nil, spec, vars, &x)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("addPermission = %v, want an error with %q", err, tt.err)
+				}
+				if store.CodeOf(err) != store.CodeInvalidArgument {
+					t.Errorf("code %s, want invalid_argument", store.CodeOf(err))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(x.Args, tt.want) {
+				t.Fatalf("args %q, want %q", x.Args, tt.want)
+			}
+			// Where they land: just before the prompt (and its -i).
+			expanded := expandArgs(p, vars)
+			at := extrasAt(p.Args, len(expanded), true)
+			line := slices.Concat(expanded[:at], x.Args, expanded[at:])
+			if tt.want != nil && (slices.Index(line, tt.want[0]) != at || !slices.Contains(line, "go")) {
+				t.Errorf("command line %q: the mode's arguments are not just before the prompt", line)
+			}
+		})
+	}
+	// Every built-in with modes offers all three, so the tray's choice
+	// means the same for each.
+	for _, p := range Builtins() {
+		if len(p.Permissions) > 0 && len(p.Permissions) != len(store.Permissions) {
+			t.Errorf("%s offers %d modes", p.ID, len(p.Permissions))
+		}
+		for _, args := range p.Permissions {
+			q := store.Profile{ID: p.ID, Name: p.Name, Command: "x", Prompt: store.PromptNone, Permissions: map[store.Permission][]string{store.PermissionAsk: args}}
+			if err := q.Validate(); err != nil {
+				t.Errorf("%s: %v", p.ID, err)
+			}
+		}
+	}
+}
+
+// Full auto needs the session's own worktree, whatever the profile.
+func TestPermissionAutoNeedsWorktree(t *testing.T) {
+	for _, id := range []string{"claude", "codex", "gemini"} {
+		spec := LaunchSpec{SessionID: "ses_t", Dir: "/src/repo", Profile: builtin(t, id), Permission: store.PermissionAuto}
+		var x launchExtras
+		err := addPermission(nil, spec, map[string]string{}, &x)
+		if !errors.Is(err, ErrAutoNeedsWorktree) || len(x.Args) != 0 {
+			t.Errorf("%s auto in the repository's folder: %v, args %q", id, err, x.Args)
+		}
+	}
+}
+
+// Claude Code's bypass as root is refused before anything starts, unless
+// the profile's environment says it is a sandbox.
+func TestPermissionBypassAsRoot(t *testing.T) {
+	t.Setenv("IS_SANDBOX", "")
+	claude := builtin(t, "claude")
+	sandboxed := claude
+	sandboxed.Env = append(slices.Clone(claude.Env), "IS_SANDBOX=1")
+	skip := store.Profile{ID: "c2", Permissions: map[store.Permission][]string{store.PermissionAuto: {"--dangerously-skip-permissions"}}}
+	eq := store.Profile{ID: "c3", Permissions: map[store.Permission][]string{store.PermissionAuto: {"--permission-mode=bypassPermissions"}}}
+	tests := []struct {
+		p      store.Profile
+		mode   store.Permission
+		euid   int
+		refuse bool
+	}{
+		{claude, store.PermissionAuto, 0, true},
+		{claude, store.PermissionAuto, 1000, false},
+		{claude, store.PermissionEdits, 0, false},
+		{sandboxed, store.PermissionAuto, 0, false},
+		{skip, store.PermissionAuto, 0, true},
+		{eq, store.PermissionAuto, 0, true},
+		{builtin(t, "codex"), store.PermissionAuto, 0, false},
+		{builtin(t, "gemini"), store.PermissionAuto, 0, false},
+	}
+	for _, tt := range tests {
+		_, err := PermissionArgs(tt.p, tt.mode, tt.euid)
+		if refused := err != nil && strings.Contains(err.Error(), "root"); refused != tt.refuse || (err != nil && !refused) {
+			t.Errorf("%s %s as %d: %v, want refused %v", tt.p.ID, tt.mode, tt.euid, err, tt.refuse)
+		}
+	}
+}
