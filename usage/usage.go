@@ -142,15 +142,16 @@ type cli struct {
 }
 
 var clis = map[string]cli{
-	store.UsageClaude: {find: claudeFiles, parser: newClaudeParser, lag: 400 * time.Millisecond},
+	store.UsageClaude: {find: claudeFiles, parser: newClaudeParser, lag: 250 * time.Millisecond},
 	store.UsageCodex:  {find: codexFiles, parser: newCodexParser, lag: 200 * time.Millisecond},
 	store.UsageGemini: {find: geminiFiles, parser: newGeminiParser},
 }
 
-// WriteLag is how long after a model's reply the CLI may take to write it
-// where the reader reads: Claude Code queues transcript lines and flushes
-// them every 100 ms (2.1.332's FLUSH_INTERVAL_MS), Codex hands rollout
-// lines to a writer task; Gemini CLI appends each record synchronously.
+// WriteLag is how long a CLI's file may stay quiet while replies are still
+// on their way to it: Claude Code queues transcript lines and flushes them
+// every 100 ms (2.1.332's FLUSH_INTERVAL_MS; a reply may wait a flush or
+// two), Codex hands rollout lines to a writer task; Gemini CLI appends
+// each record synchronously (0).
 func (r *Reader) WriteLag() time.Duration { return r.cli.lag }
 
 // Reader follows one session's usage. It is not safe for concurrent use.

@@ -110,32 +110,32 @@ func (w *usageWatch) forget(live []store.Session) {
 // refresh reads session id's usage now, for a completion
 // (mcpserver.Options.RefreshUsage), so the packet's share includes the
 // reply that completed it. A CLI that writes its file in the background
-// (Claude Code flushes its transcript every 100 ms) may not have written
-// that reply yet: refresh then watches for it a moment (usage.WriteLag,
-// at most 400 ms added to a completion), ending as soon as the counts
-// grow.
+// may not have written that reply yet, nor the one before it: Claude Code
+// queues transcript lines and flushes them every 100 ms. refresh then
+// reads until the file has been quiet for the CLI's usage.WriteLag (250
+// ms for Claude Code, 200 for Codex, none for Gemini CLI), at most four
+// times that: what a completion costs in time.
 func (w *usageWatch) refresh(ctx context.Context, id string) {
 	if _, ok := w.d.agents.Get(id); !ok {
 		return
 	}
-	// What was written by now; then the reply that may still be on its
-	// way (a first read that changed says nothing of that one).
 	w.read(ctx, id)
 	su, err := w.follow(id)
-	if err != nil || su.r == nil {
+	if err != nil || su.r == nil || su.r.WriteLag() == 0 {
 		return
 	}
+	quiet := su.r.WriteLag()
 	t := time.NewTicker(25 * time.Millisecond)
 	defer t.Stop()
-	deadline := time.Now().Add(su.r.WriteLag())
-	for time.Now().Before(deadline) {
+	begin, last := time.Now(), time.Now()
+	for time.Since(last) < quiet && time.Since(begin) < 4*quiet {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
 		if w.read(ctx, id) {
-			return
+			last = time.Now()
 		}
 	}
 }
