@@ -295,7 +295,7 @@ func profileList(ctx context.Context, c *cli, args []string) error {
 		return c.printJSON(out)
 	}
 	tw := tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROFILE\tNAME\tCOMMAND\tAVAILABLE\tPROMPT\tMODES")
+	fmt.Fprintln(tw, "PROFILE\tNAME\tCOMMAND\tAVAILABLE\tPROMPT\tUSAGE\tMODES")
 	for _, p := range out.Profiles {
 		avail := "no"
 		if p.Available {
@@ -311,7 +311,7 @@ func profileList(ctx context.Context, c *cli, args []string) error {
 				modes = append(modes, string(m))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, name, p.Command, avail, p.Prompt, strings.Join(modes, ","))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, name, p.Command, avail, p.Prompt, profileUsageText(p.Usage), strings.Join(modes, ","))
 	}
 	return tw.Flush()
 }

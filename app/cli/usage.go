@@ -20,3 +20,12 @@ func packetUsageText(u *store.Usage) string {
 	}
 	return u.Summary() + " (" + u.Source + ")"
 }
+
+// profileUsageText says where a profile's CLI records its token usage, or
+// that it records none.
+func profileUsageText(source string) string {
+	if source == "" {
+		return "none reported"
+	}
+	return source
+}

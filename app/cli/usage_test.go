@@ -26,6 +26,17 @@ func TestUsagePrinted(t *testing.T) {
 	// A profile that says its CLI records usage the Claude Code way: the
 	// completion's read finds no transcript and leaves the counts alone.
 	h.ok("profile", "add", "counted", "--command", "/bin/sh", "--prompt", "none", "--usage", "claude")
+	profiles := h.ok("profile", "list").stdout
+	for _, want := range []string{"USAGE", "none reported"} {
+		if !strings.Contains(profiles, want) {
+			t.Errorf("profile list lacks %q:\n%s", want, profiles)
+		}
+	}
+	for _, l := range strings.Split(profiles, "\n") {
+		if strings.HasPrefix(l, "counted ") && !strings.Contains(l, "  claude  ") {
+			t.Errorf("profile list's counted line: %q", l)
+		}
+	}
 	ses := line(h.ok("agent", "start", "counted", "--repo", repoID).stdout)
 
 	h.invoke(d, "agent.usage", map[string]any{"session_id": ses, "usage": store.Usage{Source: store.UsageNone}})
