@@ -108,6 +108,9 @@ type codexParser struct {
 	before, now store.Usage
 }
 
+// confirmed reports whether the first line named the session's folder.
+func (p *codexParser) confirmed() bool { return p.ours }
+
 // thread is the rollout's thread: a resumed thread written to a new file
 // carries its running total on, so its files are not summed.
 func (p *codexParser) thread() string { return p.id }

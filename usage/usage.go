@@ -125,6 +125,13 @@ type parser interface {
 	counts() store.Usage
 }
 
+// confirming is a parser that tells a file of the session only once it
+// has read a first line (Codex's metadata): until then the file is not
+// counted as found.
+type confirming interface {
+	confirmed() bool
+}
+
 // threaded is a parser whose counts are a thread's running total: files
 // of the same thread are not summed (Codex).
 type threaded interface {
@@ -213,7 +220,7 @@ func (r *Reader) Read() (u store.Usage, found bool, err error) {
 		if rerr := r.advance(f); rerr != nil && err == nil {
 			err = rerr
 		}
-		if f.foreign {
+		if cp, ok := f.p.(confirming); f.foreign || ok && !cp.confirmed() {
 			continue
 		}
 		found = true

@@ -307,6 +307,25 @@ func TestCodexThreadInTwoFiles(t *testing.T) {
 	wantCounts(t, "one thread in two files", u, cases[1].want)
 }
 
+// TestCodexUnconfirmed: a rollout whose first line is still being written
+// is not the session's yet: nothing is found.
+func TestCodexUnconfirmed(t *testing.T) {
+	e := newEnv(t)
+	full := fixture(t, store.UsageCodex, e.dir, e.since)
+	path := placeCodex(t, e.home, e.dir, e.since)
+	write(t, path, string(full[:40]))
+	r, _ := New(store.UsageCodex, e.locate(""))
+	if _, found := mustRead(t, r); found {
+		t.Error("a rollout with half a first line is counted as the session's")
+	}
+	appendTo(t, path, full[40:])
+	if u, found := mustRead(t, r); !found {
+		t.Error("the whole rollout is not found")
+	} else {
+		wantCounts(t, "once whole", u, cases[1].want)
+	}
+}
+
 // TestLongFirstLine: a first line longer than the first read (Codex's
 // metadata carries its instructions) is read whole on the next.
 func TestLongFirstLine(t *testing.T) {
