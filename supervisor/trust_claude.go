@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/switchboard-dev/switchboard/internal/atomicfile"
 )
 
 // Claude Code keeps what a person answered to its folder-trust question in
@@ -168,7 +170,9 @@ func trustClaudeFile(path string, keys []string) (changed bool, err error) {
 			return false, err
 		}
 	}
-	return true, writeAtomic(path, out, mode)
+	// Replaced whole, so Claude Code reading it sees the old file or
+	// the new one, never half of one.
+	return true, atomicfile.Write(path, out, mode)
 }
 
 // member is one member of a JSON object, its value as it was written.
@@ -276,40 +280,6 @@ func readBounded(path string, max int64) ([]byte, fs.FileMode, error) {
 		return nil, 0, fmt.Errorf("larger than %d bytes, left as it is", max)
 	}
 	return data, st.Mode().Perm(), nil
-}
-
-// writeAtomic replaces path with data: a temporary file in the same folder,
-// synced, then renamed over it, so a reader (Claude Code itself) sees the
-// old file or the new one, never half of one.
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".switchboard-*")
-	if err != nil {
-		return err
-	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	done = true
-	return nil
 }
 
 // lockFile takes an flock on path, in Switchboard's runtime folder: two

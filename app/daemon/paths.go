@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/switchboard-dev/switchboard/internal/atomicfile"
 )
 
 // Paths are where Switchboard keeps its files.
@@ -123,23 +125,7 @@ func (p Paths) MakeDirs() error {
 // writeFileAtomic writes data to path with mode 0600 through a temporary
 // file and a rename, so a reader never sees half a file.
 func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, data, 0o600)
 }
 
 // ReadEndpoint returns the URL a running (or crashed) Switchboard wrote.
