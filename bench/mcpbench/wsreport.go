@@ -25,11 +25,12 @@ const (
 	sectionDiff       = "diff"
 	sectionLand       = "land"
 	sectionChanges    = "changes" // the Changes view's benchmarks in ./app/
+	sectionAgentCLI   = "agentcli" // Start agent to first tool call, real CLIs (agentcli.go)
 )
 
 func sectionNames() []string {
 	return []string{sectionStatus, sectionReferences, sectionWorkflow, sectionAudit, sectionDaemon,
-		sectionGoBench, sectionWorktree, sectionDiff, sectionLand, sectionChanges}
+		sectionGoBench, sectionWorktree, sectionDiff, sectionLand, sectionChanges, sectionAgentCLI}
 }
 
 // want says whether the run includes section: every section without
