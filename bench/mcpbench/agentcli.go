@@ -100,7 +100,11 @@ func measureAgentCLIs(ctx context.Context, dir string, cfg config, log *slog.Log
 // worktree sharing another checkout's install) is used as it is: npm ci
 // through it would empty the folder under every other user of it.
 func agentCLIBin(ctx context.Context, root string) (bin, why string) {
-	agents := filepath.Join(root, "test", "agents")
+	// Absolute: a relative folder on PATH is not searched for a command.
+	agents, err := filepath.Abs(filepath.Join(root, "test", "agents"))
+	if err != nil {
+		return "", err.Error()
+	}
 	nm := filepath.Join(agents, "node_modules")
 	if _, err := os.Lstat(nm); errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(os.Stderr, "mcpbench: installing the pinned agent CLIs (npm ci in %s)…\n", agents)

@@ -76,7 +76,10 @@ func (r *report) agentCLIRows() []jsonRow {
 			vs(prefix+c.name+"/audited", c.audited, fmt.Sprintf("the same, to Switchboard's first audited MCP call of the session, %s", who)))
 	}
 	if len(base) > 0 {
-		out = append(out, newRow(baseName, "ms", ms(median(base)), false, "", 0))
+		row := newRow(baseName, "ms", ms(median(base)), false, "", 0).
+			labelled(groupAgentCLI, fmt.Sprintf("Start agent to first MCP call, the stand-in agent (%d starts)", len(base)), "")
+		row.display = rangeOf(base)
+		out = append(out, row)
 	}
 	return out
 }
