@@ -187,14 +187,19 @@ func cliVars() []string {
 // process's without the CLIs' variables, the CLIs first on PATH, home as
 // HOME, and the person's variables.
 func agentEnv(base []string, bin, home string, person []string) []string {
+	path := ""
+	for _, kv := range base {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	if bin != "" {
+		path = bin + string(os.PathListSeparator) + path
+	}
 	env := slices.DeleteFunc(slices.Clone(base), func(kv string) bool {
 		return slices.ContainsFunc(cliVars(), func(p string) bool { return strings.HasPrefix(kv, p) }) ||
 			strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "PATH=") || strings.HasPrefix(kv, "TERM=")
 	})
-	path := os.Getenv("PATH")
-	if bin != "" {
-		path = bin + string(os.PathListSeparator) + path
-	}
 	env = append(env, "PATH="+path, "HOME="+home, "TERM=xterm-256color")
 	return append(env, person...)
 }

@@ -25,7 +25,8 @@ const (
 	sectionDiff       = "diff"
 	sectionLand       = "land"
 	sectionChanges    = "changes" // the Changes view's benchmarks in ./app/
-	sectionAgentCLI   = "agentcli" // Start agent to first tool call, real CLIs (agentcli.go)
+	// Start agent to the first tool call of the real CLIs (agentcli.go).
+	sectionAgentCLI = "agentcli"
 )
 
 func sectionNames() []string {
