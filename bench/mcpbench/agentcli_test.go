@@ -158,3 +158,45 @@ func TestAgentEnv(t *testing.T) {
 		})
 	}
 }
+
+func TestAgentCLIBin(t *testing.T) {
+	tests := []struct {
+		name    string
+		install []string // commands put in the linked install's .bin
+		wantWhy string   // "" when the folder is found
+	}{
+		{"all three", []string{"claude", "codex", "gemini"}, ""},
+		{"one missing", []string{"claude", "gemini"}, "no codex in test/agents/node_modules/.bin"},
+		{"none", nil, "no claude in test/agents/node_modules/.bin"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root, shared := t.TempDir(), t.TempDir()
+			// A worktree sharing another checkout's install: a link, used
+			// as it is (never npm ci through it).
+			bin := filepath.Join(shared, ".bin")
+			if err := os.MkdirAll(bin, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range tt.install {
+				if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"), 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			agents := filepath.Join(root, "test", "agents")
+			if err := os.MkdirAll(agents, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(shared, filepath.Join(agents, "node_modules")); err != nil {
+				t.Fatal(err)
+			}
+			got, why := agentCLIBin(t.Context(), root)
+			if why != tt.wantWhy {
+				t.Fatalf("why = %q, want %q", why, tt.wantWhy)
+			}
+			if tt.wantWhy == "" && (got != filepath.Join(agents, "node_modules", ".bin") || !filepath.IsAbs(got)) {
+				t.Errorf("bin = %q, want the absolute %s", got, filepath.Join(agents, "node_modules", ".bin"))
+			}
+		})
+	}
+}

@@ -40,7 +40,7 @@ func (r *report) agentCLIRows() []jsonRow {
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	const prefix = "agent_cli_first_tool_call/"
 	baseName := prefix + agentBaseline + "/audited"
-	baseLabel := "stand-in agent (Go), first MCP call"
+	baseLabel := "stand-in agent, first MCP call"
 	var out []jsonRow
 	base := a.baseline.audited
 	if len(base) == 0 {
