@@ -291,6 +291,9 @@ func measureAgentKind(ctx context.Context, root string, cfg config, kind, standi
 			}
 			if model != nil {
 				res.modelCall = append(res.modelCall, call)
+				fmt.Fprintf(os.Stderr, "mcpbench:   %s start %d: the model's first tool call %s, audited %s\n", kind, i+1, fmtDur(call), fmtDur(audited))
+			} else {
+				fmt.Fprintf(os.Stderr, "mcpbench:   %s start %d: first audited MCP call %s\n", kind, i+1, fmtDur(audited))
 			}
 			res.audited = append(res.audited, audited)
 		}
