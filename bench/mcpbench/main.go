@@ -34,7 +34,10 @@
 // worktree on a generated 20,000-file repository, switchboard diff of a
 // 5,000-file change and switchboard land of 100-commit packets, each beside
 // git doing the same alone; and the Changes view's benchmarks in ./app/
-// run when that package has them. -only runs a subset of these sections.
+// run when that package has them. Agent CLI rows (agentcli.go) time Start
+// agent to the first tool call of Claude Code, Codex and Gemini CLI on the
+// stand-in model, beside the supervisor's stand-in agent. -only runs a
+// subset of these sections.
 //
 // It prints the detail tables and one summary table of every headline
 // figure beside its baseline, and writes the same numbers as JSON rows (see
@@ -84,6 +87,8 @@ type config struct {
 	diffLines     int
 	landCommits   int
 	changes       bool
+	agentCLIs     bool
+	agentCLIStart int
 	only          []string
 	root          string
 	dir           string
@@ -127,6 +132,8 @@ func main() {
 	flag.IntVar(&cfg.diffLines, "diff-lines", 20, "lines changed in each of those files (at most 20)")
 	flag.IntVar(&cfg.landCommits, "land-commits", 100, "commits of each packet the landing rows land")
 	flag.BoolVar(&cfg.changes, "changes", true, "also run the Changes view's benchmarks in ./app/ (go test -bench Changes, with cgo) when the package has them")
+	flag.BoolVar(&cfg.agentCLIs, "agent-clis", true, "also time Start agent to the first tool call of each real agent CLI (test/agents) on the stand-in model, beside the supervisor's stand-in agent (agentcli.go)")
+	flag.IntVar(&cfg.agentCLIStart, "agent-cli-starts", 5, "starts of each agent CLI (and of the stand-in agent) to time")
 	flag.StringVar(&onlyList, "only", "", "run only the sections whose name contains one of these comma-separated substrings ("+strings.Join(sectionNames(), ", ")+"); default all. Writes no JSON unless -json is given")
 	flag.StringVar(&cfg.root, "root", ".", "the repository's root: the daemon and bench/peers are built from it")
 	flag.StringVar(&cfg.dir, "dir", "", "parent folder of the temporary databases (default: the system temp dir); put it on the disk you care about")
@@ -162,6 +169,9 @@ func main() {
 	}
 	if cfg.wsFiles < 1 || cfg.wsStarts < 1 || cfg.wsRuns < 1 || cfg.landCommits < 1 || cfg.diffFiles < 1 || cfg.diffFiles > cfg.wsFiles || cfg.diffLines < 1 || cfg.diffLines > genLines/2 {
 		fatalf("-worktree-files, -worktree-starts, -workspace-runs, -land-commits, -diff-files and -diff-lines must be positive, -diff-files at most -worktree-files, -diff-lines at most %d", genLines/2)
+	}
+	if cfg.agentCLIStart < 1 {
+		fatalf("-agent-cli-starts must be positive")
 	}
 	if cfg.only, err = parseOnly(onlyList); err != nil {
 		fatalf("-only: %v", err)
@@ -321,7 +331,15 @@ func run(ctx context.Context, cfg config) error {
 		}
 	}
 
+	var agents *agentCLIResult
+	if cfg.agentCLIs && cfg.want(sectionAgentCLI) {
+		if agents, err = measureAgentCLIs(ctx, dir, cfg, log); err != nil {
+			return fmt.Errorf("agent CLI rows: %w", err)
+		}
+	}
+
 	r := newReport(cells, refs)
+	r.agentCLI = agents
 	r.workspace = ws
 	r.changes = changes
 	r.gobench = gb

@@ -29,6 +29,8 @@ type report struct {
 	builds    []string // what was built for the run, and how long it took
 	// mcpGoVersion is the mark3labs/mcp-go version of the mcp-go rows.
 	mcpGoVersion string
+	// agentCLI is the agent CLI rows (agentcli.go), if run.
+	agentCLI *agentCLIResult
 }
 
 func newReport(cells, refs []cell) *report { return &report{cells: cells, refs: refs} }

@@ -30,6 +30,9 @@ type jsonRow struct {
 	label, baseLabel     string
 	group                int
 	display, baseDisplay string
+	// printOnly rows are in the printed summary and not in the JSON: a
+	// figure that could not be measured (an agent CLI not installed).
+	printOnly bool
 }
 
 // newRow is a row of value against baseline bv (named bname); rate says
@@ -63,6 +66,7 @@ const (
 	groupAudit
 	groupAgents
 	groupWorkspace
+	groupAgentCLI
 	groupReference
 )
 
@@ -203,6 +207,7 @@ func (r *report) rows() []jsonRow {
 	out = append(out, r.daemonRows()...)
 	out = append(out, r.goBenchRows()...)
 	out = append(out, r.workspaceRows()...)
+	out = append(out, r.agentCLIRows()...)
 	return out
 }
 
@@ -387,7 +392,8 @@ func ptr[T any](v T) *T { return &v }
 func round(v float64) float64 { return math.Round(v*1000) / 1000 }
 
 func (r *report) writeJSON(path string) error {
-	b, err := json.MarshalIndent(r.rows(), "", "  ")
+	rows := slices.DeleteFunc(r.rows(), func(row jsonRow) bool { return row.printOnly })
+	b, err := json.MarshalIndent(rows, "", "  ")
 	if err != nil {
 		return err
 	}

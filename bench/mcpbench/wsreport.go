@@ -25,11 +25,13 @@ const (
 	sectionDiff       = "diff"
 	sectionLand       = "land"
 	sectionChanges    = "changes" // the Changes view's benchmarks in ./app/
+	// Start agent to the first tool call of the real CLIs (agentcli.go).
+	sectionAgentCLI = "agentcli"
 )
 
 func sectionNames() []string {
 	return []string{sectionStatus, sectionReferences, sectionWorkflow, sectionAudit, sectionDaemon,
-		sectionGoBench, sectionWorktree, sectionDiff, sectionLand, sectionChanges}
+		sectionGoBench, sectionWorktree, sectionDiff, sectionLand, sectionChanges, sectionAgentCLI}
 }
 
 // want says whether the run includes section: every section without

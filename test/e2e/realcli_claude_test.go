@@ -11,42 +11,18 @@ import (
 	"github.com/switchboard-dev/switchboard/test/standinmodel"
 )
 
-// claudeAPIKey is the person's API key as the stand-in model sees it;
-// Claude Code remembers an approved key by its last 20 characters.
-const claudeAPIKey = "sk-ant-api03-standin-0123456789abcdefghijklmnopqrstuvwxyz"
-
-// claudeCLI is a person who uses Claude Code with an API key: they ran it
-// once by hand, went through its first-run screens (theme, "use this API
-// key?"), and left it. Their ~/.claude.json holds what those screens
-// wrote; the folder-trust question is not answered anywhere, that is
-// Switchboard's to spare (trust_claude.go).
+// claudeCLI is a person who uses Claude Code with an API key (see
+// standinmodel.ClaudeHome); the folder-trust question is not answered
+// anywhere, that is Switchboard's to spare (trust_claude.go).
 var claudeCLI = realCLI{
 	profile: "claude",
 	user: func(t *testing.T, home string, model *standinmodel.Server) []string {
 		t.Helper()
-		config := `{
-  "numStartups": 1,
-  "hasCompletedOnboarding": true,
-  "lastOnboardingVersion": "2.1.332",
-  "theme": "dark",
-  "customApiKeyResponses": {
-    "approved": ["` + claudeAPIKey[len(claudeAPIKey)-20:] + `"],
-    "rejected": []
-  },
-  "hasSeenAutoDefaultNotice": true,
-  "lastReleaseNotesSeen": "2.1.332"
-}`
-		if err := os.WriteFile(filepath.Join(home, ".claude.json"), []byte(config), 0o600); err != nil {
+		env, err := standinmodel.ClaudeHome(home, model)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return []string{
-			"ANTHROPIC_BASE_URL=" + model.URL,
-			"ANTHROPIC_API_KEY=" + claudeAPIKey,
-			// Offline: no telemetry, error reports, update checks or
-			// release notes fetched from Anthropic.
-			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-			"DISABLE_AUTOUPDATER=1",
-		}
+		return env
 	},
 }
 

@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,36 +32,17 @@ var codexLegacyCLI = realCLI{profile: "codex", user: codexUser(`model = "gpt-5.5
 "gpt-5.5" = "gpt-6-sol"
 `)}
 
-// codexUser writes the person's ~/.codex/config.toml: the stand-in as
-// their model provider, then more (top-level keys first, then tables).
+// codexUser writes the person's ~/.codex/config.toml
+// (standinmodel.CodexHome): the stand-in as their model provider, then
+// more (top-level keys first, then tables).
 func codexUser(more string) func(t *testing.T, home string, model *standinmodel.Server) []string {
 	return func(t *testing.T, home string, model *standinmodel.Server) []string {
 		t.Helper()
-		dir := filepath.Join(home, ".codex")
-		if err := os.MkdirAll(dir, 0o700); err != nil {
+		env, err := standinmodel.CodexHome(home, model, more)
+		if err != nil {
 			t.Fatal(err)
 		}
-		// supports_websockets = false: Codex's own models prefer a
-		// websocket; the stand-in speaks HTTP with server-sent events only.
-		// check_for_update_on_startup = false and analytics off: no
-		// request leaves the machine.
-		config := fmt.Sprintf(`model_provider = "standin"
-check_for_update_on_startup = false
-%s
-[analytics]
-enabled = false
-
-[model_providers.standin]
-name = "Stand-in model"
-base_url = "%s/v1"
-wire_api = "responses"
-env_key = "STANDIN_OPENAI_KEY"
-supports_websockets = false
-`, more, model.URL)
-		if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return []string{"STANDIN_OPENAI_KEY=sk-standin"}
+		return env
 	}
 }
 

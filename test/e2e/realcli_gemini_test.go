@@ -3,14 +3,10 @@
 package e2e
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/supervisor"
 	"github.com/switchboard-dev/switchboard/test/standinmodel"
 )
 
@@ -23,46 +19,12 @@ var geminiCLI = realCLI{
 	profile: "gemini",
 	user: func(t *testing.T, home string, model *standinmodel.Server) []string {
 		t.Helper()
-		env := []string{
-			"GEMINI_API_KEY=stand-in-key",
-			"GOOGLE_GEMINI_BASE_URL=" + model.URL,
-		}
-		// The answer to "How would you like to authenticate", as Gemini
-		// CLI saves it.
-		if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o700); err != nil {
+		env, err := standinmodel.GeminiHome(home, model, requireAgentCLIs(t))
+		if err != nil {
 			t.Fatal(err)
-		}
-		lcWrite(t, filepath.Join(home, ".gemini", "settings.json"),
-			`{"security":{"auth":{"selectedType":"gemini-api-key"}}}`+"\n")
-		// The registration the profile's notes ask for, run as they
-		// give it (a shell reads the single quotes).
-		cmd := exec.Command("sh", "-c", geminiRegistration(t))
-		cmd.Env = append(os.Environ(), "HOME="+home,
-			"PATH="+requireAgentCLIs(t)+string(os.PathListSeparator)+os.Getenv("PATH"))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("the profile's registration: %v\n%s", err, out)
 		}
 		return env
 	},
-}
-
-// geminiRegistration is the gemini mcp add command in the built-in
-// profile's notes.
-func geminiRegistration(t *testing.T) string {
-	t.Helper()
-	for _, p := range supervisor.Builtins() {
-		if p.ID != "gemini" {
-			continue
-		}
-		i := strings.Index(p.Notes, "gemini mcp add ")
-		j := strings.Index(p.Notes, " -s user")
-		if i < 0 || j < i {
-			t.Fatalf("the gemini profile's notes give no gemini mcp add ... -s user command: %s", p.Notes)
-		}
-		return p.Notes[i : j+len(" -s user")]
-	}
-	t.Fatal("no built-in gemini profile")
-	return ""
 }
 
 func TestRealCLIGemini(t *testing.T) {
