@@ -226,7 +226,7 @@ func (r *Registry) RecoverWorkspaces(ctx context.Context) error {
 	// for its work is looked at again each start, and many of them must
 	// not hold the endpoint back.
 	ctx = context.WithoutCancel(ctx)
-	r.tidying.Go(func() {
+	r.goTidy(func() {
 		for _, id := range ended {
 			r.TidyWorktree(ctx, id)
 		}

@@ -448,13 +448,28 @@ func (r *Registry) AgentExited(sessionID string, exit supervisor.Exit) {
 	}
 	// Apart from the exit: agent.stop waits for the exit, and taking a
 	// checkout of many thousand files away can outlast its timeout.
-	r.tidying.Go(func() { r.TidyWorktree(context.Background(), sessionID) })
+	r.goTidy(func() { r.TidyWorktree(context.Background(), sessionID) })
+}
+
+// goTidy runs tidy in the background unless WaitTidy has begun: then the
+// worktree is left as it is, and the next start's RecoverWorkspaces
+// tidies it.
+func (r *Registry) goTidy(tidy func()) {
+	r.tidyMu.Lock()
+	defer r.tidyMu.Unlock()
+	if !r.tidyClosed {
+		r.tidying.Go(tidy)
+	}
 }
 
 // WaitTidy waits, until ctx ends, for the worktree tidies started by
 // agents' exits: the daemon closes the database only after them, so none
-// is cut off half-way through a folder.
+// is cut off half-way through a folder. No tidy starts after it is
+// called.
 func (r *Registry) WaitTidy(ctx context.Context) error {
+	r.tidyMu.Lock()
+	r.tidyClosed = true
+	r.tidyMu.Unlock()
 	done := make(chan struct{})
 	go func() {
 		r.tidying.Wait()

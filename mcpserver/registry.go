@@ -38,8 +38,12 @@ type Registry struct {
 	// half-way through the same folder.
 	removing sync.Mutex
 	// tidying counts the tidies that run after an agent exited;
-	// WaitTidy waits for them.
-	tidying sync.WaitGroup
+	// WaitTidy waits for them. tidyMu guards starting one against
+	// tidyClosed: a WaitGroup must not gain a member while Wait runs, and
+	// an agent's exit can still be reported after the close began.
+	tidying    sync.WaitGroup
+	tidyMu     sync.Mutex
+	tidyClosed bool
 }
 
 // NewRegistry returns a registry over db with no methods; New adds
