@@ -59,6 +59,8 @@ type Server struct {
 	policy Policy
 	srv    *http.Server
 	done   chan struct{}
+	// finished is closed at the first final text: the agent's turn ended.
+	finished chan struct{}
 
 	mu        sync.Mutex
 	started   time.Time
@@ -73,7 +75,7 @@ func Start(policy Policy) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stand-in model: listen: %w", err)
 	}
-	s := &Server{URL: "http://" + ln.Addr().String(), policy: policy, started: time.Now(), done: make(chan struct{})}
+	s := &Server{URL: "http://" + ln.Addr().String(), policy: policy, started: time.Now(), done: make(chan struct{}), finished: make(chan struct{})}
 	mux := http.NewServeMux()
 	s.routes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -122,9 +124,20 @@ func (s *Server) reply(prompt string, steps []Step) Reply {
 		s.log = append(s.log, fmt.Sprintf("→ %s %v", r.Call.Tool, r.Call.Args))
 	} else {
 		s.log = append(s.log, "→ text: "+r.Text)
+		select {
+		case <-s.finished:
+		default:
+			close(s.finished)
+		}
 	}
 	return r
 }
+
+// Finished is closed when the policy first ends the agent's turn with a
+// text (done, or stopped by an error), so a test waits for that rather
+// than polling. Every call before it had its result, so its effects are
+// committed by then.
+func (s *Server) Finished() <-chan struct{} { return s.finished }
 
 // FirstCall is when the model first answered with a tool call (zero before).
 func (s *Server) FirstCall() time.Time {
