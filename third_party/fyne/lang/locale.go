@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"strings"
+
 	"github.com/jeandeaual/go-locale"
 	"golang.org/x/text/language"
 
@@ -14,11 +16,7 @@ func SystemLocale() fyne.Locale {
 	if err != nil {
 		fyne.LogError("Failed to look up user locale", err)
 	}
-	if len(loc) < 2 {
-		loc = "en"
-	}
-
-	tag, err := language.Parse(loc)
+	tag, err := userTag(loc)
 	if err != nil {
 		fyne.LogError("Error parsing user locale "+loc, err)
 	}
@@ -30,7 +28,7 @@ func closestSupportedLocale(locs []string) fyne.Locale {
 
 	tags := make([]language.Tag, len(locs))
 	for i, loc := range locs {
-		tag, err := language.Parse(loc)
+		tag, err := userTag(loc)
 		if err != nil {
 			fyne.LogError("Error parsing user locale "+loc, err)
 		}
@@ -38,6 +36,21 @@ func closestSupportedLocale(locs []string) fyne.Locale {
 	}
 	best, _, _ := matcher.Match(tags...)
 	return localeFromTag(best)
+}
+
+// userTag reads a locale name as the system gives it ("de_DE.UTF-8",
+// "C.UTF-8", "POSIX", "") as a language tag. C and POSIX, the default of
+// many containers and servers, name no language: they read as English, as
+// an empty name does. (Switchboard patch: upstream parsed "C" as a tag and
+// logged the failure from a package init, on every command of a program.)
+func userTag(loc string) (language.Tag, error) {
+	if i := strings.IndexAny(loc, ".@"); i >= 0 {
+		loc = loc[:i]
+	}
+	if len(loc) < 2 || loc == "POSIX" {
+		loc = "en"
+	}
+	return language.Parse(strings.ReplaceAll(loc, "_", "-"))
 }
 
 func localeFromTag(in language.Tag) fyne.Locale {
