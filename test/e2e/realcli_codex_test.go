@@ -125,18 +125,5 @@ func waitNoProcessWithHome(t *testing.T, home string, wait time.Duration) {
 // before a person answers.
 func TestRealCLICodexOwnFolder(t *testing.T) {
 	r := runRealCLI(t, leavesNothingRunning(t, codexCLI), 0, "--no-worktree")
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		screen := lastScreen(r.d, r.session)
-		if strings.Contains(screen, "Trust this folder?") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no trust question after 20 s in the person's own folder; the last screen:\n%s", screen)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if calls := r.model.Calls(); len(calls) != 0 {
-		t.Errorf("the model was asked for tool calls before the folder was trusted: %v", calls)
-	}
+	r.asksTrust(t, "Trust this folder?")
 }

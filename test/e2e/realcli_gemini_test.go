@@ -3,9 +3,7 @@
 package e2e
 
 import (
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/switchboard-dev/switchboard/test/standinmodel"
 )
@@ -37,18 +35,5 @@ func TestRealCLIGemini(t *testing.T) {
 // and reaches no model before a person answers.
 func TestRealCLIGeminiOwnFolder(t *testing.T) {
 	r := runRealCLI(t, geminiCLI, 0, "--no-worktree")
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		screen := lastScreen(r.d, r.session)
-		if strings.Contains(screen, "Do you trust the files in this folder?") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no trust question after 20 s in the person's own folder; the last screen:\n%s", screen)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if calls := r.model.Calls(); len(calls) != 0 {
-		t.Errorf("the model was asked for tool calls before the folder was trusted: %v", calls)
-	}
+	r.asksTrust(t, "Do you trust the files in this folder?")
 }
