@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -69,15 +70,23 @@ func newDirs(t *testing.T) dirs {
 	return d
 }
 
+// ciMarkers are the variables a CI runner sets to say nobody is at the
+// keyboard. A person's desktop session has none, and the agent CLIs read
+// them: Gemini CLI with CI=true runs headless and refuses an untrusted
+// folder instead of asking, so a test that kept them would see another
+// CLI than the person does.
+var ciMarkers = []string{"CI", "GITHUB_ACTIONS", "CONTINUOUS_INTEGRATION", "BUILD_NUMBER", "RUN_ID"}
+
 // env is the environment of an instance: its folders, a private HOME, a
-// parseable locale, and nothing of the caller's Switchboard settings.
-// Display and bus variables are kept only when withDesktop.
+// parseable locale, and nothing of the caller's Switchboard settings or
+// of the CI runner's. Display and bus variables are kept only when
+// withDesktop.
 func (d dirs) env(withDesktop bool, extra ...string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
-		case strings.HasPrefix(k, "SWITCHBOARD_"), k == "HOME", k == "LANG", k == "LC_ALL":
+		case strings.HasPrefix(k, "SWITCHBOARD_"), k == "HOME", k == "LANG", k == "LC_ALL", slices.Contains(ciMarkers, k):
 			continue
 		case !withDesktop && (k == "DISPLAY" || k == "WAYLAND_DISPLAY" || k == "DBUS_SESSION_BUS_ADDRESS"):
 			continue
