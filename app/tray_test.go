@@ -52,7 +52,7 @@ func (f *fakeCore) Listen() (mcpserver.ListenAddr, daemon.ListenSource) {
 	return mcpserver.ListenAddr{}, daemon.ListenDefault
 }
 
-func newFakeCore(t *testing.T, b Backend) *fakeCore {
+func newFakeCore(t testing.TB, b Backend) *fakeCore {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := store.Open(filepath.Join(dir, "state.db"), store.Options{})
