@@ -351,7 +351,7 @@ func TestWorkChangesButton(t *testing.T) {
 	g.showWork()
 	w := g.work
 	defer w.on(func() { w.win.Close() })
-	w.on(func() { w.list.Select(w.rowOfID(changesPkt)) })
+	w.on(func() { w.clickCard(changesPkt) })
 	var open *widget.Button
 	var walk func(o fyne.CanvasObject)
 	walk = func(o fyne.CanvasObject) {

@@ -430,7 +430,7 @@ func (g *gui) fillTrayMenu(menu *fyne.Menu, m trayModel) {
 	}
 	items = append(items, copyEndpoint, copyToken, copyConfig, fyne.NewMenuItemSeparator(),
 		g.startAgentItem(m, rebuild), sessions,
-		fyne.NewMenuItem(labelWork, g.showWork),
+		fyne.NewMenuItem(labelWork, g.showWork), fyne.NewMenuItem(labelNewPacket, g.showNewPacket),
 		fyne.NewMenuItem(labelAudit, g.showAudit),
 		fyne.NewMenuItem(labelSettings, g.showSettings),
 		fyne.NewMenuItemSeparator(), quitItem)

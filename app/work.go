@@ -25,7 +25,9 @@ const (
 	labelWorkApprove       = "Approve"
 	labelWorkRequestChange = "Request changes"
 	labelWorkReject        = "Reject"
-	labelWorkNoPacket      = "Select a packet on the left, or create one."
+	labelWorkNoPacket      = "Select a packet on the board, or create one."
+	// labelNewPacket is the tray's item: the Work window with its form.
+	labelNewPacket = "New packet…"
 
 	// workReloadEvery throttles the re-reads Changed() asks for: an agent
 	// publishing busily must not make the window read (and audit) per call.
@@ -36,8 +38,9 @@ const (
 	workPreviewLimit = 4 << 10
 )
 
-// workWindow is the Work window: packets by state, create, cancel, requeue,
-// artifacts and verdicts.
+// workWindow is the Work window: the board of packets by state (drag to
+// requeue or cancel), create, the selected packet's artifacts, changes and
+// verdicts.
 type workWindow struct {
 	g   *gui
 	win fyne.Window
@@ -49,10 +52,13 @@ type workWindow struct {
 	filterID   string                      // repository the list shows; "" for all
 	showFilter *widget.Select              // which packets: all, or done with unlanded changes (work_list.go)
 	packets    []store.Packet              // as last read
-	rows       []workRow                   // what list shows
-	list       *widget.List
-	selected   string // packet id
-	detail     mcpserver.WorkGetResult
+	cols       [workColCount]*workColumn   // the board (work_board.go)
+	selected   string                      // packet id of the detail
+	cursor     string                      // packet id of the highlighted card: the keyboard's, Enter opens it
+	// highlighting is true while the board marks the cursor's card, so
+	// that the lists' selection is not taken for a click.
+	highlighting bool
+	detail       mcpserver.WorkGetResult
 
 	newPacket *widget.Button
 	status    *widget.Label // the last error or outcome
@@ -97,6 +103,12 @@ func (g *gui) showWork() {
 	g.work.reload()
 }
 
+// showNewPacket is the tray's New packet…: the Work window with its form.
+func (g *gui) showNewPacket() {
+	g.showWork()
+	g.work.openForm()
+}
+
 func newWorkWindow(g *gui) *workWindow {
 	w := &workWindow{g: g, win: g.app.NewWindow(titleWork), stopRefresh: make(chan struct{}), now: time.Now}
 
@@ -108,20 +120,6 @@ func newWorkWindow(g *gui) *workWindow {
 	}
 	w.newPacket = widget.NewButtonWithIcon(labelWorkNewPacket, theme.ContentAddIcon(), w.openForm)
 	w.newPacket.Importance = widget.HighImportance
-
-	w.list = widget.NewList(func() int { return len(w.rows) }, newWorkRowTemplate, w.updateRow)
-	w.list.OnSelected = func(i widget.ListItemID) {
-		if i >= len(w.rows) {
-			return
-		}
-		if w.rows[i].heading != "" {
-			// Headings are not packets: keep the selection where it was.
-			w.list.Unselect(i)
-			w.selectRow()
-			return
-		}
-		w.selectPacket(w.rows[i].packet.ID)
-	}
 
 	w.status = widget.NewLabel("")
 	w.status.Wrapping = fyne.TextWrapWord
@@ -154,9 +152,11 @@ func newWorkWindow(g *gui) *workWindow {
 
 	left := container.NewBorder(
 		w.filterBar(),
-		nil, nil, nil, w.list)
-	split := container.NewHSplit(left, container.NewPadded(container.NewStack(w.empty, w.detailUI)))
-	split.SetOffset(0.34)
+		nil, nil, nil, w.newBoard())
+	// The board over the detail: six columns need the window's width.
+	split := container.NewVSplit(left, container.NewPadded(container.NewStack(w.empty, w.detailUI)))
+	split.SetOffset(0.46)
+	w.win.Canvas().SetOnTypedKey(w.typedKey)
 	w.win.SetContent(container.NewBorder(nil, w.status, nil, nil, split))
 	w.win.Resize(fyne.NewSize(1200, 760))
 	w.win.SetOnClosed(func() {

@@ -25,7 +25,8 @@ func (w *workWindow) selectPacket(id string) {
 		return
 	}
 	w.selected = id
-	w.selectRow()
+	w.cursor = id
+	w.highlight()
 	w.loadDetail()
 	w.bodyScroll.ScrollToTop()
 }

@@ -99,7 +99,7 @@ func TestWorkGolden(t *testing.T) {
 		defer w.on(func() { w.win.Close() })
 		w.on(func() {
 			w.win.Resize(fyne.NewSize(1200, 760))
-			w.list.Select(w.rowOfID(goldenPktInReview))
+			w.clickCard(goldenPktInReview)
 		})
 		if w.selected != goldenPktInReview || !w.approve.Visible() {
 			t.Fatalf("selected %q, approve shown %v", w.selected, w.approve.Visible())
@@ -133,13 +133,9 @@ func focusAndType(win fyne.Window, e fyne.Focusable, s string) {
 	test.Type(e, s)
 }
 
-// rowOfID is the list row of packet id, or -1 (work_test.go's rowOf finds
-// a title, under the window's lock).
-func (w *workWindow) rowOfID(id string) int {
-	for i, r := range w.rows {
-		if r.heading == "" && r.packet.ID == id {
-			return i
-		}
+// clickCard selects packet id's card in its column, as a click does.
+func (w *workWindow) clickCard(id string) {
+	if col, row, ok := w.find(id); ok {
+		w.cols[col].list.Select(row)
 	}
-	return -1
 }

@@ -50,27 +50,33 @@ func (w *workWindow) on(f func()) {
 	f()
 }
 
-// rowTitles are the list's rows as text: headings, and packets as
-// "title | info".
+// rowTitles are the board's non-empty columns as text, left to right:
+// each heading, then its cards as "title | info".
 func (w *workWindow) rowTitles() []string {
 	var out []string
 	w.on(func() {
-		for _, r := range w.rows {
-			if r.heading != "" {
-				out = append(out, r.heading)
-			} else {
-				out = append(out, r.packet.Title+" | "+w.rowInfo(r.packet))
+		for _, c := range w.cols {
+			if len(c.cards) == 0 {
+				continue
+			}
+			out = append(out, c.head.Text)
+			for _, p := range c.cards {
+				out = append(out, p.Title+" | "+w.rowInfo(p))
 			}
 		}
 	})
 	return out
 }
 
-// rowOf is the list row of the packet titled title, or -1.
+// rowOf is the row in its column of the packet titled title, or -1.
 func (w *workWindow) rowOf(title string) int {
 	i := -1
 	w.on(func() {
-		i = slices.IndexFunc(w.rows, func(r workRow) bool { return r.heading == "" && r.packet.Title == title })
+		for _, c := range w.cols {
+			if j := slices.IndexFunc(c.cards, func(p store.Packet) bool { return p.Title == title }); j >= 0 {
+				i = j
+			}
+		}
 	})
 	return i
 }
@@ -93,14 +99,23 @@ func workCreatePacket(t *testing.T, g *gui, args mcpserver.WorkCreateArgs) store
 	return res.Packet
 }
 
-// selectTitle selects the packet titled title in the list, as a click does.
+// selectTitle selects the packet titled title on the board, as a click does.
 func (w *workWindow) selectTitle(t *testing.T, title string) {
 	t.Helper()
-	i := w.rowOf(title)
-	if i < 0 {
-		t.Fatalf("no row %q in %q", title, w.rowTitles())
+	id := ""
+	w.on(func() {
+		for _, c := range w.cols {
+			for _, p := range c.cards {
+				if p.Title == title {
+					id = p.ID
+				}
+			}
+		}
+	})
+	if id == "" {
+		t.Fatalf("no card %q in %q", title, w.rowTitles())
 	}
-	w.on(func() { w.list.Select(i) })
+	w.on(func() { w.clickCard(id) })
 }
 
 // The New packet form: typed in and created, the packet is queued with what
@@ -218,7 +233,7 @@ func TestWorkCancelAndRequeue(t *testing.T) {
 		if !w.cancel.Disabled() || w.requeue.Disabled() {
 			t.Error("a cancelled packet is requeued, not cancelled")
 		}
-		if !slices.Contains(w.rowTitlesLocked(), "Cancelled (1)") {
+		if !slices.Contains(w.rowTitlesLocked(), "Failed / cancelled (1)") {
 			t.Errorf("rows %q", w.rowTitlesLocked())
 		}
 	})
@@ -237,11 +252,12 @@ func TestWorkCancelAndRequeue(t *testing.T) {
 	})
 }
 
+// rowTitlesLocked are the headings of the board's non-empty columns.
 func (w *workWindow) rowTitlesLocked() []string {
 	var out []string
-	for _, r := range w.rows {
-		if r.heading != "" {
-			out = append(out, r.heading)
+	for _, c := range w.cols {
+		if len(c.cards) > 0 {
+			out = append(out, c.head.Text)
 		}
 	}
 	return out

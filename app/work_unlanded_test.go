@@ -42,9 +42,9 @@ func goldenUnlandedData() *goldenData {
 	return d
 }
 
-// Done packets whose changes are not on their base branch carry an
-// "unlanded" badge; the Unlanded filter lists only them, and All packets
-// brings the others back, the selection kept throughout.
+// Done packets whose changes are not on their base branch have a column
+// of their own; the Unlanded filter shows only them, and All brings the
+// others back, the selection kept throughout.
 func TestWorkUnlanded(t *testing.T) {
 	eachGoldenTheme(t, func(t *testing.T, a fyne.App, name string) {
 		g := newGoldenGUI(t, a, goldenUnlandedData(), nil)
@@ -55,50 +55,44 @@ func TestWorkUnlanded(t *testing.T) {
 		defer w.on(func() { w.win.Close() })
 		w.on(func() { w.win.Resize(fyne.NewSize(1200, 520)) })
 
-		badged := func() []string {
+		column := func(col int) []string {
 			var out []string
 			w.on(func() {
-				row := newWorkRowTemplate()
-				for i, r := range w.rows {
-					if r.heading != "" {
-						continue
-					}
-					w.updateRow(i, row)
-					top := row.(*fyne.Container).Objects[1].(*fyne.Container).Objects[0].(*fyne.Container)
-					if top.Objects[1].Visible() {
-						out = append(out, r.packet.Title)
-					}
+				for _, p := range w.cols[col].cards {
+					out = append(out, p.Title)
 				}
 			})
 			return out
 		}
 		want := []string{"Show each worktree's disk use in Settings", "Rotate the deploy key"}
-		if got := badged(); !slices.Equal(got, want) {
-			t.Errorf("badged rows %q, want %q", got, want)
+		if got := column(workColUnlanded); !slices.Equal(got, want) {
+			t.Errorf("unlanded column %q, want %q", got, want)
+		}
+		if got := column(workColDone); !slices.Equal(got, []string{"Count files in workspace.list", "Answer the support mail (by hand, no worktree)"}) {
+			t.Errorf("done column %q", got)
 		}
 		test.AssertImageMatches(t, "work/unlanded-all-"+name+".png", w.win.Canvas().Capture())
 
 		w.on(func() { w.showFilter.SetSelected(labelWorkUnlanded) })
-		wantRows := []string{"Done (2)", want[0] + " | switchboard · P0 · attempt 1/3 · 2h", want[1] + " | infra · P0 · attempt 1/3 · 26h"}
+		wantRows := []string{"Done, unlanded (2)", want[0] + " | switchboard · P0 · attempt 1/3 · " + goldenSesEnded + " · 2h",
+			want[1] + " | infra · P0 · attempt 1/3 · " + goldenSesExternal + " · 26h"}
 		if rows := w.rowTitles(); !slices.Equal(rows, wantRows) {
 			t.Errorf("filtered on Unlanded: %q, want %q", rows, wantRows)
 		}
-		if got := badged(); !slices.Equal(got, want) {
-			t.Errorf("filtered, badged rows %q, want %q", got, want)
-		}
 		test.AssertImageMatches(t, "work/unlanded-filtered-"+name+".png", w.win.Canvas().Capture())
 
-		// The selection follows its packet from one list to the other.
+		// The selection follows its packet from one board to the other.
 		w.on(func() {
-			w.list.Select(w.rowOfID(goldenPktCancelled))
+			w.clickCard(goldenPktCancelled)
 			w.showFilter.SetSelected(labelWorkAllPackets)
 		})
-		if rows := w.rowTitles(); len(rows) != 2+len(goldenUnlandedData().packets) {
+		if rows := w.rowTitles(); len(rows) != 3+len(goldenUnlandedData().packets) {
 			t.Errorf("all packets again: %q", rows)
 		}
 		w.on(func() {
-			if w.selected != goldenPktCancelled || w.rowOfID(goldenPktCancelled) != 6 {
-				t.Errorf("selected %q, its row %d", w.selected, w.rowOfID(goldenPktCancelled))
+			col, row, _ := w.find(goldenPktCancelled)
+			if w.selected != goldenPktCancelled || col != workColUnlanded || row != 1 {
+				t.Errorf("selected %q, its card at %d/%d", w.selected, col, row)
 			}
 		})
 	})

@@ -1,0 +1,126 @@
+package app
+
+// A card on the Work board: the packet's title, repository, priority,
+// attempt, the session on it and its age; dragged to another column to
+// requeue or cancel it.
+
+import (
+	"fmt"
+	"image/color"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// workCard is a list item of a column. It is Draggable: the list's own
+// tap still selects it (a card is not Tappable).
+type workCard struct {
+	widget.BaseWidget
+	w      *workWindow
+	packet store.Packet
+
+	bg      *canvas.Rectangle
+	title   *widget.Label
+	info    *widget.Label
+	session *widget.Label
+
+	// pointer is where the drag is, on the window's canvas; dragging
+	// is true between the first Dragged and DragEnd.
+	pointer  fyne.Position
+	dragging bool
+}
+
+func newWorkCard(w *workWindow) *workCard {
+	c := &workCard{w: w, bg: canvas.NewRectangle(color.Transparent)}
+	c.title = widget.NewLabel("packet title")
+	c.title.Truncation = fyne.TextTruncateEllipsis
+	// The other lines are smaller, as in the other windows' lists, not
+	// dimmer: low importance is hard to read on a selected card.
+	c.info = widget.NewLabel("repository · P0 · attempt 0/3")
+	c.session = widget.NewLabel("ses_0000 · 1m")
+	for _, l := range []*widget.Label{c.info, c.session} {
+		l.SizeName = theme.SizeNameCaptionText
+		l.Truncation = fyne.TextTruncateEllipsis
+	}
+	c.ExtendBaseWidget(c)
+	c.Refresh()
+	return c
+}
+
+func (c *workCard) CreateRenderer() fyne.WidgetRenderer {
+	lines := container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.Padding()), c.title, c.info, c.session)
+	return widget.NewSimpleRenderer(container.NewStack(c.bg, lines))
+}
+
+// Refresh follows the theme's colours too. The card is an outline: the
+// list's selection colour shows through it.
+func (c *workCard) Refresh() {
+	c.bg.StrokeColor = theme.Color(theme.ColorNameSeparator)
+	c.bg.StrokeWidth = 1
+	c.bg.CornerRadius = theme.InputRadiusSize()
+	c.BaseWidget.Refresh()
+}
+
+// show puts a packet on the card.
+func (c *workCard) show(p store.Packet, _ int) {
+	c.packet = p
+	c.title.SetText(p.Title)
+	c.info.SetText(c.w.cardInfo(p))
+	c.session.SetText(c.w.cardSession(p))
+}
+
+// Dragged follows the pointer; the card stays in its column (a drop
+// that is refused leaves it there: it snaps back).
+func (c *workCard) Dragged(ev *fyne.DragEvent) {
+	c.dragging = true
+	if !ev.AbsolutePosition.IsZero() {
+		c.pointer = ev.AbsolutePosition
+	} else {
+		// A driver that gives no absolute position (the test driver's
+		// Drag: where the drag began, and how far it went).
+		c.pointer = c.w.g.app.Driver().AbsolutePositionForObject(c).Add(ev.Position).Add(ev.Dragged)
+	}
+}
+
+// DragEnd drops the card on the column under the pointer.
+func (c *workCard) DragEnd() {
+	if !c.dragging {
+		return
+	}
+	c.dragging = false
+	c.w.drop(c.packet, c.w.columnAt(c.pointer))
+}
+
+// cardInfo is a card's second line: repository, priority, attempt.
+func (w *workWindow) cardInfo(p store.Packet) string {
+	return fmt.Sprintf("%s · P%d · attempt %d/%d", w.repoName(p.RepositoryID), p.Priority, p.Attempt, p.MaxAttempts)
+}
+
+// cardSession is a card's third line: the session on the packet (under
+// its lease, or the one whose changes it holds) and the packet's age.
+func (w *workWindow) cardSession(p store.Packet) string {
+	parts := []string{}
+	switch {
+	case p.Lease != nil:
+		parts = append(parts, p.Lease.SessionID)
+	case p.Changes != nil && p.Changes.SessionID != "":
+		parts = append(parts, p.Changes.SessionID)
+	}
+	if p.State == store.PacketClaimed {
+		parts = append(parts, "claimed")
+	}
+	parts = append(parts, workAge(w.now().Sub(p.CreatedAt)))
+	return strings.Join(parts, " · ")
+}
+
+// rowInfo is a card's lines after the title, as one line.
+func (w *workWindow) rowInfo(p store.Packet) string {
+	return w.cardInfo(p) + " · " + w.cardSession(p)
+}
