@@ -93,7 +93,7 @@ func (w *workWindow) newBoard() fyne.CanvasObject {
 			func() fyne.CanvasObject { return newWorkCard(w) },
 			func(id widget.ListItemID, o fyne.CanvasObject) {
 				if id < len(c.cards) {
-					o.(*workCard).show(c.cards[id], c.index)
+					o.(*workCard).show(c.cards[id])
 				}
 			})
 		c.list.OnSelected = func(id widget.ListItemID) {
@@ -121,7 +121,7 @@ func (w *workWindow) showRows() {
 	cols := workColumns(w.shownPackets())
 	for i, c := range w.cols {
 		c.cards = cols[i]
-		c.head.SetText(fmt.Sprintf("%s (%d)", workColumnTitles[i], len(c.cards)))
+		workSetText(c.head, fmt.Sprintf("%s (%d)", workColumnTitles[i], len(c.cards)))
 		c.list.Refresh()
 	}
 	if _, _, ok := w.find(w.cursor); !ok {

@@ -68,12 +68,20 @@ func (c *workCard) Refresh() {
 	c.BaseWidget.Refresh()
 }
 
-// show puts a packet on the card.
-func (c *workCard) show(p store.Packet, _ int) {
+// show puts a packet on the card. A reload shows every visible card
+// again: a text that stays the same is not set again (setting it shapes
+// it anew, most of a reload's cost).
+func (c *workCard) show(p store.Packet) {
 	c.packet = p
-	c.title.SetText(p.Title)
-	c.info.SetText(c.w.cardInfo(p))
-	c.session.SetText(c.w.cardSession(p))
+	workSetText(c.title, p.Title)
+	workSetText(c.info, c.w.cardInfo(p))
+	workSetText(c.session, c.w.cardSession(p))
+}
+
+func workSetText(l *widget.Label, s string) {
+	if l.Text != s {
+		l.SetText(s)
+	}
 }
 
 // Dragged follows the pointer; the card stays in its column (a drop
