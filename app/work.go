@@ -150,11 +150,11 @@ func newWorkWindow(g *gui) *workWindow {
 	w.empty = container.NewCenter(widget.NewLabel(labelWorkNoPacket))
 	w.detailUI.Hide()
 
-	left := container.NewBorder(
+	board := container.NewBorder(
 		w.filterBar(),
 		nil, nil, nil, w.newBoard())
 	// The board over the detail: six columns need the window's width.
-	split := container.NewVSplit(left, container.NewPadded(container.NewStack(w.empty, w.detailUI)))
+	split := container.NewVSplit(board, container.NewPadded(container.NewStack(w.empty, w.detailUI)))
 	split.SetOffset(0.46)
 	w.win.Canvas().SetOnTypedKey(w.typedKey)
 	w.win.SetContent(container.NewBorder(nil, w.status, nil, nil, split))

@@ -160,6 +160,11 @@ func (w *workWindow) highlight() {
 // typedKey is the board's keyboard, when no field has the focus: arrows
 // move between cards and columns, Enter opens the card, N a new packet.
 func (w *workWindow) typedKey(ev *fyne.KeyEvent) {
+	if w.win.Canvas().Overlays().Top() != nil {
+		// A dialog (the form, a prompt) or a select's menu is open:
+		// the board behind it does not move.
+		return
+	}
 	switch ev.Name {
 	case fyne.KeyN:
 		w.openForm()

@@ -199,7 +199,13 @@ func TestWorkBoardKeyboard(t *testing.T) {
 		if w.form.repo.Selected != "demo" {
 			t.Errorf("the form's repository %q", w.form.repo.Selected)
 		}
+		w.win.Canvas().Unfocus()
 	})
+	// Behind the open form the board stays as it was.
+	key(fyne.KeyLeft)
+	if got := cursor(); got != failed.ID {
+		t.Errorf("an arrow behind the form moved the cursor to %s", got)
+	}
 }
 
 // The tray's New packet… opens the Work window with its form.
