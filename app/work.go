@@ -58,6 +58,7 @@ type workWindow struct {
 	// highlighting is true while the board marks the cursor's card, so
 	// that the lists' selection is not taken for a click.
 	highlighting bool
+	ghost        *workGhost // the card under the pointer while one is dragged
 	detail       mcpserver.WorkGetResult
 
 	newPacket *widget.Button
@@ -157,7 +158,7 @@ func newWorkWindow(g *gui) *workWindow {
 	split := container.NewVSplit(board, container.NewPadded(container.NewStack(w.empty, w.detailUI)))
 	split.SetOffset(0.46)
 	w.win.Canvas().SetOnTypedKey(w.typedKey)
-	w.win.SetContent(container.NewBorder(nil, w.status, nil, nil, split))
+	w.win.SetContent(container.NewStack(container.NewBorder(nil, w.status, nil, nil, split), w.newGhost()))
 	w.win.Resize(fyne.NewSize(1200, 760))
 	w.win.SetOnClosed(func() {
 		close(w.stopRefresh)

@@ -106,6 +106,25 @@ func TestWorkBoardDrag(t *testing.T) {
 func TestWorkBoardRefusedDrop(t *testing.T) {
 	g, w, failed, queued := newBoardTest(t)
 	before := workAuthorCalls(t, g)
+
+	// Halfway: the ghost is under the pointer, the card still in its
+	// column; let go over Done, it snaps back.
+	w.on(func() {
+		c := w.cardOf(queued.ID)
+		box := w.cols[workColDone].box
+		d := w.g.app.Driver()
+		to := d.AbsolutePositionForObject(box).Add(fyne.NewPos(box.Size().Width/2, box.Size().Height/2))
+		c.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{AbsolutePosition: to, Position: to.Subtract(d.AbsolutePositionForObject(c))}})
+		gb := w.ghost.box
+		mid := d.AbsolutePositionForObject(gb).Add(fyne.NewPos(gb.Size().Width/2, gb.Size().Height/2))
+		if !gb.Visible() || w.ghost.title.Text != "Waiting work" || mid.Subtract(to).X > 1 || to.Subtract(mid).X > 1 || mid.Subtract(to).Y > 1 || to.Subtract(mid).Y > 1 {
+			t.Errorf("ghost shown %v, %q, its middle at %v, the pointer at %v", gb.Visible(), w.ghost.title.Text, mid, to)
+		}
+		c.DragEnd()
+		if gb.Visible() {
+			t.Error("the ghost stays after the drop")
+		}
+	})
 	for _, tc := range []struct {
 		id  string
 		col int

@@ -84,9 +84,12 @@ func workSetText(l *widget.Label, s string) {
 	}
 }
 
-// Dragged follows the pointer; the card stays in its column (a drop
-// that is refused leaves it there: it snaps back).
+// Dragged moves the card's ghost with the pointer; the card stays in
+// its column until the registry moves it (a refused drop: it snaps back).
 func (c *workCard) Dragged(ev *fyne.DragEvent) {
+	if !c.dragging {
+		c.w.ghost.lift(c)
+	}
 	c.dragging = true
 	if !ev.AbsolutePosition.IsZero() {
 		c.pointer = ev.AbsolutePosition
@@ -95,6 +98,7 @@ func (c *workCard) Dragged(ev *fyne.DragEvent) {
 		// Drag: where the drag began, and how far it went).
 		c.pointer = c.w.g.app.Driver().AbsolutePositionForObject(c).Add(ev.Position).Add(ev.Dragged)
 	}
+	c.w.ghost.moveTo(c.pointer.Subtract(c.w.g.app.Driver().AbsolutePositionForObject(c.w.ghost.layer)))
 }
 
 // DragEnd drops the card on the column under the pointer.
@@ -103,6 +107,7 @@ func (c *workCard) DragEnd() {
 		return
 	}
 	c.dragging = false
+	c.w.ghost.put()
 	c.w.drop(c.packet, c.w.columnAt(c.pointer))
 }
 
@@ -131,4 +136,48 @@ func (w *workWindow) cardSession(p store.Packet) string {
 // rowInfo is a card's lines after the title, as one line.
 func (w *workWindow) rowInfo(p store.Packet) string {
 	return w.cardInfo(p) + " · " + w.cardSession(p)
+}
+
+// workGhost is what a dragged card looks like on its way: its title in
+// an outlined box over the window, under the pointer.
+type workGhost struct {
+	layer *fyne.Container // the window's top layer, laid out by hand
+	box   *fyne.Container
+	bg    *canvas.Rectangle
+	title *widget.Label
+}
+
+func (w *workWindow) newGhost() fyne.CanvasObject {
+	g := &workGhost{title: widget.NewLabel(""), bg: canvas.NewRectangle(color.Transparent)}
+	g.title.Truncation = fyne.TextTruncateEllipsis
+	g.bg.StrokeWidth = 2
+	g.box = container.NewStack(g.bg, g.title)
+	g.box.Hide()
+	g.layer = container.NewWithoutLayout(g.box)
+	w.ghost = g
+	return g.layer
+}
+
+// lift shows the ghost of card c, as wide as the card, in the theme's
+// colours of the moment.
+func (g *workGhost) lift(c *workCard) {
+	g.bg.FillColor = theme.Color(theme.ColorNameOverlayBackground)
+	g.bg.StrokeColor = theme.Color(theme.ColorNamePrimary)
+	g.bg.CornerRadius = theme.InputRadiusSize()
+	g.title.SetText(c.packet.Title)
+	g.box.Resize(fyne.NewSize(c.Size().Width, g.title.MinSize().Height))
+	g.box.Show()
+}
+
+// moveTo puts the ghost's middle under the pointer (pos: on the layer).
+func (g *workGhost) moveTo(pos fyne.Position) {
+	s := g.box.Size()
+	g.box.Move(pos.Subtract(fyne.NewPos(s.Width/2, s.Height/2)))
+	g.layer.Refresh()
+}
+
+// put hides the ghost at the drop.
+func (g *workGhost) put() {
+	g.box.Hide()
+	g.layer.Refresh()
 }
