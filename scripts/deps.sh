@@ -1,7 +1,8 @@
 #!/bin/sh
-# deps.sh run|test installs the Debian packages Switchboard needs to build and
-# run (run) or to run every test (test). It is idempotent and quiet when
-# everything is already there; it uses sudo when not root.
+# deps.sh run|test|cross installs the Debian packages Switchboard needs to
+# build and run (run), to run every test (test) or to cross-build for
+# Windows (cross). It is idempotent and quiet when everything is already
+# there; it uses sudo when not root.
 set -eu
 
 mode=${1:-run}
@@ -15,6 +16,11 @@ pkgs="$pkgs dbus dbus-x11 gnome-keyring xclip git"
 if [ "$mode" = test ]; then
 	# A virtual display for the tray test, gdbus and imagemagick to look at it.
 	pkgs="$pkgs xvfb xauth x11-utils libglib2.0-bin imagemagick"
+fi
+if [ "$mode" = test ] || [ "$mode" = cross ]; then
+	# make cross: the Windows build of the whole app needs cgo for Fyne,
+	# through the MinGW-w64 cross compiler (x86_64-w64-mingw32-gcc).
+	pkgs="$pkgs gcc-mingw-w64-x86-64"
 fi
 
 missing=""
