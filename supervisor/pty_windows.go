@@ -52,6 +52,10 @@ const killExitCode = 137
 
 // console is one pseudo console and our ends of its pipes.
 type console struct {
+	// mu guards hpc, which is 0 once closed: ClosePseudoConsole frees
+	// what the handle points to, so a resize or a start after it would
+	// touch freed memory.
+	mu  sync.Mutex
 	hpc windows.Handle
 	in  *os.File // write end of the input pipe
 	out *os.File // read end of the output pipe
@@ -59,18 +63,37 @@ type console struct {
 	// there, between conhost's frames.
 	outW  *os.File
 	holds *holdCount
-	shut  sync.Once
+}
+
+// errConsoleClosed is what using a console after its close gives.
+var errConsoleClosed = errors.New("the pseudo console is closed")
+
+// use runs f with the console's handle, while the console cannot close.
+func (c *console) use(f func(hpc windows.Handle) error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.hpc == 0 {
+		return errConsoleClosed
+	}
+	return f(c.hpc)
 }
 
 // close ends the console: conhost flushes what it has rendered, signals
 // CTRL_CLOSE_EVENT to what still runs on it and lets go of the output
 // pipe; with our copy closed too, the reader gets the end. Called by the
-// last holder, or by the master's Close.
+// last holder, or by the master's Close; the second call does nothing.
+// ClosePseudoConsole may wait for the reader to drain the output, so it is
+// called outside mu.
 func (c *console) close() {
-	c.shut.Do(func() {
-		windows.ClosePseudoConsole(c.hpc)
-		c.outW.Close()
-	})
+	c.mu.Lock()
+	hpc := c.hpc
+	c.hpc = 0
+	c.mu.Unlock()
+	if hpc == 0 {
+		return
+	}
+	windows.ClosePseudoConsole(hpc)
+	c.outW.Close()
 }
 
 // conMaster is the master side of a console.
@@ -202,27 +225,11 @@ func createOn(spec Spec, c *console) (*Process, error) {
 	}
 	block := windowsEnvBlock(env, os.Getenv("SYSTEMROOT"))
 
-	attrs, err := windows.NewProcThreadAttributeList(1)
-	if err != nil {
-		return nil, fmt.Errorf("attribute list: %w", err)
-	}
-	defer attrs.Delete()
-	// The attribute's value is the console handle itself, not a pointer
-	// to it (UpdateProcThreadAttribute's lpValue is the HPCON).
-	if err := attrs.Update(windows.PROC_THREAD_ATTRIBUTE_PSEUDOCONSOLE, *(*unsafe.Pointer)(unsafe.Pointer(&c.hpc)), unsafe.Sizeof(c.hpc)); err != nil {
-		return nil, fmt.Errorf("attach to the pseudo console: %w", err)
-	}
-	si := windows.StartupInfoEx{ProcThreadAttributeList: attrs.List()}
-	si.Cb = uint32(unsafe.Sizeof(si))
-	// Invalid standard handles, explicitly: otherwise a child can pick up
-	// ours (a daemon's log file) instead of the console's.
-	si.Flags = windows.STARTF_USESTDHANDLES
-	si.StdInput, si.StdOutput, si.StdErr = windows.InvalidHandle, windows.InvalidHandle, windows.InvalidHandle
-
 	var pi windows.ProcessInformation
-	flags := uint32(windows.EXTENDED_STARTUPINFO_PRESENT | windows.CREATE_UNICODE_ENVIRONMENT | windows.CREATE_SUSPENDED)
-	if err := windows.CreateProcess(app, cmdline, nil, nil, false, flags, &block[0], dir, &si.StartupInfo, &pi); err != nil {
-		return nil, fmt.Errorf("create process: %w", err)
+	if err := c.use(func(hpc windows.Handle) error {
+		return createAttached(hpc, app, cmdline, dir, block, &pi)
+	}); err != nil {
+		return nil, err
 	}
 	defer windows.CloseHandle(pi.Thread)
 	job := newJob(pi.Process)
@@ -237,6 +244,32 @@ func createOn(spec Spec, c *console) (*Process, error) {
 	p := &Process{pid: int(pi.ProcessId), done: make(chan struct{}), job: job}
 	go p.wait(pi.Process, c)
 	return p, nil
+}
+
+// createAttached creates the process, suspended, on pseudo console hpc.
+func createAttached(hpc windows.Handle, app, cmdline, dir *uint16, env []uint16, pi *windows.ProcessInformation) error {
+	attrs, err := windows.NewProcThreadAttributeList(1)
+	if err != nil {
+		return fmt.Errorf("attribute list: %w", err)
+	}
+	defer attrs.Delete()
+	// The attribute's value is the console handle itself, not a pointer
+	// to it (UpdateProcThreadAttribute's lpValue is the HPCON). It points
+	// outside Go's heap, so the list keeping it as a pointer is harmless.
+	if err := attrs.Update(windows.PROC_THREAD_ATTRIBUTE_PSEUDOCONSOLE, *(*unsafe.Pointer)(unsafe.Pointer(&hpc)), unsafe.Sizeof(hpc)); err != nil {
+		return fmt.Errorf("attach to the pseudo console: %w", err)
+	}
+	si := windows.StartupInfoEx{ProcThreadAttributeList: attrs.List()}
+	si.Cb = uint32(unsafe.Sizeof(si))
+	// Invalid standard handles, explicitly: otherwise a child can pick up
+	// ours (a daemon's log file) instead of the console's.
+	si.Flags = windows.STARTF_USESTDHANDLES
+	si.StdInput, si.StdOutput, si.StdErr = windows.InvalidHandle, windows.InvalidHandle, windows.InvalidHandle
+	flags := uint32(windows.EXTENDED_STARTUPINFO_PRESENT | windows.CREATE_UNICODE_ENVIRONMENT | windows.CREATE_SUSPENDED)
+	if err := windows.CreateProcess(app, cmdline, nil, nil, false, flags, &env[0], dir, &si.StartupInfo, pi); err != nil {
+		return fmt.Errorf("create process: %w", err)
+	}
+	return nil
 }
 
 // newJob puts process in a new Job Object that ends everything in it when
@@ -301,7 +334,9 @@ func (p *Process) PID() int { return p.pid }
 // Resize changes the console size; the program gets a
 // WINDOW_BUFFER_SIZE_EVENT.
 func (p *Process) Resize(cols, rows uint16) error {
-	if err := windows.ResizePseudoConsole(p.master.c.hpc, consoleSize(cols, rows)); err != nil {
+	if err := p.master.c.use(func(hpc windows.Handle) error {
+		return windows.ResizePseudoConsole(hpc, consoleSize(cols, rows))
+	}); err != nil {
 		return fmt.Errorf("resize pseudo console: %w", err)
 	}
 	return nil
