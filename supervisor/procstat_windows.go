@@ -1,11 +1,8 @@
 package supervisor
 
 import (
-	"errors"
 	"fmt"
 	"syscall"
-
-	"golang.org/x/sys/windows"
 
 	"github.com/switchboard-dev/switchboard/internal/proctree"
 )
@@ -23,20 +20,19 @@ func ProcStart(pid int) (uint64, error) {
 
 // killGroup is the Windows form of signalling a process group, for a pid
 // this process did not start (a stale agent of an earlier run: its Job
-// Object went with that run). SIGKILL ends pid and every process it
-// started; any other signal is a CTRL_BREAK to the console process group
-// pid leads (agents start with CREATE_NEW_PROCESS_GROUP), which reaches it
-// only if it shares a console with us, so the kill after the grace is what
-// an orphan can count on.
+// Object and its pseudo console went with that run). SIGKILL ends pid and
+// every process it started. Nothing else can reach it: a console control
+// event goes only to processes on the sender's console, and the orphan was
+// on a pseudo console of the run that died, not on ours (and an event
+// aimed at a group our console lacks is not worth the risk of reaching our
+// own). So a terminate is nothing, and the kill after the grace is what an
+// orphan can count on; most have ended already, with their console.
 func killGroup(pid int, sig syscall.Signal) error {
-	if sig == syscall.SIGKILL {
-		if err := proctree.KillTree(pid); err != nil {
-			return fmt.Errorf("end process tree %d: %w", pid, err)
-		}
+	if sig != syscall.SIGKILL {
 		return nil
 	}
-	if err := windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(pid)); err != nil && !errors.Is(err, windows.ERROR_INVALID_HANDLE) {
-		return fmt.Errorf("send CTRL_BREAK to process group %d: %w", pid, err)
+	if err := proctree.KillTree(pid); err != nil {
+		return fmt.Errorf("end process tree %d: %w", pid, err)
 	}
 	return nil
 }
