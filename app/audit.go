@@ -178,8 +178,7 @@ func newAuditWindow(g *gui) *auditWindow {
 	split := container.NewHSplit(table, side)
 	split.SetOffset(0.77)
 	w.win.SetContent(container.NewBorder(filters, w.bottom, nil, nil, split))
-	w.win.Resize(fyne.NewSize(1280, 760))
-	w.win.SetOnClosed(func() {
+	g.place(w.win, windowAudit, func() {
 		w.closeOnce.Do(func() { close(w.stopRefresh) })
 		if g.audit == w {
 			g.audit = nil

@@ -141,8 +141,7 @@ func newChangesView(g *gui, src changesSource) *changesView {
 	split.SetOffset(0.28)
 	bottom := container.NewVBox(v.review.box, v.status)
 	v.win.SetContent(container.NewBorder(container.NewVBox(head, widget.NewSeparator()), bottom, nil, nil, split))
-	v.win.Resize(fyne.NewSize(1200, 800))
-	v.win.SetOnClosed(func() { close(v.stop) })
+	g.place(v.win, windowChanges, func() { close(v.stop) })
 	return v
 }
 

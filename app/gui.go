@@ -45,6 +45,9 @@ type gui struct {
 	work     *workWindow
 	audit    *auditWindow
 	settings *settingsWindow
+
+	// Every open window that place gave a size, to remember at quit.
+	placed map[fyne.Window]windowPlace
 }
 
 // invoke runs the method name with in as the person at the screen and

@@ -140,8 +140,7 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 	main := container.NewHSplit(w.list, container.NewBorder(top, nil, nil, nil, right))
 	main.SetOffset(0.24)
 	w.win.SetContent(main)
-	w.win.Resize(fyne.NewSize(1280, 760))
-	w.win.SetOnClosed(func() {
+	g.place(w.win, windowSessions, func() {
 		close(w.stopRefresh)
 		if w.cancelFrames != nil {
 			w.cancelFrames()

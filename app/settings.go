@@ -37,8 +37,9 @@ const (
 // what the app listens on. Each tab re-reads when the registry says
 // something changed.
 type settingsWindow struct {
-	g   *gui
-	win fyne.Window
+	g    *gui
+	win  fyne.Window
+	tabs *container.AppTabs
 
 	repos    []store.Repository
 	profiles []supervisor.ProfileInfo
@@ -69,17 +70,16 @@ func newSettingsWindow(g *gui) *settingsWindow {
 	w.status = widget.NewLabel("")
 	w.status.Wrapping = fyne.TextWrapWord
 
-	tabs := container.NewAppTabs(
+	w.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Repositories", theme.FolderIcon(), w.reposTab()),
 		container.NewTabItemWithIcon(labelWorktreesTab, theme.StorageIcon(), w.worktreesTab()),
 		container.NewTabItemWithIcon("Agent profiles", theme.ComputerIcon(), w.profilesTab()),
 		container.NewTabItemWithIcon("Tokens", theme.AccountIcon(), w.tokensTab()),
 		container.NewTabItemWithIcon("Connection", theme.InfoIcon(), w.connectionTab()),
 	)
-	tabs.OnSelected = func(t *container.TabItem) { w.worktrees.setShown(t.Text == labelWorktreesTab) }
-	w.win.SetContent(container.NewBorder(nil, w.status, nil, nil, tabs))
-	w.win.Resize(fyne.NewSize(960, 620))
-	w.win.SetOnClosed(func() {
+	w.tabs.OnSelected = func(t *container.TabItem) { w.worktrees.setShown(t.Text == labelWorktreesTab) }
+	w.win.SetContent(container.NewBorder(nil, w.status, nil, nil, w.tabs))
+	g.place(w.win, windowSettings, func() {
 		close(w.stopRefresh)
 		g.settings = nil
 	})

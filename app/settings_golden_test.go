@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
@@ -66,7 +65,7 @@ func TestSettingsGolden(t *testing.T) {
 		w := g.settings
 		defer w.win.Close()
 		w.win.Resize(fyne.NewSize(960, 620))
-		tabs := w.win.Content().(*fyne.Container).Objects[0].(*container.AppTabs)
+		tabs := w.tabs
 		w.profileList.Select(0)
 		for _, tab := range []struct {
 			name  string

@@ -128,7 +128,7 @@ func TestSettingsConnectionRenders(t *testing.T) {
 			g.showSettings()
 			w := g.settings
 			w.win.Resize(fyne.NewSize(820, 400))
-			tabs := w.win.Content().(*fyne.Container).Objects[0].(*container.AppTabs)
+			tabs := w.tabs
 			tabs.SelectIndex(settingsTabConnection)
 			test.AssertImageMatches(t, "settings/connection-"+variant.name+".png", w.win.Canvas().Capture())
 			w.win.Close()
@@ -145,7 +145,7 @@ func TestSettingsConnectionSaves(t *testing.T) {
 	g.showSettings()
 	w := g.settings
 	defer w.win.Close()
-	tabs := w.win.Content().(*fyne.Container).Objects[0].(*container.AppTabs)
+	tabs := w.tabs
 	tabs.SelectIndex(settingsTabConnection)
 	var entries []*widget.Entry
 	var status *widget.Label

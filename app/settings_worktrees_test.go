@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -117,7 +116,7 @@ func openWorktrees(t *testing.T, a fyne.App, fw *fakeWorktrees) *settingsWindow 
 	t.Cleanup(func() { fyne.DoAndWait(func() { w.win.Close() }) })
 	fyne.DoAndWait(func() {
 		w.win.Resize(fyne.NewSize(960, 620))
-		w.win.Content().(*fyne.Container).Objects[0].(*container.AppTabs).SelectIndex(settingsTabWorktrees)
+		w.tabs.SelectIndex(settingsTabWorktrees)
 	})
 	waitUntil(t, "the worktrees listed", func() bool {
 		var n int
@@ -349,7 +348,7 @@ func TestSettingsWorktreesDiscardReal(t *testing.T) {
 	w := g.settings
 	t.Cleanup(func() { fyne.DoAndWait(func() { w.win.Close() }) })
 	fyne.DoAndWait(func() {
-		w.win.Content().(*fyne.Container).Objects[0].(*container.AppTabs).SelectIndex(settingsTabWorktrees)
+		w.tabs.SelectIndex(settingsTabWorktrees)
 	})
 	p := w.worktrees
 	waitUntil(t, "the worktree listed", func() bool {

@@ -95,7 +95,8 @@ func RunTray(ctx context.Context, core Core, log *slog.Logger) error {
 		return errors.New("tray: the Fyne driver in use has no system tray")
 	}
 	a.SetIcon(icon)
-	g := &gui{app: a, core: core, log: log, quit: a.Quit}
+	g := &gui{app: a, core: core, log: log}
+	g.quit = g.quitApp
 	// The icon is set before the menu: setting the menu starts the tray, which picks up the
 	// icon already set. On Linux the bytes must be a PNG (the SNI pixmap is decoded from it).
 	// Subscribed before the first read, so a change in between is not missed.
@@ -111,7 +112,7 @@ func RunTray(ctx context.Context, core Core, log *slog.Logger) error {
 		case <-ctx.Done():
 			log.Info("tray: quitting", "cause", context.Cause(ctx))
 			// Before Run has started, fyne.Do queues the call and the loop runs it first.
-			fyne.Do(a.Quit)
+			fyne.Do(g.quitApp)
 		case <-stopped:
 		}
 	}()

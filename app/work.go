@@ -159,8 +159,7 @@ func newWorkWindow(g *gui) *workWindow {
 	split.SetOffset(0.46)
 	w.win.Canvas().SetOnTypedKey(w.typedKey)
 	w.win.SetContent(container.NewStack(container.NewBorder(nil, w.status, nil, nil, split), w.newGhost()))
-	w.win.Resize(fyne.NewSize(1200, 760))
-	w.win.SetOnClosed(func() {
+	g.place(w.win, windowWork, func() {
 		close(w.stopRefresh)
 		g.work = nil
 	})

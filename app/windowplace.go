@@ -1,0 +1,142 @@
+package app
+
+import (
+	"fmt"
+	"image/color"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+)
+
+// Each window comes back at the size and place the person left it, read
+// from the app's preferences under window.<name>.*: a window that reopens
+// at its default every time is resized by hand every time.
+
+// maxWindowSide bounds a remembered size, so a preferences file edited by
+// hand (or one from a huge monitor since unplugged) cannot ask for a window
+// no screen shows.
+const maxWindowSide = 8192
+
+// positioner is what the patched GLFW driver adds to its windows
+// (third_party/fyne/PATCH.md); the test driver's windows have no place.
+type positioner interface {
+	Position() (x, y int, ok bool)
+	SetPosition(x, y int)
+}
+
+// windowKind names a kind of window in the preferences' keys.
+type windowKind string
+
+const (
+	windowSessions windowKind = "sessions"
+	windowWork     windowKind = "work"
+	windowAudit    windowKind = "audit"
+	windowSettings windowKind = "settings"
+	windowChanges  windowKind = "changes"
+)
+
+// windowPlace is one kind of window's default size and the least it may
+// be made.
+type windowPlace struct {
+	name windowKind
+	size fyne.Size
+	min  fyne.Size
+}
+
+// place is the kind's default size and minimum. The minimums keep every
+// pane usable: the Work board's six columns and the Audit table's columns
+// still show a word each, and a Settings tab still shows its buttons.
+func (k windowKind) place() windowPlace {
+	switch k {
+	case windowWork:
+		return windowPlace{k, fyne.NewSize(1200, 760), fyne.NewSize(900, 520)}
+	case windowAudit:
+		return windowPlace{k, fyne.NewSize(1280, 760), fyne.NewSize(820, 460)}
+	case windowSettings:
+		return windowPlace{k, fyne.NewSize(960, 620), fyne.NewSize(680, 440)}
+	case windowChanges:
+		return windowPlace{k, fyne.NewSize(1200, 800), fyne.NewSize(720, 440)}
+	default:
+		return windowPlace{windowSessions, fyne.NewSize(1280, 760), fyne.NewSize(760, 440)}
+	}
+}
+
+func (p windowPlace) key(field string) string {
+	return fmt.Sprintf("window.%s.%s", p.name, field)
+}
+
+// place gives win, whose content is set, its minimum size and the size and
+// place remembered for its kind, and makes closing it remember them again
+// before onClosed runs. Windows still open when the app quits are
+// remembered by rememberOpenWindows. On the Fyne goroutine.
+func (g *gui) place(win fyne.Window, kind windowKind, onClosed func()) {
+	p := kind.place()
+	floor := canvas.NewRectangle(color.Transparent)
+	floor.SetMinSize(p.min)
+	win.SetContent(container.NewStack(floor, win.Content()))
+
+	prefs := g.app.Preferences()
+	size := fyne.NewSize(
+		clampSide(prefs.FloatWithFallback(p.key("width"), float64(p.size.Width)), p.min.Width),
+		clampSide(prefs.FloatWithFallback(p.key("height"), float64(p.size.Height)), p.min.Height))
+	win.Resize(size)
+	if pw, ok := win.(positioner); ok && prefs.Bool(p.key("placed")) {
+		pw.SetPosition(prefs.Int(p.key("x")), prefs.Int(p.key("y")))
+	}
+
+	if g.placed == nil {
+		g.placed = make(map[fyne.Window]windowPlace)
+	}
+	g.placed[win] = p
+	win.SetOnClosed(func() {
+		g.remember(win, p)
+		delete(g.placed, win)
+		if onClosed != nil {
+			onClosed()
+		}
+	})
+}
+
+// clampSide is a remembered side, no less than the window's minimum and no
+// more than maxWindowSide.
+func clampSide(v float64, least float32) float32 {
+	s := float32(v)
+	if !(s >= least) { // also NaN
+		return least
+	}
+	return min(s, maxWindowSide)
+}
+
+// remember writes win's size, and its place where the driver knows it, to
+// the preferences.
+func (g *gui) remember(win fyne.Window, p windowPlace) {
+	prefs := g.app.Preferences()
+	size := win.Canvas().Size()
+	if size.Width > 0 && size.Height > 0 {
+		prefs.SetFloat(p.key("width"), float64(size.Width))
+		prefs.SetFloat(p.key("height"), float64(size.Height))
+	}
+	if pw, ok := win.(positioner); ok {
+		if x, y, ok := pw.Position(); ok {
+			prefs.SetInt(p.key("x"), x)
+			prefs.SetInt(p.key("y"), y)
+			prefs.SetBool(p.key("placed"), true)
+		}
+	}
+}
+
+// rememberOpenWindows remembers every window still open: quitting does
+// not close them, so their SetOnClosed never runs. On the Fyne goroutine.
+func (g *gui) rememberOpenWindows() {
+	for win, p := range g.placed {
+		g.remember(win, p)
+	}
+}
+
+// quitApp remembers the open windows and quits; the preferences are
+// written when the app stops.
+func (g *gui) quitApp() {
+	g.rememberOpenWindows()
+	g.app.Quit()
+}
