@@ -32,6 +32,11 @@ type AuditRecord struct {
 	ArgsDigest string `json:"args_digest,omitempty"`
 	PrevHash   string `json:"prev_hash"`
 	Hash       string `json:"hash"`
+	// Rank is the record's place among the shown records (the index
+	// of audit_views.go), set when a query without views read it; 0
+	// otherwise. It is where the record sits in the default view, not
+	// part of the record: never written, chained or sent.
+	Rank uint64 `json:"-"`
 }
 
 // ArgsDigest digests call arguments for the audit log.
@@ -204,6 +209,11 @@ type AuditFilter struct {
 	// through an index without touching the views. A Transport of
 	// ViewTransport asks for views, and implies it.
 	Views bool `json:"views,omitempty"`
+	// BeforeRank pages the shown records backwards by rank
+	// (AuditRecord.Rank): only those of a smaller rank, newest first. It
+	// is how the default view, which has gaps in its seqs, is paged by
+	// position. It cannot be used with views or with the seq bounds.
+	BeforeRank uint64 `json:"before_rank,omitempty"`
 }
 
 func (f *AuditFilter) match(r *AuditRecord) bool {
@@ -232,10 +242,22 @@ func (tx *Tx) QueryAudit(f AuditFilter) ([]AuditRecord, error) {
 		limit = 100
 	}
 	limit = min(limit, 1000)
-	c := newAuditCursor(tx.tx, f.Views || f.Transport == ViewTransport)
+	views := f.Views || f.Transport == ViewTransport
+	if f.BeforeRank > 0 && (views || f.AfterSeq > 0 || f.BeforeSeq > 0) {
+		return nil, Deny(CodeInvalidArgument, "before_rank pages the shown records alone: it takes neither views nor a seq bound")
+	}
+	c := newAuditCursor(tx.tx, views)
 	var k, v []byte
 	var step func() ([]byte, []byte)
-	if f.AfterSeq > 0 {
+	if f.BeforeRank > 0 {
+		k, v = c.SeekRank(f.BeforeRank)
+		if k == nil && c.err == nil {
+			k, v = c.Last()
+		} else if k != nil {
+			k, v = c.Prev()
+		}
+		step = c.Prev
+	} else if f.AfterSeq > 0 {
 		if f.AfterSeq == math.MaxUint64 {
 			return []AuditRecord{}, nil // nothing after; +1 would wrap to 0
 		}
@@ -265,6 +287,7 @@ func (tx *Tx) QueryAudit(f AuditFilter) ([]AuditRecord, error) {
 			return nil, fmt.Errorf("decode audit record %x: %w", k, err)
 		}
 		if f.match(&r) {
+			r.Rank = c.rank
 			out = append(out, r)
 		}
 	}

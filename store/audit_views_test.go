@@ -83,6 +83,23 @@ func want(all []AuditRecord, f AuditFilter) []uint64 {
 	return out
 }
 
+// rankOf is seq's rank among the shown records of all, 0 for a view.
+func rankOf(all []AuditRecord, seq uint64) uint64 {
+	var rank uint64
+	for i := range all {
+		if !all[i].IsView() {
+			rank++
+		}
+		if all[i].Seq == seq {
+			if all[i].IsView() {
+				return 0
+			}
+			return rank
+		}
+	}
+	return 0
+}
+
 func TestQueryAuditViews(t *testing.T) {
 	db := openTestDB(t, Options{})
 	all := appendViews(t, db, 90)
@@ -123,11 +140,44 @@ func TestQueryAuditViews(t *testing.T) {
 				t.Errorf("QueryAudit(%+v) = %v, want %v", tc.f, got, w)
 			}
 			for _, r := range query(t, db, tc.f) {
-				if r.IsView() && !tc.f.Views && tc.f.Transport != ViewTransport {
+				views := tc.f.Views || tc.f.Transport == ViewTransport
+				if r.IsView() && !views {
 					t.Errorf("record %d is a view", r.Seq)
+				}
+				if w := rankOf(all, r.Seq); !views && r.Rank != w {
+					t.Errorf("record %d has rank %d, want %d", r.Seq, r.Rank, w)
 				}
 			}
 		})
+	}
+
+	// The shown records paged by rank: a page of Limit below a rank is the
+	// records of the ranks just below it, whatever gaps their seqs have.
+	shownSeqs := want(all, AuditFilter{Limit: 1000})
+	slices.Reverse(shownSeqs) // shownSeqs[i] has rank i+1
+	for _, tc := range []struct {
+		before uint64
+		limit  int
+	}{{1, 5}, {2, 5}, {7, 3}, {uint64(shown), 4}, {uint64(shown) + 1, 4}, {uint64(shown) + 50, 2}, {11, 1000}} {
+		page := query(t, db, AuditFilter{BeforeRank: tc.before, Limit: tc.limit})
+		var wantSeqs []uint64
+		for rank := min(tc.before-1, uint64(shown)); rank >= 1 && len(wantSeqs) < tc.limit; rank-- {
+			wantSeqs = append(wantSeqs, shownSeqs[rank-1])
+		}
+		if got := seqs(page); !slices.Equal(got, wantSeqs) {
+			t.Errorf("BeforeRank %d, Limit %d: %v, want %v", tc.before, tc.limit, got, wantSeqs)
+		}
+		for i, r := range page {
+			if want := min(tc.before-1, uint64(shown)) - uint64(i); r.Rank != want {
+				t.Errorf("BeforeRank %d: record %d has rank %d, want %d", tc.before, r.Seq, r.Rank, want)
+			}
+		}
+	}
+	for _, f := range []AuditFilter{{BeforeRank: 3, Views: true}, {BeforeRank: 3, BeforeSeq: 9}, {BeforeRank: 3, AfterSeq: 1}, {BeforeRank: 3, Transport: ViewTransport}} {
+		err := db.View(func(tx *Tx) error { _, err := tx.QueryAudit(f); return err })
+		if code := CodeOf(err); code != CodeInvalidArgument {
+			t.Errorf("QueryAudit(%+v) = %v, want %s", f, err, CodeInvalidArgument)
+		}
 	}
 
 	// Paging both ways across the gaps the views leave, a few at a time,
@@ -174,21 +224,28 @@ func TestQueryAuditViews(t *testing.T) {
 func TestVerifyAuditChecksTheShownIndex(t *testing.T) {
 	const n = 12
 	// Records 1, 4, 7, 10 are shown (i%3 == 0), and so are 6 and 11 (i 5
-	// and 10: failed views); the other six are views.
+	// and 10: failed views): ranks 1 to 6 name seqs 1, 4, 6, 7, 10, 11.
+	// The other six are views.
 	for _, tc := range []struct {
 		name string
 		edit func(b *bolt.Bucket)
 	}{
-		{"a shown record taken out of the index", func(b *bolt.Bucket) { b.Delete(u64(7)) }},
-		{"a failed view taken out of the index", func(b *bolt.Bucket) { b.Delete(u64(6)) }},
+		{"a shown record taken out of the index", func(b *bolt.Bucket) { b.Delete(u64(4)) }},
+		{"a failed view taken out of the index", func(b *bolt.Bucket) { b.Delete(u64(3)) }},
 		{"the first record taken out", func(b *bolt.Bucket) { b.Delete(u64(1)) }},
-		{"the last shown record taken out", func(b *bolt.Bucket) { b.Delete(u64(11)) }},
-		{"a view indexed as shown", func(b *bolt.Bucket) { b.Put(u64(5), nil) }},
-		{"an index entry past the end", func(b *bolt.Bucket) { b.Put(u64(n+1), nil) }},
-		{"an index entry that is no sequence", func(b *bolt.Bucket) { b.Put([]byte("x"), nil) }},
+		{"the last shown record taken out", func(b *bolt.Bucket) { b.Delete(u64(6)) }},
+		{"a view indexed as shown", func(b *bolt.Bucket) { b.Put(u64(3), u64(5)) }},
+		{"a view indexed besides", func(b *bolt.Bucket) { b.Put(u64(7), u64(12)); b.SetSequence(7) }},
+		{"two ranks swapped", func(b *bolt.Bucket) { b.Put(u64(2), u64(6)); b.Put(u64(3), u64(4)) }},
+		{"a rank skipped", func(b *bolt.Bucket) { b.Delete(u64(6)); b.Put(u64(7), u64(11)); b.SetSequence(7) }},
+		{"a record indexed twice", func(b *bolt.Bucket) { b.Put(u64(7), u64(11)); b.SetSequence(7) }},
+		{"an index entry past the end", func(b *bolt.Bucket) { b.Put(u64(7), u64(n+1)); b.SetSequence(7) }},
+		{"the next rank reset", func(b *bolt.Bucket) { b.SetSequence(2) }},
+		{"an index entry that is no rank", func(b *bolt.Bucket) { b.Put([]byte("x"), u64(1)) }},
+		{"an index entry that names no seq", func(b *bolt.Bucket) { b.Put(u64(2), []byte("x")) }},
 		{"the index emptied", func(b *bolt.Bucket) {
-			for _, seq := range []uint64{1, 4, 6, 7, 10, 11} {
-				b.Delete(u64(seq))
+			for rank := range uint64(6) {
+				b.Delete(u64(rank + 1))
 			}
 		}},
 	} {
@@ -214,7 +271,7 @@ func TestQueryAuditIndexNamesMissingRecord(t *testing.T) {
 	db := openTestDB(t, Options{})
 	appendViews(t, db, 12)
 	tamper(t, db, func(t *testing.T, tx *Tx, _ map[uint64]AuditRecord) {
-		tx.tx.Bucket(bucketAuditShown).Put(u64(40), nil)
+		tx.tx.Bucket(bucketAuditShown).Put(u64(3), u64(40))
 	})
 	err := db.View(func(tx *Tx) error {
 		_, err := tx.QueryAudit(AuditFilter{})
