@@ -289,7 +289,11 @@ func (w *auditWindow) showCount() {
 	case v.whole && v.q.filter.Views:
 		w.setStatus(w.count, plural(int(v.top), "record"))
 	case v.whole:
-		w.setStatus(w.count, fmt.Sprintf("%s · %s hidden", plural(int(v.top), "record"), plural(int(v.hidden), "app refresh")))
+		hidden := fmt.Sprintf("%d app refreshes hidden", v.hidden)
+		if v.hidden == 1 {
+			hidden = "1 app refresh hidden"
+		}
+		w.setStatus(w.count, plural(int(v.top), "record")+" · "+hidden)
 	case v.done:
 		w.setStatus(w.count, plural(v.rows, "matching record"))
 	default:

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -137,4 +138,76 @@ func TestAuditHourHasNoRefreshReads(t *testing.T) {
 		}
 		t.Logf("an hour: %d records, %d shown, %d views", v.Records, len(shown), v.Views)
 	})
+}
+
+// viewHeavyRecord is the i-th record of a log written with a GUI open: two
+// in three are the app's refreshes.
+func viewHeavyRecord(i int) store.AuditRecord {
+	r := syntheticRecord(i)
+	if i%3 != 0 {
+		r.Transport, r.Method, r.Outcome = string(mcpserver.TransportGUIView), "session.list", "ok"
+	}
+	return r
+}
+
+// The Audit window leaves the app's refreshes out until asked: the rows are
+// the shown records, paged by rank however far the person scrolls, and
+// the count says how many refreshes it hid; the check brings them back,
+// and a filter applies to either.
+func TestAuditWindowHidesRefreshes(t *testing.T) {
+	g := auditTestGUI(t)
+	const n = 3000 // 1000 shown, 2000 refreshes
+	appendAuditRecords(t, g.core.Registry().DB(), n, time.Now().Add(-time.Hour), viewHeavyRecord)
+	w := openAudit(t, g)
+
+	rows := loadedRows(t, w)
+	if len(rows) < n/3 || len(rows) > n/3+2 {
+		// The window's own opening reads are refreshes too; its chain
+		// check as it opens is one.
+		t.Fatalf("default view: %d rows, want the %d shown records", len(rows), n/3)
+	}
+	for i, r := range rows {
+		if r.IsView() {
+			t.Fatalf("row %d is a refresh: %+v", i, r)
+		}
+		if i > 0 && r.Rank != rows[i-1].Rank-1 {
+			t.Fatalf("row %d has rank %d after %d", i, r.Rank, rows[i-1].Rank)
+		}
+	}
+	if last := rows[len(rows)-1]; last.Seq != 1 || last.Rank != 1 {
+		t.Errorf("the last row is seq %d, rank %d; want the first record", last.Seq, last.Rank)
+	}
+	var count string
+	doLocked(w, func() { count = w.count.Text })
+	if !strings.Contains(count, fmt.Sprintf("%d records", n/3)) || !strings.Contains(count, "app refreshes hidden") {
+		t.Errorf("count line = %q", count)
+	}
+
+	doLocked(w, func() { w.refreshes.SetChecked(true) })
+	all := loadedRows(t, w)
+	if len(all) < n {
+		t.Fatalf("with the refreshes: %d rows, want at least %d", len(all), n)
+	}
+	views := 0
+	for i, r := range all {
+		if r.IsView() {
+			views++
+		}
+		if i > 0 && r.Seq != all[i-1].Seq-1 {
+			t.Fatalf("with the refreshes, row %d is seq %d after %d", i, r.Seq, all[i-1].Seq)
+		}
+	}
+	if views < 2*n/3 {
+		t.Errorf("with the refreshes: %d of them, want %d", views, 2*n/3)
+	}
+
+	// A filter on a refresh's method finds nothing until they are shown.
+	doLocked(w, func() { setFiltersLocked(w, "session.list", "", "") })
+	if got := loadedRows(t, w); len(got) < 2*n/3 {
+		t.Errorf("session.list with the refreshes: %d rows", len(got))
+	}
+	doLocked(w, func() { w.refreshes.SetChecked(false) })
+	if got := loadedRows(t, w); len(got) != 0 {
+		t.Errorf("session.list without the refreshes: %d rows, want none", len(got))
+	}
 }
