@@ -4,6 +4,7 @@ package store
 // chained like every other record but left out of the default query.
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -88,7 +89,7 @@ func migrateAuditShown(tx *bolt.Tx) error {
 type auditCursor struct {
 	c    *bolt.Cursor
 	idx  *bolt.Bucket // set when c walks the index
-	log  *bolt.Bucket
+	log  *bolt.Cursor // the records the index names, looked up by seq
 	rank uint64
 	err  error // an index entry that names no record
 }
@@ -96,10 +97,11 @@ type auditCursor struct {
 func newAuditCursor(tx *bolt.Tx, views bool) *auditCursor {
 	log := tx.Bucket(bucketAudit)
 	if views {
-		return &auditCursor{c: log.Cursor(), log: log}
+		return &auditCursor{c: log.Cursor()}
 	}
 	idx := tx.Bucket(bucketAuditShown)
-	return &auditCursor{c: idx.Cursor(), idx: idx, log: log}
+	// One cursor for the lookups: Bucket.Get would make one for each.
+	return &auditCursor{c: idx.Cursor(), idx: idx, log: log.Cursor()}
 }
 
 func (a *auditCursor) record(k, v []byte) ([]byte, []byte) {
@@ -112,7 +114,7 @@ func (a *auditCursor) record(k, v []byte) ([]byte, []byte) {
 	}
 	a.rank = binary.BigEndian.Uint64(k)
 	seq := v
-	if v = a.log.Get(seq); v == nil {
+	if k, v = a.log.Seek(seq); !bytes.Equal(k, seq) {
 		a.err = fmt.Errorf("the index of shown audit records names record %x, which is not in the log: %w", seq, ErrAuditChain)
 		return nil, nil
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -338,5 +339,55 @@ func TestMigrateAuditShown(t *testing.T) {
 	}
 	if v, err := verify(db); err != nil || v.Records != n+6 || v.Views != 3 {
 		t.Errorf("VerifyAudit = %+v, %v", v, err)
+	}
+}
+
+// A log written with a GUI open, 300,000 records of which two in three are
+// the app's refreshes: a page of the default view (through the index of
+// shown records) beside the same page with the views (the whole log), and
+// the ways the default view is paged: by rank anywhere, by seq (a binary
+// search over the ranks), a filter that matches nothing (the index walked
+// to its end, reading the 100,000 shown records, beside all 300,000).
+//
+//	go test -run '^$' -bench QueryAuditViews ./store/
+func BenchmarkQueryAuditViews(b *testing.B) {
+	db := openTestDB(b, Options{})
+	const n = 300_000
+	for done := 0; done < n; done += 50_000 {
+		mustUpdate(b, db, func(tx *Tx) error {
+			for i := done; i < done+50_000; i++ {
+				if err := tx.AppendAudit(viewRecord(i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		f    AuditFilter
+		want int
+	}{
+		{"newest 100 shown", AuditFilter{Limit: 100}, 100},
+		{"newest 100 with views (baseline)", AuditFilter{Limit: 100, Views: true}, 100},
+		{"100 shown below rank 50000", AuditFilter{Limit: 100, BeforeRank: 50_000}, 100},
+		{"100 shown below seq 150000", AuditFilter{Limit: 100, BeforeSeq: 150_000}, 100},
+		{"100 with views below seq 150000 (baseline)", AuditFilter{Limit: 100, BeforeSeq: 150_000, Views: true}, 100},
+		{"a method no record has, shown", AuditFilter{Limit: 100, Method: "nothing"}, 0},
+		{"a method no record has, with views (baseline)", AuditFilter{Limit: 100, Method: "nothing", Views: true}, 0},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := db.View(func(tx *Tx) error {
+					rs, err := tx.QueryAudit(tc.f)
+					if err == nil && len(rs) != tc.want {
+						err = fmt.Errorf("%d records, want %d", len(rs), tc.want)
+					}
+					return err
+				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
