@@ -111,17 +111,17 @@ func (w *settingsWindow) refreshLoop(changed <-chan struct{}) {
 // reload reads the three lists, and the worktrees when their tab is shown.
 func (w *settingsWindow) reload() {
 	w.worktrees.changed()
-	repos, err := invoke(w.g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
+	repos, err := view(w.g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
 	if err != nil {
 		w.fail(string(mcpserver.MethodRepositoryList), err)
 		return
 	}
-	profiles, err := invoke(w.g, mcpserver.MethodProfileList, mcpserver.NoArgs{})
+	profiles, err := view(w.g, mcpserver.MethodProfileList, mcpserver.NoArgs{})
 	if err != nil {
 		w.fail(string(mcpserver.MethodProfileList), err)
 		return
 	}
-	tokens, err := invoke(w.g, mcpserver.MethodTokenList, mcpserver.TokenListArgs{})
+	tokens, err := view(w.g, mcpserver.MethodTokenList, mcpserver.TokenListArgs{})
 	if err != nil {
 		w.fail(string(mcpserver.MethodTokenList), err)
 		return
@@ -494,7 +494,7 @@ func (w *settingsWindow) connectionTab() fyne.CanvasObject {
 	keyring := widget.NewLabel(w.g.core.KeyringState())
 	keyring.Wrapping = fyne.TextWrapWord
 
-	saved, err := invoke(w.g, mcpserver.MethodConnectionGet, mcpserver.NoArgs{})
+	saved, err := view(w.g, mcpserver.MethodConnectionGet, mcpserver.NoArgs{})
 	if err != nil {
 		w.g.log.Warn("settings: connection", "err", err)
 	}

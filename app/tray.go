@@ -287,22 +287,22 @@ func (m trayModel) equal(o trayModel) bool {
 // keep working when, say, the database is busy.
 func (g *gui) menuModel() trayModel {
 	var m trayModel
-	profiles, err := invoke(g, mcpserver.MethodProfileList, mcpserver.NoArgs{})
+	profiles, err := view(g, mcpserver.MethodProfileList, mcpserver.NoArgs{})
 	if err != nil {
 		g.log.Warn("tray: profiles", "err", err)
 	}
 	m.profiles = profiles.Profiles
-	repos, err := invoke(g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
+	repos, err := view(g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
 	if err != nil {
 		g.log.Warn("tray: repositories", "err", err)
 	}
 	m.repos = repos.Repositories
-	qs, err := invoke(g, mcpserver.MethodQuestionList, mcpserver.NoArgs{})
+	qs, err := view(g, mcpserver.MethodQuestionList, mcpserver.NoArgs{})
 	if err != nil {
 		g.log.Warn("tray: questions", "err", err)
 	}
 	m.questions = qs.Questions
-	live, err := invoke(g, mcpserver.MethodSessionList, store.SessionFilter{State: store.SessionRunning})
+	live, err := view(g, mcpserver.MethodSessionList, store.SessionFilter{State: store.SessionRunning})
 	if err != nil {
 		g.log.Warn("tray: sessions", "err", err)
 	}
