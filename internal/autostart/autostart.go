@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/switchboard-dev/switchboard/internal/atomicfile"
 )
@@ -110,7 +111,9 @@ func (e Env) Status() (State, error) {
 	}
 	st := State{Path: path}
 	data, err := readBounded(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		// ENOTDIR: the autostart folder is a file, so no entry can be there
+		// (Enable says so when it cannot make the folder).
 		return st, nil
 	}
 	if err != nil {

@@ -371,3 +371,24 @@ func TestTransient(t *testing.T) {
 		}
 	}
 }
+
+// An autostart "folder" that is a file holds no entry; Enable says why it
+// cannot write one.
+func TestFolderIsAFile(t *testing.T) {
+	f := newFixture(t)
+	if err := os.MkdirAll(filepath.Dir(f.dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.dir, []byte("not a folder"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := f.env.Status(); err != nil || st.Exists {
+		t.Errorf("Status() = %+v, %v", st, err)
+	}
+	if _, err := f.env.Enable(f.exe, false); err == nil || !strings.Contains(err.Error(), "create the autostart folder") {
+		t.Errorf("Enable: %v", err)
+	}
+	if _, err := f.env.Disable(false); err != nil {
+		t.Errorf("Disable: %v", err)
+	}
+}
