@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -63,6 +64,11 @@ type Env struct {
 // $HOME/.config/autostart when XDG_CONFIG_HOME is unset, empty or relative
 // (the XDG Base Directory spec says to ignore a relative one).
 func (e Env) Dir() (string, error) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
+		// Their own mechanisms (a Run key, a LaunchAgent) are not written here;
+		// an XDG entry there would start nothing.
+		return "", fmt.Errorf("start at login: not done on %s yet (only XDG desktops: Linux, the BSDs)", runtime.GOOS)
+	}
 	if cfg := e.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(cfg) {
 		return filepath.Join(cfg, "autostart"), nil
 	}
