@@ -85,7 +85,7 @@ fuzz:
 	done
 
 clean:
-	rm -rf bin dist
+	rm -rf bin
 
 # Installing. `make install` puts the binary, a menu entry and the icons
 # under PREFIX (default ~/.local: no root needed); `sudo make install

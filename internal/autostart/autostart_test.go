@@ -392,3 +392,32 @@ func TestFolderIsAFile(t *testing.T) {
 		t.Errorf("Disable: %v", err)
 	}
 }
+
+// The tray reads the entry on every 2-second tick: Status against a bare
+// os.Stat of the same file, the least any check could cost.
+func BenchmarkStatus(b *testing.B) {
+	root := b.TempDir()
+	exe := filepath.Join(root, "switchboard")
+	if err := os.WriteFile(exe, nil, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	env := envOf(map[string]string{"XDG_CONFIG_HOME": root})
+	if _, err := env.Enable(exe, false); err != nil {
+		b.Fatal(err)
+	}
+	path, _ := env.Path()
+	b.Run("Status", func(b *testing.B) {
+		for b.Loop() {
+			if st, err := env.Status(); err != nil || !st.Enabled {
+				b.Fatal(st, err)
+			}
+		}
+	})
+	b.Run("baseline-stat", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := os.Stat(path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
