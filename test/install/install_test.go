@@ -316,6 +316,13 @@ func TestPackageDeb(t *testing.T) {
 	tree := t.TempDir()
 	output(t, "dpkg-deb", "-x", deb, tree)
 	checkTree(t, filepath.Join(tree, "usr"), "/usr/bin/switchboard")
+
+	// What `sudo apt install ./switchboard_….deb` would do, simulated (nothing installed):
+	// its Depends name packages apt can satisfy here (the build machine has them all).
+	if out, err := exec.Command("apt-get", "install", "--simulate", "--no-install-recommends", deb).CombinedOutput(); err != nil ||
+		!strings.Contains(string(out), "Inst switchboard ") {
+		t.Errorf("apt-get install --simulate %s: %v\n%s", deb, err, out)
+	}
 }
 
 // make package-archive: fyne package's tar.xz, with its Makefile, a valid
