@@ -18,6 +18,7 @@ const (
 	labelStartAtLogin = "Start at login"
 	labelStartupForm  = "At login"
 	labelReplaceEntry = "Replace it"
+	labelRemoveEntry  = "Remove it"
 )
 
 // startupConfig is where the autostart entry lives and which binary it starts. RunTray
@@ -144,23 +145,24 @@ func (p *startupPane) load() {
 // set turns the entry on or off. An entry that is not Switchboard's own is replaced or
 // removed only when the person says so.
 func (p *startupPane) set(on, force bool) {
-	_, err := p.g.setStartAtLogin(on, force)
+	st, err := p.g.setStartAtLogin(on, force)
 	switch {
 	case err == nil:
 	case !force && (errors.Is(err, autostart.ErrNotOurs) || errors.Is(err, autostart.ErrEdited)):
-		what := "Replace it with Switchboard's own?"
-		if !on {
-			what = "Remove it?"
+		whose := "was not written by Switchboard."
+		if errors.Is(err, autostart.ErrEdited) {
+			whose = "was edited by hand since Switchboard wrote it."
 		}
-		d := dialog.NewConfirm(labelStartAtLogin, err.Error()+"\n\n"+what, func(yes bool) {
+		question, confirm := "Replace it with Switchboard's own?", labelReplaceEntry
+		if !on {
+			question, confirm = "Remove it?", labelRemoveEntry
+		}
+		d := dialog.NewConfirm(labelStartAtLogin, st.Path+"\n"+whose+"\n\n"+question, func(yes bool) {
 			if yes {
 				p.set(on, true)
 			}
 		}, p.win)
-		d.SetConfirmText(labelReplaceEntry)
-		if !on {
-			d.SetConfirmText("Remove it")
-		}
+		d.SetConfirmText(confirm)
 		d.SetDismissText("Cancel")
 		d.Show()
 	default:
@@ -188,8 +190,10 @@ func startupNote(st autostart.State, exe string) string {
 		note += " It is there but switched off (Hidden)."
 	}
 	switch {
-	case st.ExecMissing:
+	case st.ExecMissing && st.Ours:
 		note += " The program it starts no longer exists: turn it off and on again from the installed Switchboard."
+	case st.ExecMissing:
+		note += " The program it starts no longer exists."
 	case exe != "" && st.Ours && st.Exec != exe:
 		note += " This Switchboard runs from " + exe + "."
 	}

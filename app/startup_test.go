@@ -117,7 +117,12 @@ func TestSettingsStartAtLogin(t *testing.T) {
 		t.Fatalf("Cancel changed someone else's entry (checked %v):\n%s", p.check.Checked, f.content(t))
 	}
 	test.Tap(p.check)
-	test.Tap(dialogButton(t, w.win, "Remove it"))
+	if _, ok := findIn(w.win.Canvas().Overlays().Top(), func(l *widget.Label) bool {
+		return strings.Contains(l.Text, f.entry) && strings.Contains(l.Text, "not written by Switchboard")
+	}); !ok {
+		t.Error("the question does not say which entry, and whose")
+	}
+	test.Tap(dialogButton(t, w.win, labelRemoveEntry))
 	if f.content(t) != "" || p.check.Checked {
 		t.Fatalf("Remove it kept the entry (checked %v)", p.check.Checked)
 	}
@@ -221,5 +226,41 @@ func TestTrayStartAtLogin(t *testing.T) {
 	}
 	if after := g.menuModel(); after.equal(before) {
 		t.Error("the tray model does not change when the entry goes")
+	}
+}
+
+func TestStartupNote(t *testing.T) {
+	const path = "/home/ada/.config/autostart/switchboard.desktop"
+	const exe = "/home/ada/.local/bin/switchboard"
+	for _, tc := range []struct {
+		name string
+		st   autostart.State
+		exe  string
+		want []string // parts the note holds
+		not  []string
+	}{
+		{"none", autostart.State{Path: path}, exe, []string{"Turning it on writes " + path}, []string{"no longer"}},
+		{"ours", autostart.State{Path: path, Exists: true, Ours: true, Enabled: true, Exec: exe}, exe, []string{"Starts " + exe}, []string{"runs from"}},
+		{"ours, another binary", autostart.State{Path: path, Exists: true, Ours: true, Enabled: true, Exec: "/opt/switchboard"}, exe,
+			[]string{"Starts /opt/switchboard", "This Switchboard runs from " + exe}, nil},
+		{"ours, binary gone", autostart.State{Path: path, Exists: true, Ours: true, Enabled: true, Exec: "/gone", ExecMissing: true}, exe,
+			[]string{"no longer exists: turn it off and on again"}, []string{"runs from"}},
+		{"theirs, binary gone", autostart.State{Path: path, Exists: true, Enabled: true, Exec: "/gone", ExecMissing: true}, exe,
+			[]string{"not written by Switchboard", "no longer exists."}, []string{"turn it off"}},
+		{"edited and hidden", autostart.State{Path: path, Exists: true, Ours: true, Edited: true, Exec: exe}, exe,
+			[]string{"edited by hand", "switched off"}, nil},
+		{"go run", autostart.State{Path: path}, "/tmp/go-build123/b001/exe/switchboard", []string{"temporary build"}, nil},
+	} {
+		note := startupNote(tc.st, tc.exe)
+		for _, w := range tc.want {
+			if !strings.Contains(note, w) {
+				t.Errorf("%s: %q lacks %q", tc.name, note, w)
+			}
+		}
+		for _, w := range tc.not {
+			if strings.Contains(note, w) {
+				t.Errorf("%s: %q says %q", tc.name, note, w)
+			}
+		}
 	}
 }
