@@ -17,16 +17,17 @@ import (
 
 // Audit window labels, also what the tests tap.
 const (
-	titleAudit       = "Switchboard — Audit"
-	labelApply       = "Apply"
-	labelClear       = "Clear"
-	labelVerify      = "Verify"
-	labelExportJSONL = "Export JSONL…"
-	labelExportCSV   = "Export CSV…"
-	labelCopyJSON    = "Copy as JSON"
-	labelLoadingRow  = "loading…"
-	labelNoRecord    = "Select a record."
-	labelVerifying   = "Verifying the hash chain…"
+	titleAudit         = "Switchboard — Audit"
+	labelApply         = "Apply"
+	labelClear         = "Clear"
+	labelVerify        = "Verify"
+	labelShowRefreshes = "Show the app's refreshes"
+	labelExportJSONL   = "Export JSONL…"
+	labelExportCSV     = "Export CSV…"
+	labelCopyJSON      = "Copy as JSON"
+	labelLoadingRow    = "loading…"
+	labelNoRecord      = "Select a record."
+	labelVerifying     = "Verifying the hash chain…"
 )
 
 // auditWindow is the Audit window: the audit log with filters, a detail
@@ -46,6 +47,9 @@ type auditWindow struct {
 
 	method, outcome, keyID, session, transport, repository *widget.SelectEntry
 	from, to, text                                         *widget.Entry
+	// refreshes shows the app's own refresh reads (store.AuditRecord.IsView),
+	// which the log keeps apart and the window leaves out by default.
+	refreshes *widget.Check
 
 	applyBtn *widget.Button
 	bottom   *fyne.Container // the status line: count, export progress, chain
@@ -101,7 +105,7 @@ func (g *gui) showAudit() {
 
 func newAuditWindow(g *gui) *auditWindow {
 	w := &auditWindow{
-		g: g, win: g.app.NewWindow(titleAudit), src: auditSource{g},
+		g: g, win: g.app.NewWindow(titleAudit), src: auditSource{g, mcpserver.TransportGUIView},
 		cache: newAuditCache(auditCachePages), inflight: map[int]bool{},
 		fetchers: make(chan struct{}, auditFetchers), stopRefresh: make(chan struct{}),
 		now: time.Now,
@@ -131,17 +135,19 @@ func newAuditWindow(g *gui) *auditWindow {
 	w.keyID = sel("key id")
 	w.session = sel("session")
 	w.transport = sel("transport", string(mcpserver.TransportGUI), string(mcpserver.TransportRPC), string(mcpserver.TransportMCP),
-		string(mcpserver.TransportMCPSSE), string(mcpserver.TransportMCPStdio), string(mcpserver.TransportSupervisor), string(mcpserver.TransportHook))
+		string(mcpserver.TransportMCPSSE), string(mcpserver.TransportMCPStdio), string(mcpserver.TransportSupervisor), string(mcpserver.TransportHook),
+		string(mcpserver.TransportGUIView))
 	w.repository = sel("repository")
 	w.from = entry("from: 2026-11-30 14:00 or -1h")
 	w.to = entry("to")
 	w.text = entry("text in any field")
+	w.refreshes = widget.NewCheck(labelShowRefreshes, func(bool) { w.apply() })
 	w.applyBtn = widget.NewButtonWithIcon(labelApply, theme.SearchIcon(), w.apply)
 	w.applyBtn.Importance = widget.HighImportance
 	clear := widget.NewButton(labelClear, w.clearFilters)
 	filters := container.NewVBox(
 		container.NewGridWithColumns(6, w.method, w.outcome, w.keyID, w.session, w.transport, w.repository),
-		container.NewBorder(nil, nil, nil, container.NewHBox(w.applyBtn, clear),
+		container.NewBorder(nil, nil, nil, container.NewHBox(w.refreshes, w.applyBtn, clear),
 			container.NewGridWithColumns(3, w.from, w.to, w.text)))
 
 	heads := make([]fyne.CanvasObject, len(auditColumns))
@@ -169,7 +175,7 @@ func newAuditWindow(g *gui) *auditWindow {
 	w.chain = widget.NewLabel("")
 	w.chain.Truncation = fyne.TextTruncateEllipsis
 	w.export = widget.NewLabel("")
-	w.verify = widget.NewButtonWithIcon(labelVerify, theme.ConfirmIcon(), w.runVerify)
+	w.verify = widget.NewButtonWithIcon(labelVerify, theme.ConfirmIcon(), func() { w.runVerify(mcpserver.TransportGUI) })
 	w.exportJ = widget.NewButtonWithIcon(labelExportJSONL, theme.DocumentSaveIcon(), func() { w.pickExport("jsonl") })
 	w.exportC = widget.NewButtonWithIcon(labelExportCSV, theme.DocumentSaveIcon(), func() { w.pickExport("csv") })
 	w.bottom = container.NewBorder(nil, nil, container.NewHBox(w.count, w.export),
@@ -185,7 +191,9 @@ func newAuditWindow(g *gui) *auditWindow {
 		}
 	})
 	w.open(auditQuery{})
-	w.runVerify()
+	// The check as the window opens is the window's own doing, a view;
+	// the Verify button is the person's.
+	w.runVerify(mcpserver.TransportGUIView)
 	// Subscribed here, not in the goroutine: a change committed before
 	// the goroutine first ran would be missed.
 	go w.tailLoop(g.core.Registry().Changed())
@@ -226,16 +234,17 @@ func (w *auditWindow) open(q auditQuery) {
 	w.list.Refresh()
 	go func() {
 		var first []store.AuditRecord
-		floor, top, next := uint64(1), uint64(0), uint64(0)
+		floor, top, next, lastSeq := uint64(1), uint64(0), uint64(0), uint64(0)
 		var err error
 		switch {
 		case q.whole():
 			// The newest two pages in one call: they give the row count
 			// and the first screen together.
 			var res mcpserver.AuditRecords
-			if res, err = w.src.query(store.AuditFilter{Limit: 2 * auditPageSize}); err == nil && len(res.Records) > 0 {
-				first, top = res.Records, res.Records[0].Seq
+			if res, err = w.src.query(store.AuditFilter{Limit: 2 * auditPageSize, Views: q.filter.Views}); err == nil && len(res.Records) > 0 {
+				first = res.Records
 			}
+			lastSeq = res.LastSeq
 		case q.from.IsZero() && q.to.IsZero():
 			// Scan from the newest record on; the first page found sets
 			// the view's top.
@@ -256,7 +265,10 @@ func (w *auditWindow) open(q auditQuery) {
 			v.top, v.floor, v.next = top, floor, next
 			v.done = err != nil || (!v.whole && next <= floor)
 			if v.whole {
-				w.cache.putWholePages(first)
+				if len(first) > 0 {
+					v.setWholeTop(&first[0], lastSeq)
+				}
+				w.cache.putWholePages(v, first)
 			}
 			w.showCount()
 			w.list.Refresh()
@@ -274,8 +286,14 @@ func (w *auditWindow) showCount() {
 		w.setStatus(w.count, "reading…")
 	case v.err != nil:
 		w.setStatus(w.count, "Could not read the log: "+v.err.Error())
-	case v.whole:
+	case v.whole && v.q.filter.Views:
 		w.setStatus(w.count, plural(int(v.top), "record"))
+	case v.whole:
+		hidden := fmt.Sprintf("%d app refreshes hidden", v.hidden)
+		if v.hidden == 1 {
+			hidden = "1 app refresh hidden"
+		}
+		w.setStatus(w.count, plural(int(v.top), "record")+" · "+hidden)
 	case v.done:
 		w.setStatus(w.count, plural(v.rows, "matching record"))
 	default:

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 
+	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -27,6 +28,12 @@ func (w *auditWindow) pickExport(format string) {
 	if !w.view.ready {
 		return
 	}
+	if w.view.whole {
+		// The whole log's top may be a rank; the export pages by seq.
+		top = w.view.topSeq
+	}
+	// The person asked for the export: its reads are no views.
+	src := auditSource{w.g, mcpserver.TransportGUI}
 	d := dialog.NewFileSave(func(wc fyne.URIWriteCloser, err error) {
 		if err != nil || wc == nil {
 			return
@@ -37,7 +44,7 @@ func (w *auditWindow) pickExport(format string) {
 		w.exportJ.Disable()
 		w.exportC.Disable()
 		go func() {
-			n, err := exportAudit(w.src, q, top, floor, path, format, func(n int) {
+			n, err := exportAudit(src, q, top, floor, path, format, func(n int) {
 				w.do(func() { w.setStatus(w.export, fmt.Sprintf("exporting… %d records", n)) })
 			})
 			w.do(func() {

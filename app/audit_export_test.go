@@ -29,7 +29,7 @@ func TestAuditExport(t *testing.T) {
 	for _, format := range []string{"jsonl", "csv"} {
 		path := filepath.Join(dir, "audit."+format)
 		var last int
-		n, err := exportAudit(auditSource{g}, q, 0, 0, path, format, func(n int) { last = n })
+		n, err := exportAudit(auditSource{g, mcpserver.TransportGUI}, q, 0, 0, path, format, func(n int) { last = n })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +90,7 @@ func TestAuditExportCSVDefusesFormulas(t *testing.T) {
 		t.Fatal("an unknown method succeeded")
 	}
 	path := filepath.Join(t.TempDir(), "audit.csv")
-	if _, err := exportAudit(auditSource{g}, auditQuery{notOK: true}, 0, 0, path, "csv", nil); err != nil {
+	if _, err := exportAudit(auditSource{g, mcpserver.TransportGUI}, auditQuery{notOK: true}, 0, 0, path, "csv", nil); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(path)

@@ -56,9 +56,9 @@ func (w *auditWindow) pumpPages() {
 		key := w.pending[len(w.pending)-1]
 		w.pending = w.pending[:len(w.pending)-1]
 		w.reading++
-		gen := w.view.gen
+		gen, f := w.view.gen, w.view.pageFilter(key)
 		go func() {
-			res, err := w.src.query(store.AuditFilter{BeforeSeq: uint64(key+1)*auditPageSize + 1, Limit: auditPageSize})
+			res, err := w.src.query(f)
 			w.do(func() {
 				w.reading--
 				defer w.pumpPages()

@@ -28,10 +28,13 @@ type auditQuery struct {
 	from, to time.Time
 }
 
-// whole reports whether q selects the whole log: then row i is seq top-i
-// and any page is one call away, wherever the person scrolls.
+// whole reports whether q selects the whole log, with the app's refreshes
+// or without: then row i is position top-i (auditView.pos) and any page
+// is one call away, wherever the person scrolls.
 func (q auditQuery) whole() bool {
-	return q.filter == (store.AuditFilter{}) && !q.notOK && q.text == "" && q.from.IsZero() && q.to.IsZero()
+	f := q.filter
+	f.Views = false
+	return f == (store.AuditFilter{}) && !q.notOK && q.text == "" && q.from.IsZero() && q.to.IsZero()
 }
 
 // clientSide reports whether q filters on something the store cannot.
@@ -99,6 +102,7 @@ func (w *auditWindow) readQuery() (auditQuery, error) {
 		SessionID:  strings.TrimSpace(w.session.Text),
 		Transport:  strings.TrimSpace(w.transport.Text),
 		Repository: strings.TrimSpace(w.repository.Text),
+		Views:      w.refreshes.Checked,
 	}
 	if q.filter.Outcome == outcomeNotOK {
 		q.filter.Outcome, q.notOK = "", true

@@ -13,7 +13,8 @@ import (
 
 const (
 	// auditPageSize is how many rows one page holds: one audit.query for
-	// the whole log, where seqs are gap-free and a page is a seq range.
+	// the whole log, where a page is a range of positions (seqs, gap-free,
+	// or with the app's refreshes hidden the shown records' ranks).
 	auditPageSize = 200
 	// auditFirstPage is the first page of a filtered view: a screen's
 	// worth of rows.
@@ -46,8 +47,12 @@ type auditView struct {
 	q     auditQuery
 	whole bool
 	ready bool // the first read (top, time bounds) is done
-	// top is the newest seq in the view; floor the oldest allowed.
-	top, floor uint64
+	// top is the newest seq in the view; floor the oldest allowed. In the
+	// whole log with the refreshes hidden, top is the newest shown
+	// record's rank (auditView.pos), topSeq its seq, and hidden how many
+	// refreshes the log held besides the shown records.
+	top, floor     uint64
+	topSeq, hidden uint64
 	// Filtered views: the pages found so far, newest first, their first
 	// rows, where the next page starts and whether there is one.
 	spans   []*auditSpan
@@ -105,14 +110,46 @@ func (c *auditCache) drop(key int) {
 	}
 }
 
+// pos is r's position in the whole log: its seq, or with the app's
+// refreshes hidden its rank among the shown records. Either runs without
+// a gap, so row i of the whole log is position top-i.
+func (v *auditView) pos(r *store.AuditRecord) uint64 {
+	if v.q.filter.Views {
+		return r.Seq
+	}
+	return r.Rank
+}
+
+// setWholeTop makes r, the newest record read of the whole log, the view's
+// top, when the log's newest seq was lastSeq.
+func (v *auditView) setWholeTop(r *store.AuditRecord, lastSeq uint64) {
+	v.top, v.topSeq = v.pos(r), r.Seq
+	if !v.q.filter.Views {
+		// Every record up to lastSeq was either shown (and ranked up to
+		// top) or a refresh.
+		v.hidden = lastSeq - v.top
+	}
+}
+
+// pageFilter reads page key of the whole log.
+func (v *auditView) pageFilter(key int) store.AuditFilter {
+	below := uint64(key+1)*auditPageSize + 1
+	if v.q.filter.Views {
+		return store.AuditFilter{BeforeSeq: below, Limit: auditPageSize, Views: true}
+	}
+	return store.AuditFilter{BeforeRank: below, Limit: auditPageSize}
+}
+
 // putWholePages keeps the complete pages of the whole log among recs,
-// which run newest first without a gap: a page is complete when recs reach
-// its oldest seq (the newest page is complete from the view's top down).
-func (c *auditCache) putWholePages(recs []store.AuditRecord) {
+// which run newest first without a gap in their positions: a page is
+// complete when recs reach its oldest position (the newest page is
+// complete from the view's top down).
+func (c *auditCache) putWholePages(v *auditView, recs []store.AuditRecord) {
 	for len(recs) > 0 {
-		key := int((recs[0].Seq - 1) / auditPageSize)
+		top := v.pos(&recs[0])
+		key := int((top - 1) / auditPageSize)
 		bottom := uint64(key)*auditPageSize + 1
-		n := int(recs[0].Seq-bottom) + 1
+		n := int(top-bottom) + 1
 		if n > len(recs) {
 			return
 		}
@@ -162,16 +199,16 @@ func (v *auditView) record(c *auditCache, i int) (*store.AuditRecord, auditMiss)
 		if uint64(i) >= v.top {
 			return nil, auditMiss{}
 		}
-		seq := v.top - uint64(i)
-		key := int((seq - 1) / auditPageSize)
+		pos := v.top - uint64(i)
+		key := int((pos - 1) / auditPageSize)
 		recs, ok := c.get(key)
 		if !ok {
 			return nil, auditMiss{read: readPage, key: key}
 		}
-		if len(recs) == 0 || recs[0].Seq < seq {
+		if len(recs) == 0 || v.pos(&recs[0]) < pos {
 			return nil, auditMiss{}
 		}
-		j := int(recs[0].Seq - seq)
+		j := int(v.pos(&recs[0]) - pos)
 		if j >= len(recs) {
 			return nil, auditMiss{}
 		}

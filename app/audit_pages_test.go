@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -86,11 +87,41 @@ func TestAuditViewRecordWhole(t *testing.T) {
 		{"newer than its page in memory", true, 452, 0, 0, auditMiss{}},
 		{"older rows of that page", true, 452, 2, 450, auditMiss{}},
 	} {
-		c := newAuditCache(auditCachePages)
-		c.put(2, auditRecs(450, 401))
-		c.put(1, auditRecs(400, 201))
-		v := auditView{ready: tc.ready, whole: true, top: tc.top}
-		checkAuditRecord(t, tc.name, &v, c, tc.row, tc.wantSeq, tc.want)
+		// With the refreshes shown, positions are seqs; hidden, they are
+		// the shown records' ranks, whose seqs have gaps (here seq is
+		// three times the rank).
+		for _, views := range []bool{true, false} {
+			c := newAuditCache(auditCachePages)
+			put := func(key int, recs []store.AuditRecord) {
+				for i := range recs {
+					if !views {
+						recs[i].Rank, recs[i].Seq = recs[i].Seq, 3*recs[i].Seq
+					}
+				}
+				c.put(key, recs)
+			}
+			put(2, auditRecs(450, 401))
+			put(1, auditRecs(400, 201))
+			v := auditView{ready: tc.ready, whole: true, top: tc.top, q: auditQuery{filter: store.AuditFilter{Views: views}}}
+			want := tc.wantSeq
+			if !views {
+				want *= 3
+			}
+			checkAuditRecord(t, fmt.Sprintf("%s (views %v)", tc.name, views), &v, c, tc.row, want, tc.want)
+		}
+	}
+}
+
+// The whole log's pages are read by seq with the refreshes, by rank
+// without.
+func TestAuditViewPageFilter(t *testing.T) {
+	shown := auditView{}
+	if f := shown.pageFilter(2); f != (store.AuditFilter{BeforeRank: 601, Limit: auditPageSize}) {
+		t.Errorf("page 2 without views: %+v", f)
+	}
+	all := auditView{q: auditQuery{filter: store.AuditFilter{Views: true}}}
+	if f := all.pageFilter(0); f != (store.AuditFilter{BeforeSeq: 201, Limit: auditPageSize, Views: true}) {
+		t.Errorf("page 0 with views: %+v", f)
 	}
 }
 
@@ -144,7 +175,7 @@ func TestAuditPutWholePages(t *testing.T) {
 		{"nothing", nil, map[int][2]uint64{}},
 	} {
 		c := newAuditCache(auditCachePages)
-		c.putWholePages(tc.recs)
+		c.putWholePages(&auditView{q: auditQuery{filter: store.AuditFilter{Views: true}}}, tc.recs)
 		if c.order.Len() != len(tc.want) {
 			t.Errorf("%s: %d pages kept, want %d", tc.name, c.order.Len(), len(tc.want))
 		}

@@ -11,31 +11,43 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
-// auditSource reads the log through the registry; its methods run off the
-// Fyne goroutine.
-type auditSource struct{ g *gui }
+// auditSource reads the log through the registry over transport t: the
+// window's own reads as it shows and follows the log are views (see view),
+// an export the person asked for is not. Its methods run off the Fyne
+// goroutine.
+type auditSource struct {
+	g *gui
+	t mcpserver.Transport
+}
 
 // query runs audit.query. The result is the handler's own value: a page
 // of a thousand records is not encoded and decoded again.
 func (s auditSource) query(f store.AuditFilter) (mcpserver.AuditRecords, error) {
-	return invoke(s.g, mcpserver.MethodAuditQuery, f)
+	return call(s.g, s.t, mcpserver.MethodAuditQuery, f)
 }
 
-// newest returns the newest record's seq, 0 for an empty log.
+// newest returns the newest record, views included: its seq, 0 for an
+// empty log.
 func (s auditSource) newest() (uint64, error) {
-	res, err := s.query(store.AuditFilter{Limit: 1})
-	if err != nil {
-		return 0, err
-	}
-	if len(res.Records) == 0 {
-		return 0, nil
-	}
-	return res.Records[0].Seq, nil
+	r, _, err := s.newestIn(true)
+	return r.Seq, err
 }
 
-// at returns the record with sequence seq (the log has no gaps).
+// newestIn returns the newest record of the whole log, with the app's
+// refreshes (views) or without, and the log's newest seq when it was read;
+// a zero record for an empty log.
+func (s auditSource) newestIn(views bool) (store.AuditRecord, uint64, error) {
+	res, err := s.query(store.AuditFilter{Limit: 1, Views: views})
+	if err != nil || len(res.Records) == 0 {
+		return store.AuditRecord{}, res.LastSeq, err
+	}
+	return res.Records[0], res.LastSeq, nil
+}
+
+// at returns the record with sequence seq (the log, views included, has no
+// gaps).
 func (s auditSource) at(seq uint64) (store.AuditRecord, error) {
-	res, err := s.query(store.AuditFilter{BeforeSeq: seq + 1, Limit: 1})
+	res, err := s.query(store.AuditFilter{BeforeSeq: seq + 1, Limit: 1, Views: true})
 	if err != nil {
 		return store.AuditRecord{}, err
 	}

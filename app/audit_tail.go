@@ -59,19 +59,29 @@ func (w *auditWindow) tail(done chan struct{}) {
 	go func() {
 		defer close(done)
 		if whole {
-			newest, err := w.src.newest()
-			if err != nil || newest <= top {
+			r, lastSeq, err := w.src.newestIn(q.filter.Views)
+			if err != nil {
 				return
 			}
+			var newest uint64
 			w.do(func() {
 				if w.view.gen != gen {
+					return
+				}
+				if newest = w.view.pos(&r); newest <= top {
+					// No new record to show; the count of the
+					// refreshes hidden may have grown.
+					if !q.filter.Views && newest > 0 {
+						w.view.setWholeTop(&r, lastSeq)
+						w.showCount()
+					}
 					return
 				}
 				// The newest page was partial; it is not any more.
 				if top > 0 {
 					w.cache.drop(int((top - 1) / auditPageSize))
 				}
-				w.view.top = newest
+				w.view.setWholeTop(&r, lastSeq)
 				// The rows moved down: a highlight would now mark
 				// another record than the one in the detail pane.
 				w.list.UnselectAll()

@@ -14,8 +14,9 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
-// runVerify checks the hash chain off the Fyne goroutine.
-func (w *auditWindow) runVerify() {
+// runVerify checks the hash chain off the Fyne goroutine, calling
+// audit.verify over t.
+func (w *auditWindow) runVerify(t mcpserver.Transport) {
 	w.chain.Importance = widget.MediumImportance
 	w.chain.SetText(labelVerifying)
 	w.verify.Disable()
@@ -43,7 +44,7 @@ func (w *auditWindow) runVerify() {
 		}
 	}()
 	go func() {
-		v, err := w.verifyAuditChain()
+		v, err := w.verifyAuditChain(t)
 		took := w.now().Sub(start).Round(time.Millisecond)
 		close(finished)
 		w.do(func() {
@@ -62,8 +63,8 @@ func (w *auditWindow) runVerify() {
 // verifyAuditChain checks the whole hash chain through audit.verify: an
 // audited call like any other, whose long read runs outside the shared
 // write transaction (it is a Slow method), so agents are not held up.
-func (w *auditWindow) verifyAuditChain() (store.AuditVerification, error) {
-	out, err := invoke(w.g, mcpserver.MethodAuditVerify, mcpserver.NoArgs{})
+func (w *auditWindow) verifyAuditChain(t mcpserver.Transport) (store.AuditVerification, error) {
+	out, err := call(w.g, t, mcpserver.MethodAuditVerify, mcpserver.NoArgs{})
 	if err != nil {
 		return store.AuditVerification{}, err
 	}

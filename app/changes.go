@@ -145,12 +145,13 @@ func newChangesView(g *gui, src changesSource) *changesView {
 	return v
 }
 
-// fetch reads the change; off the Fyne goroutine too.
-func (v *changesView) fetch() (mcpserver.DiffResult, error) {
+// fetch reads the change over t (the person opening it, or the refresh
+// loop's view); off the Fyne goroutine too.
+func (v *changesView) fetch(t mcpserver.Transport) (mcpserver.DiffResult, error) {
 	if v.src.packetID != "" {
-		return invoke(v.g, mcpserver.MethodWorkDiff, mcpserver.WorkDiffArgs{PacketID: v.src.packetID})
+		return call(v.g, t, mcpserver.MethodWorkDiff, mcpserver.WorkDiffArgs{PacketID: v.src.packetID})
 	}
-	return invoke(v.g, mcpserver.MethodSessionDiff, mcpserver.SessionDiffArgs{SessionID: v.src.sessionID})
+	return call(v.g, t, mcpserver.MethodSessionDiff, mcpserver.SessionDiffArgs{SessionID: v.src.sessionID})
 }
 
 // load reads the packet or session, then its change, and shows both.
@@ -178,7 +179,7 @@ func (v *changesView) load() {
 		v.readWorktree(v.src.sessionID)
 	}
 	v.review.update()
-	d, err := v.fetch()
+	d, err := v.fetch(mcpserver.TransportGUI)
 	if err != nil {
 		v.fail("The changes could not be read", err)
 		return
@@ -268,7 +269,7 @@ func (v *changesView) refreshLoop(every time.Duration) {
 			return
 		case <-t.C:
 		}
-		d, err := v.fetch()
+		d, err := v.fetch(mcpserver.TransportGUIView)
 		if err != nil {
 			continue // the session ended, say: the last diff stays
 		}

@@ -48,13 +48,31 @@ type gui struct {
 
 	// Every open window that place gave a size, to remember at quit.
 	placed map[fyne.Window]windowPlace
+
+	startup startupConfig // where the start-at-login entry is (startup.go)
 }
 
 // invoke runs the method name with in as the person at the screen and
 // returns its result: the handler's own value, with the types the compiler
 // checks against the method's.
 func invoke[In, Out any](g *gui, name mcpserver.Name[In, Out], in In) (Out, error) {
+	return call(g, mcpserver.TransportGUI, name, in)
+}
+
+// view is invoke for the GUI's own refresh reads: a window or the tray
+// re-reading what it shows, on a timer, after a change or as it opens.
+// They are audited like every call, but as views
+// (mcpserver.TransportGUIView), which the audit shows only when asked: an
+// idle tray with two windows open would otherwise fill the log with
+// itself. What a person's click reads or changes goes through invoke.
+// The registry refuses a method that writes when it comes this way.
+func view[In, Out any](g *gui, name mcpserver.Name[In, Out], in In) (Out, error) {
+	return call(g, mcpserver.TransportGUIView, name, in)
+}
+
+// call runs the method name over transport t as the person at the screen.
+func call[In, Out any](g *gui, t mcpserver.Transport, name mcpserver.Name[In, Out], in In) (Out, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
-	return mcpserver.Invoke(ctx, g.core.Registry(), mcpserver.Operator, mcpserver.TransportGUI, name, in)
+	return mcpserver.Invoke(ctx, g.core.Registry(), mcpserver.Operator, t, name, in)
 }

@@ -235,12 +235,12 @@ func (w *sessionsWindow) badgesOf(sessions []store.Session) string {
 // reload reads the session list, the repositories' names and the selected
 // session's detail.
 func (w *sessionsWindow) reload() {
-	list, err := invoke(w.g, mcpserver.MethodSessionList, store.SessionFilter{Limit: 200})
+	list, err := view(w.g, mcpserver.MethodSessionList, store.SessionFilter{Limit: 200})
 	if err != nil {
 		w.g.log.Warn("sessions: list", "err", err)
 		return
 	}
-	if repos, err := invoke(w.g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{}); err == nil {
+	if repos, err := view(w.g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{}); err == nil {
 		w.repos = map[string]store.Repository{}
 		for _, r := range repos.Repositories {
 			w.repos[r.ID] = r
@@ -252,7 +252,7 @@ func (w *sessionsWindow) reload() {
 	w.list.Refresh()
 	w.shownBadges = w.badges()
 	if w.selected != "" {
-		w.loadDetail()
+		w.loadDetail(mcpserver.TransportGUIView)
 	}
 }
 
@@ -356,7 +356,7 @@ func (w *sessionsWindow) selectSession(id string) {
 		}
 		w.termBox.Refresh()
 	}
-	w.loadDetail()
+	w.loadDetail(mcpserver.TransportGUI)
 }
 
 // session is the listed session id.
@@ -369,9 +369,10 @@ func (w *sessionsWindow) session(id string) (store.Session, bool) {
 	return store.Session{}, false
 }
 
-// loadDetail reads the selected session's detail and shows it.
-func (w *sessionsWindow) loadDetail() {
-	d, err := invoke(w.g, mcpserver.MethodSessionGet, mcpserver.SessionGetArgs{SessionID: w.selected})
+// loadDetail reads the selected session's detail and shows it, over t:
+// the person's click selecting it, or a refresh's view.
+func (w *sessionsWindow) loadDetail(t mcpserver.Transport) {
+	d, err := call(w.g, t, mcpserver.MethodSessionGet, mcpserver.SessionGetArgs{SessionID: w.selected})
 	if err != nil {
 		w.g.log.Warn("sessions: detail", "session", w.selected, "err", err)
 		return
@@ -464,7 +465,7 @@ func (w *sessionsWindow) sendAnswer(questionID string) {
 		return
 	}
 	w.answer.SetText("")
-	w.loadDetail()
+	w.loadDetail(mcpserver.TransportGUIView)
 }
 
 // stopAgent stops the selected agent off the Fyne goroutine (a stop can

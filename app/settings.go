@@ -52,6 +52,7 @@ type settingsWindow struct {
 	tokenSel    int
 	status      *widget.Label
 	worktrees   *worktreesPane // the Worktrees tab (settings_worktrees.go)
+	startup     *startupPane   // start at login, on the Connection tab (startup.go)
 
 	stopRefresh chan struct{}
 }
@@ -111,17 +112,19 @@ func (w *settingsWindow) refreshLoop(changed <-chan struct{}) {
 // reload reads the three lists, and the worktrees when their tab is shown.
 func (w *settingsWindow) reload() {
 	w.worktrees.changed()
-	repos, err := invoke(w.g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
+	// Not registry state, but `switchboard autostart` may have changed it meanwhile.
+	w.startup.load()
+	repos, err := view(w.g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
 	if err != nil {
 		w.fail(string(mcpserver.MethodRepositoryList), err)
 		return
 	}
-	profiles, err := invoke(w.g, mcpserver.MethodProfileList, mcpserver.NoArgs{})
+	profiles, err := view(w.g, mcpserver.MethodProfileList, mcpserver.NoArgs{})
 	if err != nil {
 		w.fail(string(mcpserver.MethodProfileList), err)
 		return
 	}
-	tokens, err := invoke(w.g, mcpserver.MethodTokenList, mcpserver.TokenListArgs{})
+	tokens, err := view(w.g, mcpserver.MethodTokenList, mcpserver.TokenListArgs{})
 	if err != nil {
 		w.fail(string(mcpserver.MethodTokenList), err)
 		return
@@ -494,7 +497,7 @@ func (w *settingsWindow) connectionTab() fyne.CanvasObject {
 	keyring := widget.NewLabel(w.g.core.KeyringState())
 	keyring.Wrapping = fyne.TextWrapWord
 
-	saved, err := invoke(w.g, mcpserver.MethodConnectionGet, mcpserver.NoArgs{})
+	saved, err := view(w.g, mcpserver.MethodConnectionGet, mcpserver.NoArgs{})
 	if err != nil {
 		w.g.log.Warn("settings: connection", "err", err)
 	}
@@ -533,6 +536,7 @@ func (w *settingsWindow) connectionTab() fyne.CanvasObject {
 		status.Show()
 	})
 	save.Importance = widget.HighImportance
+	w.startup = newStartupPane(w.g, w.win)
 	return container.NewVScroll(container.NewVBox(
 		widget.NewForm(
 			widget.NewFormItem("MCP endpoint", endpoint),
@@ -543,5 +547,7 @@ func (w *settingsWindow) connectionTab() fyne.CanvasObject {
 		note,
 		container.NewHBox(layout.NewSpacer(), save),
 		status,
+		widget.NewSeparator(),
+		w.startup.object(),
 	))
 }

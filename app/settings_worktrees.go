@@ -119,7 +119,8 @@ func (p *worktreesPane) load() {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), worktreeCallTimeout)
 		defer cancel()
-		out, err := mcpserver.Invoke(ctx, p.w.g.core.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkspaceList, mcpserver.NoArgs{})
+		// A view: the pane re-reads on a timer (see view).
+		out, err := mcpserver.Invoke(ctx, p.w.g.core.Registry(), mcpserver.Operator, mcpserver.TransportGUIView, mcpserver.MethodWorkspaceList, mcpserver.NoArgs{})
 		fyne.Do(func() {
 			p.loading = false
 			if err != nil {

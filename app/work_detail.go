@@ -27,12 +27,14 @@ func (w *workWindow) selectPacket(id string) {
 	w.selected = id
 	w.cursor = id
 	w.highlight()
-	w.loadDetail()
+	w.loadDetail(mcpserver.TransportGUI)
 	w.bodyScroll.ScrollToTop()
 }
 
-func (w *workWindow) loadDetail() {
-	d, err := invoke(w.g, mcpserver.MethodWorkGet, mcpserver.WorkGetArgs{PacketID: w.selected})
+// loadDetail reads the selected packet over t: the person's click
+// selecting it, or a refresh's view.
+func (w *workWindow) loadDetail(t mcpserver.Transport) {
+	d, err := call(w.g, t, mcpserver.MethodWorkGet, mcpserver.WorkGetArgs{PacketID: w.selected})
 	if err != nil {
 		w.fail("The packet could not be read", err)
 		return

@@ -72,13 +72,13 @@ func workAge(d time.Duration) string {
 // reload reads the repositories and the packets and shows them, keeping the
 // selection.
 func (w *workWindow) reload() {
-	repos, err := invoke(w.g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
+	repos, err := view(w.g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
 	if err != nil {
 		w.fail("Repositories could not be read", err)
 		return
 	}
 	w.setRepos(repos.Repositories)
-	list, err := invoke(w.g, mcpserver.MethodWorkList, store.PacketFilter{RepositoryID: w.filterID, Limit: workListLimit})
+	list, err := view(w.g, mcpserver.MethodWorkList, store.PacketFilter{RepositoryID: w.filterID, Limit: workListLimit})
 	if err != nil {
 		w.fail("Packets could not be read", err)
 		return
@@ -86,7 +86,7 @@ func (w *workWindow) reload() {
 	w.packets = list.Packets
 	w.showRows()
 	if w.selected != "" {
-		w.loadDetail()
+		w.loadDetail(mcpserver.TransportGUIView)
 	}
 }
 

@@ -203,7 +203,7 @@ func (f *fixture) audit(t testing.TB) []store.AuditRecord {
 	var recs []store.AuditRecord
 	f.view(t, func(tx *store.Tx) error {
 		var err error
-		recs, err = tx.QueryAudit(store.AuditFilter{Limit: 1000})
+		recs, err = tx.QueryAudit(store.AuditFilter{Limit: 1000, Views: true})
 		return err
 	})
 	// QueryAudit without AfterSeq is newest first.

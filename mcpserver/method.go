@@ -14,11 +14,19 @@ import (
 type Transport string
 
 const (
-	TransportMCP        Transport = "mcp"
-	TransportMCPSSE     Transport = "mcp-sse"
-	TransportMCPStdio   Transport = "mcp-stdio"
-	TransportRPC        Transport = "rpc"
-	TransportGUI        Transport = "gui"
+	TransportMCP      Transport = "mcp"
+	TransportMCPSSE   Transport = "mcp-sse"
+	TransportMCPStdio Transport = "mcp-stdio"
+	TransportRPC      Transport = "rpc"
+	TransportGUI      Transport = "gui"
+	// TransportGUIView is the GUI's own background refresh reads: a window
+	// or the tray's menu re-reading what it shows on a timer or after a
+	// change. They are audited and chained like every call, but the
+	// default audit query leaves their successful records out
+	// (store.AuditRecord.IsView). Only ReadOnly methods may be called over
+	// it: a write mislabelled as a view is refused, so no change can hide
+	// in the views.
+	TransportGUIView    Transport = store.ViewTransport
 	TransportSupervisor Transport = "supervisor"
 	// TransportHook is the calls a CLI's hooks make to the listener's
 	// hook path (supervisor.ClaudeHookPath), outside MCP.

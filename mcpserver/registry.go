@@ -164,6 +164,11 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 	case m.Flags&StartupOnly != 0 && t != TransportStartup:
 		res.Err = store.Deny(store.CodeToolHidden, "%s is called only by Switchboard itself while it starts", method)
 		return r.auditFailure(res, rec, p.SessionID, start)
+	case t == TransportGUIView && m.Flags&ReadOnly == 0:
+		// The refusal is not a view (its outcome is not ok): it shows in
+		// the default audit view, where the mislabelled call is seen.
+		res.Err = store.Deny(store.CodeToolHidden, "%s changes state: a view refresh may only read", method)
+		return r.auditFailure(res, rec, p.SessionID, start)
 	}
 	if m.Flags&SecretArgs != 0 {
 		rec.ArgsDigest = ""

@@ -32,6 +32,11 @@ type AuditRecord struct {
 	ArgsDigest string `json:"args_digest,omitempty"`
 	PrevHash   string `json:"prev_hash"`
 	Hash       string `json:"hash"`
+	// Rank is the record's place among the shown records (the index
+	// of audit_views.go), set when a query without views read it; 0
+	// otherwise. It is where the record sits in the default view, not
+	// part of the record: never written, chained or sent.
+	Rank uint64 `json:"-"`
 }
 
 // ArgsDigest digests call arguments for the audit log.
@@ -110,6 +115,11 @@ func (tx *Tx) AppendAudit(r *AuditRecord) error {
 	if err := b.Put(u64(seq), v); err != nil {
 		return fmt.Errorf("store audit record %d: %w", seq, err)
 	}
+	if !r.IsView() {
+		if err := indexShown(tx.tx, seq); err != nil {
+			return err
+		}
+	}
 	// The tail is set only once the write has happened: prevAuditHash's
 	// argument is about writes, and a failed Put wrote nothing.
 	tx.db.setAuditTail(auditTail{seq: seq, raw: v, hash: r.Hash})
@@ -118,20 +128,25 @@ func (tx *Tx) AppendAudit(r *AuditRecord) error {
 
 // AuditVerification is what VerifyAudit found.
 type AuditVerification struct {
-	Records  int    `json:"records"`
+	Records int `json:"records"`
+	// Views is how many of them are views (AuditRecord.IsView), which the
+	// default query leaves out.
+	Views    int    `json:"views"`
 	LastSeq  uint64 `json:"last_seq"`
 	LastHash string `json:"last_hash,omitempty"`
 }
 
 // VerifyAudit walks the whole log and checks that every record's hash covers
 // its contents and names the previous record's hash, and that sequence
-// numbers have no gap. The error wraps ErrAuditChain and names the first bad
-// record.
+// numbers have no gap, and that the index of shown records holds exactly
+// the records that are not views (so the default query hides no record but
+// views). The error wraps ErrAuditChain and names the first bad record.
 func (tx *Tx) VerifyAudit() (AuditVerification, error) {
 	var v AuditVerification
 	prevHash := ""
 	var want uint64 = 1
 	b := tx.tx.Bucket(bucketAudit)
+	shown := newShownChecker(tx.tx)
 	c := b.Cursor()
 	for k, val := c.First(); k != nil; k, val = c.Next() {
 		var r AuditRecord
@@ -150,9 +165,15 @@ func (tx *Tx) VerifyAudit() (AuditVerification, error) {
 		case chainHash(&r) != r.Hash:
 			return v, fmt.Errorf("record %d: contents do not match its hash: %w", seq, ErrAuditChain)
 		}
+		if err := shown.check(seq, &r); err != nil {
+			return v, err
+		}
 		prevHash = r.Hash
 		want++
 		v.Records++
+		if r.IsView() {
+			v.Views++
+		}
 		v.LastSeq = seq
 		v.LastHash = r.Hash
 	}
@@ -161,7 +182,7 @@ func (tx *Tx) VerifyAudit() (AuditVerification, error) {
 	if n := b.Sequence(); n != v.LastSeq {
 		return v, fmt.Errorf("log ends at record %d, but %d were written: %w", v.LastSeq, n, ErrAuditChain)
 	}
-	return v, nil
+	return v, shown.end()
 }
 
 // AuditFilter selects audit records. Empty fields match everything.
@@ -182,6 +203,17 @@ type AuditFilter struct {
 	// records strictly between them, oldest first.
 	AfterSeq uint64 `json:"after_seq,omitempty"`
 	Limit    int    `json:"limit,omitempty"`
+	// Views includes the views (AuditRecord.IsView): the GUI's own
+	// refresh reads. Without it they are skipped, and so are the gaps they
+	// leave in the sequence: a page is the next Limit shown records, read
+	// through an index without touching the views. A Transport of
+	// ViewTransport asks for views, and implies it.
+	Views bool `json:"views,omitempty"`
+	// BeforeRank pages the shown records backwards by rank
+	// (AuditRecord.Rank): only those of a smaller rank, newest first. It
+	// is how the default view, which has gaps in its seqs, is paged by
+	// position. It cannot be used with views or with the seq bounds.
+	BeforeRank uint64 `json:"before_rank,omitempty"`
 }
 
 func (f *AuditFilter) match(r *AuditRecord) bool {
@@ -210,10 +242,22 @@ func (tx *Tx) QueryAudit(f AuditFilter) ([]AuditRecord, error) {
 		limit = 100
 	}
 	limit = min(limit, 1000)
-	c := tx.tx.Bucket(bucketAudit).Cursor()
+	views := f.Views || f.Transport == ViewTransport
+	if f.BeforeRank > 0 && (views || f.AfterSeq > 0 || f.BeforeSeq > 0) {
+		return nil, Deny(CodeInvalidArgument, "before_rank pages the shown records alone: it takes neither views nor a seq bound")
+	}
+	c := newAuditCursor(tx.tx, views)
 	var k, v []byte
 	var step func() ([]byte, []byte)
-	if f.AfterSeq > 0 {
+	if f.BeforeRank > 0 {
+		k, v = c.SeekRank(f.BeforeRank)
+		if k == nil && c.err == nil {
+			k, v = c.Last()
+		} else if k != nil {
+			k, v = c.Prev()
+		}
+		step = c.Prev
+	} else if f.AfterSeq > 0 {
 		if f.AfterSeq == math.MaxUint64 {
 			return []AuditRecord{}, nil // nothing after; +1 would wrap to 0
 		}
@@ -243,8 +287,12 @@ func (tx *Tx) QueryAudit(f AuditFilter) ([]AuditRecord, error) {
 			return nil, fmt.Errorf("decode audit record %x: %w", k, err)
 		}
 		if f.match(&r) {
+			r.Rank = c.rank
 			out = append(out, r)
 		}
+	}
+	if c.err != nil {
+		return nil, c.err
 	}
 	return out, nil
 }

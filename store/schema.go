@@ -19,6 +19,9 @@ import (
 //	  <repo_id>          -> Repository JSON
 //	audit/
 //	  <seq uint64 BE>    -> AuditRecord JSON, hash-chained to seq-1
+//	audit_shown/
+//	  <seq uint64 BE>    -> empty: the audit records that are not views
+//	                        (audit_views.go), which the default query walks
 //
 // Sequence keys are big-endian so that bucket order is numeric order and a
 // cursor pages without scanning.
@@ -53,6 +56,7 @@ var migrations = []migration{
 	{3, "sessions, questions and trace events", func(tx *bolt.Tx) error { return createBuckets(tx, sessionBuckets) }},
 	{4, "agent profiles", func(tx *bolt.Tx) error { return createBuckets(tx, [][]byte{bucketProfiles}) }},
 	{5, "trace events and reports in one log", migrateTraceLog},
+	{6, "index of the audit records that are not views", migrateAuditShown},
 }
 
 func createBuckets(tx *bolt.Tx, names [][]byte) error {

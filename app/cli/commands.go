@@ -425,13 +425,14 @@ func reorder(args []string) []string {
 }
 
 func runAudit(ctx context.Context, c *cli, args []string) error {
-	fs := c.newFlags("audit", "audit [--verify | --follow] [--limit N] [--method M] [--outcome O] [--keyid K] [--json]")
+	fs := c.newFlags("audit", "audit [--verify | --follow] [--limit N] [--method M] [--outcome O] [--keyid K] [--views] [--json]")
 	verify := fs.Bool("verify", false, "check the hash chain of the whole log")
 	follow := fs.Bool("follow", false, "after the newest records (oldest first), print new ones as they come, until interrupted")
 	limit := fs.Int("limit", 20, "how many records, newest first")
 	method := fs.String("method", "", "only this method")
 	outcome := fs.String("outcome", "", "only this outcome (ok or a code)")
 	keyid := fs.String("keyid", "", "only this token")
+	views := fs.Bool("views", false, "include the app's own refresh reads (the GUI re-reading what it shows), left out by default")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -457,11 +458,11 @@ func runAudit(ctx context.Context, c *cli, args []string) error {
 			return fmt.Errorf("audit chain BROKEN after %d good records: %s", out.Verification.Records, out.Problem)
 		}
 		if !*asJSON {
-			c.printf("audit chain OK: %d records, last %s\n", out.Verification.Records, store.AuditID(out.Verification.LastSeq))
+			c.printf("audit chain OK: %d records (%d of them app refreshes), last %s\n", out.Verification.Records, out.Verification.Views, store.AuditID(out.Verification.LastSeq))
 		}
 		return nil
 	}
-	f := store.AuditFilter{Method: *method, Outcome: *outcome, KeyID: *keyid, Limit: *limit}
+	f := store.AuditFilter{Method: *method, Outcome: *outcome, KeyID: *keyid, Limit: *limit, Views: *views}
 	if *follow {
 		return c.followAudit(ctx, f, *asJSON)
 	}
