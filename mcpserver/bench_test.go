@@ -8,9 +8,7 @@ import (
 	"net/http"
 	"runtime"
 	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-dev/switchboard/store"
@@ -129,16 +127,6 @@ func BenchmarkToolsCallHeartbeat(b *testing.B) {
 		}
 		return err
 	})
-}
-
-// processCPU is the CPU time, user and system, this process has used: the
-// cost of a call whatever else the machine runs.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // postJSON posts one JSON-RPC body with a bearer token, as a Streamable HTTP

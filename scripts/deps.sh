@@ -1,8 +1,9 @@
 #!/bin/sh
-# deps.sh run|test|package installs the Debian packages Switchboard needs to
-# build and run (run), to run every test (test) or to build the release
-# packages (package). It is idempotent and quiet when everything is already
-# there; it uses sudo when not root.
+# deps.sh run|test|package|cross installs the Debian packages Switchboard
+# needs to build and run (run), to run every test (test), to build the
+# release packages (package) or to cross-build for Windows (cross). It is
+# idempotent and quiet when everything is already there; it uses sudo when
+# not root.
 set -eu
 
 mode=${1:-run}
@@ -22,6 +23,11 @@ fi
 if [ "$mode" = package ]; then
 	# make package: fyne package compresses its archive with tar -J.
 	pkgs="$pkgs xz-utils"
+fi
+if [ "$mode" = test ] || [ "$mode" = cross ]; then
+	# make cross: the Windows build of the whole app needs cgo for Fyne,
+	# through the MinGW-w64 cross compiler (x86_64-w64-mingw32-gcc).
+	pkgs="$pkgs gcc-mingw-w64-x86-64"
 fi
 
 missing=""

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -205,6 +206,14 @@ func lookCommand(command string) (string, bool) {
 func shellCommand(command string) string {
 	if command != "{shell}" {
 		return command
+	}
+	if runtime.GOOS == "windows" {
+		// Windows names the user's command interpreter in ComSpec; SHELL
+		// there is only what a Unix-like layer (MSYS, Cygwin) set.
+		if sh := os.Getenv("ComSpec"); sh != "" {
+			return sh
+		}
+		return "cmd.exe"
 	}
 	if sh := os.Getenv("SHELL"); sh != "" {
 		return sh

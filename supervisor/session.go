@@ -80,7 +80,7 @@ type Session struct {
 	id, profile, repoID string
 	permission          store.Permission
 	started             time.Time
-	master              *os.File // the PTY's controlling side, for its whole life
+	master              ptyMaster // the PTY's controlling side, for its whole life
 	term                *vt.Terminal
 	recording           string
 	files               []string // token and config files removed at exit
@@ -464,8 +464,8 @@ func reap(p *Process) Exit {
 	if werr != nil {
 		exit.Reason = "failed: " + werr.Error()
 	}
-	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		exit.Code, exit.Signal = -1, ws.Signal().String()
+	if sig, ok := p.exitSignal(); ok {
+		exit.Code, exit.Signal = -1, sig
 	}
 	return exit
 }
@@ -480,7 +480,7 @@ func (s *Session) finish(recDone <-chan error, exit Exit) {
 	select {
 	case <-s.readDone:
 	case <-time.After(s.cfg.DrainWait):
-		killGroup(proc.PID(), syscall.SIGKILL)
+		proc.SignalGroup(syscall.SIGKILL)
 		select {
 		case <-s.readDone:
 		case <-time.After(s.cfg.DrainWait):

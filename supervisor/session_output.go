@@ -37,7 +37,8 @@ func (s *Session) readLoop() {
 		}
 		if err != nil {
 			// EIO once every process has closed the terminal: the normal
-			// end on Linux.
+			// end on Linux (on Windows, the end of the pipe once the
+			// pseudo console is closed, pty_windows.go).
 			return
 		}
 	}

@@ -2,7 +2,6 @@ package supervisor
 
 import (
 	"fmt"
-	"os"
 	"syscall"
 	"time"
 )
@@ -40,7 +39,7 @@ type afterSetup struct {
 	setup Setup
 	agent Spec
 	// slave is the PTY's slave side, held open until the agent runs.
-	slave *os.File
+	slave ptySlave
 	// typed says the prompt is typed in once the agent's screen settles.
 	typed  bool
 	prompt string
@@ -70,7 +69,7 @@ func startSetup(setup Setup, agent Spec) (*Process, *afterSetup, error) {
 // announce writes a line of Switchboard's own on the terminal, dimmed: it
 // reaches the read loop, and so the view and the recording, like the
 // programs' output.
-func announce(slave *os.File, text string) {
+func announce(slave ptySlave, text string) {
 	slave.Write([]byte("\x1b[2m[switchboard] " + text + "\x1b[0m\r\n"))
 }
 
@@ -94,7 +93,7 @@ func (s *Session) runSetup(next *afterSetup) (exit Exit, ok bool) {
 	exit.Setup = true
 	// A setup that started a server in the background is not the agent:
 	// nothing of the setup outlives it.
-	killGroup(setup.PID(), syscall.SIGKILL)
+	setup.SignalGroup(syscall.SIGKILL)
 
 	// The terminal is written outside s.mu: a write to a full terminal
 	// waits for the read loop, which takes s.mu.

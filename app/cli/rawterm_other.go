@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin && !windows
 
 package cli
 
@@ -7,7 +7,8 @@ import (
 	"os"
 )
 
-// makeRaw is Linux-only for now: elsewhere attach works line by line.
+// makeRaw is for Linux, macOS and Windows: elsewhere attach works line by
+// line.
 func makeRaw(*os.File) (func(), error) {
 	return nil, errors.New("raw terminal mode not supported here")
 }

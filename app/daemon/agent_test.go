@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -150,7 +149,7 @@ func TestAgentThroughTheRegistry(t *testing.T) {
 	// Quitting stops every agent and records their ends.
 	second := call("agent.start", mcpserver.AgentStartArgs{Profile: "standin", RepositoryID: repo.ID}).Value.(mcpserver.AgentStarted)
 	d.stop()
-	if err := syscall.Kill(second.PID, 0); err == nil {
+	if processAlive(second.PID) {
 		t.Errorf("agent %d still runs after the app quit", second.PID)
 	}
 }

@@ -1,11 +1,9 @@
 package daemon
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/internal/atomicfile"
@@ -45,67 +43,13 @@ func (p Paths) Worktrees() string { return filepath.Join(p.Data, "worktrees") }
 // ControlSocket is the path of the owner-only socket the CLI talks to.
 func (p Paths) ControlSocket() string { return filepath.Join(p.Runtime, "control.sock") }
 
-// ResolvePaths applies SPEC §2: $SWITCHBOARD_DATA_DIR, else the platform's
-// user data dir; $SWITCHBOARD_RUNTIME_DIR, else $XDG_RUNTIME_DIR/switchboard,
-// else <data>/run. getenv is os.Getenv outside tests.
+// ResolvePaths applies SPEC §2 with each OS's conventions
+// (paths_platform.go): $SWITCHBOARD_DATA_DIR, else the platform's user
+// data dir; $SWITCHBOARD_RUNTIME_DIR, else the platform's runtime dir
+// ($XDG_RUNTIME_DIR/switchboard on Linux), else <data>/run. getenv is
+// os.Getenv outside tests.
 func ResolvePaths(getenv func(string) string) (Paths, error) {
-	var p Paths
-	p.Data = getenv("SWITCHBOARD_DATA_DIR")
-	if p.Data == "" {
-		base, err := userDataDir(getenv)
-		if err != nil {
-			return p, err
-		}
-		p.Data = filepath.Join(base, "switchboard")
-	}
-	p.Runtime = getenv("SWITCHBOARD_RUNTIME_DIR")
-	if p.Runtime == "" {
-		if xdg := xdgDir(getenv, "XDG_RUNTIME_DIR"); xdg != "" {
-			p.Runtime = filepath.Join(xdg, "switchboard")
-		} else {
-			p.Runtime = filepath.Join(p.Data, "run")
-		}
-	}
-	var err error
-	if p.Data, err = filepath.Abs(p.Data); err != nil {
-		return p, err
-	}
-	if p.Runtime, err = filepath.Abs(p.Runtime); err != nil {
-		return p, err
-	}
-	return p, nil
-}
-
-func userDataDir(getenv func(string) string) (string, error) {
-	switch runtime.GOOS {
-	case "windows":
-		if d := getenv("LocalAppData"); d != "" {
-			return d, nil
-		}
-	case "darwin":
-		if h := getenv("HOME"); h != "" {
-			return filepath.Join(h, "Library", "Application Support"), nil
-		}
-	default:
-		if d := xdgDir(getenv, "XDG_DATA_HOME"); d != "" {
-			return d, nil
-		}
-		if h := getenv("HOME"); h != "" {
-			return filepath.Join(h, ".local", "share"), nil
-		}
-	}
-	return "", errors.New("cannot tell the user data dir: set SWITCHBOARD_DATA_DIR")
-}
-
-// xdgDir returns the XDG variable name when it holds an absolute path. The
-// XDG Base Directory spec calls a relative one invalid, to be ignored: taken
-// relative to the working directory, the CLI started elsewhere would look
-// for the control socket and the database in another place.
-func xdgDir(getenv func(string) string, name string) string {
-	if d := getenv(name); filepath.IsAbs(d) {
-		return d
-	}
-	return ""
+	return hostPlatform().resolve(getenv)
 }
 
 // MakeDirs creates the data and runtime folders owner-only, and tightens

@@ -51,8 +51,7 @@ func Listen(path string) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen on control socket: %w", err)
 	}
-	// The folder is already 0700; the socket's own mode is the second lock.
-	if err := os.Chmod(path, 0o600); err != nil {
+	if err := restrictSocket(path); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("restrict control socket: %w", err)
 	}
@@ -166,7 +165,7 @@ func peerUID(c net.Conn) int {
 }
 
 func (s *Server) checkPeer(next http.Handler) http.Handler {
-	me := os.Getuid()
+	me := ownerUID()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// A connection whose peer could not be told (no value, or -1) is
 		// refused: the zero value would be root's uid.

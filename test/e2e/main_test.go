@@ -110,7 +110,13 @@ type proc struct {
 // start runs the binary with env and args and returns at once.
 func start(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
-	p := &proc{t: t, cmd: exec.Command(binPath, args...), done: make(chan struct{})}
+	return startBin(t, binPath, env, args...)
+}
+
+// startBin is start of another build (cmd/switchboard-daemon).
+func startBin(t *testing.T, bin string, env []string, args ...string) *proc {
+	t.Helper()
+	p := &proc{t: t, cmd: exec.Command(bin, args...), done: make(chan struct{})}
 	p.cmd.Env = env
 	p.cmd.Stdout = p
 	p.cmd.Stderr = p

@@ -1,3 +1,5 @@
+//go:build linux || darwin
+
 package cli
 
 import (
@@ -10,7 +12,7 @@ import (
 // Ctrl-C included, goes to the agent), and returns what restores it.
 func makeRaw(f *os.File) (func(), error) {
 	fd := int(f.Fd())
-	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	old, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
 	if err != nil {
 		return nil, err
 	}
@@ -22,8 +24,8 @@ func makeRaw(f *os.File) (func(), error) {
 	raw.Cflag &^= unix.CSIZE | unix.PARENB
 	raw.Cflag |= unix.CS8
 	raw.Cc[unix.VMIN], raw.Cc[unix.VTIME] = 1, 0
-	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &raw); err != nil {
+	if err := unix.IoctlSetTermios(fd, ioctlSetTermios, &raw); err != nil {
 		return nil, err
 	}
-	return func() { unix.IoctlSetTermios(fd, unix.TCSETS, old) }, nil
+	return func() { unix.IoctlSetTermios(fd, ioctlSetTermios, old) }, nil
 }

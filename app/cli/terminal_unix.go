@@ -1,3 +1,5 @@
+//go:build linux || darwin
+
 package cli
 
 import (
@@ -9,6 +11,6 @@ import (
 // isTerminal reports whether f is a terminal (not merely a character
 // device: /dev/null is one too).
 func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	_, err := unix.IoctlGetTermios(int(f.Fd()), ioctlGetTermios)
 	return err == nil
 }

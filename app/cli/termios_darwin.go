@@ -1,0 +1,9 @@
+package cli
+
+import "golang.org/x/sys/unix"
+
+// The termios requests, which Linux and the BSDs name apart.
+const (
+	ioctlGetTermios = unix.TIOCGETA
+	ioctlSetTermios = unix.TIOCSETA
+)
