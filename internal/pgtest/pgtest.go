@@ -1,0 +1,187 @@
+// Package pgtest starts a real PostgreSQL server for a test: a cluster made
+// with initdb in a temporary folder, listening on a Unix socket in a folder
+// of its own and on no TCP port, stopped (and its files removed) when the
+// test ends. The server is Debian's (the postgresql package; make test
+// installs it). PostgreSQL refuses to run as root, so under root the
+// server runs as the unprivileged user nobody, in folders given to it.
+package pgtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// User is the cluster's superuser, which the socket trusts: only the
+// socket's folder (owner-only) guards it, which is enough for a test.
+const User = "switchboard"
+
+// startTimeout bounds initdb, and each start and stop of the server.
+const startTimeout = 2 * time.Minute
+
+// Server is one running PostgreSQL cluster.
+type Server struct {
+	// SocketDir is the folder of the server's Unix socket.
+	SocketDir string
+	data, log string
+	bin       string
+	cred      *syscall.Credential // nil: run as ourselves
+	tb        testing.TB
+}
+
+// Start makes a cluster and starts it; the test's cleanup stops it.
+func Start(tb testing.TB) *Server {
+	tb.Helper()
+	bin, err := binDir()
+	if err != nil {
+		tb.Fatalf("pgtest: %v (make deps-test installs Debian's postgresql package)", err)
+	}
+	s := &Server{bin: bin, tb: tb}
+	// Not t.TempDir: its parents are root's and owner-only, and the
+	// server may run as another user. A short path, too: a Unix socket's
+	// path must fit in 108 bytes.
+	root, err := os.MkdirTemp("", "sbpg")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(root) })
+	s.data, s.SocketDir, s.log = filepath.Join(root, "data"), filepath.Join(root, "s"), filepath.Join(root, "server.log")
+	for _, d := range []string{s.data, s.SocketDir} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if os.Geteuid() == 0 {
+		if s.cred, err = nobody(); err != nil {
+			tb.Fatalf("pgtest: %v", err)
+		}
+		for _, p := range []string{root, s.data, s.SocketDir} {
+			if err := os.Chown(p, int(s.cred.Uid), int(s.cred.Gid)); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	// --no-sync: the cluster is thrown away with the test; the server
+	// itself runs with fsync on, as in use.
+	s.run(tb, "initdb", "-D", s.data, "-U", User, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync")
+	s.Start()
+	tb.Cleanup(func() { s.stop(false) })
+	return s
+}
+
+// URL is the connection string of database name (postgres: the one initdb
+// made) over the socket.
+func (s *Server) URL(name string) string {
+	return fmt.Sprintf("postgres://%s@/%s?host=%s&sslmode=disable", User, url.PathEscape(name), url.QueryEscape(s.SocketDir))
+}
+
+// CreateDatabase makes a new empty database and returns its URL: tests
+// that share a server each take one.
+func (s *Server) CreateDatabase(tb testing.TB, name string) string {
+	tb.Helper()
+	s.run(tb, "createdb", "-h", s.SocketDir, "-U", User, name)
+	return s.URL(name)
+}
+
+// Start starts the stopped server again, on the same socket, and waits
+// until it accepts connections.
+func (s *Server) Start() {
+	s.tb.Helper()
+	s.run(s.tb, "pg_ctl", "start", "-w", "-t", strconv.Itoa(int(startTimeout.Seconds())), "-D", s.data, "-l", s.log,
+		"-o", "-k "+s.SocketDir+" -c listen_addresses='' -c unix_socket_permissions=0700")
+}
+
+// Stop stops the server, cutting its connections (fast shutdown): the
+// database unreachable, as when its machine goes away.
+func (s *Server) Stop() {
+	s.tb.Helper()
+	s.stop(true)
+}
+
+func (s *Server) stop(must bool) {
+	if _, err := os.Stat(filepath.Join(s.data, "postmaster.pid")); errors.Is(err, os.ErrNotExist) {
+		return // not running
+	}
+	cmd := s.command(context.Background(), "pg_ctl", "stop", "-w", "-m", "fast", "-D", s.data)
+	if out, err := cmd.CombinedOutput(); err != nil && must {
+		s.tb.Fatalf("pgtest: pg_ctl stop: %v\n%s", err, out)
+	}
+}
+
+// Log returns what the server has written to its log so far.
+func (s *Server) Log() string {
+	b, _ := os.ReadFile(s.log)
+	return string(b)
+}
+
+func (s *Server) command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, filepath.Join(s.bin, name), args...)
+	// The server's own environment: no PG* variable of ours leaks in.
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C"}
+	if s.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+	}
+	cmd.Dir = filepath.Dir(s.data)
+	return cmd
+}
+
+func (s *Server) run(tb testing.TB, name string, args ...string) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	var out bytes.Buffer
+	cmd := s.command(ctx, name, args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		tb.Fatalf("pgtest: %s: %v\n%s\n%s", name, err, out.String(), s.Log())
+	}
+}
+
+// binDir finds Debian's PostgreSQL programs: the newest version under
+// /usr/lib/postgresql, or pg_ctl on PATH.
+func binDir() (string, error) {
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	slices.SortFunc(dirs, func(a, b string) int { return version(b) - version(a) })
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "pg_ctl")); err == nil {
+			return d, nil
+		}
+	}
+	if p, err := exec.LookPath("pg_ctl"); err == nil {
+		if p, err = filepath.EvalSymlinks(p); err == nil {
+			return filepath.Dir(p), nil
+		}
+	}
+	return "", errors.New("no PostgreSQL server found (pg_ctl in /usr/lib/postgresql/*/bin or on PATH)")
+}
+
+// version is the major version in a /usr/lib/postgresql/N/bin path.
+func version(dir string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(dir)))
+	return n
+}
+
+// nobody is the unprivileged user the server runs as under root.
+func nobody() (*syscall.Credential, error) {
+	u, err := user.Lookup("nobody")
+	if err != nil {
+		return nil, fmt.Errorf("find an unprivileged user to run PostgreSQL as: %w", err)
+	}
+	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
+	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, fmt.Errorf("user nobody: %w", err)
+	}
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
