@@ -90,7 +90,7 @@ func AuditID(seq uint64) string { return fmt.Sprintf("aud_%016x", seq) }
 // this transaction: a call's record commits with the change it made.
 func (tx *Tx) AppendAudit(r *AuditRecord) error {
 	b := tx.tx.Bucket(bucketAudit)
-	b.FillPercent = appendFill
+	b.Appending()
 	seq, err := b.NextSequence()
 	if err != nil {
 		return fmt.Errorf("audit sequence: %w", err)

@@ -106,7 +106,7 @@ const appendFill = 1.0
 // Tx is one bbolt transaction with Switchboard's accessors on it. It is only
 // valid inside the function given to View or Update.
 type Tx struct {
-	tx  *bolt.Tx
+	tx  kvTx
 	db  *DB // for its caches
 	now time.Time
 }
@@ -121,7 +121,7 @@ func (tx *Tx) Writable() bool { return tx.tx.Writable() }
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(*Tx) error) error {
 	return db.bolt.View(func(btx *bolt.Tx) error {
-		return fn(&Tx{tx: btx, db: db, now: db.now().UTC()})
+		return fn(&Tx{tx: kvTx{btx}, db: db, now: db.now().UTC()})
 	})
 }
 
@@ -129,7 +129,7 @@ func (db *DB) View(fn func(*Tx) error) error {
 // returns nil. Only one Update runs at a time.
 func (db *DB) Update(fn func(*Tx) error) error {
 	return db.bolt.Update(func(btx *bolt.Tx) error {
-		return fn(&Tx{tx: btx, db: db, now: db.now().UTC()})
+		return fn(&Tx{tx: kvTx{btx}, db: db, now: db.now().UTC()})
 	})
 }
 

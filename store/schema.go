@@ -40,11 +40,11 @@ var (
 type migration struct {
 	version int
 	name    string
-	apply   func(*bolt.Tx) error
+	apply   func(kvTx) error
 }
 
 var migrations = []migration{
-	{1, "initial buckets", func(tx *bolt.Tx) error {
+	{1, "initial buckets", func(tx kvTx) error {
 		for _, name := range [][]byte{bucketSettings, bucketTokens, bucketRepositories, bucketAudit} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
@@ -52,14 +52,14 @@ var migrations = []migration{
 		}
 		return nil
 	}},
-	{2, "work packets, leases and artifacts", func(tx *bolt.Tx) error { return createBuckets(tx, workBuckets) }},
-	{3, "sessions, questions and trace events", func(tx *bolt.Tx) error { return createBuckets(tx, sessionBuckets) }},
-	{4, "agent profiles", func(tx *bolt.Tx) error { return createBuckets(tx, [][]byte{bucketProfiles}) }},
+	{2, "work packets, leases and artifacts", func(tx kvTx) error { return createBuckets(tx, workBuckets) }},
+	{3, "sessions, questions and trace events", func(tx kvTx) error { return createBuckets(tx, sessionBuckets) }},
+	{4, "agent profiles", func(tx kvTx) error { return createBuckets(tx, [][]byte{bucketProfiles}) }},
 	{5, "trace events and reports in one log", migrateTraceLog},
 	{6, "index of the audit records that are not views", migrateAuditShown},
 }
 
-func createBuckets(tx *bolt.Tx, names [][]byte) error {
+func createBuckets(tx kvTx, names [][]byte) error {
 	for _, name := range names {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("create bucket %s: %w", name, err)
@@ -78,7 +78,8 @@ func (db *DB) migrate() error {
 }
 
 func applyMigrations(b *bolt.DB, ms []migration) error {
-	return b.Update(func(tx *bolt.Tx) error {
+	return b.Update(func(btx *bolt.Tx) error {
+		tx := kvTx{btx}
 		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
 		if err != nil {
 			return fmt.Errorf("create meta bucket: %w", err)

@@ -19,7 +19,7 @@ func TestWorkBucketsExist(t *testing.T) {
 	db := openTestDB(t, Options{})
 	mustView(t, db, func(tx *Tx) error {
 		for _, name := range workBuckets {
-			if tx.tx.Bucket(name) == nil {
+			if tx.tx.Bucket(name).Missing() {
 				t.Errorf("bucket %s missing after Open", name)
 			}
 		}
