@@ -11,6 +11,7 @@ PURE := ./store/... ./mcpserver/... ./supervisor/... ./app/daemon/... ./app/cli/
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
 .PHONY: run test build deps-run deps-test test-pure test-gui test-e2e bench fuzz soak vet clean
+.PHONY: install uninstall package package-deb package-archive deps-package test-install
 
 run: deps-run build
 	./$(BIN)
@@ -24,7 +25,7 @@ deps-run:
 deps-test:
 	@sh scripts/deps.sh test
 
-test: deps-test vet test-pure test-gui test-e2e
+test: deps-test vet test-pure test-gui test-e2e test-install
 
 vet:
 	CGO_ENABLED=0 $(GO) vet $(PURE)
@@ -85,3 +86,104 @@ fuzz:
 
 clean:
 	rm -rf bin
+
+# Installing. `make install` puts the binary, a menu entry and the icons
+# under PREFIX (default ~/.local: no root needed); `sudo make install
+# PREFIX=/usr/local` for everyone. DESTDIR stages the same tree elsewhere
+# (the .deb is built that way), with paths inside the files still PREFIX's.
+# `make uninstall` (same PREFIX, DESTDIR) removes exactly those files and
+# leaves the folders, which other applications share.
+PREFIX ?= $(HOME)/.local
+APPID := dev.switchboard.app
+VERSION := $(shell sed -n 's/^ *Version = "\(.*\)"/\1/p' FyneApp.toml)
+# assets/hicolor/N.png are drawn by assets/gen_icons.go; 256 is assets/app.png.
+ICON_SIZES := 16 22 24 32 48 64 128 256
+BINDIR = $(PREFIX)/bin
+APPSDIR = $(PREFIX)/share/applications
+ICONDIR = $(PREFIX)/share/icons/hicolor
+INSTALLED = $(BINDIR)/switchboard $(APPSDIR)/$(APPID).desktop \
+	$(foreach s,$(ICON_SIZES),$(ICONDIR)/$(s)x$(s)/apps/$(APPID).png)
+# Exec= takes PREFIX as it is, and make splits words at spaces, so PREFIX
+# keeps to characters that need no quoting in either.
+define check_prefix
+	@case '$(PREFIX)' in /*) ;; *) echo "make: PREFIX must be an absolute path, not '$(PREFIX)'" >&2; exit 1;; esac
+	@case '$(PREFIX)$(DESTDIR)' in *[!A-Za-z0-9/._+-]*) echo "make: PREFIX and DESTDIR may hold only letters, digits and / . _ + -" >&2; exit 1;; esac
+endef
+# A hicolor folder with an icon-theme.cache must have it refreshed, or the
+# desktop keeps looking up icons in the stale cache; one without is scanned
+# directly, and making a cache there would go stale in the same way.
+define refresh_icon_cache
+	@if [ -z '$(DESTDIR)' ] && [ -f '$(ICONDIR)/icon-theme.cache' ] && command -v gtk-update-icon-cache >/dev/null; then \
+		gtk-update-icon-cache -q -t -f '$(ICONDIR)'; fi
+endef
+
+install: build
+	$(check_prefix)
+	sed 's|@BINDIR@|$(BINDIR)|g' packaging/$(APPID).desktop.in > bin/$(APPID).desktop
+	umask 022 && install -d -m 0755 '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(APPSDIR)' \
+		$(foreach s,$(ICON_SIZES),'$(DESTDIR)$(ICONDIR)/$(s)x$(s)/apps')
+	install -m 0755 $(BIN) '$(DESTDIR)$(BINDIR)/switchboard'
+	install -m 0644 bin/$(APPID).desktop '$(DESTDIR)$(APPSDIR)/$(APPID).desktop'
+	@for s in $(ICON_SIZES); do \
+		src=assets/hicolor/$$s.png; [ $$s = 256 ] && src=assets/app.png; \
+		install -m 0644 $$src '$(DESTDIR)$(ICONDIR)/'$$s'x'$$s'/apps/$(APPID).png' || exit 1; \
+	done
+	$(refresh_icon_cache)
+	@echo "installed Switchboard in $(DESTDIR)$(PREFIX) (run 'switchboard autostart on' to start it at login)"
+
+uninstall:
+	$(check_prefix)
+	rm -f $(foreach f,$(INSTALLED),'$(DESTDIR)$(f)')
+	$(refresh_icon_cache)
+
+# make package: dist/switchboard_VERSION_ARCH.deb (dpkg-deb, from the tree
+# make install stages with PREFIX=/usr) and the archive `fyne package`
+# makes (a tar.xz with its own Makefile), both of bin/switchboard.
+DIST ?= dist
+# dpkg-deb's own flags: test/install passes -z0, the fastest xz, as it looks
+# at what the package holds rather than how small it is.
+DEBFLAGS ?=
+ARCH = $(shell dpkg --print-architecture)
+
+package: deps-package package-deb package-archive
+
+deps-package:
+	@sh scripts/deps.sh package
+
+# packaging/control.in's Depends: the packages of the libraries the binary
+# links (libGL, libX11, libc: test/install checks each against dpkg -S), and
+# of those GLFW opens at run time (Xcursor, Xrandr, Xinerama, Xi, Xxf86vm).
+package-deb: build
+	rm -rf '$(DIST)/deb'
+	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR='$(abspath $(DIST))/deb'
+	umask 022 && install -d -m 0755 '$(DIST)/deb/DEBIAN'
+	sed -e 's|@VERSION@|$(VERSION)|' -e 's|@ARCH@|$(ARCH)|' \
+		-e "s|@SIZE@|$$(du -sk '$(DIST)/deb/usr' | cut -f1)|" packaging/control.in > '$(DIST)/deb/DEBIAN/control'
+	chmod 0644 '$(DIST)/deb/DEBIAN/control'
+	dpkg-deb --build --root-owner-group $(DEBFLAGS) '$(DIST)/deb' '$(DIST)/switchboard_$(VERSION)_$(ARCH).deb'
+	rm -rf '$(DIST)/deb'
+
+# fyne package adds one to FyneApp.toml's Build each time it runs, so it
+# runs on a copy: its source folder holds that copy, the icon, and main.go
+# (it wants to see Go code there; with --executable it builds nothing). It
+# writes the archive into the folder it runs in, named after the app.
+# fyne.io/tools 1.7.2 names the icon without its .png in the archive's
+# Makefile, so its install fails (fixed in 1.7.3, which needs Fyne 2.8):
+# the archive is unpacked, that one line corrected, and packed again.
+package-archive: build
+	rm -rf '$(DIST)/fyne'
+	mkdir -p '$(DIST)/fyne/src/assets' '$(DIST)/fyne/out'
+	cp FyneApp.toml main.go '$(DIST)/fyne/src/'
+	cp assets/app.png '$(DIST)/fyne/src/assets/'
+	$(GO) tool fyne package --target linux --executable '$(CURDIR)/$(BIN)' --src '$(abspath $(DIST))/fyne/src'
+	tar -xJf Switchboard.tar.xz -C '$(DIST)/fyne/out' && rm Switchboard.tar.xz
+	grep -q '^Icon := "$(APPID)"$$' '$(DIST)/fyne/out/switchboard/Makefile'
+	sed -i 's/^Icon := "$(APPID)"$$/Icon := "$(APPID).png"/' '$(DIST)/fyne/out/switchboard/Makefile'
+	tar -cJf '$(DIST)/switchboard_$(VERSION)_linux_$(ARCH).tar.xz' --owner=0 --group=0 --numeric-owner \
+		-C '$(DIST)/fyne/out' switchboard
+	rm -rf '$(DIST)/fyne'
+
+# make install and uninstall into a temporary PREFIX, and the .deb, checked
+# (test/install, with the binary make build makes).
+test-install:
+	$(GO) test -count=1 -timeout 5m ./test/install/

@@ -48,6 +48,8 @@ type gui struct {
 
 	// Every open window that place gave a size, to remember at quit.
 	placed map[fyne.Window]windowPlace
+
+	startup startupConfig // where the start-at-login entry is (startup.go)
 }
 
 // invoke runs the method name with in as the person at the screen and

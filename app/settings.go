@@ -52,6 +52,7 @@ type settingsWindow struct {
 	tokenSel    int
 	status      *widget.Label
 	worktrees   *worktreesPane // the Worktrees tab (settings_worktrees.go)
+	startup     *startupPane   // start at login, on the Connection tab (startup.go)
 
 	stopRefresh chan struct{}
 }
@@ -111,6 +112,8 @@ func (w *settingsWindow) refreshLoop(changed <-chan struct{}) {
 // reload reads the three lists, and the worktrees when their tab is shown.
 func (w *settingsWindow) reload() {
 	w.worktrees.changed()
+	// Not registry state, but `switchboard autostart` may have changed it meanwhile.
+	w.startup.load()
 	repos, err := view(w.g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
 	if err != nil {
 		w.fail(string(mcpserver.MethodRepositoryList), err)
@@ -533,6 +536,7 @@ func (w *settingsWindow) connectionTab() fyne.CanvasObject {
 		status.Show()
 	})
 	save.Importance = widget.HighImportance
+	w.startup = newStartupPane(w.g, w.win)
 	return container.NewVScroll(container.NewVBox(
 		widget.NewForm(
 			widget.NewFormItem("MCP endpoint", endpoint),
@@ -543,5 +547,7 @@ func (w *settingsWindow) connectionTab() fyne.CanvasObject {
 		note,
 		container.NewHBox(layout.NewSpacer(), save),
 		status,
+		widget.NewSeparator(),
+		w.startup.object(),
 	))
 }

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/switchboard-dev/switchboard/internal/autostart"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 )
@@ -125,9 +126,14 @@ func TestSettingsConnectionRenders(t *testing.T) {
 			a.Settings().SetTheme(variant.theme)
 			log, _ := newTestLogger()
 			g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, keyring: "available"}, log, func() {})
+			// Start at login, off: a config folder that is not there (nothing is written).
+			g.startup = startupConfig{
+				env:        autostart.Env{Getenv: func(k string) string { return map[string]string{"HOME": "/home/ada"}[k] }},
+				executable: func() (string, error) { return "/home/ada/.local/bin/switchboard", nil },
+			}
 			g.showSettings()
 			w := g.settings
-			w.win.Resize(fyne.NewSize(820, 400))
+			w.win.Resize(fyne.NewSize(820, 520))
 			tabs := w.tabs
 			tabs.SelectIndex(settingsTabConnection)
 			test.AssertImageMatches(t, "settings/connection-"+variant.name+".png", w.win.Canvas().Capture())

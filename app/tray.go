@@ -17,6 +17,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/switchboard-dev/switchboard/assets"
+	"github.com/switchboard-dev/switchboard/internal/autostart"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
@@ -95,7 +96,7 @@ func RunTray(ctx context.Context, core Core, log *slog.Logger) error {
 		return errors.New("tray: the Fyne driver in use has no system tray")
 	}
 	a.SetIcon(icon)
-	g := &gui{app: a, core: core, log: log}
+	g := &gui{app: a, core: core, log: log, startup: startupConfig{env: autostart.Env{Getenv: os.Getenv}}}
 	g.quit = g.quitApp
 	// The icon is set before the menu: setting the menu starts the tray, which picks up the
 	// icon already set. On Linux the bytes must be a PNG (the SNI pixmap is decoded from it).
@@ -156,6 +157,9 @@ func (g *gui) refreshTray(desk desktop.App, shown trayModel, changed <-chan stru
 			// Agents' own notifications need no registry read: announced
 			// on the tick they are seen.
 			g.notifyAttention(shown, m)
+			// A small file, read here so that a toggle in Settings or
+			// `switchboard autostart` in a terminal shows within a tick.
+			m.startAtLogin = g.startAtLoginOn()
 		}
 		if m.equal(shown) {
 			continue
@@ -237,6 +241,8 @@ type trayModel struct {
 	attention string
 	// notes are the live agents' desktop notifications (OSC 9/777) that hold.
 	notes []agentNote
+	// startAtLogin is whether the autostart entry starts Switchboard at login.
+	startAtLogin bool
 }
 
 // agentNote is an agent's desktop notification (OSC 9/777), which the supervisor has
@@ -260,7 +266,7 @@ func (n agentNote) notification() *fyne.Notification {
 
 func (m trayModel) equal(o trayModel) bool {
 	if m.state != o.state || m.attention != o.attention || len(m.profiles) != len(o.profiles) || len(m.repos) != len(o.repos) ||
-		len(m.notes) != len(o.notes) {
+		len(m.notes) != len(o.notes) || m.startAtLogin != o.startAtLogin {
 		return false
 	}
 	for i := range m.notes {
@@ -312,6 +318,7 @@ func (g *gui) menuModel() trayModel {
 		}
 	}
 	m.state, m.attention, m.notes = g.attentionState(m.questions, m.escalated)
+	m.startAtLogin = g.startAtLoginOn()
 	return m
 }
 
@@ -433,7 +440,7 @@ func (g *gui) fillTrayMenu(menu *fyne.Menu, m trayModel) {
 		g.startAgentItem(m, rebuild), sessions,
 		fyne.NewMenuItem(labelWork, g.showWork), fyne.NewMenuItem(labelNewPacket, g.showNewPacket),
 		fyne.NewMenuItem(labelAudit, g.showAudit),
-		fyne.NewMenuItem(labelSettings, g.showSettings),
+		fyne.NewMenuItem(labelSettings, g.showSettings), g.startAtLoginItem(m.startAtLogin),
 		fyne.NewMenuItemSeparator(), quitItem)
 	menu.Items = items
 }

@@ -131,7 +131,7 @@ func TestTrayMenuItems(t *testing.T) {
 	log, _ := newTestLogger()
 	m := testMenu(t, a, &fakeBackend{endpoint: testEndpoint, keyring: "available"}, log, func() {})
 
-	want := []string{"MCP: " + testEndpoint, "Copy MCP endpoint", "Copy client token", "Copy client config", "---", "Start agent", "Sessions…", "Work…", "New packet…", "Audit…", "Settings…", "---", "Quit"}
+	want := []string{"MCP: " + testEndpoint, "Copy MCP endpoint", "Copy client token", "Copy client config", "---", "Start agent", "Sessions…", "Work…", "New packet…", "Audit…", "Settings…", "Start at login", "---", "Quit"}
 	if got := labels(m); !slices.Equal(got, want) {
 		t.Fatalf("menu labels = %q, want %q", got, want)
 	}
@@ -173,8 +173,8 @@ func TestTrayMenuKeyringStates(t *testing.T) {
 	log, _ := newTestLogger()
 	for _, state := range []string{"available", "unknown", ""} {
 		m := testMenu(t, a, &fakeBackend{endpoint: testEndpoint, keyring: state}, log, func() {})
-		if n := len(m.Items); n != 13 {
-			t.Errorf("keyring %q: menu has %d items %q, want 13 and no keyring line", state, n, labels(m))
+		if n := len(m.Items); n != 14 {
+			t.Errorf("keyring %q: menu has %d items %q, want 14 and no keyring line", state, n, labels(m))
 		}
 	}
 }
@@ -184,7 +184,7 @@ func TestTrayMenuKeyringUnavailable(t *testing.T) {
 	log, _ := newTestLogger()
 	m := testMenu(t, a, &fakeBackend{endpoint: testEndpoint, keyring: "unavailable: timeout"}, log, func() {})
 
-	want := []string{"MCP: " + testEndpoint, "Keyring unavailable: timeout", "Copy MCP endpoint", "Copy client token", "Copy client config", "---", "Start agent", "Sessions…", "Work…", "New packet…", "Audit…", "Settings…", "---", "Quit"}
+	want := []string{"MCP: " + testEndpoint, "Keyring unavailable: timeout", "Copy MCP endpoint", "Copy client token", "Copy client config", "---", "Start agent", "Sessions…", "Work…", "New packet…", "Audit…", "Settings…", "Start at login", "---", "Quit"}
 	if got := labels(m); !slices.Equal(got, want) {
 		t.Fatalf("menu labels = %q, want %q", got, want)
 	}

@@ -270,6 +270,17 @@ func main() {
 		{"tray-working.png", forTray(render(64, trayIcon(blue, &green)))},
 		{"tray-attention.png", forTray(render(64, append(append([]shape{}, idle...), attentionDot()...)))},
 	}
+	// The installed icons (make install puts them in the hicolor theme, app.png as the 256 px one): the design drawn
+	// again at each size rather than the 256 px one scaled, so small ones stay crisp.
+	for _, size := range []int{16, 22, 24, 32, 48, 64, 128} {
+		icons = append(icons, struct {
+			name string
+			img  *image.NRGBA
+		}{filepath.Join("hicolor", fmt.Sprintf("%d.png", size)), render(size, appIcon())})
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "hicolor"), 0o755); err != nil {
+		log.Fatalf("gen_icons: %v", err)
+	}
 	for _, ic := range icons {
 		if err := write(dir, ic.name, ic.img); err != nil {
 			log.Fatalf("gen_icons: %v", err)

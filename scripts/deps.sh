@@ -1,7 +1,8 @@
 #!/bin/sh
-# deps.sh run|test installs the Debian packages Switchboard needs to build and
-# run (run) or to run every test (test). It is idempotent and quiet when
-# everything is already there; it uses sudo when not root.
+# deps.sh run|test|package installs the Debian packages Switchboard needs to
+# build and run (run), to run every test (test) or to build the release
+# packages (package). It is idempotent and quiet when everything is already
+# there; it uses sudo when not root.
 set -eu
 
 mode=${1:-run}
@@ -13,8 +14,14 @@ pkgs="gcc pkg-config libgl1-mesa-dev libx11-dev libxrandr-dev libxcursor-dev lib
 # gitcmd and workspace run it too).
 pkgs="$pkgs dbus dbus-x11 gnome-keyring xclip git"
 if [ "$mode" = test ]; then
-	# A virtual display for the tray test, gdbus and imagemagick to look at it.
-	pkgs="$pkgs xvfb xauth x11-utils libglib2.0-bin imagemagick"
+	# A virtual display for the tray test, gdbus and imagemagick to look at it;
+	# desktop-file-validate for the menu and autostart entries, and xz for
+	# the release archive test/install builds.
+	pkgs="$pkgs xvfb xauth x11-utils libglib2.0-bin imagemagick desktop-file-utils xz-utils"
+fi
+if [ "$mode" = package ]; then
+	# make package: fyne package compresses its archive with tar -J.
+	pkgs="$pkgs xz-utils"
 fi
 
 if [ "$mode" = test ]; then

@@ -58,6 +58,7 @@ func commands() []command {
 		{"connection", "show or set the saved listen address and browser origins", runConnection},
 		{"audit", "show the audit log, --follow it, or --verify its hash chain", runAudit},
 		{"mcp", "bridge MCP over stdio to the running Switchboard", runMCP},
+		{"autostart", "start Switchboard at login, or not; show which", runAutostart},
 	}
 }
 

@@ -336,6 +336,7 @@ type trayItem struct {
 	id       int32
 	label    string
 	enabled  bool
+	checked  bool // a checkmark item's toggle-state is 1
 	children []trayItem
 }
 
@@ -375,6 +376,9 @@ func trayParseItem(v any) (trayItem, error) {
 	}
 	if e, ok := props["enabled"].Value().(bool); ok {
 		it.enabled = e
+	}
+	if c, ok := props["toggle-state"].Value().(int32); ok {
+		it.checked = c == 1
 	}
 	for _, k := range kids {
 		child, err := trayParseItem(k.Value())
