@@ -74,34 +74,47 @@ func SchemaVersion() int { return migrations[len(migrations)-1].version }
 // migrate applies every pending migration in one transaction, so a crash
 // leaves the database either wholly before or wholly after.
 func (db *DB) migrate() error {
+	if db.pg != nil {
+		return db.pg.run(true, func(tx kvTx) error {
+			// Under the writer lock: two instances starting at once
+			// make the tables and apply each migration once.
+			if _, err := tx.pg.tx.Exec(tx.pg.ctx, pgSchema); err != nil {
+				return fmt.Errorf("postgres: make the tables: %w: %w", ErrUnavailable, err)
+			}
+			return migrateKV(tx, migrations)
+		})
+	}
 	return applyMigrations(db.bolt, migrations)
 }
 
 func applyMigrations(b *bolt.DB, ms []migration) error {
-	return b.Update(func(btx *bolt.Tx) error {
-		tx := kvTx{btx}
-		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
-		if err != nil {
-			return fmt.Errorf("create meta bucket: %w", err)
+	return b.Update(func(btx *bolt.Tx) error { return migrateKV(kvTx{bolt: btx}, ms) })
+}
+
+// migrateKV applies the migrations of ms that tx's schema version has not
+// had yet, and records the version.
+func migrateKV(tx kvTx, ms []migration) error {
+	meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+	if err != nil {
+		return fmt.Errorf("create meta bucket: %w", err)
+	}
+	current := 0
+	if v := meta.Get(keySchemaVersion); len(v) == 8 {
+		current = int(binary.BigEndian.Uint64(v))
+	}
+	if latest := ms[len(ms)-1].version; current > latest {
+		return fmt.Errorf("schema version %d, this program knows up to %d: %w", current, latest, ErrNewerSchema)
+	}
+	for _, m := range ms {
+		if m.version <= current {
+			continue
 		}
-		current := 0
-		if v := meta.Get(keySchemaVersion); len(v) == 8 {
-			current = int(binary.BigEndian.Uint64(v))
+		if err := m.apply(tx); err != nil {
+			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
 		}
-		if latest := ms[len(ms)-1].version; current > latest {
-			return fmt.Errorf("schema version %d, this program knows up to %d: %w", current, latest, ErrNewerSchema)
-		}
-		for _, m := range ms {
-			if m.version <= current {
-				continue
-			}
-			if err := m.apply(tx); err != nil {
-				return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
-			}
-			current = m.version
-		}
-		return meta.Put(keySchemaVersion, u64(uint64(current)))
-	})
+		current = m.version
+	}
+	return meta.Put(keySchemaVersion, u64(uint64(current)))
 }
 
 func u64(v uint64) []byte {

@@ -19,9 +19,16 @@ import (
 	"slices"
 	"strconv"
 	"syscall"
-	"testing"
 	"time"
 )
+
+// T is what the server needs of a test: testing.TB, or Shared's stand-in
+// for a whole test binary.
+type T interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+}
 
 // User is the cluster's superuser, which the socket trusts: only the
 // socket's folder (owner-only) guards it, which is enough for a test.
@@ -37,11 +44,11 @@ type Server struct {
 	data, log string
 	bin       string
 	cred      *syscall.Credential // nil: run as ourselves
-	tb        testing.TB
+	tb        T
 }
 
 // Start makes a cluster and starts it; the test's cleanup stops it.
-func Start(tb testing.TB) *Server {
+func Start(tb T) *Server {
 	tb.Helper()
 	bin, err := binDir()
 	if err != nil {
@@ -53,13 +60,13 @@ func Start(tb testing.TB) *Server {
 	// path must fit in 108 bytes.
 	root, err := os.MkdirTemp("", "sbpg")
 	if err != nil {
-		tb.Fatal(err)
+		tb.Fatalf("pgtest: %v", err)
 	}
 	tb.Cleanup(func() { os.RemoveAll(root) })
 	s.data, s.SocketDir, s.log = filepath.Join(root, "data"), filepath.Join(root, "s"), filepath.Join(root, "server.log")
 	for _, d := range []string{s.data, s.SocketDir} {
 		if err := os.Mkdir(d, 0o700); err != nil {
-			tb.Fatal(err)
+			tb.Fatalf("pgtest: %v", err)
 		}
 	}
 	if os.Geteuid() == 0 {
@@ -68,7 +75,7 @@ func Start(tb testing.TB) *Server {
 		}
 		for _, p := range []string{root, s.data, s.SocketDir} {
 			if err := os.Chown(p, int(s.cred.Uid), int(s.cred.Gid)); err != nil {
-				tb.Fatal(err)
+				tb.Fatalf("pgtest: %v", err)
 			}
 		}
 	}
@@ -88,7 +95,7 @@ func (s *Server) URL(name string) string {
 
 // CreateDatabase makes a new empty database and returns its URL: tests
 // that share a server each take one.
-func (s *Server) CreateDatabase(tb testing.TB, name string) string {
+func (s *Server) CreateDatabase(tb T, name string) string {
 	tb.Helper()
 	s.run(tb, "createdb", "-h", s.SocketDir, "-U", User, name)
 	return s.URL(name)
@@ -136,7 +143,7 @@ func (s *Server) command(ctx context.Context, name string, args ...string) *exec
 	return cmd
 }
 
-func (s *Server) run(tb testing.TB, name string, args ...string) {
+func (s *Server) run(tb T, name string, args ...string) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
@@ -184,4 +191,41 @@ func nobody() (*syscall.Credential, error) {
 		return nil, fmt.Errorf("user nobody: %w", err)
 	}
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+// Shared starts a server for a whole test binary, from TestMain, where
+// there is no test to stop it: stop does, and removes its files.
+func Shared() (s *Server, stop func(), err error) {
+	m := &mainT{}
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		f, ok := r.(mainFatal)
+		if !ok {
+			panic(r)
+		}
+		m.cleanup()
+		s, stop, err = nil, nil, errors.New(string(f))
+	}()
+	s = Start(m)
+	return s, m.cleanup, nil
+}
+
+// mainT is Shared's T: a failure panics (Shared recovers it), cleanups run
+// when the binary's tests are done.
+type mainT struct{ cleanups []func() }
+
+type mainFatal string
+
+func (m *mainT) Helper()                           {}
+func (m *mainT) Fatalf(format string, args ...any) { panic(mainFatal(fmt.Sprintf(format, args...))) }
+func (m *mainT) Cleanup(f func())                  { m.cleanups = append(m.cleanups, f) }
+
+func (m *mainT) cleanup() {
+	for i := len(m.cleanups) - 1; i >= 0; i-- {
+		m.cleanups[i]()
+	}
+	m.cleanups = nil
 }

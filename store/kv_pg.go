@@ -1,0 +1,364 @@
+package store
+
+// The PostgreSQL engine: the store's buckets as rows of two tables (see
+// docs/team-mode.md). Keys are bytea, which PostgreSQL orders byte by byte
+// as bbolt orders its keys, so a cursor is an ordered range read in
+// batches.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// pgSchema makes the engine's two tables. It runs under the writer lock,
+// so instances starting together make them once.
+const pgSchema = `
+CREATE TABLE IF NOT EXISTS sb_buckets (
+	name text PRIMARY KEY,
+	seq  bigint NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS sb_kv (
+	bucket text  NOT NULL REFERENCES sb_buckets (name) ON DELETE CASCADE,
+	key    bytea NOT NULL,
+	value  bytea NOT NULL,
+	PRIMARY KEY (bucket, key)
+);`
+
+// pgWriterLock is the key of the transaction-level advisory lock every
+// write transaction takes first: writers are serialized across instances
+// as bbolt serializes them in one file. The number is "sbwriter" in ASCII.
+const pgWriterLock int64 = 0x7362777269746572
+
+// pgCursorBatch bounds the rows a cursor reads ahead in one query; it
+// starts at pgCursorFirst, since most walks stop after a few rows.
+const (
+	pgCursorFirst = 8
+	pgCursorBatch = 256
+)
+
+// pgTx is one transaction of the PostgreSQL engine. The store's bucket
+// methods return no error (bbolt's reads cannot fail), so the first error
+// of any statement is kept here: every later statement is skipped, and the
+// transaction ends with that error, rolled back, whatever the store made of
+// the missing answers.
+type pgTx struct {
+	ctx      context.Context
+	tx       pgx.Tx
+	writable bool
+	buckets  map[string]*pgBucket // looked up in this transaction
+	err      error
+}
+
+// fail records err as the transaction's failure, if it is the first.
+func (t *pgTx) fail(what string, err error) {
+	if t.err == nil {
+		t.err = fmt.Errorf("postgres: %s: %w: %w", what, ErrUnavailable, err)
+	}
+}
+
+func (t *pgTx) bucket(name []byte) *pgBucket {
+	if t.err != nil {
+		return nil
+	}
+	if b, ok := t.buckets[string(name)]; ok {
+		return b
+	}
+	b := &pgBucket{t: t, name: string(name)}
+	err := t.tx.QueryRow(t.ctx, "SELECT seq FROM sb_buckets WHERE name = $1", b.name).Scan(&b.seq)
+	if errors.Is(err, pgx.ErrNoRows) {
+		t.buckets[b.name] = nil
+		return nil
+	}
+	if err != nil {
+		t.fail("read bucket "+b.name, err)
+		return nil
+	}
+	t.buckets[b.name] = b
+	return b
+}
+
+func (t *pgTx) createBucket(name []byte, ifMissing bool) (*pgBucket, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	if !t.writable {
+		return nil, errors.New("create bucket: the transaction is read-only")
+	}
+	tag, err := t.tx.Exec(t.ctx, "INSERT INTO sb_buckets (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", string(name))
+	if err != nil {
+		t.fail("create bucket "+string(name), err)
+		return nil, t.err
+	}
+	if tag.RowsAffected() == 0 && !ifMissing {
+		return nil, fmt.Errorf("create bucket %s: it exists already", name)
+	}
+	delete(t.buckets, string(name))
+	return t.bucket(name), t.err
+}
+
+func (t *pgTx) deleteBucket(name []byte) error {
+	if t.err != nil {
+		return t.err
+	}
+	// The bucket's rows go with it (ON DELETE CASCADE).
+	tag, err := t.tx.Exec(t.ctx, "DELETE FROM sb_buckets WHERE name = $1", string(name))
+	if err != nil {
+		t.fail("delete bucket "+string(name), err)
+		return t.err
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("delete bucket %s: there is none", name)
+	}
+	t.buckets[string(name)] = nil
+	return nil
+}
+
+// flush writes what the transaction keeps in memory: the buckets'
+// sequences.
+func (t *pgTx) flush() error {
+	for _, b := range t.buckets {
+		if b == nil || !b.seqDirty {
+			continue
+		}
+		if _, err := t.tx.Exec(t.ctx, "UPDATE sb_buckets SET seq = $2 WHERE name = $1", b.name, int64(b.seq)); err != nil {
+			t.fail("write the sequence of "+b.name, err)
+			return t.err
+		}
+		b.seqDirty = false
+	}
+	return t.err
+}
+
+// pgBucket is a bucket of a pgTx. Its sequence is read with it and
+// written back at commit: writers are serialized, so no other transaction
+// moves it meanwhile.
+type pgBucket struct {
+	t        *pgTx
+	name     string
+	seq      uint64
+	seqDirty bool
+}
+
+// The methods take keys and values without keeping them: pgx encodes its
+// arguments before Exec returns, and the copies made here are what it is
+// handed, so that the caller's slices do not escape (see kv.go).
+
+func (b *pgBucket) get(key []byte) []byte {
+	t := b.t
+	if t.err != nil {
+		return nil
+	}
+	var v []byte
+	err := t.tx.QueryRow(t.ctx, "SELECT value FROM sb_kv WHERE bucket = $1 AND key = $2", b.name, bytes.Clone(key)).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		t.fail("read "+b.name, err)
+		return nil
+	}
+	if v == nil {
+		v = []byte{} // stored, if empty: only a missing key reads as nil
+	}
+	return v
+}
+
+func (b *pgBucket) put(key, value []byte) error {
+	t := b.t
+	switch {
+	case t.err != nil:
+		return t.err
+	case !t.writable:
+		return errors.New("put: the transaction is read-only")
+	case len(key) == 0:
+		return errors.New("put: the key is empty")
+	}
+	if value == nil {
+		value = []byte{}
+	}
+	_, err := t.tx.Exec(t.ctx, `INSERT INTO sb_kv (bucket, key, value) VALUES ($1, $2, $3)
+		ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value`, b.name, bytes.Clone(key), bytes.Clone(value))
+	if err != nil {
+		t.fail("write "+b.name, err)
+	}
+	return t.err
+}
+
+func (b *pgBucket) delete(key []byte) error {
+	t := b.t
+	if t.err != nil {
+		return t.err
+	}
+	if !t.writable {
+		return errors.New("delete: the transaction is read-only")
+	}
+	if _, err := t.tx.Exec(t.ctx, "DELETE FROM sb_kv WHERE bucket = $1 AND key = $2", b.name, bytes.Clone(key)); err != nil {
+		t.fail("delete from "+b.name, err)
+	}
+	return t.err
+}
+
+func (b *pgBucket) nextSequence() (uint64, error) {
+	if b.t.err != nil {
+		return 0, b.t.err
+	}
+	if !b.t.writable {
+		return 0, errors.New("next sequence: the transaction is read-only")
+	}
+	b.seq++
+	b.seqDirty = true
+	return b.seq, nil
+}
+
+func (b *pgBucket) setSequence(n uint64) error {
+	if b.t.err != nil {
+		return b.t.err
+	}
+	if !b.t.writable {
+		return errors.New("set sequence: the transaction is read-only")
+	}
+	b.seq, b.seqDirty = n, true
+	return nil
+}
+
+func (b *pgBucket) forEach(fn func(k, v []byte) error) error {
+	c := b.cursor()
+	for k, v := c.first(); k != nil; k, v = c.next() {
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return b.t.err
+}
+
+func (b *pgBucket) cursor() *pgCursor { return &pgCursor{b: b} }
+
+// pgCursor walks a bucket in key order, reading rows ahead in batches, in
+// the direction it last moved. Rows written by the transaction after a
+// batch was read are seen from the next batch on, as bbolt's cursors see
+// writes only where they have not been yet.
+type pgCursor struct {
+	b     *pgBucket
+	rows  []pgRow // the batch, in the direction of travel
+	i     int     // the current row in rows
+	desc  bool    // rows run downwards
+	full  bool    // the batch was full: there may be more beyond it
+	batch int     // the size of the next batch
+	// off is where the cursor is after a walk left the bucket: +1 past
+	// the end, -1 before the start, 0 on a row.
+	off int
+}
+
+type pgRow struct{ k, v []byte }
+
+// read fills the batch with the rows from key (exclusive unless incl; nil
+// is the bucket's end in the direction) in direction desc, and moves to
+// its first.
+func (c *pgCursor) read(from []byte, incl, desc bool) ([]byte, []byte) {
+	t := c.b.t
+	c.rows, c.i, c.desc, c.full = c.rows[:0], 0, desc, false
+	if t.err != nil {
+		return nil, nil
+	}
+	if c.batch == 0 {
+		c.batch = pgCursorFirst
+	}
+	op, order := ">", "ASC"
+	if desc {
+		op, order = "<", "DESC"
+	}
+	if incl {
+		op += "="
+	}
+	q := "SELECT key, value FROM sb_kv WHERE bucket = $1"
+	args := []any{c.b.name}
+	if from != nil {
+		q += " AND key " + op + " $2"
+		args = append(args, from)
+	}
+	q += fmt.Sprintf(" ORDER BY key %s LIMIT %d", order, c.batch)
+	rows, err := t.tx.Query(t.ctx, q, args...)
+	if err != nil {
+		t.fail("read "+c.b.name, err)
+		return nil, nil
+	}
+	for rows.Next() {
+		var r pgRow
+		if err := rows.Scan(&r.k, &r.v); err != nil {
+			rows.Close()
+			t.fail("read "+c.b.name, err)
+			return nil, nil
+		}
+		if r.v == nil {
+			r.v = []byte{}
+		}
+		c.rows = append(c.rows, r)
+	}
+	if err := rows.Err(); err != nil {
+		t.fail("read "+c.b.name, err)
+		return nil, nil
+	}
+	c.full = len(c.rows) == c.batch
+	c.batch = min(2*c.batch, pgCursorBatch)
+	return c.here(desc)
+}
+
+// here returns the current row, or nil with the cursor off the end it ran
+// past.
+func (c *pgCursor) here(desc bool) ([]byte, []byte) {
+	if c.i < len(c.rows) {
+		c.off = 0
+		return c.rows[c.i].k, c.rows[c.i].v
+	}
+	c.off = 1
+	if desc {
+		c.off = -1
+	}
+	return nil, nil
+}
+
+func (c *pgCursor) first() ([]byte, []byte) {
+	c.batch = 0
+	return c.read(nil, false, false)
+}
+
+func (c *pgCursor) last() ([]byte, []byte) {
+	c.batch = 0
+	return c.read(nil, false, true)
+}
+
+func (c *pgCursor) seek(key []byte) ([]byte, []byte) {
+	c.batch = 0
+	return c.read(bytes.Clone(key), true, false)
+}
+
+// step moves one row in direction desc.
+func (c *pgCursor) step(desc bool) ([]byte, []byte) {
+	switch {
+	case c.off == 1 && desc:
+		return c.last() // back from past the end: the last row
+	case c.off == -1 && !desc:
+		return c.first()
+	case c.off != 0:
+		return nil, nil // further off the end it is already past
+	case c.desc == desc:
+		if c.i+1 < len(c.rows) {
+			c.i++
+			return c.rows[c.i].k, c.rows[c.i].v
+		}
+		if !c.full {
+			c.i = len(c.rows)
+			return c.here(desc)
+		}
+	}
+	// The batch is spent, or the cursor turns: read on from the current
+	// row in the new direction.
+	return c.read(c.rows[c.i].k, false, desc)
+}
+
+func (c *pgCursor) next() ([]byte, []byte) { return c.step(false) }
+func (c *pgCursor) prev() ([]byte, []byte) { return c.step(true) }
