@@ -40,8 +40,8 @@ func (c *fakeClock) Add(d time.Duration) {
 // test ends.
 func openTestDB(t testing.TB, opts Options) *DB {
 	t.Helper()
-	if suite != nil {
-		return suite.open(t, opts)
+	if pgServer != nil {
+		return openPGTestDB(t, opts)
 	}
 	db, err := Open(filepath.Join(t.TempDir(), "state.db"), opts)
 	if err != nil {

@@ -18,8 +18,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"syscall"
+	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // T is what the server needs of a test: testing.TB, or Shared's stand-in
@@ -45,6 +49,7 @@ type Server struct {
 	bin       string
 	cred      *syscall.Credential // nil: run as ourselves
 	tb        T
+	schemas   atomic.Int64 // the schemas Schema made
 }
 
 // Start makes a cluster and starts it; the test's cleanup stops it.
@@ -228,4 +233,45 @@ func (m *mainT) cleanup() {
 		m.cleanups[i]()
 	}
 	m.cleanups = nil
+}
+
+// SuiteEnv is the variable that asks a package's tests of the store to run
+// on PostgreSQL: make test runs the store's and the registry's packages
+// once on bbolt and once with it set to "postgres".
+const SuiteEnv = "SWITCHBOARD_STORE_SUITE"
+
+// Main runs a package's tests from its TestMain: on a server started for
+// them all, which *srv is set to, when SuiteEnv asks for PostgreSQL, and as
+// they are otherwise (*srv stays nil). It returns the exit code.
+func Main(m *testing.M, srv **Server) int {
+	if os.Getenv(SuiteEnv) != "postgres" {
+		return m.Run()
+	}
+	s, stop, err := Shared()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	*srv = s
+	defer stop()
+	return m.Run()
+}
+
+// Schema makes a new, empty schema in the server's postgres database and
+// returns the URL of a connection that works in it: a fresh database for
+// one test, in milliseconds.
+func (s *Server) Schema(tb T) string {
+	tb.Helper()
+	name := fmt.Sprintf("t%d", s.schemas.Add(1))
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	c, err := pgx.Connect(ctx, s.URL("postgres"))
+	if err != nil {
+		tb.Fatalf("pgtest: connect: %v", err)
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "CREATE SCHEMA "+name); err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	return s.URL("postgres") + "&search_path=" + name
 }
