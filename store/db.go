@@ -150,7 +150,7 @@ func (tx *Tx) Writable() bool { return tx.tx.Writable() }
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(*Tx) error) error {
 	if db.pg != nil {
-		return db.pg.run(false, func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
+		return db.pg.run(false, nil, func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
 	}
 	return db.bolt.View(func(btx *bolt.Tx) error {
 		return fn(&Tx{tx: kvTx{bolt: btx}, db: db, now: db.now().UTC()})
@@ -162,7 +162,7 @@ func (db *DB) View(fn func(*Tx) error) error {
 // instance that shares the database.
 func (db *DB) Update(fn func(*Tx) error) error {
 	if db.pg != nil {
-		return db.pg.run(true, func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
+		return db.pg.run(true, nil, func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
 	}
 	return db.bolt.Update(func(btx *bolt.Tx) error {
 		return fn(&Tx{tx: kvTx{bolt: btx}, db: db, now: db.now().UTC()})

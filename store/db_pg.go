@@ -62,7 +62,9 @@ func OpenPostgres(rawURL string, opts Options) (*DB, error) {
 // run runs fn in one transaction: a write transaction takes the writer
 // lock first and commits when fn and the engine succeeded; a read runs on
 // a snapshot (REPEATABLE READ) and takes no lock.
-func (e *pgEngine) run(writable bool, fn func(kvTx) error) error {
+//
+// setup is SQL run first, after the lock: the tables, as the store opens.
+func (e *pgEngine) run(writable bool, setup []string, fn func(kvTx) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
 	defer cancel()
 	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
@@ -80,10 +82,8 @@ func (e *pgEngine) run(writable bool, fn func(kvTx) error) error {
 		ptx.Rollback(rctx)
 	}()
 	t := &pgTx{ctx: ctx, tx: ptx, writable: writable, buckets: map[string]*pgBucket{}}
-	if writable {
-		if _, err := ptx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", pgWriterLock); err != nil {
-			return fmt.Errorf("postgres: take the writer lock: %w: %w", ErrUnavailable, err)
-		}
+	if err := t.begin(setup); err != nil {
+		return err
 	}
 	err = fn(kvTx{pg: t})
 	// The engine's failure wins: what fn made of the answers it did not

@@ -16,17 +16,18 @@ import (
 
 // pgSchema makes the engine's two tables. It runs under the writer lock,
 // so instances starting together make them once.
-const pgSchema = `
-CREATE TABLE IF NOT EXISTS sb_buckets (
-	name text PRIMARY KEY,
-	seq  bigint NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS sb_kv (
-	bucket text  NOT NULL REFERENCES sb_buckets (name) ON DELETE CASCADE,
-	key    bytea NOT NULL,
-	value  bytea NOT NULL,
-	PRIMARY KEY (bucket, key)
-);`
+var pgSchema = []string{
+	`CREATE TABLE IF NOT EXISTS sb_buckets (
+		name text PRIMARY KEY,
+		seq  bigint NOT NULL DEFAULT 0
+	)`,
+	`CREATE TABLE IF NOT EXISTS sb_kv (
+		bucket text  NOT NULL REFERENCES sb_buckets (name) ON DELETE CASCADE,
+		key    bytea NOT NULL,
+		value  bytea NOT NULL,
+		PRIMARY KEY (bucket, key)
+	)`,
+}
 
 // pgWriterLock is the key of the transaction-level advisory lock every
 // write transaction takes first: writers are serialized across instances
@@ -49,7 +50,7 @@ type pgTx struct {
 	ctx      context.Context
 	tx       pgx.Tx
 	writable bool
-	buckets  map[string]*pgBucket // looked up in this transaction
+	buckets  map[string]*pgBucket // every bucket, read as the transaction began
 	err      error
 }
 
@@ -60,25 +61,64 @@ func (t *pgTx) fail(what string, err error) {
 	}
 }
 
+// begin takes the writer lock (for a write transaction), runs setup
+// after it when there is one (the tables, as the store opens), and reads
+// every bucket's sequence, in one round trip: there are a few dozen
+// buckets, and a call touches several.
+func (t *pgTx) begin(setup []string) error {
+	locked := false
+	if len(setup) > 0 {
+		// As the store opens: the lock and the tables on their own, since
+		// a batch prepares every statement before it runs the first (and
+		// the read of sb_buckets cannot be prepared before it exists).
+		if _, err := t.tx.Exec(t.ctx, "SELECT pg_advisory_xact_lock($1)", pgWriterLock); err != nil {
+			return fmt.Errorf("postgres: take the writer lock: %w: %w", ErrUnavailable, err)
+		}
+		for _, q := range setup {
+			if _, err := t.tx.Exec(t.ctx, q); err != nil {
+				return fmt.Errorf("postgres: make the tables: %w: %w", ErrUnavailable, err)
+			}
+		}
+		locked = true
+	}
+	var b pgx.Batch
+	lock := t.writable && !locked
+	if lock {
+		b.Queue("SELECT pg_advisory_xact_lock($1)", pgWriterLock)
+	}
+	b.Queue("SELECT name, seq FROM sb_buckets")
+	res := t.tx.SendBatch(t.ctx, &b)
+	defer res.Close()
+	if lock {
+		if _, err := res.Exec(); err != nil {
+			return fmt.Errorf("postgres: take the writer lock: %w: %w", ErrUnavailable, err)
+		}
+	}
+	rows, err := res.Query()
+	if err != nil {
+		return fmt.Errorf("postgres: read the buckets: %w: %w", ErrUnavailable, err)
+	}
+	for rows.Next() {
+		b := &pgBucket{t: t}
+		var seq int64
+		if err := rows.Scan(&b.name, &seq); err != nil {
+			rows.Close()
+			return fmt.Errorf("postgres: read the buckets: %w: %w", ErrUnavailable, err)
+		}
+		b.seq = uint64(seq)
+		t.buckets[b.name] = b
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("postgres: read the buckets: %w: %w", ErrUnavailable, err)
+	}
+	return res.Close()
+}
+
 func (t *pgTx) bucket(name []byte) *pgBucket {
 	if t.err != nil {
 		return nil
 	}
-	if b, ok := t.buckets[string(name)]; ok {
-		return b
-	}
-	b := &pgBucket{t: t, name: string(name)}
-	err := t.tx.QueryRow(t.ctx, "SELECT seq FROM sb_buckets WHERE name = $1", b.name).Scan(&b.seq)
-	if errors.Is(err, pgx.ErrNoRows) {
-		t.buckets[b.name] = nil
-		return nil
-	}
-	if err != nil {
-		t.fail("read bucket "+b.name, err)
-		return nil
-	}
-	t.buckets[b.name] = b
-	return b
+	return t.buckets[string(name)]
 }
 
 func (t *pgTx) createBucket(name []byte, ifMissing bool) (*pgBucket, error) {
@@ -88,16 +128,19 @@ func (t *pgTx) createBucket(name []byte, ifMissing bool) (*pgBucket, error) {
 	if !t.writable {
 		return nil, errors.New("create bucket: the transaction is read-only")
 	}
-	tag, err := t.tx.Exec(t.ctx, "INSERT INTO sb_buckets (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", string(name))
-	if err != nil {
+	if b := t.buckets[string(name)]; b != nil {
+		if !ifMissing {
+			return nil, fmt.Errorf("create bucket %s: it exists already", name)
+		}
+		return b, nil
+	}
+	if _, err := t.tx.Exec(t.ctx, "INSERT INTO sb_buckets (name) VALUES ($1)", string(name)); err != nil {
 		t.fail("create bucket "+string(name), err)
 		return nil, t.err
 	}
-	if tag.RowsAffected() == 0 && !ifMissing {
-		return nil, fmt.Errorf("create bucket %s: it exists already", name)
-	}
-	delete(t.buckets, string(name))
-	return t.bucket(name), t.err
+	b := &pgBucket{t: t, name: string(name)}
+	t.buckets[b.name] = b
+	return b, nil
 }
 
 func (t *pgTx) deleteBucket(name []byte) error {
@@ -113,7 +156,7 @@ func (t *pgTx) deleteBucket(name []byte) error {
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("delete bucket %s: there is none", name)
 	}
-	t.buckets[string(name)] = nil
+	delete(t.buckets, string(name))
 	return nil
 }
 

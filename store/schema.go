@@ -75,14 +75,9 @@ func SchemaVersion() int { return migrations[len(migrations)-1].version }
 // leaves the database either wholly before or wholly after.
 func (db *DB) migrate() error {
 	if db.pg != nil {
-		return db.pg.run(true, func(tx kvTx) error {
-			// Under the writer lock: two instances starting at once
-			// make the tables and apply each migration once.
-			if _, err := tx.pg.tx.Exec(tx.pg.ctx, pgSchema); err != nil {
-				return fmt.Errorf("postgres: make the tables: %w: %w", ErrUnavailable, err)
-			}
-			return migrateKV(tx, migrations)
-		})
+		// The tables are made under the writer lock: two instances
+		// starting at once make them, and apply each migration, once.
+		return db.pg.run(true, pgSchema, func(tx kvTx) error { return migrateKV(tx, migrations) })
 	}
 	return applyMigrations(db.bolt, migrations)
 }
