@@ -47,6 +47,7 @@ const (
 // transaction ends with that error, rolled back, whatever the store made of
 // the missing answers.
 type pgTx struct {
+	e        *pgEngine
 	ctx      context.Context
 	tx       pgx.Tx
 	writable bool
@@ -66,6 +67,11 @@ func (t *pgTx) fail(what string, err error) {
 // every bucket's sequence, in one round trip: there are a few dozen
 // buckets, and a call touches several.
 func (t *pgTx) begin(setup []string) error {
+	if !t.writable {
+		// A read looks buckets up as it needs them (bucket), most of
+		// them by name alone: a snapshot read is one round trip less.
+		return nil
+	}
 	locked := false
 	if len(setup) > 0 {
 		// As the store opens: the lock and the tables on their own, since
@@ -82,7 +88,7 @@ func (t *pgTx) begin(setup []string) error {
 		locked = true
 	}
 	var b pgx.Batch
-	lock := t.writable && !locked
+	lock := !locked
 	if lock {
 		b.Queue("SELECT pg_advisory_xact_lock($1)", pgWriterLock)
 	}
@@ -105,8 +111,9 @@ func (t *pgTx) begin(setup []string) error {
 			rows.Close()
 			return fmt.Errorf("postgres: read the buckets: %w: %w", ErrUnavailable, err)
 		}
-		b.seq = uint64(seq)
+		b.seq, b.seqKnown = uint64(seq), true
 		t.buckets[b.name] = b
+		t.e.know(b.name)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("postgres: read the buckets: %w: %w", ErrUnavailable, err)
@@ -118,7 +125,30 @@ func (t *pgTx) bucket(name []byte) *pgBucket {
 	if t.err != nil {
 		return nil
 	}
-	return t.buckets[string(name)]
+	if b, ok := t.buckets[string(name)]; ok || t.writable {
+		return b // a write transaction read them all
+	}
+	b := &pgBucket{t: t, name: string(name)}
+	if t.e.knows(b.name) {
+		// Buckets are made, never dropped, while Switchboard runs: one
+		// seen once is there; its sequence is read if it is asked for.
+		t.buckets[b.name] = b
+		return b
+	}
+	var seq int64
+	err := t.tx.QueryRow(t.ctx, "SELECT seq FROM sb_buckets WHERE name = $1", b.name).Scan(&seq)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		t.buckets[b.name] = nil
+		return nil
+	case err != nil:
+		t.fail("read bucket "+b.name, err)
+		return nil
+	}
+	b.seq, b.seqKnown = uint64(seq), true
+	t.buckets[b.name] = b
+	t.e.know(b.name)
+	return b
 }
 
 func (t *pgTx) createBucket(name []byte, ifMissing bool) (*pgBucket, error) {
@@ -138,8 +168,9 @@ func (t *pgTx) createBucket(name []byte, ifMissing bool) (*pgBucket, error) {
 		t.fail("create bucket "+string(name), err)
 		return nil, t.err
 	}
-	b := &pgBucket{t: t, name: string(name)}
+	b := &pgBucket{t: t, name: string(name), seqKnown: true}
 	t.buckets[b.name] = b
+	t.e.know(b.name)
 	return b, nil
 }
 
@@ -157,92 +188,165 @@ func (t *pgTx) deleteBucket(name []byte) error {
 		return fmt.Errorf("delete bucket %s: there is none", name)
 	}
 	delete(t.buckets, string(name))
+	t.e.forget(string(name))
 	return nil
 }
 
-// flush writes what the transaction keeps in memory: the buckets'
-// sequences.
+// flush writes what the transaction keeps in memory: every bucket's
+// buffered writes, and the sequences that moved.
 func (t *pgTx) flush() error {
+	var batch pgx.Batch
 	for _, b := range t.buckets {
-		if b == nil || !b.seqDirty {
-			continue
+		b.queueWrites(&batch)
+		if b.seqDirty {
+			batch.Queue("UPDATE sb_buckets SET seq = $2 WHERE name = $1", b.name, int64(b.seq))
+			b.seqDirty = false
 		}
-		if _, err := t.tx.Exec(t.ctx, "UPDATE sb_buckets SET seq = $2 WHERE name = $1", b.name, int64(b.seq)); err != nil {
-			t.fail("write the sequence of "+b.name, err)
-			return t.err
-		}
-		b.seqDirty = false
+	}
+	return t.send(&batch, "write")
+}
+
+// send runs batch in one round trip.
+func (t *pgTx) send(batch *pgx.Batch, what string) error {
+	if t.err != nil || batch.Len() == 0 {
+		return t.err
+	}
+	if err := t.tx.SendBatch(t.ctx, batch).Close(); err != nil {
+		t.fail(what, err)
 	}
 	return t.err
 }
 
 // pgBucket is a bucket of a pgTx. Its sequence is read with it and
 // written back at commit: writers are serialized, so no other transaction
-// moves it meanwhile.
+// moves it meanwhile. For the same reason what the transaction has read or
+// written is kept: a key is read from the server once, and writes are sent
+// together, at commit or before the bucket's rows are next read in order.
 type pgBucket struct {
 	t        *pgTx
 	name     string
 	seq      uint64
+	seqKnown bool // seq has been read (a read transaction reads it when asked)
 	seqDirty bool
+	known    map[string]pgValue // keys read or written in this transaction
+	pending  map[string]bool    // keys written and not yet sent
 }
 
-// The methods take keys and values without keeping them: pgx encodes its
-// arguments before Exec returns, and the copies made here are what it is
-// handed, so that the caller's slices do not escape (see kv.go).
+// pgValue is a key's value as the transaction sees it; ok is false for a
+// key that is missing or deleted.
+type pgValue struct {
+	v  []byte
+	ok bool
+}
+
+// pgMaxKnown bounds the values a bucket keeps read: a walk of the whole log
+// reads through the cursor, which keeps nothing, but a transaction of many
+// lookups must not grow without end.
+const pgMaxKnown = 4096
+
+// The methods take keys and values without keeping the caller's slices:
+// they copy what they keep, and pgx encodes its arguments before a query
+// returns, so that keys do not escape on the bbolt path (see kv.go).
 
 func (b *pgBucket) get(key []byte) []byte {
 	t := b.t
 	if t.err != nil {
 		return nil
 	}
+	if e, ok := b.known[string(key)]; ok {
+		return e.v
+	}
 	var v []byte
 	err := t.tx.QueryRow(t.ctx, "SELECT value FROM sb_kv WHERE bucket = $1 AND key = $2", b.name, bytes.Clone(key)).Scan(&v)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil
-	}
-	if err != nil {
+	found := err == nil
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		t.fail("read "+b.name, err)
 		return nil
 	}
-	if v == nil {
+	if found && v == nil {
 		v = []byte{} // stored, if empty: only a missing key reads as nil
+	}
+	if len(b.known) < pgMaxKnown {
+		b.remember(string(key), v, found)
 	}
 	return v
 }
 
-func (b *pgBucket) put(key, value []byte) error {
+func (b *pgBucket) remember(key string, v []byte, ok bool) {
+	if b.known == nil {
+		b.known = map[string]pgValue{}
+	}
+	b.known[key] = pgValue{v, ok}
+}
+
+// write buffers the new value of key (nil with ok false: deleted).
+func (b *pgBucket) write(op string, key, value []byte, ok bool) error {
 	t := b.t
 	switch {
 	case t.err != nil:
 		return t.err
 	case !t.writable:
-		return errors.New("put: the transaction is read-only")
+		return fmt.Errorf("%s: the transaction is read-only", op)
 	case len(key) == 0:
-		return errors.New("put: the key is empty")
+		return fmt.Errorf("%s: the key is empty", op)
 	}
-	if value == nil {
-		value = []byte{}
+	if b.pending == nil {
+		b.pending = map[string]bool{}
 	}
-	_, err := t.tx.Exec(t.ctx, `INSERT INTO sb_kv (bucket, key, value) VALUES ($1, $2, $3)
-		ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value`, b.name, bytes.Clone(key), bytes.Clone(value))
-	if err != nil {
-		t.fail("write "+b.name, err)
+	k := string(key)
+	if ok {
+		value = bytes.Clone(value)
+		if value == nil {
+			value = []byte{}
+		}
 	}
-	return t.err
+	// Kept past pgMaxKnown too: a pending write is read back from here.
+	b.remember(k, value, ok)
+	b.pending[k] = true
+	return nil
 }
 
-func (b *pgBucket) delete(key []byte) error {
+func (b *pgBucket) put(key, value []byte) error { return b.write("put", key, value, true) }
+func (b *pgBucket) delete(key []byte) error     { return b.write("delete", key, nil, false) }
+
+// queueWrites adds the bucket's pending writes to batch.
+func (b *pgBucket) queueWrites(batch *pgx.Batch) {
+	for k := range b.pending {
+		e := b.known[k]
+		if e.ok {
+			batch.Queue(`INSERT INTO sb_kv (bucket, key, value) VALUES ($1, $2, $3)
+				ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value`, b.name, []byte(k), e.v)
+		} else {
+			batch.Queue("DELETE FROM sb_kv WHERE bucket = $1 AND key = $2", b.name, []byte(k))
+		}
+	}
+	clear(b.pending)
+}
+
+// sync sends the bucket's pending writes, so that a read of its rows in
+// order sees them.
+func (b *pgBucket) sync() error {
+	if len(b.pending) == 0 {
+		return b.t.err
+	}
+	var batch pgx.Batch
+	b.queueWrites(&batch)
+	return b.t.send(&batch, "write "+b.name)
+}
+
+// sequence is the bucket's sequence, read now if the transaction has not.
+func (b *pgBucket) sequence() uint64 {
 	t := b.t
-	if t.err != nil {
-		return t.err
+	if b.seqKnown || t.err != nil {
+		return b.seq
 	}
-	if !t.writable {
-		return errors.New("delete: the transaction is read-only")
+	var seq int64
+	if err := t.tx.QueryRow(t.ctx, "SELECT seq FROM sb_buckets WHERE name = $1", b.name).Scan(&seq); err != nil {
+		t.fail("read the sequence of "+b.name, err)
+		return 0
 	}
-	if _, err := t.tx.Exec(t.ctx, "DELETE FROM sb_kv WHERE bucket = $1 AND key = $2", b.name, bytes.Clone(key)); err != nil {
-		t.fail("delete from "+b.name, err)
-	}
-	return t.err
+	b.seq, b.seqKnown = uint64(seq), true
+	return b.seq
 }
 
 func (b *pgBucket) nextSequence() (uint64, error) {
@@ -304,7 +408,7 @@ type pgRow struct{ k, v []byte }
 func (c *pgCursor) read(from []byte, incl, desc bool) ([]byte, []byte) {
 	t := c.b.t
 	c.rows, c.i, c.desc, c.full = c.rows[:0], 0, desc, false
-	if t.err != nil {
+	if c.b.sync() != nil {
 		return nil, nil
 	}
 	if c.batch == 0 {
