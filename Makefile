@@ -10,7 +10,7 @@ BIN := bin/switchboard
 PURE := ./store/... ./mcpserver/... ./supervisor/... ./app/daemon/... ./app/cli/... ./bench/mcpbench/ ./gitcmd/... ./workspace/ ./internal/... ./usage/... ./test/standinmodel/
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: run test build deps-run deps-test test-pure test-gui test-e2e bench fuzz soak vet clean
+.PHONY: run test build deps-run deps-test test-pure test-postgres test-gui test-e2e bench fuzz soak vet clean
 .PHONY: install uninstall package package-deb package-archive deps-package test-install
 
 run: deps-run build
@@ -25,7 +25,7 @@ deps-run:
 deps-test:
 	@sh scripts/deps.sh test
 
-test: deps-test vet test-pure test-gui test-e2e test-install
+test: deps-test vet test-pure test-postgres test-gui test-e2e test-install
 
 vet:
 	CGO_ENABLED=0 $(GO) vet $(PURE)
@@ -36,6 +36,12 @@ vet:
 test-pure:
 	CGO_ENABLED=0 $(GO) test -count=1 $(PURE)
 	$(GO) test -race -count=1 $(PURE)
+
+# The store's and the registry's tests again, on PostgreSQL: each test's
+# database a schema of a real server the tests start (internal/pgtest).
+# -short only makes the eight-agent drain 500 packets instead of 5,000.
+test-postgres:
+	SWITCHBOARD_STORE_SUITE=postgres CGO_ENABLED=0 $(GO) test -count=1 -short ./store/ ./mcpserver/
 
 # Widget tests of the tray, headless through fyne's test driver, plus the
 # keyring against a real gnome-keyring on a private session bus.
