@@ -6,10 +6,12 @@ package store
 // that TestMain starts, in a schema of its own, instead of a bbolt file.
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/internal/pgtest"
 )
@@ -75,5 +77,89 @@ func TestSuiteEngine(t *testing.T) {
 	}
 	if pgServer != nil && !strings.Contains(db.Path(), "postgres://") {
 		t.Errorf("Path() = %q", db.Path())
+	}
+}
+
+// Two instances on one PostgreSQL database, as two machines: eight
+// claimers, four on each, drain the queue one instance filled, each claim
+// audited in its transaction. Every packet is claimed once, no lease is
+// given twice, and the one audit chain verifies from either instance.
+func TestTwoInstancesShareTheQueue(t *testing.T) {
+	if pgServer == nil {
+		t.Skip("two instances share a database on PostgreSQL only")
+	}
+	const packets, perInstance = 300, 4
+	w := newWorkEnv(t)
+	u, _ := pgURLs.Load(w.db)
+	other, err := OpenPostgres(u.(string), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	mustUpdate(t, w.db, func(tx *Tx) error {
+		for i := range packets {
+			if _, err := tx.CreatePacket(PacketSpec{RepositoryID: w.repo.ID, Title: fmt.Sprint("p", i), Priority: i % 5}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	type claim struct{ pkt, lease, session string }
+	var mu sync.Mutex
+	var claims []claim
+	var wg sync.WaitGroup
+	for i, db := range []*DB{w.db, other} {
+		for g := range perInstance {
+			session := fmt.Sprintf("ses_%d_%d", i, g)
+			wg.Go(func() {
+				for {
+					var p Packet
+					var ok bool
+					err := db.Update(func(tx *Tx) error {
+						var err error
+						if p, ok, err = tx.ClaimPacket(w.repo.ID, session, time.Minute); err != nil || !ok {
+							return err
+						}
+						return tx.AppendAudit(&AuditRecord{Transport: "test", SessionID: session, Method: "work.await_packet", Outcome: "ok"})
+					})
+					if err != nil {
+						t.Errorf("%s: %v", session, err)
+						return
+					}
+					if !ok {
+						return
+					}
+					mu.Lock()
+					claims = append(claims, claim{p.ID, p.Lease.ID, session})
+					mu.Unlock()
+				}
+			})
+		}
+	}
+	wg.Wait()
+	byPacket, leases, bySide := map[string]string{}, map[string]bool{}, map[byte]int{}
+	for _, c := range claims {
+		if prev, dup := byPacket[c.pkt]; dup {
+			t.Errorf("packet %s claimed by %s and %s", c.pkt, prev, c.session)
+		}
+		byPacket[c.pkt] = c.session
+		if leases[c.lease] {
+			t.Errorf("lease %s given twice", c.lease)
+		}
+		leases[c.lease] = true
+		bySide[c.session[4]]++
+	}
+	if len(byPacket) != packets {
+		t.Errorf("%d packets claimed, want %d", len(byPacket), packets)
+	}
+	if bySide['0'] == 0 || bySide['1'] == 0 {
+		t.Errorf("claims by instance: %v; want both to have claimed", bySide)
+	}
+	for i, db := range []*DB{w.db, other} {
+		var v AuditVerification
+		mustView(t, db, func(tx *Tx) (err error) { v, err = tx.VerifyAudit(); return err })
+		if v.Records < packets {
+			t.Errorf("instance %d verified %d records, want at least %d", i, v.Records, packets)
+		}
 	}
 }
