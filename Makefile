@@ -10,7 +10,7 @@ BIN := bin/switchboard
 PURE := ./store/... ./mcpserver/... ./supervisor/... ./app/daemon/... ./app/cli/... ./bench/mcpbench/ ./gitcmd/... ./workspace/ ./internal/... ./usage/... ./test/standinmodel/
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: run test build deps-run deps-test deps-cross test-pure test-gui test-e2e bench fuzz soak vet vet-cross cross clean
+.PHONY: run test build deps-run deps-test deps-cross test-pure test-postgres test-gui test-e2e bench fuzz soak vet vet-cross cross clean
 .PHONY: install uninstall package package-deb package-archive deps-package test-install
 
 run: deps-run build
@@ -28,7 +28,7 @@ deps-test:
 deps-cross:
 	@sh scripts/deps.sh cross
 
-test: deps-test vet vet-cross test-pure test-gui test-e2e test-install cross
+test: deps-test vet vet-cross test-pure test-postgres test-gui test-e2e test-install cross
 
 vet:
 	CGO_ENABLED=0 $(GO) vet $(PURE)
@@ -61,6 +61,12 @@ cross: deps-cross
 test-pure:
 	CGO_ENABLED=0 $(GO) test -count=1 $(PURE)
 	$(GO) test -race -count=1 $(PURE)
+
+# The store's and the registry's tests again, on PostgreSQL: each test's
+# database a schema of a real server the tests start (internal/pgtest).
+# -short only makes the eight-agent drain 500 packets instead of 5,000.
+test-postgres:
+	SWITCHBOARD_STORE_SUITE=postgres CGO_ENABLED=0 $(GO) test -count=1 -short ./store/ ./mcpserver/
 
 # Widget tests of the tray, headless through fyne's test driver, plus the
 # keyring against a real gnome-keyring on a private session bus.

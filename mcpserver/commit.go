@@ -95,8 +95,10 @@ func (g *groupCommitter) commit(batch []*txRequest) {
 				r.done <- nil
 			}
 			return
-		case failed < 0:
-			// The commit itself failed: nobody's writes are durable.
+		case failed < 0 || errors.Is(err, store.ErrUnavailable):
+			// The commit itself failed, or the database did (whatever the
+			// function that noticed first made of it): nobody's writes
+			// are durable.
 			for _, r := range batch {
 				r.done <- err
 			}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -109,12 +108,7 @@ type fixture struct {
 
 func openTestDB(t testing.TB, clock *fakeClock) *store.DB {
 	t.Helper()
-	db, err := store.Open(filepath.Join(t.TempDir(), "state.db"), store.Options{Now: clock.Now})
-	if err != nil {
-		t.Fatalf("store.Open: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	return openStore(t, store.Options{Now: clock.Now})
 }
 
 func newFixture(t testing.TB) *fixture {

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
@@ -90,10 +89,7 @@ func TestNoTokenLeaks(t *testing.T) {
 	if !strings.Contains(logs, "could not be kept") {
 		t.Errorf("expected the rotation warning in the log: %q", logs)
 	}
-	db, err := os.ReadFile(e.db.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storeBytes(t, e.db)
 	bodies := e.rec.all()
 	if len(bodies) < 60 {
 		t.Fatalf("only %d responses recorded", len(bodies))

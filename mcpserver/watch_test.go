@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -19,12 +18,7 @@ import (
 // bubbleRegistry opens a registry inside the bubble, on its clock.
 func bubbleRegistry(t *testing.T) *Registry {
 	t.Helper()
-	db, err := store.Open(filepath.Join(t.TempDir(), "state.db"), store.Options{})
-	if err != nil {
-		t.Fatalf("store.Open: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return New(db, Options{Version: testVersion})
+	return New(openStore(t, store.Options{}), Options{Version: testVersion})
 }
 
 // bubbleToken mints a token with every agent capability.

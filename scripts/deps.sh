@@ -30,6 +30,13 @@ if [ "$mode" = test ] || [ "$mode" = cross ]; then
 	pkgs="$pkgs gcc-mingw-w64-x86-64"
 fi
 
+if [ "$mode" = test ]; then
+	# A real PostgreSQL server for the team-mode store's tests, which make
+	# clusters of their own (internal/pgtest) and never touch the one the
+	# package may make.
+	pkgs="$pkgs postgresql"
+fi
+
 missing=""
 for p in $pkgs; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

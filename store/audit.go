@@ -90,7 +90,7 @@ func AuditID(seq uint64) string { return fmt.Sprintf("aud_%016x", seq) }
 // this transaction: a call's record commits with the change it made.
 func (tx *Tx) AppendAudit(r *AuditRecord) error {
 	b := tx.tx.Bucket(bucketAudit)
-	b.FillPercent = appendFill
+	b.Appending()
 	seq, err := b.NextSequence()
 	if err != nil {
 		return fmt.Errorf("audit sequence: %w", err)
@@ -102,8 +102,21 @@ func (tx *Tx) AppendAudit(r *AuditRecord) error {
 	}
 	r.Time = r.Time.UTC()
 	r.PrevHash = ""
-	if k, v := b.Cursor().Last(); k != nil {
-		if r.PrevHash, err = tx.db.prevAuditHash(k, v); err != nil {
+	// The previous record is seq-1: sequences are gap-free (VerifyAudit
+	// checks it). Asked for by key, it is a lookup the PostgreSQL engine
+	// answers from memory when this transaction wrote it; the cursor is
+	// the fallback for a log that has lost it, which chains on from its
+	// last record as before.
+	var pk, pv []byte
+	if seq > 1 {
+		pk = u64(seq - 1)
+		pv = b.Get(pk)
+	}
+	if pv == nil {
+		pk, pv = b.Cursor().Last()
+	}
+	if pk != nil {
+		if r.PrevHash, err = tx.db.prevAuditHash(pk, pv); err != nil {
 			return err
 		}
 	}

@@ -8,8 +8,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // ViewTransport is the transport of the GUI's background refresh reads
@@ -39,9 +37,9 @@ func (r *AuditRecord) IsView() bool { return r.Transport == ViewTransport && r.O
 var bucketAuditShown = []byte("audit_shown")
 
 // indexShown gives seq the next rank in the index of shown records.
-func indexShown(tx *bolt.Tx, seq uint64) error {
+func indexShown(tx kvTx, seq uint64) error {
 	b := tx.Bucket(bucketAuditShown)
-	b.FillPercent = appendFill
+	b.Appending()
 	rank, err := b.NextSequence()
 	if err != nil {
 		return fmt.Errorf("rank audit record %d: %w", seq, err)
@@ -56,7 +54,7 @@ func indexShown(tx *bolt.Tx, seq uint64) error {
 // record written before it existed is indexed unless it is a view (none
 // should be: the view transport came with the index). It reads only the
 // two fields IsView needs, and is frozen here as schema 6 wrote it.
-func migrateAuditShown(tx *bolt.Tx) error {
+func migrateAuditShown(tx kvTx) error {
 	if _, err := tx.CreateBucketIfNotExists(bucketAuditShown); err != nil {
 		return fmt.Errorf("create bucket %s: %w", bucketAuditShown, err)
 	}
@@ -87,14 +85,14 @@ func migrateAuditShown(tx *bolt.Tx) error {
 // key and JSON like a bbolt cursor over the log; rank is the shown rank of
 // the record last returned through the index.
 type auditCursor struct {
-	c    *bolt.Cursor
-	idx  *bolt.Bucket // set when c walks the index
-	log  *bolt.Cursor // the records the index names, looked up by seq
+	c    kvCursor
+	idx  kvBucket // set when c walks the index
+	log  kvCursor // the records the index names, looked up by seq
 	rank uint64
 	err  error // an index entry that names no record
 }
 
-func newAuditCursor(tx *bolt.Tx, views bool) *auditCursor {
+func newAuditCursor(tx kvTx, views bool) *auditCursor {
 	log := tx.Bucket(bucketAudit)
 	if views {
 		return &auditCursor{c: log.Cursor()}
@@ -105,7 +103,7 @@ func newAuditCursor(tx *bolt.Tx, views bool) *auditCursor {
 }
 
 func (a *auditCursor) record(k, v []byte) ([]byte, []byte) {
-	if k == nil || a.idx == nil {
+	if k == nil || a.idx.Missing() {
 		return k, v
 	}
 	if len(k) != 8 || len(v) != 8 {
@@ -129,7 +127,7 @@ func (a *auditCursor) Prev() ([]byte, []byte) { return a.record(a.c.Prev()) }
 // the index it is a binary search over the ranks, whose seqs ascend: about
 // twenty reads of the index for a million shown records.
 func (a *auditCursor) Seek(key []byte) ([]byte, []byte) {
-	if a.idx == nil {
+	if a.idx.Missing() {
 		return a.c.Seek(key)
 	}
 	seq := binary.BigEndian.Uint64(key)
@@ -158,13 +156,13 @@ func (a *auditCursor) SeekRank(rank uint64) ([]byte, []byte) { return a.record(a
 // of shown records holds exactly the records that are not views, ranked
 // 1, 2, 3 … in order.
 type shownChecker struct {
-	b    *bolt.Bucket
-	c    *bolt.Cursor
+	b    kvBucket
+	c    kvCursor
 	k, v []byte // the index's next entry not yet matched to a record
 	rank uint64 // the rank that entry must have
 }
 
-func newShownChecker(tx *bolt.Tx) *shownChecker {
+func newShownChecker(tx kvTx) *shownChecker {
 	b := tx.Bucket(bucketAuditShown)
 	s := &shownChecker{b: b, c: b.Cursor(), rank: 1}
 	s.k, s.v = s.c.First()

@@ -229,22 +229,22 @@ func TestVerifyAuditChecksTheShownIndex(t *testing.T) {
 	// The other six are views.
 	for _, tc := range []struct {
 		name string
-		edit func(b *bolt.Bucket)
+		edit func(b kvBucket)
 	}{
-		{"a shown record taken out of the index", func(b *bolt.Bucket) { b.Delete(u64(4)) }},
-		{"a failed view taken out of the index", func(b *bolt.Bucket) { b.Delete(u64(3)) }},
-		{"the first record taken out", func(b *bolt.Bucket) { b.Delete(u64(1)) }},
-		{"the last shown record taken out", func(b *bolt.Bucket) { b.Delete(u64(6)) }},
-		{"a view indexed as shown", func(b *bolt.Bucket) { b.Put(u64(3), u64(5)) }},
-		{"a view indexed besides", func(b *bolt.Bucket) { b.Put(u64(7), u64(12)); b.SetSequence(7) }},
-		{"two ranks swapped", func(b *bolt.Bucket) { b.Put(u64(2), u64(6)); b.Put(u64(3), u64(4)) }},
-		{"a rank skipped", func(b *bolt.Bucket) { b.Delete(u64(6)); b.Put(u64(7), u64(11)); b.SetSequence(7) }},
-		{"a record indexed twice", func(b *bolt.Bucket) { b.Put(u64(7), u64(11)); b.SetSequence(7) }},
-		{"an index entry past the end", func(b *bolt.Bucket) { b.Put(u64(7), u64(n+1)); b.SetSequence(7) }},
-		{"the next rank reset", func(b *bolt.Bucket) { b.SetSequence(2) }},
-		{"an index entry that is no rank", func(b *bolt.Bucket) { b.Put([]byte("x"), u64(1)) }},
-		{"an index entry that names no seq", func(b *bolt.Bucket) { b.Put(u64(2), []byte("x")) }},
-		{"the index emptied", func(b *bolt.Bucket) {
+		{"a shown record taken out of the index", func(b kvBucket) { b.Delete(u64(4)) }},
+		{"a failed view taken out of the index", func(b kvBucket) { b.Delete(u64(3)) }},
+		{"the first record taken out", func(b kvBucket) { b.Delete(u64(1)) }},
+		{"the last shown record taken out", func(b kvBucket) { b.Delete(u64(6)) }},
+		{"a view indexed as shown", func(b kvBucket) { b.Put(u64(3), u64(5)) }},
+		{"a view indexed besides", func(b kvBucket) { b.Put(u64(7), u64(12)); b.SetSequence(7) }},
+		{"two ranks swapped", func(b kvBucket) { b.Put(u64(2), u64(6)); b.Put(u64(3), u64(4)) }},
+		{"a rank skipped", func(b kvBucket) { b.Delete(u64(6)); b.Put(u64(7), u64(11)); b.SetSequence(7) }},
+		{"a record indexed twice", func(b kvBucket) { b.Put(u64(7), u64(11)); b.SetSequence(7) }},
+		{"an index entry past the end", func(b kvBucket) { b.Put(u64(7), u64(n+1)); b.SetSequence(7) }},
+		{"the next rank reset", func(b kvBucket) { b.SetSequence(2) }},
+		{"an index entry that is no rank", func(b kvBucket) { b.Put([]byte("x"), u64(1)) }},
+		{"an index entry that names no seq", func(b kvBucket) { b.Put(u64(2), []byte("x")) }},
+		{"the index emptied", func(b kvBucket) {
 			for rank := range uint64(6) {
 				b.Delete(u64(rank + 1))
 			}

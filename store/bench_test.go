@@ -26,7 +26,7 @@ func BenchmarkAppendAudit(b *testing.B) {
 func BenchmarkAppendAuditGrouped(b *testing.B) {
 	const perUpdate = 64
 	db := openTestDB(b, Options{})
-	db.bolt.NoSync = true
+	skipSync(db)
 	i := 0
 	for b.Loop() {
 		if err := db.Update(func(tx *Tx) error {

@@ -32,11 +32,21 @@ type Options struct {
 	LockTimeout time.Duration
 	// Now is the clock; nil means time.Now. Tests inject a fixed clock.
 	Now func() time.Time
+	// Timeout bounds each transaction on PostgreSQL (team mode): a server
+	// that does not answer fails the call with ErrUnavailable rather than
+	// holding it; 0 means DefaultTimeout.
+	Timeout time.Duration
 }
+
+// DefaultTimeout is how long a PostgreSQL transaction may take.
+const DefaultTimeout = 10 * time.Second
 
 // DB is an open Switchboard database.
 type DB struct {
+	// One of the two engines: a bbolt file, or a PostgreSQL pool
+	// (db_pg.go).
 	bolt *bolt.DB
+	pg   *pgEngine
 	now  func() time.Time
 
 	// tokens and sessions hold decoded records, so that the token and
@@ -80,9 +90,8 @@ func Open(path string, opts Options) (*DB, error) {
 		b.Close()
 		return nil, fmt.Errorf("restrict %s: %w", path, err)
 	}
-	db := &DB{bolt: b, now: opts.Now}
-	db.tokens = decodedCache[tokenRecord]{what: "token", clone: cloneTokenRecord}
-	db.sessions = decodedCache[Session]{what: "session", clone: cloneSession}
+	db := newDB(opts)
+	db.bolt = b
 	if err := db.migrate(); err != nil {
 		b.Close()
 		return nil, err
@@ -90,11 +99,31 @@ func Open(path string, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// Close releases the database and its file lock.
-func (db *DB) Close() error { return db.bolt.Close() }
+func newDB(opts Options) *DB {
+	db := &DB{now: opts.Now}
+	db.tokens = decodedCache[tokenRecord]{what: "token", clone: cloneTokenRecord}
+	db.sessions = decodedCache[Session]{what: "session", clone: cloneSession}
+	return db
+}
 
-// Path is the database file's path.
-func (db *DB) Path() string { return db.bolt.Path() }
+// Close releases the database: bbolt's file lock, or the connections to
+// PostgreSQL.
+func (db *DB) Close() error {
+	if db.pg != nil {
+		db.pg.pool.Close()
+		return nil
+	}
+	return db.bolt.Close()
+}
+
+// Path is the database file's path, or on PostgreSQL where the database is
+// (its URL without the password).
+func (db *DB) Path() string {
+	if db.pg != nil {
+		return db.pg.where
+	}
+	return db.bolt.Path()
+}
 
 // appendFill is how full bbolt packs a page before splitting it, for the
 // buckets written only at their end (keys are increasing sequences): the
@@ -106,7 +135,7 @@ const appendFill = 1.0
 // Tx is one bbolt transaction with Switchboard's accessors on it. It is only
 // valid inside the function given to View or Update.
 type Tx struct {
-	tx  *bolt.Tx
+	tx  kvTx
 	db  *DB // for its caches
 	now time.Time
 }
@@ -120,22 +149,32 @@ func (tx *Tx) Writable() bool { return tx.tx.Writable() }
 
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(*Tx) error) error {
+	if db.pg != nil {
+		return db.pg.run(false, nil, func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
+	}
 	return db.bolt.View(func(btx *bolt.Tx) error {
-		return fn(&Tx{tx: btx, db: db, now: db.now().UTC()})
+		return fn(&Tx{tx: kvTx{bolt: btx}, db: db, now: db.now().UTC()})
 	})
 }
 
 // Update runs fn in a read-write transaction and commits (with fsync) when fn
-// returns nil. Only one Update runs at a time.
+// returns nil. Only one Update runs at a time, on PostgreSQL across every
+// instance that shares the database.
 func (db *DB) Update(fn func(*Tx) error) error {
+	if db.pg != nil {
+		return db.pg.run(true, nil, func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
+	}
 	return db.bolt.Update(func(btx *bolt.Tx) error {
-		return fn(&Tx{tx: btx, db: db, now: db.now().UTC()})
+		return fn(&Tx{tx: kvTx{bolt: btx}, db: db, now: db.now().UTC()})
 	})
 }
 
 // Check runs bbolt's consistency check over the whole file and returns the
 // first problem found.
 func (db *DB) Check() error {
+	if db.pg != nil {
+		return nil // PostgreSQL checks its own pages
+	}
 	return db.bolt.View(func(btx *bolt.Tx) error {
 		// Drain the channel: bbolt's checker goroutine sends every problem
 		// on an unbuffered channel and reads the transaction until it is

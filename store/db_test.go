@@ -316,7 +316,7 @@ func hasBucket(t *testing.T, b *bolt.DB, name string) bool {
 func TestApplyMigrations(t *testing.T) {
 	var calls map[int]int
 	createBucket := func(v int, name string) migration {
-		return migration{v, "create " + name, func(tx *bolt.Tx) error {
+		return migration{v, "create " + name, func(tx kvTx) error {
 			calls[v]++
 			b, err := tx.CreateBucket([]byte(name)) // fails if run twice
 			if err != nil {
@@ -326,7 +326,7 @@ func TestApplyMigrations(t *testing.T) {
 		}}
 	}
 	failing := func(v int) migration {
-		return migration{v, "broken", func(tx *bolt.Tx) error {
+		return migration{v, "broken", func(tx kvTx) error {
 			calls[v]++
 			return errors.New("boom")
 		}}
@@ -407,7 +407,7 @@ func TestApplyMigrations(t *testing.T) {
 
 func TestApplyMigrationsNewerIsErrNewerSchema(t *testing.T) {
 	b := rawBolt(t)
-	ms := []migration{{1, "one", func(*bolt.Tx) error { return nil }}, {2, "two", func(*bolt.Tx) error { return nil }}}
+	ms := []migration{{1, "one", func(kvTx) error { return nil }}, {2, "two", func(kvTx) error { return nil }}}
 	if err := applyMigrations(b, ms); err != nil {
 		t.Fatal(err)
 	}

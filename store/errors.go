@@ -41,6 +41,9 @@ const (
 	CodeNotFound        Code = "not_found"
 	CodeInvalidState    Code = "invalid_state" // the target's state forbids it: a report from an ended session, a second answer
 	CodeInternal        Code = "internal_error"
+	// CodeStoreUnavailable is a call that could not reach the shared
+	// database (team mode): nothing was done; try again.
+	CodeStoreUnavailable Code = "store_unavailable"
 )
 
 // Workflow refusals (SPEC §5): work packets, leases and artifacts.
@@ -107,8 +110,17 @@ func CodeOf(err error) Code {
 	if errors.As(err, &d) {
 		return d.Code
 	}
+	if errors.Is(err, ErrUnavailable) {
+		return CodeStoreUnavailable
+	}
 	return CodeInternal
 }
+
+// ErrUnavailable marks a failure of the database itself, not of the call:
+// the PostgreSQL server unreachable, restarting, or not answering in time.
+// Nothing of the transaction it ended was committed; the call may be made
+// again once the server is back.
+var ErrUnavailable = errors.New("the database is unavailable")
 
 // ErrLocked is returned by Open when another process holds the database:
 // Switchboard is already running with this data directory.

@@ -40,6 +40,9 @@ func (c *fakeClock) Add(d time.Duration) {
 // test ends.
 func openTestDB(t testing.TB, opts Options) *DB {
 	t.Helper()
+	if pgServer != nil {
+		return openPGTestDB(t, opts)
+	}
 	db, err := Open(filepath.Join(t.TempDir(), "state.db"), opts)
 	if err != nil {
 		t.Fatalf("Open: %v", err)

@@ -97,7 +97,7 @@ func (tx *Tx) BeginLanding(l JournaledLanding) error {
 // Landing returns the landing of pktID under way, if there is one.
 func (tx *Tx) Landing(pktID string) (JournaledLanding, bool, error) {
 	b := tx.tx.Bucket(bucketLandings)
-	if b == nil {
+	if b.Missing() {
 		return JournaledLanding{}, false, nil
 	}
 	v := b.Get([]byte(pktID))
@@ -115,7 +115,7 @@ func (tx *Tx) Landing(pktID string) (JournaledLanding, bool, error) {
 // Switchboard has at most a handful; after a crash, the ones it was in.
 func (tx *Tx) Landings() ([]JournaledLanding, error) {
 	b := tx.tx.Bucket(bucketLandings)
-	if b == nil {
+	if b.Missing() {
 		return nil, nil
 	}
 	var out []JournaledLanding
@@ -135,7 +135,7 @@ func (tx *Tx) Landings() ([]JournaledLanding, error) {
 // Ending one that is not there is not an error.
 func (tx *Tx) EndLanding(pktID string) error {
 	b := tx.tx.Bucket(bucketLandings)
-	if b == nil {
+	if b.Missing() {
 		return nil
 	}
 	return b.Delete([]byte(pktID))

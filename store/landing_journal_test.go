@@ -106,15 +106,7 @@ func TestLandingJournalReopen(t *testing.T) {
 	p := w.donePacket()
 	l := JournaledLanding{PacketID: p.ID, RepoPath: "/src/a", BaseRef: "refs/heads/main", OldTip: strings.Repeat("a", 40), NewCommit: strings.Repeat("b", 40), Mode: "squash"}
 	mustUpdate(t, w.db, func(tx *Tx) error { return tx.BeginLanding(l) })
-	path := w.db.Path()
-	if err := w.db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := reopenTestDB(t, w.db, Options{})
 	mustView(t, db, func(tx *Tx) error {
 		ls, err := tx.Landings()
 		if err != nil || len(ls) != 1 || ls[0].PacketID != p.ID || ls[0].Mode != "squash" {

@@ -3,8 +3,6 @@ package store
 import (
 	"encoding/json"
 	"fmt"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // migrateTraceLog moves every session's events out of trace/<ses_id>/ and its
@@ -17,7 +15,7 @@ import (
 // It writes through appendTrace, which writes schema 5's layout: a later
 // migration that changes the layout must first freeze a copy of today's
 // appendTrace here, so that this one keeps doing what it did.
-func migrateTraceLog(btx *bolt.Tx) error {
+func migrateTraceLog(btx kvTx) error {
 	if err := createBuckets(btx, traceBuckets); err != nil {
 		return err
 	}
@@ -25,7 +23,7 @@ func migrateTraceLog(btx *bolt.Tx) error {
 	tx := &Tx{tx: btx}
 	err := btx.Bucket(bucketSessions).ForEach(func(id, _ []byte) error {
 		var reports []Report
-		if b := nested(oldReports, id); b != nil {
+		if b := nested(oldReports, id); !b.Missing() {
 			if err := b.ForEach(func(k, v []byte) error {
 				var r Report
 				if err := json.Unmarshal(v, &r); err != nil {
@@ -45,7 +43,7 @@ func migrateTraceLog(btx *bolt.Tx) error {
 			reports = reports[1:]
 			return &r
 		}
-		if b := nested(oldTrace, id); b != nil {
+		if b := nested(oldTrace, id); !b.Missing() {
 			if err := b.ForEach(func(k, v []byte) error {
 				var ev TraceEvent
 				if err := json.Unmarshal(v, &ev); err != nil {
@@ -74,7 +72,7 @@ func migrateTraceLog(btx *bolt.Tx) error {
 		return err
 	}
 	for _, name := range []string{"trace", "reports"} {
-		if btx.Bucket([]byte(name)) != nil {
+		if !btx.Bucket([]byte(name)).Missing() {
 			if err := btx.DeleteBucket([]byte(name)); err != nil {
 				return fmt.Errorf("drop bucket %s: %w", name, err)
 			}
@@ -96,9 +94,9 @@ func migrateEvent(tx *Tx, sessionID string, ev TraceEvent) error {
 	return nil
 }
 
-func nested(b *bolt.Bucket, name []byte) *bolt.Bucket {
-	if b == nil {
-		return nil
+func nested(b kvBucket, name []byte) kvBucket {
+	if b.Missing() {
+		return b
 	}
 	return b.Bucket(name)
 }

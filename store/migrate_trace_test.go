@@ -78,7 +78,7 @@ func TestMigrateTraceLog(t *testing.T) {
 			t.Errorf("schema %d", tx.StoredSchemaVersion())
 		}
 		for _, name := range []string{"trace", "reports"} {
-			if tx.tx.Bucket([]byte(name)) != nil {
+			if !tx.tx.Bucket([]byte(name)).Missing() {
 				t.Errorf("bucket %s is still there", name)
 			}
 		}

@@ -40,11 +40,11 @@ var (
 type migration struct {
 	version int
 	name    string
-	apply   func(*bolt.Tx) error
+	apply   func(kvTx) error
 }
 
 var migrations = []migration{
-	{1, "initial buckets", func(tx *bolt.Tx) error {
+	{1, "initial buckets", func(tx kvTx) error {
 		for _, name := range [][]byte{bucketSettings, bucketTokens, bucketRepositories, bucketAudit} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
@@ -52,14 +52,14 @@ var migrations = []migration{
 		}
 		return nil
 	}},
-	{2, "work packets, leases and artifacts", func(tx *bolt.Tx) error { return createBuckets(tx, workBuckets) }},
-	{3, "sessions, questions and trace events", func(tx *bolt.Tx) error { return createBuckets(tx, sessionBuckets) }},
-	{4, "agent profiles", func(tx *bolt.Tx) error { return createBuckets(tx, [][]byte{bucketProfiles}) }},
+	{2, "work packets, leases and artifacts", func(tx kvTx) error { return createBuckets(tx, workBuckets) }},
+	{3, "sessions, questions and trace events", func(tx kvTx) error { return createBuckets(tx, sessionBuckets) }},
+	{4, "agent profiles", func(tx kvTx) error { return createBuckets(tx, [][]byte{bucketProfiles}) }},
 	{5, "trace events and reports in one log", migrateTraceLog},
 	{6, "index of the audit records that are not views", migrateAuditShown},
 }
 
-func createBuckets(tx *bolt.Tx, names [][]byte) error {
+func createBuckets(tx kvTx, names [][]byte) error {
 	for _, name := range names {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("create bucket %s: %w", name, err)
@@ -74,33 +74,42 @@ func SchemaVersion() int { return migrations[len(migrations)-1].version }
 // migrate applies every pending migration in one transaction, so a crash
 // leaves the database either wholly before or wholly after.
 func (db *DB) migrate() error {
+	if db.pg != nil {
+		// The tables are made under the writer lock: two instances
+		// starting at once make them, and apply each migration, once.
+		return db.pg.run(true, pgSchema, func(tx kvTx) error { return migrateKV(tx, migrations) })
+	}
 	return applyMigrations(db.bolt, migrations)
 }
 
 func applyMigrations(b *bolt.DB, ms []migration) error {
-	return b.Update(func(tx *bolt.Tx) error {
-		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
-		if err != nil {
-			return fmt.Errorf("create meta bucket: %w", err)
+	return b.Update(func(btx *bolt.Tx) error { return migrateKV(kvTx{bolt: btx}, ms) })
+}
+
+// migrateKV applies the migrations of ms that tx's schema version has not
+// had yet, and records the version.
+func migrateKV(tx kvTx, ms []migration) error {
+	meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+	if err != nil {
+		return fmt.Errorf("create meta bucket: %w", err)
+	}
+	current := 0
+	if v := meta.Get(keySchemaVersion); len(v) == 8 {
+		current = int(binary.BigEndian.Uint64(v))
+	}
+	if latest := ms[len(ms)-1].version; current > latest {
+		return fmt.Errorf("schema version %d, this program knows up to %d: %w", current, latest, ErrNewerSchema)
+	}
+	for _, m := range ms {
+		if m.version <= current {
+			continue
 		}
-		current := 0
-		if v := meta.Get(keySchemaVersion); len(v) == 8 {
-			current = int(binary.BigEndian.Uint64(v))
+		if err := m.apply(tx); err != nil {
+			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
 		}
-		if latest := ms[len(ms)-1].version; current > latest {
-			return fmt.Errorf("schema version %d, this program knows up to %d: %w", current, latest, ErrNewerSchema)
-		}
-		for _, m := range ms {
-			if m.version <= current {
-				continue
-			}
-			if err := m.apply(tx); err != nil {
-				return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
-			}
-			current = m.version
-		}
-		return meta.Put(keySchemaVersion, u64(uint64(current)))
-	})
+		current = m.version
+	}
+	return meta.Put(keySchemaVersion, u64(uint64(current)))
 }
 
 func u64(v uint64) []byte {

@@ -143,7 +143,7 @@ func (tx *Tx) appendTrace(sessionID string, ev TraceEvent) (TraceEvent, error) {
 		return TraceEvent{}, err
 	}
 	log := tx.tx.Bucket(bucketTraceLog)
-	log.FillPercent = appendFill
+	log.Appending()
 	g, err := log.NextSequence()
 	if err != nil {
 		return TraceEvent{}, fmt.Errorf("trace sequence: %w", err)

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // traceData is the Data of a test event: which writer made it and its
@@ -212,7 +210,7 @@ func TestTraceBeforeFirstEvent(t *testing.T) {
 func TestTraceInterleavedGapFree(t *testing.T) {
 	const sessions, perSession = 3, 1000
 	db := openTestDB(t, Options{})
-	db.bolt.NoSync = true // thousands of commits; durability is not what is tested
+	skipSync(db) // thousands of commits; durability is not what is tested
 	var ids []string
 	for range sessions {
 		ids = append(ids, createSession(t, db, SessionSpec{Kind: SessionExternal}).ID)
@@ -439,7 +437,7 @@ func TestTraceEventsPaging(t *testing.T) {
 func TestTraceConcurrentAppends(t *testing.T) {
 	const writers, perWriter = 8, 150
 	db := openTestDB(t, Options{})
-	db.bolt.NoSync = true
+	skipSync(db)
 	s := createSession(t, db, SessionSpec{Kind: SessionExternal})
 	var wg sync.WaitGroup
 	errs := make(chan error, writers+2)
@@ -529,7 +527,7 @@ func BenchmarkAppendTrace(b *testing.B) {
 func BenchmarkAppendTraceGrouped(b *testing.B) {
 	const perUpdate = 64
 	db := openTestDB(b, Options{})
-	db.bolt.NoSync = true
+	skipSync(db)
 	s := createSession(b, db, SessionSpec{Kind: SessionSupervised})
 	data := json.RawMessage(`{"method":"work.await_packet","args_digest":"sha256:0123456789abcdef","ms":12}`)
 	n := 0
@@ -554,7 +552,7 @@ func BenchmarkAppendTraceGrouped(b *testing.B) {
 func BenchmarkTraceEvents(b *testing.B) {
 	const n = 100_000
 	db := openTestDB(b, Options{})
-	db.bolt.NoSync = true
+	skipSync(db)
 	s := createSession(b, db, SessionSpec{Kind: SessionSupervised})
 	for done := 0; done < n; {
 		mustUpdate(b, db, func(tx *Tx) error {
@@ -588,14 +586,14 @@ func TestTraceCorruptionIsAnError(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		victim int // 0: a, 1: b
-		damage func(log *bolt.Bucket) error
+		damage func(log kvBucket) error
 	}{
-		{"entry of another session", 1, func(log *bolt.Bucket) error {
+		{"entry of another session", 1, func(log kvBucket) error {
 			return log.Put(u64(2), slices.Clone(log.Get(u64(1))))
 		}},
-		{"short entry", 0, func(log *bolt.Bucket) error { return log.Put(u64(3), []byte("short")) }},
-		{"missing entry", 0, func(log *bolt.Bucket) error { return log.Delete(u64(3)) }},
-		{"not JSON", 0, func(log *bolt.Bucket) error {
+		{"short entry", 0, func(log kvBucket) error { return log.Put(u64(3), []byte("short")) }},
+		{"missing entry", 0, func(log kvBucket) error { return log.Delete(u64(3)) }},
+		{"not JSON", 0, func(log kvBucket) error {
 			return log.Put(u64(3), append(slices.Clone(log.Get(u64(3))[:traceHeader]), "{nope"...))
 		}},
 	} {
@@ -610,7 +608,7 @@ func TestTraceCorruptionIsAnError(t *testing.T) {
 					}
 				}
 			}
-			if err := db.bolt.Update(func(btx *bolt.Tx) error { return tc.damage(btx.Bucket(bucketTraceLog)) }); err != nil {
+			if err := db.Update(func(tx *Tx) error { return tc.damage(tx.tx.Bucket(bucketTraceLog)) }); err != nil {
 				t.Fatal(err)
 			}
 			victim, other := []Session{a, b}[tc.victim], []Session{a, b}[1-tc.victim]

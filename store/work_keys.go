@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Packet keys and records: how a packet and its index entries are laid
@@ -107,7 +105,7 @@ func (tx *Tx) savePacket(old *packetKeys, p *Packet) error {
 	sessions := tx.tx.Bucket(bucketLeasesBySession)
 	if old != nil {
 		for _, d := range []struct {
-			b *bolt.Bucket
+			b kvBucket
 			k []byte
 		}{{queue, old.queue}, {expiry, old.expiry}, {sessions, old.session}} {
 			if d.k != nil {

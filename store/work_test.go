@@ -19,7 +19,7 @@ func TestWorkBucketsExist(t *testing.T) {
 	db := openTestDB(t, Options{})
 	mustView(t, db, func(tx *Tx) error {
 		for _, name := range workBuckets {
-			if tx.tx.Bucket(name) == nil {
+			if tx.tx.Bucket(name).Missing() {
 				t.Errorf("bucket %s missing after Open", name)
 			}
 		}
@@ -295,7 +295,9 @@ func BenchmarkClaimComplete(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			const depth = 10000
 			db := openTestDB(b, Options{})
-			db.bolt.NoSync = mode == "nosync"
+			if mode == "nosync" {
+				skipSync(db)
+			}
 			var repo Repository
 			mustUpdate(b, db, func(tx *Tx) error {
 				var err error
@@ -347,7 +349,7 @@ func BenchmarkClaim(b *testing.B) {
 	for _, depth := range []int{100, 100000} {
 		b.Run(fmt.Sprint("depth=", depth), func(b *testing.B) {
 			db := openTestDB(b, Options{})
-			db.bolt.NoSync = true
+			skipSync(db)
 			var repo Repository
 			mustUpdate(b, db, func(tx *Tx) error {
 				var err error

@@ -1,0 +1,158 @@
+package store
+
+// Opening the store on PostgreSQL (team mode), and its transactions.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// pgMaxConns bounds the connections one instance holds: one writer at a
+// time (the writer lock), and readers beside it.
+const pgMaxConns = 8
+
+// pgEngine is a DB's PostgreSQL side.
+type pgEngine struct {
+	pool    *pgxpool.Pool
+	where   string // the URL without its password, for messages
+	timeout time.Duration
+
+	mu    sync.Mutex
+	names map[string]bool // buckets seen to exist; guarded by mu
+}
+
+func (e *pgEngine) knows(name string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.names[name]
+}
+
+// forget is for a bucket dropped (only an old schema's migration drops
+// any). Another instance's drop is not seen: none happens while they run.
+func (e *pgEngine) forget(name string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.names, name)
+}
+
+func (e *pgEngine) know(name string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.names == nil {
+		e.names = map[string]bool{}
+	}
+	e.names[name] = true
+}
+
+// OpenPostgres opens the store in the PostgreSQL database at rawURL
+// (postgres://… or key=value pairs; host may be a socket folder), making
+// its tables and applying pending migrations. Every instance that opens
+// the same database shares one store.
+func OpenPostgres(rawURL string, opts Options) (*DB, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	cfg, err := pgxpool.ParseConfig(rawURL)
+	if err != nil {
+		// pgx's message may quote the URL, password and all.
+		return nil, errors.New("postgres: the database URL cannot be read")
+	}
+	cfg.MaxConns = pgMaxConns
+	cfg.ConnConfig.ConnectTimeout = min(opts.Timeout, 5*time.Second)
+	where := redactURL(rawURL)
+	ctx, cancel := context.WithTimeout(context.Background(), opts.Timeout)
+	defer cancel()
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres %s: %w: %w", where, ErrUnavailable, err)
+	}
+	db := newDB(opts)
+	db.pg = &pgEngine{pool: pool, where: where, timeout: opts.Timeout}
+	if err := db.migrate(); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open %s: %w", where, err)
+	}
+	return db, nil
+}
+
+// run runs fn in one transaction: a write transaction takes the writer
+// lock first and commits when fn and the engine succeeded; a read runs on
+// a snapshot (REPEATABLE READ) and takes no lock.
+//
+// setup is SQL run first, after the lock: the tables, as the store opens.
+func (e *pgEngine) run(writable bool, setup []string, fn func(kvTx) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
+	defer cancel()
+	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	if writable {
+		opts = pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
+	}
+	ptx, err := e.pool.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("postgres: begin: %w: %w", ErrUnavailable, err)
+	}
+	defer func() {
+		// A no-op after Commit. Its own deadline: ctx may be what ended.
+		rctx, rcancel := context.WithTimeout(context.Background(), time.Second)
+		defer rcancel()
+		ptx.Rollback(rctx)
+	}()
+	t := &pgTx{e: e, ctx: ctx, tx: ptx, writable: writable, buckets: map[string]*pgBucket{}}
+	if err := t.begin(setup); err != nil {
+		return err
+	}
+	err = fn(kvTx{pg: t})
+	// The engine's failure wins: what fn made of the answers it did not
+	// get (a "not found", say) is not the call's outcome.
+	if t.err != nil {
+		return t.err
+	}
+	if err != nil {
+		return err
+	}
+	if !writable {
+		return nil
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if err := ptx.Commit(ctx); err != nil {
+		return fmt.Errorf("postgres: commit: %w: %w", ErrUnavailable, err)
+	}
+	return nil
+}
+
+// redactURL is rawURL without its password, for messages and the
+// Settings window.
+func redactURL(rawURL string) string {
+	if u, err := url.Parse(rawURL); err == nil && u.Scheme != "" {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+		q := u.Query()
+		if q.Has("password") {
+			q.Set("password", "xxxxx")
+			u.RawQuery = q.Encode()
+		}
+		return u.String()
+	}
+	// key=value pairs.
+	fields := strings.Fields(rawURL)
+	for i, f := range fields {
+		if k, _, ok := strings.Cut(f, "="); ok && k == "password" {
+			fields[i] = "password=xxxxx"
+		}
+	}
+	return strings.Join(fields, " ")
+}

@@ -1,0 +1,165 @@
+package store
+
+// The store's tests are one suite for both engines: with
+// SWITCHBOARD_STORE_SUITE=postgres (make test runs the package that way
+// too) openTestDB opens each test's database on a real PostgreSQL server
+// that TestMain starts, in a schema of its own, instead of a bbolt file.
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/internal/pgtest"
+)
+
+// pgServer is the PostgreSQL server of a run on PostgreSQL; nil on bbolt.
+var pgServer *pgtest.Server
+
+// pgURLs maps each *DB the suite opened on PostgreSQL to its URL, for
+// reopenTestDB.
+var pgURLs sync.Map
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, &pgServer)) }
+
+// openPGTestDB opens a store in a new schema of the suite's database.
+func openPGTestDB(t testing.TB, opts Options) *DB {
+	t.Helper()
+	url := pgServer.Schema(t)
+	db, err := OpenPostgres(url, opts)
+	if err != nil {
+		t.Fatalf("OpenPostgres: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	pgURLs.Store(db, url)
+	return db
+}
+
+// reopenTestDB closes db and opens the same database again, as a restart
+// does.
+func reopenTestDB(t testing.TB, db *DB, opts Options) *DB {
+	t.Helper()
+	where, open := db.Path(), Open
+	if pgServer != nil {
+		u, _ := pgURLs.Load(db)
+		where, open = u.(string), OpenPostgres
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := open(where, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { again.Close() })
+	if pgServer != nil {
+		pgURLs.Store(again, where)
+	}
+	return again
+}
+
+// skipSync turns bbolt's fsync off for a test of many commits whose
+// durability is not what it tests; PostgreSQL keeps its own.
+func skipSync(db *DB) {
+	if db.bolt != nil {
+		db.bolt.NoSync = true
+	}
+}
+
+// The run is on the engine it says it is on.
+func TestSuiteEngine(t *testing.T) {
+	db := openTestDB(t, Options{})
+	if onPG := db.pg != nil; onPG != (pgServer != nil) {
+		t.Fatalf("on PostgreSQL: %v; the run asked for it: %v", onPG, pgServer != nil)
+	}
+	if pgServer != nil && !strings.Contains(db.Path(), "postgres://") {
+		t.Errorf("Path() = %q", db.Path())
+	}
+}
+
+// Two instances on one PostgreSQL database, as two machines: eight
+// claimers, four on each, drain the queue one instance filled, each claim
+// audited in its transaction. Every packet is claimed once, no lease is
+// given twice, and the one audit chain verifies from either instance.
+func TestTwoInstancesShareTheQueue(t *testing.T) {
+	if pgServer == nil {
+		t.Skip("two instances share a database on PostgreSQL only")
+	}
+	const packets, perInstance = 300, 4
+	w := newWorkEnv(t)
+	u, _ := pgURLs.Load(w.db)
+	other, err := OpenPostgres(u.(string), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	mustUpdate(t, w.db, func(tx *Tx) error {
+		for i := range packets {
+			if _, err := tx.CreatePacket(PacketSpec{RepositoryID: w.repo.ID, Title: fmt.Sprint("p", i), Priority: i % 5}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	type claim struct{ pkt, lease, session string }
+	var mu sync.Mutex
+	var claims []claim
+	var wg sync.WaitGroup
+	for i, db := range []*DB{w.db, other} {
+		for g := range perInstance {
+			session := fmt.Sprintf("ses_%d_%d", i, g)
+			wg.Go(func() {
+				for {
+					var p Packet
+					var ok bool
+					err := db.Update(func(tx *Tx) error {
+						var err error
+						if p, ok, err = tx.ClaimPacket(w.repo.ID, session, time.Minute); err != nil || !ok {
+							return err
+						}
+						return tx.AppendAudit(&AuditRecord{Transport: "test", SessionID: session, Method: "work.await_packet", Outcome: "ok"})
+					})
+					if err != nil {
+						t.Errorf("%s: %v", session, err)
+						return
+					}
+					if !ok {
+						return
+					}
+					mu.Lock()
+					claims = append(claims, claim{p.ID, p.Lease.ID, session})
+					mu.Unlock()
+				}
+			})
+		}
+	}
+	wg.Wait()
+	byPacket, leases, bySide := map[string]string{}, map[string]bool{}, map[byte]int{}
+	for _, c := range claims {
+		if prev, dup := byPacket[c.pkt]; dup {
+			t.Errorf("packet %s claimed by %s and %s", c.pkt, prev, c.session)
+		}
+		byPacket[c.pkt] = c.session
+		if leases[c.lease] {
+			t.Errorf("lease %s given twice", c.lease)
+		}
+		leases[c.lease] = true
+		bySide[c.session[4]]++
+	}
+	if len(byPacket) != packets {
+		t.Errorf("%d packets claimed, want %d", len(byPacket), packets)
+	}
+	if bySide['0'] == 0 || bySide['1'] == 0 {
+		t.Errorf("claims by instance: %v; want both to have claimed", bySide)
+	}
+	for i, db := range []*DB{w.db, other} {
+		var v AuditVerification
+		mustView(t, db, func(tx *Tx) (err error) { v, err = tx.VerifyAudit(); return err })
+		if v.Records < packets {
+			t.Errorf("instance %d verified %d records, want at least %d", i, v.Records, packets)
+		}
+	}
+}
