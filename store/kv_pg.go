@@ -51,7 +51,7 @@ type pgTx struct {
 	ctx      context.Context
 	tx       pgx.Tx
 	writable bool
-	buckets  map[string]*pgBucket // every bucket, read as the transaction began
+	buckets  map[string]*pgBucket // every bucket (a write reads them as it begins, a read as it asks); nil: missing
 	err      error
 }
 
@@ -197,6 +197,9 @@ func (t *pgTx) deleteBucket(name []byte) error {
 func (t *pgTx) flush() error {
 	var batch pgx.Batch
 	for _, b := range t.buckets {
+		if b == nil {
+			continue // looked up and missing
+		}
 		b.queueWrites(&batch)
 		if b.seqDirty {
 			batch.Queue("UPDATE sb_buckets SET seq = $2 WHERE name = $1", b.name, int64(b.seq))
