@@ -27,6 +27,8 @@ type pgEngine struct {
 
 	mu    sync.Mutex
 	names map[string]bool // buckets seen to exist; guarded by mu
+
+	cache pgCache
 }
 
 func (e *pgEngine) knows(name string) bool {
@@ -128,8 +130,10 @@ func (e *pgEngine) run(writable bool, setup []string, fn func(kvTx) error) error
 		return err
 	}
 	if err := ptx.Commit(ctx); err != nil {
+		e.cache.forget()
 		return fmt.Errorf("postgres: commit: %w: %w", ErrUnavailable, err)
 	}
+	e.cache.committed(t.tick, t, t.dropped)
 	return nil
 }
 

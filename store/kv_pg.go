@@ -21,6 +21,12 @@ var pgSchema = []string{
 		name text PRIMARY KEY,
 		seq  bigint NOT NULL DEFAULT 0
 	)`,
+	// The clock every write transaction moves (kv_pg_cache.go).
+	`CREATE TABLE IF NOT EXISTS sb_clock (
+		one  bool PRIMARY KEY DEFAULT true CHECK (one),
+		tick bigint NOT NULL
+	)`,
+	`INSERT INTO sb_clock (tick) VALUES (0) ON CONFLICT DO NOTHING`,
 	`CREATE TABLE IF NOT EXISTS sb_kv (
 		bucket text  NOT NULL REFERENCES sb_buckets (name) ON DELETE CASCADE,
 		key    bytea NOT NULL,
@@ -52,7 +58,12 @@ type pgTx struct {
 	tx       pgx.Tx
 	writable bool
 	buckets  map[string]*pgBucket // every bucket (a write reads them as it begins, a read as it asks); nil: missing
-	err      error
+	// tick is the clock the transaction sees the database at (a write's
+	// own tick: the state before it is tick-1); dropped says it dropped
+	// a bucket.
+	tick    uint64
+	dropped bool
+	err     error
 }
 
 // fail records err as the transaction's failure, if it is the first.
@@ -69,7 +80,13 @@ func (t *pgTx) fail(what string, err error) {
 func (t *pgTx) begin(setup []string) error {
 	if !t.writable {
 		// A read looks buckets up as it needs them (bucket), most of
-		// them by name alone: a snapshot read is one round trip less.
+		// them by name alone. Its first statement reads the clock, and
+		// fixes the snapshot the rest reads.
+		var tick int64
+		if err := t.tx.QueryRow(t.ctx, "SELECT tick FROM sb_clock").Scan(&tick); err != nil {
+			return fmt.Errorf("postgres: read the clock: %w: %w", ErrUnavailable, err)
+		}
+		t.tick = uint64(tick)
 		return nil
 	}
 	locked := false
@@ -92,6 +109,7 @@ func (t *pgTx) begin(setup []string) error {
 	if lock {
 		b.Queue("SELECT pg_advisory_xact_lock($1)", pgWriterLock)
 	}
+	b.Queue("UPDATE sb_clock SET tick = tick + 1 RETURNING tick")
 	b.Queue("SELECT name, seq FROM sb_buckets")
 	res := t.tx.SendBatch(t.ctx, &b)
 	defer res.Close()
@@ -100,6 +118,11 @@ func (t *pgTx) begin(setup []string) error {
 			return fmt.Errorf("postgres: take the writer lock: %w: %w", ErrUnavailable, err)
 		}
 	}
+	var tick int64
+	if err := res.QueryRow().Scan(&tick); err != nil {
+		return fmt.Errorf("postgres: move the clock: %w: %w", ErrUnavailable, err)
+	}
+	t.tick = uint64(tick)
 	rows, err := res.Query()
 	if err != nil {
 		return fmt.Errorf("postgres: read the buckets: %w: %w", ErrUnavailable, err)
@@ -189,6 +212,7 @@ func (t *pgTx) deleteBucket(name []byte) error {
 	}
 	delete(t.buckets, string(name))
 	t.e.forget(string(name))
+	t.dropped = true
 	return nil
 }
 
@@ -259,6 +283,18 @@ func (b *pgBucket) get(key []byte) []byte {
 	if e, ok := b.known[string(key)]; ok {
 		return e.v
 	}
+	// What the instance knows as of the state this transaction sees: for
+	// a write, the tick before its own.
+	seen := t.tick
+	if t.writable {
+		seen--
+	}
+	if e, ok := t.e.cache.get(seen, b.name, string(key)); ok {
+		if len(b.known) < pgMaxKnown {
+			b.remember(string(key), e.v, e.ok)
+		}
+		return e.v
+	}
 	var v []byte
 	err := t.tx.QueryRow(t.ctx, "SELECT value FROM sb_kv WHERE bucket = $1 AND key = $2", b.name, bytes.Clone(key)).Scan(&v)
 	found := err == nil
@@ -271,6 +307,10 @@ func (b *pgBucket) get(key []byte) []byte {
 	}
 	if len(b.known) < pgMaxKnown {
 		b.remember(string(key), v, found)
+	}
+	if !t.writable {
+		// A write's reads join the cache when it commits.
+		t.e.cache.put(t.tick, b.name, string(key), pgValue{v, found})
 	}
 	return v
 }
