@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,33 +24,7 @@ type pgEngine struct {
 	where   string // the URL without its password, for messages
 	timeout time.Duration
 
-	mu    sync.Mutex
-	names map[string]bool // buckets seen to exist; guarded by mu
-
 	cache pgCache
-}
-
-func (e *pgEngine) knows(name string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.names[name]
-}
-
-// forget is for a bucket dropped (only an old schema's migration drops
-// any). Another instance's drop is not seen: none happens while they run.
-func (e *pgEngine) forget(name string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	delete(e.names, name)
-}
-
-func (e *pgEngine) know(name string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.names == nil {
-		e.names = map[string]bool{}
-	}
-	e.names[name] = true
 }
 
 // OpenPostgres opens the store in the PostgreSQL database at rawURL

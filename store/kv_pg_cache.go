@@ -65,9 +65,6 @@ func (c *pgCache) committed(at uint64, t *pgTx, drop bool) {
 	}
 	c.at = at
 	for _, b := range t.buckets {
-		if b == nil {
-			continue
-		}
 		for k, v := range b.known {
 			c.keep(pgKey{b.name, k}, v)
 		}
