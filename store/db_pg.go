@@ -15,8 +15,9 @@ import (
 )
 
 // pgMaxConns bounds the connections one instance holds: one writer at a
-// time (the writer lock), and readers beside it.
-const pgMaxConns = 8
+// time (the writer lock), and readers beside it. Eight agents drained a
+// queue at 271 claims/s with 8, 285 with 16, 290 with 24.
+const pgMaxConns = 16
 
 // pgEngine is a DB's PostgreSQL side.
 type pgEngine struct {
