@@ -239,13 +239,11 @@ func (f *AuditFilter) match(r *AuditRecord) bool {
 }
 
 // LastAuditSeq is the newest audit record's sequence (0 for an empty log):
-// sequences are gap-free from 1, so it is also the number of records.
-func (tx *Tx) LastAuditSeq() uint64 {
-	if k, _ := tx.tx.Bucket(bucketAudit).Cursor().Last(); len(k) == 8 {
-		return binary.BigEndian.Uint64(k)
-	}
-	return 0
-}
+// sequences are gap-free from 1, so it is also the number of records. It
+// is the log's sequence, which the transaction has already, rather than
+// its last key, which on PostgreSQL is a read of the server; VerifyAudit
+// reports a log whose end was cut off, where the two differ.
+func (tx *Tx) LastAuditSeq() uint64 { return tx.tx.Bucket(bucketAudit).Sequence() }
 
 // QueryAudit returns up to f.Limit (default 100, at most 1000) matching
 // records, newest first, or oldest first after f.AfterSeq.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -16,8 +15,9 @@ import (
 )
 
 // pgMaxConns bounds the connections one instance holds: one writer at a
-// time (the writer lock), and readers beside it.
-const pgMaxConns = 8
+// time (the writer lock), and readers beside it. Eight agents drained a
+// queue at 271 claims/s with 8, 285 with 16, 290 with 24.
+const pgMaxConns = 16
 
 // pgEngine is a DB's PostgreSQL side.
 type pgEngine struct {
@@ -25,31 +25,7 @@ type pgEngine struct {
 	where   string // the URL without its password, for messages
 	timeout time.Duration
 
-	mu    sync.Mutex
-	names map[string]bool // buckets seen to exist; guarded by mu
-}
-
-func (e *pgEngine) knows(name string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.names[name]
-}
-
-// forget is for a bucket dropped (only an old schema's migration drops
-// any). Another instance's drop is not seen: none happens while they run.
-func (e *pgEngine) forget(name string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	delete(e.names, name)
-}
-
-func (e *pgEngine) know(name string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.names == nil {
-		e.names = map[string]bool{}
-	}
-	e.names[name] = true
+	cache pgCache
 }
 
 // OpenPostgres opens the store in the PostgreSQL database at rawURL
@@ -128,8 +104,10 @@ func (e *pgEngine) run(writable bool, setup []string, fn func(kvTx) error) error
 		return err
 	}
 	if err := ptx.Commit(ctx); err != nil {
+		e.cache.forget()
 		return fmt.Errorf("postgres: commit: %w: %w", ErrUnavailable, err)
 	}
+	e.cache.committed(t.tick, t, t.dropped)
 	return nil
 }
 

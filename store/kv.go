@@ -118,7 +118,7 @@ func (b kvBucket) NextSequence() (uint64, error) {
 
 func (b kvBucket) Sequence() uint64 {
 	if b.pg != nil {
-		return b.pg.sequence()
+		return b.pg.seq
 	}
 	return b.bolt.Sequence()
 }

@@ -21,6 +21,12 @@ var pgSchema = []string{
 		name text PRIMARY KEY,
 		seq  bigint NOT NULL DEFAULT 0
 	)`,
+	// The clock every write transaction moves (kv_pg_cache.go).
+	`CREATE TABLE IF NOT EXISTS sb_clock (
+		one  bool PRIMARY KEY DEFAULT true CHECK (one),
+		tick bigint NOT NULL
+	)`,
+	`INSERT INTO sb_clock (tick) VALUES (0) ON CONFLICT DO NOTHING`,
 	`CREATE TABLE IF NOT EXISTS sb_kv (
 		bucket text  NOT NULL REFERENCES sb_buckets (name) ON DELETE CASCADE,
 		key    bytea NOT NULL,
@@ -51,8 +57,13 @@ type pgTx struct {
 	ctx      context.Context
 	tx       pgx.Tx
 	writable bool
-	buckets  map[string]*pgBucket // every bucket (a write reads them as it begins, a read as it asks); nil: missing
-	err      error
+	buckets  map[string]*pgBucket // every bucket, read as the transaction began
+	// tick is the clock the transaction sees the database at (a write's
+	// own tick: the state before it is tick-1); dropped says it dropped
+	// a bucket.
+	tick    uint64
+	dropped bool
+	err     error
 }
 
 // fail records err as the transaction's failure, if it is the first.
@@ -68,9 +79,13 @@ func (t *pgTx) fail(what string, err error) {
 // buckets, and a call touches several.
 func (t *pgTx) begin(setup []string) error {
 	if !t.writable {
-		// A read looks buckets up as it needs them (bucket), most of
-		// them by name alone: a snapshot read is one round trip less.
-		return nil
+		// A read's first statement fixes the snapshot the rest reads:
+		// the clock and every bucket's sequence, in one.
+		rows, err := t.tx.Query(t.ctx, "SELECT c.tick, b.name, b.seq FROM sb_clock c, sb_buckets b")
+		if err != nil {
+			return fmt.Errorf("postgres: read the clock: %w: %w", ErrUnavailable, err)
+		}
+		return t.readBuckets(rows, true)
 	}
 	locked := false
 	if len(setup) > 0 {
@@ -92,6 +107,7 @@ func (t *pgTx) begin(setup []string) error {
 	if lock {
 		b.Queue("SELECT pg_advisory_xact_lock($1)", pgWriterLock)
 	}
+	b.Queue("UPDATE sb_clock SET tick = tick + 1 RETURNING tick")
 	b.Queue("SELECT name, seq FROM sb_buckets")
 	res := t.tx.SendBatch(t.ctx, &b)
 	defer res.Close()
@@ -100,55 +116,52 @@ func (t *pgTx) begin(setup []string) error {
 			return fmt.Errorf("postgres: take the writer lock: %w: %w", ErrUnavailable, err)
 		}
 	}
+	var tick int64
+	if err := res.QueryRow().Scan(&tick); err != nil {
+		return fmt.Errorf("postgres: move the clock: %w: %w", ErrUnavailable, err)
+	}
+	t.tick = uint64(tick)
 	rows, err := res.Query()
 	if err != nil {
 		return fmt.Errorf("postgres: read the buckets: %w: %w", ErrUnavailable, err)
 	}
+	if err := t.readBuckets(rows, false); err != nil {
+		return err
+	}
+	return res.Close()
+}
+
+// readBuckets reads the buckets' names and sequences from rows, and with
+// withTick the clock first in each row.
+func (t *pgTx) readBuckets(rows pgx.Rows, withTick bool) error {
+	defer rows.Close()
 	for rows.Next() {
 		b := &pgBucket{t: t}
-		var seq int64
-		if err := rows.Scan(&b.name, &seq); err != nil {
-			rows.Close()
+		var tick, seq int64
+		var err error
+		if withTick {
+			err = rows.Scan(&tick, &b.name, &seq)
+			t.tick = uint64(tick)
+		} else {
+			err = rows.Scan(&b.name, &seq)
+		}
+		if err != nil {
 			return fmt.Errorf("postgres: read the buckets: %w: %w", ErrUnavailable, err)
 		}
-		b.seq, b.seqKnown = uint64(seq), true
+		b.seq = uint64(seq)
 		t.buckets[b.name] = b
-		t.e.know(b.name)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("postgres: read the buckets: %w: %w", ErrUnavailable, err)
 	}
-	return res.Close()
+	return nil
 }
 
 func (t *pgTx) bucket(name []byte) *pgBucket {
 	if t.err != nil {
 		return nil
 	}
-	if b, ok := t.buckets[string(name)]; ok || t.writable {
-		return b // a write transaction read them all
-	}
-	b := &pgBucket{t: t, name: string(name)}
-	if t.e.knows(b.name) {
-		// Buckets are made, never dropped, while Switchboard runs: one
-		// seen once is there; its sequence is read if it is asked for.
-		t.buckets[b.name] = b
-		return b
-	}
-	var seq int64
-	err := t.tx.QueryRow(t.ctx, "SELECT seq FROM sb_buckets WHERE name = $1", b.name).Scan(&seq)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		t.buckets[b.name] = nil
-		return nil
-	case err != nil:
-		t.fail("read bucket "+b.name, err)
-		return nil
-	}
-	b.seq, b.seqKnown = uint64(seq), true
-	t.buckets[b.name] = b
-	t.e.know(b.name)
-	return b
+	return t.buckets[string(name)] // every one was read as the transaction began
 }
 
 func (t *pgTx) createBucket(name []byte, ifMissing bool) (*pgBucket, error) {
@@ -168,9 +181,8 @@ func (t *pgTx) createBucket(name []byte, ifMissing bool) (*pgBucket, error) {
 		t.fail("create bucket "+string(name), err)
 		return nil, t.err
 	}
-	b := &pgBucket{t: t, name: string(name), seqKnown: true}
+	b := &pgBucket{t: t, name: string(name)}
 	t.buckets[b.name] = b
-	t.e.know(b.name)
 	return b, nil
 }
 
@@ -188,7 +200,7 @@ func (t *pgTx) deleteBucket(name []byte) error {
 		return fmt.Errorf("delete bucket %s: there is none", name)
 	}
 	delete(t.buckets, string(name))
-	t.e.forget(string(name))
+	t.dropped = true
 	return nil
 }
 
@@ -197,9 +209,6 @@ func (t *pgTx) deleteBucket(name []byte) error {
 func (t *pgTx) flush() error {
 	var batch pgx.Batch
 	for _, b := range t.buckets {
-		if b == nil {
-			continue // looked up and missing
-		}
 		b.queueWrites(&batch)
 		if b.seqDirty {
 			batch.Queue("UPDATE sb_buckets SET seq = $2 WHERE name = $1", b.name, int64(b.seq))
@@ -229,7 +238,6 @@ type pgBucket struct {
 	t        *pgTx
 	name     string
 	seq      uint64
-	seqKnown bool // seq has been read (a read transaction reads it when asked)
 	seqDirty bool
 	known    map[string]pgValue // keys read or written in this transaction
 	pending  map[string]bool    // keys written and not yet sent
@@ -259,6 +267,18 @@ func (b *pgBucket) get(key []byte) []byte {
 	if e, ok := b.known[string(key)]; ok {
 		return e.v
 	}
+	// What the instance knows as of the state this transaction sees: for
+	// a write, the tick before its own.
+	seen := t.tick
+	if t.writable {
+		seen--
+	}
+	if e, ok := t.e.cache.get(seen, b.name, string(key)); ok {
+		if len(b.known) < pgMaxKnown {
+			b.remember(string(key), e.v, e.ok)
+		}
+		return e.v
+	}
 	var v []byte
 	err := t.tx.QueryRow(t.ctx, "SELECT value FROM sb_kv WHERE bucket = $1 AND key = $2", b.name, bytes.Clone(key)).Scan(&v)
 	found := err == nil
@@ -271,6 +291,10 @@ func (b *pgBucket) get(key []byte) []byte {
 	}
 	if len(b.known) < pgMaxKnown {
 		b.remember(string(key), v, found)
+	}
+	if !t.writable {
+		// A write's reads join the cache when it commits.
+		t.e.cache.put(t.tick, b.name, string(key), pgValue{v, found})
 	}
 	return v
 }
@@ -335,21 +359,6 @@ func (b *pgBucket) sync() error {
 	var batch pgx.Batch
 	b.queueWrites(&batch)
 	return b.t.send(&batch, "write "+b.name)
-}
-
-// sequence is the bucket's sequence, read now if the transaction has not.
-func (b *pgBucket) sequence() uint64 {
-	t := b.t
-	if b.seqKnown || t.err != nil {
-		return b.seq
-	}
-	var seq int64
-	if err := t.tx.QueryRow(t.ctx, "SELECT seq FROM sb_buckets WHERE name = $1", b.name).Scan(&seq); err != nil {
-		t.fail("read the sequence of "+b.name, err)
-		return 0
-	}
-	b.seq, b.seqKnown = uint64(seq), true
-	return b.seq
 }
 
 func (b *pgBucket) nextSequence() (uint64, error) {

@@ -1,0 +1,81 @@
+package store
+
+// What one instance knows of the shared database between transactions. A
+// key's value is read from PostgreSQL once and then answered from memory,
+// for as long as no other instance has written: every write transaction
+// moves a clock (sb_clock) under the writer lock, and the cache holds the
+// database as of one tick of it. A transaction that finds the clock where
+// this instance's cache is uses it; one that finds it elsewhere (another
+// instance wrote) reads the server, and the next write of this instance
+// starts the cache again.
+
+import "sync"
+
+// pgMaxCached bounds the values an instance keeps; past it the cache is
+// dropped and fills again with what is in use.
+const pgMaxCached = 100_000
+
+type pgKey struct{ bucket, key string }
+
+type pgCache struct {
+	mu sync.Mutex
+	// at is the clock the values are as of; 0: they are as of nothing.
+	at   uint64
+	vals map[pgKey]pgValue
+}
+
+// get returns key's value as of clock tick at, when the cache holds it.
+func (c *pgCache) get(at uint64, bucket, key string) (pgValue, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if at == 0 || c.at != at {
+		return pgValue{}, false
+	}
+	v, ok := c.vals[pgKey{bucket, key}]
+	return v, ok
+}
+
+// put keeps key's value, read at tick at, if the cache is as of it.
+func (c *pgCache) put(at uint64, bucket, key string, v pgValue) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if at == 0 || c.at != at {
+		return
+	}
+	c.keep(pgKey{bucket, key}, v)
+}
+
+func (c *pgCache) keep(k pgKey, v pgValue) {
+	if c.vals == nil || len(c.vals) >= pgMaxCached {
+		c.vals = map[pgKey]pgValue{}
+	}
+	c.vals[k] = v
+}
+
+// committed records a write transaction that committed as tick at: what it
+// read and wrote is the database as of at, since it held the writer lock
+// from the tick before. The rest of the cache stays only if it was as of
+// that tick (no other instance wrote between); drop says it may not (a
+// bucket was dropped).
+func (c *pgCache) committed(at uint64, t *pgTx, drop bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if drop || c.at != at-1 {
+		c.vals = nil
+	}
+	c.at = at
+	for _, b := range t.buckets {
+		for k, v := range b.known {
+			c.keep(pgKey{b.name, k}, v)
+		}
+	}
+}
+
+// forget makes the cache as of nothing: a commit whose outcome is unknown
+// (the connection broke during it) may or may not have changed what it
+// holds.
+func (c *pgCache) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.at, c.vals = 0, nil
+}
