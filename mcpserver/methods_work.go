@@ -218,6 +218,11 @@ func (c *Call) trace(typ store.TraceType, packetID string) error {
 }
 
 func (r *Registry) signalAfter(c *Call, keys ...string) {
+	// Other instances sharing the database hear them as the transaction
+	// commits (team mode); this one signals its own waiters after.
+	for _, k := range keys {
+		c.Tx.Notify(k)
+	}
 	c.AfterCommit(func() {
 		for _, k := range keys {
 			r.sig.signal(k)

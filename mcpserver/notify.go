@@ -40,6 +40,28 @@ func (s *signals) signal(key string) {
 	}
 }
 
+// signalAll wakes every waiter: anything may have changed (another
+// instance's signals may have been missed).
+func (s *signals) signalAll() {
+	s.mu.Lock()
+	waiting := s.waiting
+	s.waiting = map[string]chan struct{}{}
+	s.mu.Unlock()
+	for _, ch := range waiting {
+		close(ch)
+	}
+}
+
+// fromOtherInstance is a signal another instance sharing the database
+// committed (store.DB.OnSignal): "" for any.
+func (s *signals) fromOtherInstance(key string) {
+	if key == "" {
+		s.signalAll()
+		return
+	}
+	s.signal(key)
+}
+
 // hasWaiters reports whether anyone waits on key (tests use it to know a long
 // poll is parked).
 func (s *signals) hasWaiters(key string) bool {

@@ -58,6 +58,13 @@ func NewRegistry(db *store.DB, opts Options) *Registry {
 	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, agents: opts.Agents, worktrees: opts.Worktrees, methods: map[string]*Method{}, commit: newGroupCommitter(db), sig: newSignals()}
 }
 
+// HearOtherInstances has the instances that share the registry's database
+// (team mode, on PostgreSQL) wake this one's long polls and windows as
+// their transactions commit; the program calls it once, as it starts. It
+// is not done in New: the listener is a goroutine on a network connection,
+// which a test on testing/synctest's clock must not have.
+func (r *Registry) HearOtherInstances() { r.db.OnSignal(r.sig.fromOtherInstance) }
+
 // Register adds m. Registering a name twice is a programming error and
 // panics at start-up, not at the first call.
 func (r *Registry) Register(m Method) {
@@ -295,6 +302,10 @@ func (r *Registry) attempt(call *Call, rec store.AuditRecord, start time.Time) (
 			return err
 		}
 		res.AuditID = rec.ID
+		if call.Method.Flags&ReadOnly == 0 {
+			// The other instances' windows follow changes too.
+			tx.Notify(changedKey)
+		}
 		return traceCall(tx, call.SessionID, &rec)
 	})
 	var rb errRollback
@@ -356,6 +367,10 @@ func (r *Registry) attemptView(call *Call, rec store.AuditRecord, start time.Tim
 			return err
 		}
 		res.AuditID = rec.ID
+		if call.Method.Flags&ReadOnly == 0 {
+			// The other instances' windows follow changes too.
+			tx.Notify(changedKey)
+		}
 		return traceCall(tx, call.SessionID, &rec)
 	})
 	return res, err

@@ -110,6 +110,9 @@ func newDB(opts Options) *DB {
 // PostgreSQL.
 func (db *DB) Close() error {
 	if db.pg != nil {
+		if db.pg.stopListen != nil {
+			db.pg.stopListen()
+		}
 		db.pg.pool.Close()
 		return nil
 	}

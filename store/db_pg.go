@@ -26,6 +26,9 @@ type pgEngine struct {
 	timeout time.Duration
 
 	cache pgCache
+
+	// stopListen stops the listener OnSignal started; nil if none.
+	stopListen func()
 }
 
 // OpenPostgres opens the store in the PostgreSQL database at rawURL

@@ -63,6 +63,7 @@ type pgTx struct {
 	// a bucket.
 	tick    uint64
 	dropped bool
+	notes   []string // signal keys to NOTIFY at commit (Tx.Notify)
 	err     error
 }
 
@@ -215,6 +216,14 @@ func (t *pgTx) flush() error {
 			b.seqDirty = false
 		}
 	}
+	sent := map[string]bool{}
+	for _, k := range t.notes {
+		if !sent[k] {
+			sent[k] = true
+			batch.Queue("SELECT pg_notify($1, $2)", pgSignalChannel, k)
+		}
+	}
+	t.notes = nil
 	return t.send(&batch, "write")
 }
 
