@@ -4,6 +4,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,6 +32,8 @@ type Registry struct {
 	agents  *supervisor.Supervisor // nil where no agents run
 	// worktrees is Options.Worktrees.
 	worktrees string
+	// instanceGrace is Options.InstanceGrace.
+	instanceGrace time.Duration
 	// refreshUsage is Options.RefreshUsage (methods_usage.go).
 	refreshUsage UsageRefresher
 	// removing is held while a worktree is tidied or discarded: one git
@@ -55,7 +58,9 @@ func NewRegistry(db *store.DB, opts Options) *Registry {
 	if opts.Env == nil {
 		opts.Env = offlineEnv{}
 	}
-	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, agents: opts.Agents, worktrees: opts.Worktrees, methods: map[string]*Method{}, commit: newGroupCommitter(db), sig: newSignals()}
+	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, agents: opts.Agents, worktrees: opts.Worktrees,
+		instanceGrace: cmp.Or(opts.InstanceGrace, DefaultInstanceGrace),
+		methods:       map[string]*Method{}, commit: newGroupCommitter(db), sig: newSignals()}
 }
 
 // HearOtherInstances has the instances that share the registry's database

@@ -58,6 +58,7 @@ func runApp(args []string, tray Tray) int {
 		origins = strings.Split(env, ",")
 	}
 	fs.Var(&origins, "allow-origin", "browser origin `URL` accepted besides loopback ones (repeatable; env SWITCHBOARD_ALLOW_ORIGINS, comma-separated)")
+	database := fs.String("database", os.Getenv(cli.DatabaseEnv), "team mode: keep the store in the PostgreSQL database at `URL` (postgres://…; host= may be a socket folder), shared with other instances (env "+cli.DatabaseEnv+"); default: the bbolt file in the data dir")
 	headless := fs.Bool("headless", false, "run without GUI (automatic when there is no display)")
 	tokenFile := fs.Bool("token-file", false, "when the keyring does not answer, keep the client token in an owner-only file in the data dir")
 	version := fs.Bool("version", false, "print the version and exit")
@@ -115,6 +116,7 @@ func runApp(args []string, tray Tray) int {
 		EnvToken:     os.Getenv("SWITCHBOARD_MCP_TOKEN"),
 		TokenFile:    *tokenFile,
 		Log:          log,
+		DatabaseURL:  *database,
 	})
 	var running *daemon.AlreadyRunningError
 	if errors.As(err, &running) {
