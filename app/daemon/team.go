@@ -29,6 +29,10 @@ const instanceFile = "instance"
 // InstanceID returns the id of the instance whose data folder p is, making
 // it on first use.
 func InstanceID(p Paths) (string, error) {
+	// The CLI may come first, before any start made the folder.
+	if err := os.MkdirAll(p.Data, 0o700); err != nil {
+		return "", fmt.Errorf("make the data folder: %w", err)
+	}
 	path := filepath.Join(p.Data, instanceFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
