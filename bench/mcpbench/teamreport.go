@@ -101,9 +101,9 @@ func (r *report) printTeam(w io.Writer) {
 agents are split over both, each with its session on its own. heartbeat: clients alternate between
 the instances. wake-up: an agent's work_await_packet long-polls on the last instance; %s later a
 packet is created on the first (work.create through its registry), timed from the creation's
-return to the agent's answer (under 100 rounds, p99 is the slowest). Each instance: its own store handle, registry and HTTP server, and on
-PostgreSQL its own instance id, a heartbeat and a LISTEN for the others' signals. The PostgreSQL
-server's CPU is not this process's: it is not counted in any column.
+return to the agent's answer (under 100 rounds, p99 is the slowest). Each instance: its own store
+handle, registry and HTTP server, and on PostgreSQL its own instance id, a heartbeat and a LISTEN
+for the others' signals. The PostgreSQL server's CPU is not this process's: no column counts it.
 `, wakeSettle)
 }
 
