@@ -86,6 +86,7 @@ test-e2e:
 # supervisor's PTY benchmarks and bench/vtcompare itself to put their
 # figures in the same table. It writes bench/latest.json.
 bench: deps-run
+	@sh scripts/deps.sh bench
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchmem ./store/ ./mcpserver/
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchtime 3x ./supervisor/vt/ ./supervisor/asciicast/
 	CGO_ENABLED=0 $(GO) run ./bench/mcpbench
