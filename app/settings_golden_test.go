@@ -139,10 +139,16 @@ func TestSettingsTeamGolden(t *testing.T) {
 				onUI(func() { painted = w.team.painted })
 				return painted != ""
 			})
-			onUI(func() {
-				test.AssertImageMatches(t, "settings/"+v.file+"-"+name+".png", w.win.Canvas().Capture())
-				w.win.Close()
-			})
+			onUI(func() { test.AssertImageMatches(t, "settings/"+v.file+"-"+name+".png", w.win.Canvas().Capture()) })
+			if v.team.Team {
+				// The line every window shows while the database is away.
+				g.health.observe(store.Deny(store.CodeStoreUnavailable, "gone"))
+				onUI(func() {
+					g.showStoreHealth()
+					test.AssertImageMatches(t, "settings/team-store-down-"+name+".png", w.win.Canvas().Capture())
+				})
+			}
+			onUI(func() { w.win.Close() })
 		}
 	})
 }

@@ -222,4 +222,10 @@ func TestSettingsTeamOnPostgres(t *testing.T) {
 	if shown := teamTexts(w); !strings.Contains(shown, "version 0.9.2") || strings.Contains(shown, "stopped") {
 		t.Errorf("after the other instance started again:\n%s", shown)
 	}
+
+	// A call that changes something has the open tab read again by itself.
+	if _, err := invoke(g, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.Repository.ID, Title: "another"}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the second packet in the shared queue", func() bool { return strings.Contains(teamTexts(w), "2 queued") })
 }

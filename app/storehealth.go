@@ -21,7 +21,7 @@ import (
 // Store-unavailable wording: the windows' line and the tray's.
 const (
 	textStoreDown = "The shared database is not answering; Switchboard retries by itself. " +
-		"Until it answers, what the windows show may be out of date and what you do fails."
+		"Until it answers, what you see may be out of date and changes fail."
 	labelStoreDown   = "Shared database not answering; retrying…"
 	tooltipStoreDown = "Switchboard: the shared database is not answering"
 )
@@ -59,7 +59,8 @@ func (g *gui) withStoreLine(content fyne.CanvasObject) storeLine {
 	text := widget.NewLabel(textStoreDown)
 	text.Wrapping = fyne.TextWrapWord
 	text.Importance = widget.WarningImportance
-	line := container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()), nil, text)
+	icon := widget.NewIcon(theme.NewWarningThemedResource(theme.WarningIcon()))
+	line := container.NewBorder(nil, nil, icon, nil, text)
 	line.Hidden = !g.health.isDown()
 	return storeLine{line: line, box: container.NewBorder(line, nil, nil, nil, content)}
 }
