@@ -104,8 +104,9 @@ func TestStoreLineFollowsCalls(t *testing.T) {
 // reads find the server back once it runs again, which clears them all.
 func TestStoreUnavailableOnPostgres(t *testing.T) {
 	srv := pgtest.Start(t)
-	db, _ := teamStore(t, srv, teamSelf, "unused")
-	g, _ := newTeamGUI(t, db)
+	password := "pw-" + strings.Repeat("z3", 8)
+	db, _ := teamStore(t, srv, teamSelf, password)
+	g, logged := newTeamGUI(t, db)
 	var mu sync.Mutex
 	var tips []string
 	g.tooltip = func(s string) {
@@ -169,4 +170,7 @@ func TestStoreUnavailableOnPostgres(t *testing.T) {
 	srv.Start()
 	waitUntil(t, "the store's line gone", func() bool { return !storeLineShown(g, win) })
 	waitUntil(t, "the tray's tooltip cleared", func() bool { tip, ok := lastTip(); return ok && tip == "" })
+	if strings.Contains(logged.String(), password) {
+		t.Errorf("the log of the outage holds the database's password:\n%s", logged)
+	}
 }
