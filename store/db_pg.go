@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -128,12 +128,12 @@ func redactURL(rawURL string) string {
 		}
 		return u.String()
 	}
-	// key=value pairs.
-	fields := strings.Fields(rawURL)
-	for i, f := range fields {
-		if k, _, ok := strings.Cut(f, "="); ok && k == "password" {
-			fields[i] = "password=xxxxx"
-		}
+	// key=value pairs: their quoting (a quoted password may hold spaces)
+	// is pgx's to read, so the description is rebuilt from what it read,
+	// and a password cannot be in it.
+	cfg, err := pgconn.ParseConfig(rawURL)
+	if err != nil {
+		return "(a connection string that cannot be read)"
 	}
-	return strings.Join(fields, " ")
+	return fmt.Sprintf("host=%s port=%d dbname=%s user=%s", cfg.Host, cfg.Port, cfg.Database, cfg.User)
 }
