@@ -113,7 +113,10 @@ type recorder struct {
 	// completes that were retried after one and then found the lease
 	// gone (the first try may have committed).
 	unavailable, maybe int
-	problems           []string
+	// slowest is the longest a store_unavailable answer took: a store
+	// that is away must fail calls fast, not hold them.
+	slowest  time.Duration
+	problems []string
 	// acked gets a value for every ok complete, for a test to wait on.
 	acked chan ack
 }
@@ -158,10 +161,15 @@ const backoff = 100 * time.Millisecond
 // completed, an error that is neither a known refusal nor, when allowed,
 // store_unavailable.
 func runAgent(ctx context.Context, c *client, instanceID string, o agentOpts, rec *recorder) {
-	// A call and its answer, with store_unavailable tried again.
+	// A call and its answer, with store_unavailable tried again; retried
+	// says it was.
+	retried := false
 	call := func(tool string, args any) (answer, bool) {
+		retried = false
 		for {
+			sent := time.Now()
 			a, err := c.call(ctx, tool, args)
+			took := time.Since(sent)
 			if err != nil {
 				return answer{}, false // the instance died, or the test is over
 			}
@@ -173,11 +181,13 @@ func runAgent(ctx context.Context, c *client, instanceID string, o agentOpts, re
 			}
 			rec.mu.Lock()
 			rec.unavailable++
+			rec.slowest = max(rec.slowest, took)
 			rec.mu.Unlock()
 			if !o.retryUnavailable {
 				rec.problem("%s on %s: store_unavailable with the database up", tool, instanceID)
 				return a, true
 			}
+			retried = true
 			select {
 			case <-ctx.Done():
 				return answer{}, false
@@ -227,16 +237,8 @@ func runAgent(ctx context.Context, c *client, instanceID string, o agentOpts, re
 		rec.mu.Unlock()
 
 		args := map[string]any{"packet_id": pkt, "session_id": ses, "lease_id": claim.LeaseID, "summary": "done by " + ses}
-		retried := false
-		for {
-			a, alive = call("work_complete", args)
-			if !alive {
-				return
-			}
-			if a.ok || !a.unavailable() {
-				break
-			}
-			retried = true
+		if a, alive = call("work_complete", args); !alive {
+			return
 		}
 		switch {
 		case a.ok:
