@@ -17,6 +17,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/internal/pgtest"
 	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor"
 )
 
 // rawCall posts one tools/call and returns the HTTP status and the
@@ -161,14 +162,18 @@ func TestStoreUnavailableEndsLongPolls(t *testing.T) {
 			// Refused at the token check, before any method runs.
 			st, reply, body := rawCall(t, c.url, e.token, c.tool, args)
 			wantUnavailable(t, "a call while the server is away", st, reply, body)
+			e.otherPaths(t, ses)
 			if took := time.Since(stopped); took > 2*prompt {
 				t.Errorf("calls against a stopped server took %v", took)
 			}
 			e.pg.Start()
 			// The pool's connections died with the server; the first
-			// calls may still meet one before the pool has replaced it.
+			// calls may still meet one before the pool has replaced it,
+			// and nothing signals that it has: tried on a short tick.
 			deadline = time.Now().Add(10 * time.Second)
-			for {
+			tick := time.NewTicker(20 * time.Millisecond)
+			defer tick.Stop()
+			for ; ; <-tick.C {
 				st, reply, body := rawCall(t, c.url, e.token, "session_report", map[string]any{"kind": "heartbeat", "session_id": ses})
 				if st == http.StatusOK && reply.Error == nil {
 					if strings.Contains(string(body), `"ok":false`) {
@@ -185,5 +190,32 @@ func TestStoreUnavailableEndsLongPolls(t *testing.T) {
 	}
 	if got := e.logs.String(); strings.Contains(got, "password") {
 		t.Errorf("the log mentions a password:\n%s", got)
+	}
+}
+
+// otherPaths checks the front's other ways in while the server is away:
+// the event feed and Claude Code's hooks answer 503 with
+// store_unavailable too, not 500.
+func (e *faultEnv) otherPaths(t *testing.T, ses string) {
+	t.Helper()
+	base := strings.TrimSuffix(e.fast, PathMCP)
+	for _, c := range []struct{ method, path string }{
+		{http.MethodGet, PathEvents + "?session_id=" + ses},
+		{http.MethodPost, supervisor.ClaudeHookPath + "Stop"},
+	} {
+		req, err := http.NewRequestWithContext(t.Context(), c.method, base+c.path, strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+e.token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), string(store.CodeStoreUnavailable)) {
+			t.Errorf("%s %s while the server is away: HTTP %d %s; want 503 store_unavailable", c.method, c.path, resp.StatusCode, b)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package team
 
 import (
 	"context"
+	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -368,9 +369,13 @@ func TestDatabaseStopUnderLoad(t *testing.T) {
 	if err != nil || !ready.ok {
 		t.Fatalf("session_report on b: %+v %v", ready, err)
 	}
-	ses := strings.Trim(string(ready.result), "{}")
-	_, sid, _ := strings.Cut(ses, `"session_id":"`)
-	sid, _, _ = strings.Cut(sid, `"`)
+	var r struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal(ready.result, &r); err != nil || r.SessionID == "" {
+		t.Fatalf("session_report on b: %s %v", ready.result, err)
+	}
+	sid := r.SessionID
 	woke := make(chan answer, 1)
 	go func() {
 		an, _ := cb.call(t.Context(), "work_await_packet", map[string]any{"repository_id": repo, "session_id": sid, "wait_seconds": 30})
