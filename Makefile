@@ -10,7 +10,7 @@ BIN := bin/switchboard
 PURE := ./store/... ./mcpserver/... ./supervisor/... ./app/daemon/... ./app/cli/... ./bench/mcpbench/ ./gitcmd/... ./workspace/ ./internal/... ./usage/... ./test/standinmodel/
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: run test build deps-run deps-test deps-cross test-pure test-postgres test-gui test-e2e bench fuzz soak vet vet-cross cross clean
+.PHONY: run test build deps-run deps-test deps-cross test-pure test-postgres test-team test-gui test-e2e bench fuzz soak vet vet-cross cross clean
 .PHONY: install uninstall package package-deb package-archive deps-package test-install
 
 run: deps-run build
@@ -28,7 +28,7 @@ deps-test:
 deps-cross:
 	@sh scripts/deps.sh cross
 
-test: deps-test vet vet-cross test-pure test-postgres test-gui test-e2e test-install cross
+test: deps-test vet vet-cross test-pure test-postgres test-team test-gui test-e2e test-install cross
 
 vet:
 	CGO_ENABLED=0 $(GO) vet $(PURE)
@@ -67,6 +67,15 @@ test-pure:
 # -short only makes the eight-agent drain 500 packets instead of 5,000.
 test-postgres:
 	SWITCHBOARD_STORE_SUITE=postgres CGO_ENABLED=0 $(GO) test -count=1 -short ./store/ ./mcpserver/
+
+# Team mode as deployed: real headless daemons, each with folders of its
+# own, on one real PostgreSQL server; eight agents drain 1,000 packets, one
+# instance is SIGKILLed under load TEAMKILLS times (the other ends its
+# sessions and takes its leases back), the database is stopped for 10 s
+# under load. About 80 s.
+TEAMKILLS ?= 20
+test-team:
+	SWITCHBOARD_TEAM_KILLS=$(TEAMKILLS) $(GO) test -count=1 -timeout 10m ./test/team/
 
 # Widget tests of the tray, headless through fyne's test driver, plus the
 # keyring against a real gnome-keyring on a private session bus.

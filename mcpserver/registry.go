@@ -234,6 +234,18 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 		res.Err = rb.err
 		res.Value = nil
 		return r.auditFailure(res, rec, sessionID, start)
+	case errors.Is(err, store.ErrUnavailable):
+		// The shared database is away (team mode). Every long poll
+		// looks again now, and fails the same way, rather than wait
+		// out its wait for a signal the store cannot send. No audit
+		// record: there is nowhere to write it.
+		r.sig.signalAll()
+		r.log.Warn("registry call failed: the database is unavailable", "method", method, "transport", t, "err", err)
+		// The driver's words stay in the log: they name hosts and
+		// sockets, nothing an agent acts on.
+		res.Err = store.Deny(store.CodeStoreUnavailable, "%s: the shared database did not answer; it may not have been done: try again", method)
+		res.Value = nil
+		return res
 	case err != nil:
 		r.log.Error("registry call failed", "method", method, "transport", t, "err", err)
 		res.Err = store.Deny(store.CodeInternal, "%s failed to commit", method)

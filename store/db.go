@@ -120,6 +120,7 @@ func (db *DB) Close() error {
 		if db.pg.stopListen != nil {
 			db.pg.stopListen()
 		}
+		db.pg.closed.Store(true)
 		db.pg.pool.Close()
 		return nil
 	}

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -19,6 +21,12 @@ import (
 // queue at 271 claims/s with 8, 285 with 16, 290 with 24.
 const pgMaxConns = 16
 
+// pgConnectTimeout bounds one connection attempt. A server that is away
+// (stopped, restarting, its machine gone) must fail a call within a few
+// seconds, as store_unavailable, not hold it for the transaction's whole
+// timeout: an agent retries, a person sees the error.
+const pgConnectTimeout = 2 * time.Second
+
 // pgEngine is a DB's PostgreSQL side.
 type pgEngine struct {
 	pool    *pgxpool.Pool
@@ -29,6 +37,10 @@ type pgEngine struct {
 
 	// stopListen stops the listener OnSignal started; nil if none.
 	stopListen func()
+	// closed is set by DB.Close: a transaction after it is the
+	// program's mistake, not the server away (the pool says only
+	// "closed pool", which pgFailure would take for unavailable).
+	closed atomic.Bool
 }
 
 // OpenPostgres opens the store in the PostgreSQL database at rawURL
@@ -48,7 +60,7 @@ func OpenPostgres(rawURL string, opts Options) (*DB, error) {
 		return nil, errors.New("postgres: the database URL cannot be read")
 	}
 	cfg.MaxConns = pgMaxConns
-	cfg.ConnConfig.ConnectTimeout = min(opts.Timeout, 5*time.Second)
+	cfg.ConnConfig.ConnectTimeout = min(opts.Timeout, pgConnectTimeout)
 	where := redactURL(rawURL)
 	ctx, cancel := context.WithTimeout(context.Background(), opts.Timeout)
 	defer cancel()
@@ -71,6 +83,9 @@ func OpenPostgres(rawURL string, opts Options) (*DB, error) {
 //
 // setup is SQL run first, after the lock: the tables, as the store opens.
 func (e *pgEngine) run(writable bool, setup []string, fn func(kvTx) error) error {
+	if e.closed.Load() {
+		return errDBClosed
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
 	defer cancel()
 	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
@@ -79,7 +94,7 @@ func (e *pgEngine) run(writable bool, setup []string, fn func(kvTx) error) error
 	}
 	ptx, err := e.pool.BeginTx(ctx, opts)
 	if err != nil {
-		return fmt.Errorf("postgres: begin: %w: %w", ErrUnavailable, err)
+		return pgFailure("begin", err)
 	}
 	defer func() {
 		// A no-op after Commit. Its own deadline: ctx may be what ended.
@@ -108,10 +123,54 @@ func (e *pgEngine) run(writable bool, setup []string, fn func(kvTx) error) error
 	}
 	if err := ptx.Commit(ctx); err != nil {
 		e.cache.forget()
-		return fmt.Errorf("postgres: commit: %w: %w", ErrUnavailable, err)
+		// A commit whose answer was lost may have committed: the
+		// caller was told nothing was acknowledged, and a retry meets
+		// what it did (lease_lost, invalid_state), never a double.
+		return pgFailure("commit", err)
 	}
 	e.cache.committed(t.tick, t, t.dropped)
 	return nil
+}
+
+// errDBClosed is a transaction on a closed DB.
+var errDBClosed = errors.New("postgres: the database is closed")
+
+// pgFailure wraps the failure of a statement the engine ran for what it
+// was doing. The server being away (a lost or refused connection, a
+// deadline, the server shutting down or starting up, too many
+// connections) is ErrUnavailable, store_unavailable to the caller, who may
+// try again; an error the server gave about the statement itself
+// (a bug: a missing table, a bad query) is not, and fails the call as an
+// internal error, since trying again would meet it again.
+func pgFailure(what string, err error) error {
+	if pgUnavailable(err) {
+		return fmt.Errorf("postgres: %s: %w: %w", what, ErrUnavailable, err)
+	}
+	return fmt.Errorf("postgres: %s: %w", what, err)
+}
+
+// pgUnavailable reports whether err says the server could not be reached
+// or could not serve, rather than refused the statement.
+func pgUnavailable(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		// No answer from the server at all: the connection failed, was
+		// cut, or the deadline passed.
+		return true
+	}
+	switch {
+	case strings.HasPrefix(pe.Code, "08"): // connection_exception
+		return true
+	case strings.HasPrefix(pe.Code, "57P"): // admin_shutdown, crash_shutdown, cannot_connect_now, …
+		return true
+	case strings.HasPrefix(pe.Code, "53"): // insufficient_resources: too many connections, disk full
+		return true
+	case pe.Code == "57014": // query_canceled: statement_timeout, or cancelled by the deadline
+		return true
+	case pe.Code == "40001", pe.Code == "40P01": // serialization_failure, deadlock: nothing done, try again
+		return true
+	}
+	return false
 }
 
 // redactURL is rawURL without its password, for messages and the

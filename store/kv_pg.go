@@ -70,7 +70,7 @@ type pgTx struct {
 // fail records err as the transaction's failure, if it is the first.
 func (t *pgTx) fail(what string, err error) {
 	if t.err == nil {
-		t.err = fmt.Errorf("postgres: %s: %w: %w", what, ErrUnavailable, err)
+		t.err = pgFailure(what, err)
 	}
 }
 

@@ -202,7 +202,8 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	d.serve("usage", func() error { d.usage.run(loopCtx, usageEvery); return nil })
 	if cfg.DatabaseURL != "" {
 		every := cmp.Or(cfg.Heartbeat, DefaultHeartbeat)
-		d.serve("heartbeat", func() error { d.heartbeat(loopCtx, every); return nil })
+		grace := cmp.Or(cfg.InstanceGrace, mcpserver.DefaultInstanceGrace)
+		d.serve("heartbeat", func() error { d.heartbeat(loopCtx, every, grace); return nil })
 	}
 
 	if d.listen, d.listenFrom, err = d.resolveListen(); err != nil {

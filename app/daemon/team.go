@@ -97,10 +97,18 @@ func (d *Daemon) beat() error {
 // heartbeat beats every interval and sweeps the instances that stopped
 // beating, until ctx ends. A failed beat is logged and tried again at the
 // next tick: the server may be restarting.
-func (d *Daemon) heartbeat(ctx context.Context, every time.Duration) {
+//
+// An instance sweeps only once it has itself reached the database for a
+// whole grace: while the server was away nobody could beat, and right
+// after it comes back every other instance looks silent. Ending their
+// sessions then would turn a database restart into every agent of every
+// other instance lost. The first start waits the same way, which gives
+// instances that start together the time to beat.
+func (d *Daemon) heartbeat(ctx context.Context, every, grace time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	failing := false
+	reachedSince := d.started // Start's beat reached the database
 	for {
 		select {
 		case <-ctx.Done():
@@ -108,12 +116,15 @@ func (d *Daemon) heartbeat(ctx context.Context, every time.Duration) {
 		case <-t.C:
 		}
 		err := d.beat()
-		if err == nil {
+		if err == nil && !failing && time.Since(reachedSince) > grace {
 			var swept mcpserver.InstanceSwept
 			if swept, err = d.reg.SweepLostInstances(ctx); err == nil && len(swept.Lost) > 0 {
 				d.log.Warn("team: ended the sessions of instances that stopped heartbeating",
 					"instances", swept.Lost, "sessions", swept.Sessions, "released", swept.Released)
 			}
+		}
+		if err == nil && failing {
+			reachedSince = time.Now()
 		}
 		switch {
 		case err != nil && ctx.Err() == nil && !failing:
