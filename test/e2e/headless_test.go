@@ -223,7 +223,7 @@ func TestHeadlessWithoutDisplay(t *testing.T) {
 	d := newDirs(t)
 	p := start(t, d.env(false))
 	waitEndpoint(t, p, d, 15*time.Second)
-	if !strings.Contains(p.Output(), "Running headless") {
+	if !p.waitOutput("Running headless", 10*time.Second) {
 		t.Fatalf("no headless line:\n%s", p.Output())
 	}
 	p.stop()
@@ -254,7 +254,7 @@ func TestEnvTokenIsTheClientToken(t *testing.T) {
 	env := d.env(false, "SWITCHBOARD_MCP_TOKEN="+tok)
 	p := start(t, env, "--headless")
 	ep := waitEndpoint(t, p, d, 15*time.Second)
-	if !strings.Contains(p.Output(), "from SWITCHBOARD_MCP_TOKEN") {
+	if !p.waitOutput("from SWITCHBOARD_MCP_TOKEN", 10*time.Second) {
 		t.Fatalf("startup lines:\n%s", p.Output())
 	}
 	if r := post(t, ep, tok, statusCall); r.Status != 200 || r.Result.StructuredContent["ok"] != true {

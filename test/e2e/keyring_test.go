@@ -25,7 +25,7 @@ func TestClientTokenSurvivesRestartInKeyring(t *testing.T) {
 
 	p := start(t, env, "--headless")
 	ep := waitEndpoint(t, p, d, 15*time.Second)
-	if !strings.Contains(p.Output(), "kept in the OS keyring") {
+	if !p.waitOutput("kept in the OS keyring", 10*time.Second) {
 		t.Fatalf("first start did not use the keyring:\n%s", p.Output())
 	}
 	tok1 := strings.TrimSpace(mustCLI(t, env, "token", "client"))

@@ -104,7 +104,10 @@ type proc struct {
 	done   chan struct{}
 	mu     sync.Mutex
 	output bytes.Buffer // stdout and stderr, guarded by mu
-	err    error        // Wait's result, set before done closes
+	// wrote is closed, and replaced, by each Write: waitOutput's
+	// signal. Guarded by mu.
+	wrote chan struct{}
+	err   error // Wait's result, set before done closes
 }
 
 // start runs the binary with env and args and returns at once.
@@ -116,7 +119,7 @@ func start(t *testing.T, env []string, args ...string) *proc {
 // startBin is start of another build (cmd/switchboard-daemon).
 func startBin(t *testing.T, bin string, env []string, args ...string) *proc {
 	t.Helper()
-	p := &proc{t: t, cmd: exec.Command(bin, args...), done: make(chan struct{})}
+	p := &proc{t: t, cmd: exec.Command(bin, args...), done: make(chan struct{}), wrote: make(chan struct{})}
 	p.cmd.Env = env
 	p.cmd.Stdout = p
 	p.cmd.Stderr = p
@@ -140,7 +143,31 @@ func startBin(t *testing.T, bin string, env []string, args ...string) *proc {
 func (p *proc) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	close(p.wrote)
+	p.wrote = make(chan struct{})
 	return p.output.Write(b)
+}
+
+// waitOutput waits up to d for the process to print s, and reports whether
+// it did. The startup lines come after the endpoint file, which is what
+// waitEndpoint waits for.
+func (p *proc) waitOutput(s string, d time.Duration) bool {
+	deadline := time.After(d)
+	for {
+		p.mu.Lock()
+		has, wrote := strings.Contains(p.output.String(), s), p.wrote
+		p.mu.Unlock()
+		if has {
+			return true
+		}
+		select {
+		case <-wrote:
+		case <-p.done:
+			return strings.Contains(p.Output(), s)
+		case <-deadline:
+			return false
+		}
+	}
 }
 
 // Output is what the process printed so far.
