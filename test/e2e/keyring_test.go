@@ -89,6 +89,7 @@ func TestWedgedKeyringDoesNotHangStartup(t *testing.T) {
 	ep := waitEndpoint(t, p, d, 10*time.Second)
 	took := time.Since(begin)
 	t.Logf("ready after %s with a wedged keyring", took.Round(time.Millisecond))
+	p.waitOutput("minted for this run only", 10*time.Second)
 	out := p.Output()
 	if !strings.Contains(out, "minted for this run only") || !strings.Contains(out, "unavailable") {
 		t.Fatalf("startup lines do not say the keyring is unavailable:\n%s", out)
