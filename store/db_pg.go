@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -73,21 +72,15 @@ func OpenPostgres(rawURL string, opts Options) (*DB, error) {
 func (e *pgEngine) run(writable bool, setup []string, fn func(kvTx) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
 	defer cancel()
-	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
-	if writable {
-		opts = pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
-	}
-	ptx, err := e.pool.BeginTx(ctx, opts)
+	conn, err := e.pool.Acquire(ctx)
 	if err != nil {
-		return fmt.Errorf("postgres: begin: %w: %w", ErrUnavailable, err)
+		return fmt.Errorf("postgres: connect: %w: %w", ErrUnavailable, err)
 	}
-	defer func() {
-		// A no-op after Commit. Its own deadline: ctx may be what ended.
-		rctx, rcancel := context.WithTimeout(context.Background(), time.Second)
-		defer rcancel()
-		ptx.Rollback(rctx)
-	}()
-	t := &pgTx{e: e, ctx: ctx, tx: ptx, writable: writable, buckets: map[string]*pgBucket{}}
+	// After the rollback below, when the transaction is over: the pool
+	// closes a connection still inside one rather than reuse it.
+	defer conn.Release()
+	t := &pgTx{e: e, ctx: ctx, conn: conn.Conn(), writable: writable, buckets: map[string]*pgBucket{}}
+	defer t.rollback() // a no-op after the commit
 	if err := t.begin(setup); err != nil {
 		return err
 	}
@@ -103,12 +96,9 @@ func (e *pgEngine) run(writable bool, setup []string, fn func(kvTx) error) error
 	if !writable {
 		return nil
 	}
-	if err := t.flush(); err != nil {
-		return err
-	}
-	if err := ptx.Commit(ctx); err != nil {
+	if err := t.commit(); err != nil {
 		e.cache.forget()
-		return fmt.Errorf("postgres: commit: %w: %w", ErrUnavailable, err)
+		return err
 	}
 	e.cache.committed(t.tick, t, t.dropped)
 	return nil

@@ -10,8 +10,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // pgSchema makes the engine's two tables. It runs under the writer lock,
@@ -55,7 +57,7 @@ const (
 type pgTx struct {
 	e        *pgEngine
 	ctx      context.Context
-	tx       pgx.Tx
+	conn     *pgx.Conn // a pool's, inside the transaction
 	writable bool
 	buckets  map[string]*pgBucket // every bucket, read as the transaction began
 	// tick is the clock the transaction sees the database at (a write's
@@ -74,45 +76,66 @@ func (t *pgTx) fail(what string, err error) {
 	}
 }
 
-// begin takes the writer lock (for a write transaction), runs setup
-// after it when there is one (the tables, as the store opens), and reads
-// every bucket's sequence, in one round trip: there are a few dozen
-// buckets, and a call touches several.
+// The statements that open a transaction. They are sent in the batch of
+// its first reads rather than on their own (pgx's BeginTx), which saves a
+// round trip per transaction.
+const (
+	pgBeginRead  = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+	pgBeginWrite = "BEGIN ISOLATION LEVEL READ COMMITTED"
+)
+
+// begin opens the transaction, takes the writer lock (for a write
+// transaction), runs setup after it when there is one (the tables, as the
+// store opens), and reads every bucket's sequence, in one round trip:
+// there are a few dozen buckets, and a call touches several.
 func (t *pgTx) begin(setup []string) error {
+	var b pgx.Batch
 	if !t.writable {
 		// A read's first statement fixes the snapshot the rest reads:
 		// the clock and every bucket's sequence, in one.
-		rows, err := t.tx.Query(t.ctx, "SELECT c.tick, b.name, b.seq FROM sb_clock c, sb_buckets b")
+		b.Queue(pgBeginRead)
+		b.Queue("SELECT c.tick, b.name, b.seq FROM sb_clock c, sb_buckets b")
+		res := t.conn.SendBatch(t.ctx, &b)
+		defer res.Close()
+		if _, err := res.Exec(); err != nil {
+			return fmt.Errorf("postgres: begin: %w: %w", ErrUnavailable, err)
+		}
+		rows, err := res.Query()
 		if err != nil {
 			return fmt.Errorf("postgres: read the clock: %w: %w", ErrUnavailable, err)
 		}
-		return t.readBuckets(rows, true)
+		if err := t.readBuckets(rows, true); err != nil {
+			return err
+		}
+		return t.closeBatch(res, "read the clock")
 	}
-	locked := false
 	if len(setup) > 0 {
 		// As the store opens: the lock and the tables on their own, since
 		// a batch prepares every statement before it runs the first (and
 		// the read of sb_buckets cannot be prepared before it exists).
-		if _, err := t.tx.Exec(t.ctx, "SELECT pg_advisory_xact_lock($1)", pgWriterLock); err != nil {
+		if _, err := t.conn.Exec(t.ctx, pgBeginWrite); err != nil {
+			return fmt.Errorf("postgres: begin: %w: %w", ErrUnavailable, err)
+		}
+		if _, err := t.conn.Exec(t.ctx, "SELECT pg_advisory_xact_lock($1)", pgWriterLock); err != nil {
 			return fmt.Errorf("postgres: take the writer lock: %w: %w", ErrUnavailable, err)
 		}
 		for _, q := range setup {
-			if _, err := t.tx.Exec(t.ctx, q); err != nil {
+			if _, err := t.conn.Exec(t.ctx, q); err != nil {
 				return fmt.Errorf("postgres: make the tables: %w: %w", ErrUnavailable, err)
 			}
 		}
-		locked = true
-	}
-	var b pgx.Batch
-	lock := !locked
-	if lock {
+	} else {
+		b.Queue(pgBeginWrite)
 		b.Queue("SELECT pg_advisory_xact_lock($1)", pgWriterLock)
 	}
 	b.Queue("UPDATE sb_clock SET tick = tick + 1 RETURNING tick")
 	b.Queue("SELECT name, seq FROM sb_buckets")
-	res := t.tx.SendBatch(t.ctx, &b)
+	res := t.conn.SendBatch(t.ctx, &b)
 	defer res.Close()
-	if lock {
+	if len(setup) == 0 {
+		if _, err := res.Exec(); err != nil {
+			return fmt.Errorf("postgres: begin: %w: %w", ErrUnavailable, err)
+		}
 		if _, err := res.Exec(); err != nil {
 			return fmt.Errorf("postgres: take the writer lock: %w: %w", ErrUnavailable, err)
 		}
@@ -129,7 +152,15 @@ func (t *pgTx) begin(setup []string) error {
 	if err := t.readBuckets(rows, false); err != nil {
 		return err
 	}
-	return res.Close()
+	return t.closeBatch(res, "read the buckets")
+}
+
+// closeBatch closes res, whose results have all been read.
+func (t *pgTx) closeBatch(res pgx.BatchResults, what string) error {
+	if err := res.Close(); err != nil {
+		return fmt.Errorf("postgres: %s: %w: %w", what, ErrUnavailable, err)
+	}
+	return nil
 }
 
 // readBuckets reads the buckets' names and sequences from rows, and with
@@ -178,7 +209,7 @@ func (t *pgTx) createBucket(name []byte, ifMissing bool) (*pgBucket, error) {
 		}
 		return b, nil
 	}
-	if _, err := t.tx.Exec(t.ctx, "INSERT INTO sb_buckets (name) VALUES ($1)", string(name)); err != nil {
+	if _, err := t.conn.Exec(t.ctx, "INSERT INTO sb_buckets (name) VALUES ($1)", string(name)); err != nil {
 		t.fail("create bucket "+string(name), err)
 		return nil, t.err
 	}
@@ -192,7 +223,7 @@ func (t *pgTx) deleteBucket(name []byte) error {
 		return t.err
 	}
 	// The bucket's rows go with it (ON DELETE CASCADE).
-	tag, err := t.tx.Exec(t.ctx, "DELETE FROM sb_buckets WHERE name = $1", string(name))
+	tag, err := t.conn.Exec(t.ctx, "DELETE FROM sb_buckets WHERE name = $1", string(name))
 	if err != nil {
 		t.fail("delete bucket "+string(name), err)
 		return t.err
@@ -205,9 +236,14 @@ func (t *pgTx) deleteBucket(name []byte) error {
 	return nil
 }
 
-// flush writes what the transaction keeps in memory: every bucket's
-// buffered writes, and the sequences that moved.
-func (t *pgTx) flush() error {
+// commit writes what the transaction keeps in memory (every bucket's
+// buffered writes, the sequences that moved, the signals to send) and
+// commits, in one round trip. An error may leave the outcome unknown: the
+// connection may have broken after the server committed.
+func (t *pgTx) commit() error {
+	if t.err != nil {
+		return t.err
+	}
 	var batch pgx.Batch
 	for _, b := range t.buckets {
 		b.queueWrites(&batch)
@@ -224,7 +260,40 @@ func (t *pgTx) flush() error {
 		}
 	}
 	t.notes = nil
-	return t.send(&batch, "write")
+	batch.Queue("COMMIT")
+	res := t.conn.SendBatch(t.ctx, &batch)
+	defer res.Close()
+	var tag pgconn.CommandTag
+	for range batch.Len() {
+		var err error
+		if tag, err = res.Exec(); err != nil {
+			return fmt.Errorf("postgres: commit: %w: %w", ErrUnavailable, err)
+		}
+	}
+	if err := t.closeBatch(res, "commit"); err != nil {
+		return err
+	}
+	// A transaction that failed answers COMMIT with ROLLBACK, and no
+	// error; none should reach here failed, but nothing may be
+	// acknowledged that was not committed.
+	if tag.String() != "COMMIT" {
+		return fmt.Errorf("postgres: commit: %w: the server rolled the transaction back (%s)", ErrUnavailable, tag)
+	}
+	return nil
+}
+
+// rollback ends the transaction if it is still open: a read's, one that
+// failed, or one whose commit did not get through. Its own deadline: the
+// transaction's may be what ended it. A connection the rollback cannot
+// reach is left inside its transaction, which the pool closes rather than
+// reuse.
+func (t *pgTx) rollback() {
+	if t.conn.PgConn().TxStatus() == 'I' {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	t.conn.Exec(ctx, "ROLLBACK")
 }
 
 // send runs batch in one round trip.
@@ -232,7 +301,7 @@ func (t *pgTx) send(batch *pgx.Batch, what string) error {
 	if t.err != nil || batch.Len() == 0 {
 		return t.err
 	}
-	if err := t.tx.SendBatch(t.ctx, batch).Close(); err != nil {
+	if err := t.conn.SendBatch(t.ctx, batch).Close(); err != nil {
 		t.fail(what, err)
 	}
 	return t.err
@@ -289,7 +358,7 @@ func (b *pgBucket) get(key []byte) []byte {
 		return e.v
 	}
 	var v []byte
-	err := t.tx.QueryRow(t.ctx, "SELECT value FROM sb_kv WHERE bucket = $1 AND key = $2", b.name, bytes.Clone(key)).Scan(&v)
+	err := t.conn.QueryRow(t.ctx, "SELECT value FROM sb_kv WHERE bucket = $1 AND key = $2", b.name, bytes.Clone(key)).Scan(&v)
 	found := err == nil
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		t.fail("read "+b.name, err)
@@ -449,7 +518,7 @@ func (c *pgCursor) read(from []byte, incl, desc bool) ([]byte, []byte) {
 		args = append(args, from)
 	}
 	q += fmt.Sprintf(" ORDER BY key %s LIMIT %d", order, c.batch)
-	rows, err := t.tx.Query(t.ctx, q, args...)
+	rows, err := t.conn.Query(t.ctx, q, args...)
 	if err != nil {
 		t.fail("read "+c.b.name, err)
 		return nil, nil
