@@ -76,11 +76,18 @@ func (e *pgEngine) run(writable bool, setup []string, fn func(kvTx) error) error
 	if err != nil {
 		return fmt.Errorf("postgres: connect: %w: %w", ErrUnavailable, err)
 	}
-	// After the rollback below, when the transaction is over: the pool
-	// closes a connection still inside one rather than reuse it.
-	defer conn.Release()
 	t := &pgTx{e: e, ctx: ctx, conn: conn.Conn(), writable: writable, buckets: map[string]*pgBucket{}}
-	defer t.rollback() // a no-op after the commit
+	defer func() {
+		if !writable && t.err == nil {
+			// A read's outcome is settled once fn has its answers: its
+			// rollback changes nothing, so the caller does not wait for
+			// it. DB.Close waits (the pool closes when every connection
+			// is back).
+			go t.end(conn)
+			return
+		}
+		t.end(conn) // after a commit, only the release
+	}()
 	if err := t.begin(setup); err != nil {
 		return err
 	}
@@ -102,6 +109,47 @@ func (e *pgEngine) run(writable bool, setup []string, fn func(kvTx) error) error
 	}
 	e.cache.committed(t.tick, t, t.dropped)
 	return nil
+}
+
+// errCacheShort ends a transaction run from the instance cache
+// (pgEngine.readCached) when fn asks for what the cache does not hold.
+var errCacheShort = errors.New("postgres: the instance does not hold what the read asked for")
+
+// read runs fn as DB.Read does: from the instance cache if it can, else
+// in a transaction.
+func (e *pgEngine) read(fn func(kvTx) error) error {
+	if err := e.readCached(fn); err != errCacheShort {
+		return err
+	}
+	return e.run(false, nil, fn)
+}
+
+// readCached runs fn from the instance cache when the cache is as of the
+// database's clock: then the cache holds the database as a snapshot taken
+// now would show it, for every key it holds, and a read none of whose
+// answers come from the server needs no snapshot there (nor the two
+// statements that open and close one). It returns errCacheShort, whether
+// fn ran or not, when it cannot answer all of fn from the cache.
+func (e *pgEngine) readCached(fn func(kvTx) error) error {
+	at, seqs := e.cache.buckets()
+	if seqs == nil {
+		return errCacheShort
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
+	defer cancel()
+	var tick int64
+	if err := e.pool.QueryRow(ctx, "SELECT tick FROM sb_clock").Scan(&tick); err != nil {
+		return fmt.Errorf("postgres: read the clock: %w: %w", ErrUnavailable, err)
+	}
+	if uint64(tick) != at {
+		return errCacheShort // another instance wrote, or this one did meanwhile
+	}
+	t := &pgTx{e: e, ctx: ctx, cached: true, tick: at, seqs: seqs, buckets: map[string]*pgBucket{}}
+	err := fn(kvTx{pg: t})
+	if t.err != nil {
+		return t.err
+	}
+	return err
 }
 
 // redactURL is rawURL without its password, for messages and the
