@@ -232,11 +232,12 @@ func (t *pgTx) readBuckets(rows pgx.Rows, withTick bool) error {
 	return nil
 }
 
-// bucket returns the bucket named name, nil if there is none.
+// bucket returns the bucket named name, nil if there is none. After a
+// failure it still returns the buckets there are, whose methods then
+// answer nothing: the store takes the buckets its migrations made as
+// given, and a nil one would have it dereference nil (kvBucket's bbolt
+// side) rather than end with the transaction's error.
 func (t *pgTx) bucket(name []byte) *pgBucket {
-	if t.err != nil {
-		return nil
-	}
 	if b := t.buckets[string(name)]; b != nil {
 		return b
 	}

@@ -42,7 +42,7 @@ func (c *pgCursor) read(from []byte, incl, desc bool) ([]byte, []byte) {
 	t := c.b.t
 	c.rows, c.i, c.desc, c.full = c.rows[:0], 0, desc, false
 	if t.err != nil || !t.server() {
-		return nil, nil
+		return c.failed()
 	}
 	if c.batch == 0 {
 		c.batch = pgCursorFirst
@@ -71,20 +71,20 @@ func (c *pgCursor) read(from []byte, incl, desc bool) ([]byte, []byte) {
 	for range writes {
 		if _, err := res.Exec(); err != nil {
 			t.fail("write", err)
-			return nil, nil
+			return c.failed()
 		}
 	}
 	rows, err := res.Query()
 	if err != nil {
 		t.fail("read "+c.b.name, err)
-		return nil, nil
+		return c.failed()
 	}
 	for rows.Next() {
 		var r pgRow
 		if err := rows.Scan(&r.k, &r.v); err != nil {
 			rows.Close()
 			t.fail("read "+c.b.name, err)
-			return nil, nil
+			return c.failed()
 		}
 		if r.v == nil {
 			r.v = []byte{}
@@ -93,11 +93,19 @@ func (c *pgCursor) read(from []byte, incl, desc bool) ([]byte, []byte) {
 	}
 	if err := rows.Err(); err != nil {
 		t.fail("read "+c.b.name, err)
-		return nil, nil
+		return c.failed()
 	}
 	c.full = len(c.rows) == c.batch
 	c.batch = min(2*c.batch, pgCursorBatch)
 	return c.here(desc)
+}
+
+// failed leaves the cursor off the bucket's end after a read that failed
+// (the transaction ends with the error): every later step answers
+// nothing.
+func (c *pgCursor) failed() ([]byte, []byte) {
+	c.rows, c.i, c.off = c.rows[:0], 0, 1
+	return nil, nil
 }
 
 // here returns the current row, or nil with the cursor off the end it ran
