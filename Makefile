@@ -10,7 +10,7 @@ BIN := bin/switchboard
 PURE := ./store/... ./mcpserver/... ./supervisor/... ./app/daemon/... ./app/cli/... ./bench/mcpbench/ ./gitcmd/... ./workspace/ ./internal/... ./usage/... ./test/standinmodel/
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: run test build deps-run deps-test deps-cross test-pure test-postgres test-gui test-e2e bench fuzz soak vet vet-cross cross clean
+.PHONY: run test build deps-run deps-test deps-cross test-pure test-postgres test-team test-gui test-e2e bench fuzz soak vet vet-cross cross clean
 .PHONY: install uninstall package package-deb package-archive deps-package test-install
 
 run: deps-run build
@@ -28,7 +28,7 @@ deps-test:
 deps-cross:
 	@sh scripts/deps.sh cross
 
-test: deps-test vet vet-cross test-pure test-postgres test-gui test-e2e test-install cross
+test: deps-test vet vet-cross test-pure test-postgres test-team test-gui test-e2e test-install cross
 
 vet:
 	CGO_ENABLED=0 $(GO) vet $(PURE)
@@ -68,6 +68,15 @@ test-pure:
 test-postgres:
 	SWITCHBOARD_STORE_SUITE=postgres CGO_ENABLED=0 $(GO) test -count=1 -short ./store/ ./mcpserver/
 
+# Team mode as deployed: real headless daemons, each with folders of its
+# own, on one real PostgreSQL server; eight agents drain 1,000 packets, one
+# instance is SIGKILLed under load TEAMKILLS times (the other ends its
+# sessions and takes its leases back), the database is stopped for 10 s
+# under load. About 80 s.
+TEAMKILLS ?= 20
+test-team:
+	SWITCHBOARD_TEAM_KILLS=$(TEAMKILLS) $(GO) test -count=1 -timeout 10m ./test/team/
+
 # Widget tests of the tray, headless through fyne's test driver, plus the
 # keyring against a real gnome-keyring on a private session bus.
 test-gui:
@@ -86,6 +95,7 @@ test-e2e:
 # supervisor's PTY benchmarks and bench/vtcompare itself to put their
 # figures in the same table. It writes bench/latest.json.
 bench: deps-run
+	@sh scripts/deps.sh bench
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchmem ./store/ ./mcpserver/
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchtime 3x ./supervisor/vt/ ./supervisor/asciicast/
 	CGO_ENABLED=0 $(GO) run ./bench/mcpbench

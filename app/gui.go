@@ -48,6 +48,14 @@ type gui struct {
 
 	// Every open window that place gave a size, to remember at quit.
 	placed map[fyne.Window]windowPlace
+	// Every open window's line about the store (storehealth.go).
+	storeLines map[fyne.Window]storeLine
+
+	// health is whether the store answers (storehealth.go); any goroutine.
+	health storeHealth
+	// tooltip sets the tray icon's tooltip; nil where there is no tray
+	// (tests).
+	tooltip func(string)
 
 	startup startupConfig // where the start-at-login entry is (startup.go)
 }
@@ -72,7 +80,16 @@ func view[In, Out any](g *gui, name mcpserver.Name[In, Out], in In) (Out, error)
 
 // call runs the method name over transport t as the person at the screen.
 func call[In, Out any](g *gui, t mcpserver.Transport, name mcpserver.Name[In, Out], in In) (Out, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	return callWithin(g, callTimeout, t, name, in)
+}
+
+// callWithin is call bounded by timeout instead of callTimeout, for the
+// methods that take longer than one transaction. Every call of the GUI
+// comes this way, so that its outcome tells whether the store answers.
+func callWithin[In, Out any](g *gui, timeout time.Duration, t mcpserver.Transport, name mcpserver.Name[In, Out], in In) (Out, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	return mcpserver.Invoke(ctx, g.core.Registry(), mcpserver.Operator, t, name, in)
+	out, err := mcpserver.Invoke(ctx, g.core.Registry(), mcpserver.Operator, t, name, in)
+	g.noteStore(err)
+	return out, err
 }

@@ -49,12 +49,12 @@ func TestSessionsResume(t *testing.T) {
 
 	g.showSessions(started.SessionID)
 	w := g.sessions
-	defer w.win.Close()
+	defer onUI(w.win.Close)
 	if got := w.badge(w.sessions[0]); got != badgeResumable {
 		t.Errorf("the session's badge is %q, want %q", got, badgeResumable)
 	}
 	waitUntil(t, "Resume shown", func() bool { return w.resume.Visible() })
-	test.Tap(w.resume)
+	onUI(func() { test.Tap(w.resume) })
 	waitUntil(t, "the resumed agent's terminal", func() bool {
 		agent, ok := g.core.Agents().Get(started.SessionID)
 		return ok && agent.Exit() == nil && strings.Contains(agent.Terminal().Text(), "args: --resume="+conv+" ")

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/switchboard-dev/switchboard/app/termview"
@@ -23,7 +24,7 @@ func TestStartShellAndTypeIntoIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := g.trayMenu(g.menuModel())
-	item(t, item(t, m, labelStartAgent).ChildMenu, "Shell").ChildMenu.Items[0].Action()
+	onUI(item(t, item(t, m, labelStartAgent).ChildMenu, "Shell").ChildMenu.Items[0].Action)
 
 	var w *sessionsWindow
 	waitUntil(t, "the Sessions window on the new agent", func() bool {
@@ -41,9 +42,13 @@ func TestStartShellAndTypeIntoIt(t *testing.T) {
 	agent, _ := g.core.Agents().Get(w.selected)
 	waitUntil(t, "the shell's prompt", func() bool { return strings.TrimSpace(agent.Terminal().Text()) != "" })
 
-	test.Type(term, "echo hi$((40+2))\r")
+	onUI(func() { test.Type(term, "echo hi$((40+2))\r") })
 	waitUntil(t, "hi42 on the emulator screen", func() bool { return strings.Contains(agent.Terminal().Text(), "hi42") })
-	waitUntil(t, "hi42 painted in the widget", func() bool { return strings.Contains(term.Text(), "hi42") })
+	waitUntil(t, "hi42 painted in the widget", func() bool {
+		var painted string
+		onUI(func() { painted = term.Text() })
+		return strings.Contains(painted, "hi42")
+	})
 
 	// Stop is enabled once the session's detail is shown, which loads on
 	// its own: a tap before then would do nothing.
@@ -51,13 +56,19 @@ func TestStartShellAndTypeIntoIt(t *testing.T) {
 	if got := w.status.Text; !strings.Contains(got, " · SWITCHBOARD_PORT 4") {
 		t.Errorf("the live session's status line lacks its port block: %q", got)
 	}
-	test.Tap(w.stop)
+	onUI(func() { test.Tap(w.stop) })
 	waitUntil(t, "the agent stopped", func() bool { return agent.Exit() != nil })
-	w.win.Close()
+	onUI(w.win.Close)
 	if g.sessions != nil {
 		t.Error("the closed window is still referenced")
 	}
 }
+
+// onUI runs f as the real driver runs a click or a key: on the UI
+// goroutine, one at a time with what other goroutines hand to fyne.Do. A
+// tap made straight from the test's goroutine could paint a widget while an
+// agent's frame is painting it.
+func onUI(f func()) { fyne.DoAndWait(f) }
 
 // waitUntil polls cond for up to 10 s.
 func waitUntil(t *testing.T, what string, cond func() bool) {

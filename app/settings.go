@@ -33,8 +33,8 @@ const (
 	labelRotateClient   = "Rotate client token"
 )
 
-// settingsWindow holds the repositories, the agent profiles, the tokens and
-// what the app listens on. Each tab re-reads when the registry says
+// settingsWindow holds the repositories, the agent profiles, the tokens,
+// what the app listens on and the team the store is shared with. Each tab re-reads when the registry says
 // something changed.
 type settingsWindow struct {
 	g    *gui
@@ -52,6 +52,7 @@ type settingsWindow struct {
 	tokenSel    int
 	status      *widget.Label
 	worktrees   *worktreesPane // the Worktrees tab (settings_worktrees.go)
+	team        *teamPane      // the Team tab (settings_team.go)
 	startup     *startupPane   // start at login, on the Connection tab (startup.go)
 
 	stopRefresh chan struct{}
@@ -77,8 +78,12 @@ func newSettingsWindow(g *gui) *settingsWindow {
 		container.NewTabItemWithIcon("Agent profiles", theme.ComputerIcon(), w.profilesTab()),
 		container.NewTabItemWithIcon("Tokens", theme.AccountIcon(), w.tokensTab()),
 		container.NewTabItemWithIcon("Connection", theme.InfoIcon(), w.connectionTab()),
+		container.NewTabItemWithIcon(labelTeamTab, theme.GridIcon(), w.teamTab()),
 	)
-	w.tabs.OnSelected = func(t *container.TabItem) { w.worktrees.setShown(t.Text == labelWorktreesTab) }
+	w.tabs.OnSelected = func(t *container.TabItem) {
+		w.worktrees.setShown(t.Text == labelWorktreesTab)
+		w.team.setShown(t.Text == labelTeamTab)
+	}
 	w.win.SetContent(container.NewBorder(nil, w.status, nil, nil, w.tabs))
 	g.place(w.win, windowSettings, func() {
 		close(w.stopRefresh)
@@ -109,9 +114,11 @@ func (w *settingsWindow) refreshLoop(changed <-chan struct{}) {
 	}
 }
 
-// reload reads the three lists, and the worktrees when their tab is shown.
+// reload reads the three lists, and the worktrees and the team's status
+// when their tab is shown.
 func (w *settingsWindow) reload() {
 	w.worktrees.changed()
+	w.team.changed()
 	// Not registry state, but `switchboard autostart` may have changed it meanwhile.
 	w.startup.load()
 	repos, err := view(w.g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})

@@ -76,3 +76,79 @@ func TestSettingsGolden(t *testing.T) {
 		}
 	})
 }
+
+// The instance ids the Team tab's golden shows.
+const (
+	goldenInstSelf    = "inst_3c7a9e10b4d25f68"
+	goldenInstBuild   = "inst_8e21f0c4a7b39d56"
+	goldenInstSilent  = "inst_b04d6a2e91c7f385"
+	goldenInstLost    = "inst_5f9c3e7a1d08b264"
+	goldenInstStopped = "inst_e7a2b5d09c4f1368"
+)
+
+// goldenTeam is team mode with five instances, one in each state (two
+// running, this one among them), and a shared queue with packets in every
+// state. The database URL comes as team.status gives it: its password
+// replaced.
+func goldenTeam() mcpserver.TeamStatus {
+	in := func(id, host, version string, pid int, started, seen time.Duration, state string, sessions int) mcpserver.TeamInstance {
+		return mcpserver.TeamInstance{Instance: store.Instance{ID: id, Host: host, PID: pid, Version: version,
+			StartedAt: goldenAgo(started), SeenAt: goldenAgo(seen)}, State: state, Sessions: sessions}
+	}
+	self := in(goldenInstSelf, "ada-laptop", "0.9.1", 48121, 3*time.Hour, 3*time.Second, "running", 2)
+	self.Self = true
+	lost := in(goldenInstLost, "ci-runner-3", "0.8.4", 2210, 30*time.Hour, 2*time.Hour+5*time.Minute, "lost", 0)
+	lost.LostAt, lost.LostBy = goldenAgoPtr(2*time.Hour+4*time.Minute), goldenInstBuild
+	stopped := in(goldenInstStopped, "carol-mac", "0.9.1", 7731, 50*time.Hour, 26*time.Hour, "stopped", 0)
+	stopped.StoppedAt = goldenAgoPtr(26 * time.Hour)
+	return mcpserver.TeamStatus{Team: true, Database: "postgres://ada:xxxxx@db.internal.example:5432/switchboard?sslmode=require",
+		Instance: goldenInstSelf,
+		Instances: []mcpserver.TeamInstance{
+			self,
+			in(goldenInstBuild, "build-box", "0.9.1", 9120, 6*24*time.Hour, 4*time.Second, "running", 5),
+			in(goldenInstSilent, "bob-desktop", "0.9.0", 15002, 5*time.Hour, 41*time.Second, "silent", 1),
+			lost, stopped,
+		},
+		Queue: map[store.PacketState]int{store.PacketQueued: 4, store.PacketClaimed: 1, store.PacketInProgress: 3,
+			store.PacketInReview: 2, store.PacketDone: 57, store.PacketFailed: 1, store.PacketCancelled: 2}}
+}
+
+// The Team tab, in team mode and without it.
+func TestSettingsTeamGolden(t *testing.T) {
+	eachGoldenTheme(t, func(t *testing.T, a fyne.App, name string) {
+		for _, v := range []struct {
+			file string
+			team mcpserver.TeamStatus
+		}{
+			{"team", goldenTeam()},
+			{"team-off", mcpserver.TeamStatus{Database: "/home/ada/.local/share/switchboard/state.db"}},
+		} {
+			d := goldenSettingsData()
+			d.team = v.team
+			g := newGoldenGUI(t, a, d, nil)
+			var w *settingsWindow
+			onUI(func() {
+				g.showSettings()
+				w = g.settings
+				w.win.Resize(fyne.NewSize(960, 620))
+				w.team.now = goldenClock
+				w.tabs.SelectIndex(settingsTabTeam)
+			})
+			waitUntil(t, "the team's status", func() bool {
+				var painted string
+				onUI(func() { painted = w.team.painted })
+				return painted != ""
+			})
+			onUI(func() { test.AssertImageMatches(t, "settings/"+v.file+"-"+name+".png", w.win.Canvas().Capture()) })
+			if v.team.Team {
+				// The line every window shows while the database is away.
+				g.health.observe(store.Deny(store.CodeStoreUnavailable, "gone"))
+				onUI(func() {
+					g.showStoreHealth()
+					test.AssertImageMatches(t, "settings/team-store-down-"+name+".png", w.win.Canvas().Capture())
+				})
+			}
+			onUI(func() { w.win.Close() })
+		}
+	})
+}

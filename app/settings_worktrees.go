@@ -5,7 +5,6 @@ package app
 // which first says what leaves the worktree and what is deleted for good.
 
 import (
-	"context"
 	"fmt"
 	"image/color"
 	"strings"
@@ -117,10 +116,8 @@ func (p *worktreesPane) load() {
 	}
 	p.loading, p.started = true, time.Now()
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), worktreeCallTimeout)
-		defer cancel()
 		// A view: the pane re-reads on a timer (see view).
-		out, err := mcpserver.Invoke(ctx, p.w.g.core.Registry(), mcpserver.Operator, mcpserver.TransportGUIView, mcpserver.MethodWorkspaceList, mcpserver.NoArgs{})
+		out, err := callWithin(p.w.g, worktreeCallTimeout, mcpserver.TransportGUIView, mcpserver.MethodWorkspaceList, mcpserver.NoArgs{})
 		fyne.Do(func() {
 			p.loading = false
 			if err != nil {
@@ -301,9 +298,7 @@ func (p *worktreesPane) askDiscard(e mcpserver.WorkspaceEntry) {
 func (p *worktreesPane) discard(e mcpserver.WorkspaceEntry) {
 	p.w.status.SetText("Discarding the worktree of " + e.SessionID + "…")
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), worktreeCallTimeout)
-		defer cancel()
-		out, err := mcpserver.Invoke(ctx, p.w.g.core.Registry(), mcpserver.Operator, mcpserver.TransportGUI,
+		out, err := callWithin(p.w.g, worktreeCallTimeout, mcpserver.TransportGUI,
 			mcpserver.MethodWorkspaceDiscard, mcpserver.WorkspaceDiscardArgs{SessionID: e.SessionID})
 		fyne.Do(func() {
 			if err != nil {

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/systray"
 	"github.com/godbus/dbus/v5"
 
 	"github.com/switchboard-dev/switchboard/assets"
@@ -98,6 +99,9 @@ func RunTray(ctx context.Context, core Core, log *slog.Logger) error {
 	a.SetIcon(icon)
 	g := &gui{app: a, core: core, log: log, startup: startupConfig{env: autostart.Env{Getenv: os.Getenv}}}
 	g.quit = g.quitApp
+	// Fyne sets no tooltip; the tray it drives is systray's, whose
+	// tooltip says when the store does not answer.
+	g.tooltip = systray.SetTooltip
 	// The icon is set before the menu: setting the menu starts the tray, which picks up the
 	// icon already set. On Linux the bytes must be a PNG (the SNI pixmap is decoded from it).
 	// Subscribed before the first read, so a change in between is not missed.
@@ -105,6 +109,10 @@ func RunTray(ctx context.Context, core Core, log *slog.Logger) error {
 	model := g.menuModel()
 	desk.SetSystemTrayIcon(trayIcon(model.state))
 	desk.SetSystemTrayMenu(g.trayMenu(model))
+	if model.storeDown {
+		// refreshTray sets the tooltip when this changes, not before.
+		g.tooltip(trayTooltip(true))
+	}
 
 	stopped := make(chan struct{})
 	defer close(stopped)
@@ -148,6 +156,11 @@ func (g *gui) refreshTray(desk desktop.App, shown trayModel, changed <-chan stru
 			continue
 		case <-t.C:
 		}
+		if g.health.isDown() {
+			// Nothing else may call while the store is away: the tray's
+			// reads are what finds it back.
+			stale = true
+		}
 		if stale {
 			stale = false
 			m = g.menuModel()
@@ -160,15 +173,21 @@ func (g *gui) refreshTray(desk desktop.App, shown trayModel, changed <-chan stru
 			// A small file, read here so that a toggle in Settings or
 			// `switchboard autostart` in a terminal shows within a tick.
 			m.startAtLogin = g.startAtLoginOn()
+			// A window's call may have found the store gone, or back.
+			m.storeDown = g.health.isDown()
 		}
 		if m.equal(shown) {
 			continue
 		}
 		iconChanged := m.state != shown.state
+		storeChanged := m.storeDown != shown.storeDown
 		shown = m
 		fyne.Do(func() {
 			if iconChanged {
 				desk.SetSystemTrayIcon(trayIcon(m.state))
+			}
+			if storeChanged && g.tooltip != nil {
+				g.tooltip(trayTooltip(m.storeDown))
 			}
 			desk.SetSystemTrayMenu(g.trayMenu(m))
 		})
@@ -243,6 +262,8 @@ type trayModel struct {
 	notes []agentNote
 	// startAtLogin is whether the autostart entry starts Switchboard at login.
 	startAtLogin bool
+	// storeDown is whether the store did not answer (storehealth.go).
+	storeDown bool
 }
 
 // agentNote is an agent's desktop notification (OSC 9/777), which the supervisor has
@@ -266,7 +287,7 @@ func (n agentNote) notification() *fyne.Notification {
 
 func (m trayModel) equal(o trayModel) bool {
 	if m.state != o.state || m.attention != o.attention || len(m.profiles) != len(o.profiles) || len(m.repos) != len(o.repos) ||
-		len(m.notes) != len(o.notes) || m.startAtLogin != o.startAtLogin {
+		len(m.notes) != len(o.notes) || m.startAtLogin != o.startAtLogin || m.storeDown != o.storeDown {
 		return false
 	}
 	for i := range m.notes {
@@ -319,6 +340,7 @@ func (g *gui) menuModel() trayModel {
 	}
 	m.state, m.attention, m.notes = g.attentionState(m.questions, m.escalated)
 	m.startAtLogin = g.startAtLoginOn()
+	m.storeDown = g.health.isDown()
 	return m
 }
 
@@ -374,6 +396,11 @@ func (g *gui) fillTrayMenu(menu *fyne.Menu, m trayModel) {
 	status := fyne.NewMenuItem(endpointLabel(endpoint), nil)
 	status.Disabled = true
 	items := []*fyne.MenuItem{status}
+	if m.storeDown {
+		down := fyne.NewMenuItem(labelStoreDown, nil)
+		down.Disabled = true
+		items = append(items, down)
+	}
 
 	if state := b.KeyringState(); strings.HasPrefix(state, keyringUnavailable) {
 		// The spec asks the UI to say when the keyring is unusable: the client token then

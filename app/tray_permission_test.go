@@ -145,14 +145,14 @@ func TestTrayPermission(t *testing.T) {
 	}
 
 	// Not confirmed: the Sessions window asks, and nothing starts yet.
-	gitItem.Action()
+	onUI(gitItem.Action)
 	if g.sessions == nil {
 		t.Fatal("no window asks to confirm full auto")
 	}
 	if n := len(g.core.Agents().List()); n != 0 {
 		t.Fatalf("%d agents started before the confirmation", n)
 	}
-	test.Tap(dialogButton(t, g.sessions.win, labelConfirmFullAuto))
+	onUI(func() { test.Tap(dialogButton(t, g.sessions.win, labelConfirmFullAuto)) })
 	waitUntil(t, "agent in full auto", func() bool { return len(g.core.Agents().List()) == 1 })
 	if a := g.core.Agents().List()[0]; a.Permission != store.PermissionAuto || a.Profile != "modes" {
 		t.Errorf("started %+v", a)
@@ -169,11 +169,11 @@ func TestTrayPermission(t *testing.T) {
 
 	// Confirmed: the next start in full auto asks nothing.
 	m := g.menuModel()
-	g.sessions.win.Close()
+	onUI(g.sessions.win.Close)
 	menu = g.trayMenu(m)
 	for _, it := range item(t, item(t, menu, labelStartAgent).ChildMenu, "Modes").ChildMenu.Items {
 		if strings.HasPrefix(it.Label, "git") {
-			it.Action()
+			onUI(it.Action)
 		}
 	}
 	waitUntil(t, "a second agent in full auto", func() bool { return len(g.core.Agents().List()) == 2 })

@@ -54,12 +54,18 @@ func (f *fakeCore) Listen() (mcpserver.ListenAddr, daemon.ListenSource) {
 
 func newFakeCore(t testing.TB, b Backend) *fakeCore {
 	t.Helper()
-	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "state.db"), store.Options{})
+	db, err := store.Open(filepath.Join(t.TempDir(), "state.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
+	return newFakeCoreOn(t, b, db)
+}
+
+// newFakeCoreOn is newFakeCore over db: one on PostgreSQL, for team mode.
+func newFakeCoreOn(t testing.TB, b Backend, db *store.DB) *fakeCore {
+	t.Helper()
+	dir := t.TempDir()
 	f := &fakeCore{Backend: b}
 	f.agents = supervisor.New(supervisor.Config{
 		RuntimeDir: filepath.Join(dir, "run"), RecordingsDir: filepath.Join(dir, "rec"),

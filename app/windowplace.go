@@ -66,15 +66,22 @@ func (p windowPlace) key(field string) string {
 	return fmt.Sprintf("window.%s.%s", p.name, field)
 }
 
-// place gives win, whose content is set, its minimum size and the size and
-// place remembered for its kind, and makes closing it remember them again
+// place gives win, whose content is set, its minimum size, the size and
+// place remembered for its kind and the line that says when the store does
+// not answer, and makes closing it remember the size and place again
 // before onClosed runs. Windows still open when the app quits are
 // remembered by rememberOpenWindows. On the Fyne goroutine.
 func (g *gui) place(win fyne.Window, kind windowKind, onClosed func()) {
 	p := kind.place()
 	floor := canvas.NewRectangle(color.Transparent)
 	floor.SetMinSize(p.min)
-	win.SetContent(container.NewStack(floor, win.Content()))
+	// Every window says when the store does not answer (storehealth.go).
+	line := g.withStoreLine(win.Content())
+	win.SetContent(container.NewStack(floor, line.box))
+	if g.storeLines == nil {
+		g.storeLines = make(map[fyne.Window]storeLine)
+	}
+	g.storeLines[win] = line
 
 	prefs := g.app.Preferences()
 	size := fyne.NewSize(
@@ -92,6 +99,7 @@ func (g *gui) place(win fyne.Window, kind windowKind, onClosed func()) {
 	win.SetOnClosed(func() {
 		g.remember(win, p)
 		delete(g.placed, win)
+		delete(g.storeLines, win)
 		if onClosed != nil {
 			onClosed()
 		}

@@ -75,6 +75,7 @@ type goldenData struct {
 	artifacts map[string][]store.Artifact // by packet id
 	profiles  []supervisor.ProfileInfo
 	tokens    mcpserver.TokenList
+	team      mcpserver.TeamStatus
 	// audit is the log audit.query and audit.verify read: fixed records
 	// in a database of their own, so that the windows' own audited calls
 	// (with their measured durations) never show.
@@ -143,6 +144,9 @@ func newGoldenGUI(t *testing.T, a fyne.App, d *goldenData, agents *supervisor.Su
 	}))
 	def(mcpserver.Define(mcpserver.MethodTokenList, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, _ mcpserver.TokenListArgs) (mcpserver.TokenList, error) {
 		return d.tokens, nil
+	}))
+	def(mcpserver.Define(mcpserver.MethodTeamStatus, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, _ mcpserver.NoArgs) (mcpserver.TeamStatus, error) {
+		return d.team, nil
 	}))
 	def(mcpserver.Define(mcpserver.MethodAuditQuery, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, f store.AuditFilter) (mcpserver.AuditRecords, error) {
 		var out mcpserver.AuditRecords

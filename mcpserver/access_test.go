@@ -105,7 +105,7 @@ func TestEveryObjectMethodIsScoped(t *testing.T) {
 		"work.expire_leases": true, "prompt.workflow": true, "workspace.list": true,
 		"token.revoke_stale_ephemeral": true, "client_token.import": true, "client_token.adopt": true,
 		"client_token.mint": true, "client_token.mark_ephemeral": true, "connection.remember_port": true,
-		"work.land_recover": true,
+		"work.land_recover": true, "instance.sweep_lost": true, "team.status": true,
 	}
 	// What a refusal must not mention, unless the caller named it: the
 	// other repository, its objects' states, its session.

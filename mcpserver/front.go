@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
@@ -68,6 +69,22 @@ type caller struct {
 	// protocol versions; handlers link to it themselves, so that a client
 	// that goes away stops its long poll.
 	request context.Context
+	// unavailable is set by a handler whose call failed with
+	// store_unavailable, for dispatch to answer 503: the SDK writes
+	// every answer it makes with 200.
+	unavailable *atomic.Bool
+}
+
+// storeUnavailable reports whether res failed because the shared database
+// is away, and tells the front layer to answer 503.
+func (c caller) storeUnavailable(res *Result) bool {
+	if res.Code() != store.CodeStoreUnavailable {
+		return false
+	}
+	if c.unavailable != nil {
+		c.unavailable.Store(true)
+	}
+	return true
 }
 
 // NewHTTPHandler returns the handler for /mcp, /mcp/sse and /mcp/messages.
@@ -108,6 +125,10 @@ func httpStatus(c store.Code) int {
 		return http.StatusNotFound
 	case store.CodeInternal:
 		return http.StatusInternalServerError
+	case store.CodeStoreUnavailable:
+		// Nothing wrong with the request: the shared database is away,
+		// and the same call may work in a moment.
+		return http.StatusServiceUnavailable
 	default:
 		return http.StatusBadRequest
 	}
@@ -134,6 +155,9 @@ func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code i
 	})
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
 	w.WriteHeader(status)
 	w.Write(body)
 }
@@ -217,7 +241,12 @@ func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (Prin
 	p, err := h.reg.Authenticate(raw)
 	if err != nil {
 		var d *store.Denial
-		if !errors.As(err, &d) {
+		switch {
+		case errors.As(err, &d):
+		case store.CodeOf(err) == store.CodeStoreUnavailable:
+			h.log.Warn("token check failed", "err", err)
+			d = store.Deny(store.CodeStoreUnavailable, "the token could not be checked: the shared database did not answer; try again")
+		default:
 			h.log.Error("token check failed", "err", err)
 			d = store.Deny(store.CodeInternal, "token check failed")
 		}
@@ -243,6 +272,9 @@ func (h *HTTPHandler) watchStream(w http.ResponseWriter, r *http.Request, p Prin
 	switch cause := context.Cause(alive); {
 	case errors.As(cause, &d):
 		writeError(w, nil, d)
+	case r.Context().Err() == nil && store.CodeOf(cause) == store.CodeStoreUnavailable:
+		h.log.Warn("token check failed", "err", cause)
+		writeError(w, nil, store.Deny(store.CodeStoreUnavailable, "the token could not be checked: the shared database did not answer; try again"))
 	case r.Context().Err() == nil:
 		h.log.Error("token check failed", "err", cause)
 		writeError(w, nil, store.Deny(store.CodeInternal, "token check failed"))
@@ -295,7 +327,50 @@ func (h *HTTPHandler) dispatch(w http.ResponseWriter, r *http.Request, body []by
 	// without a bearer header, which needs a preflight.
 	r.Header.Set("Content-Type", "application/json")
 	c.request = r.Context()
+	c.unavailable = new(atomic.Bool)
+	w = &statusWriter{ResponseWriter: w, unavailable: c.unavailable}
 	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
+}
+
+// statusWriter answers 503 instead of the SDK's 200 when the call's
+// handler failed with store_unavailable: a client, a proxy or a retry
+// loop that looks at the status alone must see that the request may be
+// sent again, not that it succeeded. The handler runs before the SDK
+// writes the answer (JSON responses are written whole), so the flag is
+// set by then.
+type statusWriter struct {
+	http.ResponseWriter
+	unavailable *atomic.Bool
+	wrote       bool
+}
+
+func (s *statusWriter) WriteHeader(status int) {
+	if !s.wrote && status == http.StatusOK && s.unavailable.Load() {
+		status = http.StatusServiceUnavailable
+		s.Header().Set("Retry-After", "1")
+	}
+	s.wrote = true
+	s.ResponseWriter.WriteHeader(status)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if !s.wrote {
+		s.WriteHeader(http.StatusOK)
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection underneath.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// Flush passes the SDK's flushes on (its streamed answers need them).
+func (s *statusWriter) Flush() {
+	if !s.wrote {
+		s.WriteHeader(http.StatusOK)
+	}
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 func bearerToken(r *http.Request) (string, bool) {

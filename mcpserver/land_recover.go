@@ -196,7 +196,8 @@ func (r *Registry) RecoverWorkspaces(ctx context.Context) error {
 		}
 		ss, err := tx.Sessions(store.SessionFilter{Limit: 1000})
 		for _, s := range ss {
-			if s.Workspace != nil && !s.State.Live() {
+			// Another instance's worktrees are on its machine.
+			if s.Workspace != nil && !s.State.Live() && s.Instance == tx.InstanceID() {
 				ended = append(ended, s.ID)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
@@ -51,6 +52,10 @@ type Options struct {
 	// token usage now (the daemon's agent.usage), so that a completion
 	// gives its packet the reply that asked for it.
 	RefreshUsage UsageRefresher
+	// InstanceGrace is how long an instance sharing the database may go
+	// without a heartbeat before it is taken for lost (team mode); 0 is
+	// DefaultInstanceGrace.
+	InstanceGrace time.Duration
 }
 
 // SettingClientKeyID names the setting that records which token is the
@@ -81,6 +86,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerLanding()
 	r.registerWorktrees()
 	r.registerStartup()
+	r.registerInstances()
 	r.registerUsage(opts)
 	return r
 }

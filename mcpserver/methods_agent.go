@@ -206,7 +206,7 @@ func (r *Registry) registerAgents() {
 			if len(in.Prompt) > store.MaxReportText {
 				return AgentStarted{}, store.Deny(store.CodeInvalidArgument, "prompt longer than %d bytes", store.MaxReportText)
 			}
-			repo, err := c.Tx.Repository(in.RepositoryID)
+			repo, err := c.Tx.LocalRepository(in.RepositoryID)
 			if err != nil {
 				return AgentStarted{}, err
 			}

@@ -80,7 +80,7 @@ func (r *Registry) packetDiff(c *Call) (any, error) {
 		if p, err = tx.Packet(in.PacketID); err != nil {
 			return err
 		}
-		repo, err = tx.Repository(p.RepositoryID)
+		repo, err = tx.LocalRepository(p.RepositoryID)
 		return err
 	})
 	if err != nil {

@@ -132,7 +132,7 @@ func (r *Registry) landPacket(c *Call) (any, error) {
 		case p.State != store.PacketDone:
 			return store.Deny(store.CodeInvalidState, "packet %s is %s: only a done packet lands (approve it first)", p.ID, p.State)
 		}
-		if repo, err = tx.Repository(p.RepositoryID); err != nil {
+		if repo, err = tx.LocalRepository(p.RepositoryID); err != nil {
 			return err
 		}
 		ses, err = tx.Session(p.Changes.SessionID)

@@ -54,6 +54,9 @@ func (r *Registry) registerResume() {
 			if err != nil {
 				return AgentStarted{}, err
 			}
+			if ses.Instance != c.Tx.InstanceID() {
+				return AgentStarted{}, store.Deny(store.CodeInvalidState, "session %s ran on instance %s: its worktree and conversation are there", ses.ID, ses.Instance)
+			}
 			stored, err := c.Tx.Profiles()
 			if err != nil {
 				return AgentStarted{}, err
@@ -67,7 +70,7 @@ func (r *Registry) registerResume() {
 			case !prof.Available:
 				return AgentStarted{}, store.Deny(store.CodeAgentUnavailable, "%s is not installed: %q is not on PATH", prof.Name, prof.Command)
 			}
-			repo, err := c.Tx.Repository(ses.RepositoryID)
+			repo, err := c.Tx.LocalRepository(ses.RepositoryID)
 			if err != nil {
 				return AgentStarted{}, err
 			}

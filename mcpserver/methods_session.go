@@ -162,53 +162,57 @@ type SessionEnded struct {
 func (r *Registry) registerSessionEnd() {
 	r.Register(Define(MethodSessionEnd, On(Session, store.CapAdmin), Hidden,
 		"End a session: its leases go back to the queue, its session token is revoked, its trace gets an exit event.",
-		func(c *Call, in SessionEndArgs) (SessionEnded, error) {
-			state := store.SessionEnded
-			if in.Lost {
-				state = store.SessionLost
-			}
-			before, err := c.Tx.Session(in.SessionID)
-			if err != nil {
-				return SessionEnded{}, err
-			}
-			ses, err := c.Tx.EndSession(in.SessionID, state, in.ExitCode, in.Reason)
-			if err != nil {
-				return SessionEnded{}, err
-			}
-			if in.WithApp && before.State.Live() {
-				if ses, err = c.Tx.MarkEndedWithApp(ses.ID); err != nil {
-					return SessionEnded{}, err
-				}
-			}
-			ps := []store.Packet{}
-			if !ses.Resumable() {
-				if ps, err = c.Tx.ReleaseSessionLeases(ses.ID, "session ended: "+in.Reason); err != nil {
-					return SessionEnded{}, err
-				}
-			}
-			out := SessionEnded{Session: ses, Released: []string{}}
-			keys := []string{leasesKey, traceKey(ses.ID)}
-			if ses.RepositoryID != "" {
-				// A packet sent back for changes waits for the session
-				// that made them; with it gone, agents already waiting
-				// on the repository may claim it now.
-				keys = append(keys, repoKey(ses.RepositoryID))
-			}
-			for _, p := range ps {
-				out.Released = append(out.Released, p.ID)
-				keys = append(keys, repoKey(p.RepositoryID))
-			}
-			exit := map[string]any{"state": state, "exit_code": in.ExitCode, "reason": in.Reason}
-			if ses.Resumable() {
-				exit["resumable"] = true
-			}
-			data, _ := json.Marshal(exit)
-			if _, err := c.Tx.AppendTrace(ses.ID, store.TraceEvent{Type: store.TraceExit, Method: c.Method.Name, Data: data}); err != nil {
-				return SessionEnded{}, err
-			}
-			r.signalAfter(c, keys...)
-			return out, nil
-		}))
+		r.endSession))
+}
+
+// endSession is session.end in the caller's transaction: the instance sweep
+// ends a lost instance's sessions with it, in its own call.
+func (r *Registry) endSession(c *Call, in SessionEndArgs) (SessionEnded, error) {
+	state := store.SessionEnded
+	if in.Lost {
+		state = store.SessionLost
+	}
+	before, err := c.Tx.Session(in.SessionID)
+	if err != nil {
+		return SessionEnded{}, err
+	}
+	ses, err := c.Tx.EndSession(in.SessionID, state, in.ExitCode, in.Reason)
+	if err != nil {
+		return SessionEnded{}, err
+	}
+	if in.WithApp && before.State.Live() {
+		if ses, err = c.Tx.MarkEndedWithApp(ses.ID); err != nil {
+			return SessionEnded{}, err
+		}
+	}
+	ps := []store.Packet{}
+	if !ses.Resumable() {
+		if ps, err = c.Tx.ReleaseSessionLeases(ses.ID, "session ended: "+in.Reason); err != nil {
+			return SessionEnded{}, err
+		}
+	}
+	out := SessionEnded{Session: ses, Released: []string{}}
+	keys := []string{leasesKey, traceKey(ses.ID)}
+	if ses.RepositoryID != "" {
+		// A packet sent back for changes waits for the session
+		// that made them; with it gone, agents already waiting
+		// on the repository may claim it now.
+		keys = append(keys, repoKey(ses.RepositoryID))
+	}
+	for _, p := range ps {
+		out.Released = append(out.Released, p.ID)
+		keys = append(keys, repoKey(p.RepositoryID))
+	}
+	exit := map[string]any{"state": state, "exit_code": in.ExitCode, "reason": in.Reason}
+	if ses.Resumable() {
+		exit["resumable"] = true
+	}
+	data, _ := json.Marshal(exit)
+	if _, err := c.Tx.AppendTrace(ses.ID, store.TraceEvent{Type: store.TraceExit, Method: c.Method.Name, Data: data}); err != nil {
+		return SessionEnded{}, err
+	}
+	r.signalAfter(c, keys...)
+	return out, nil
 }
 
 // attentionKey is signalled when a question is asked or answered: the tray's

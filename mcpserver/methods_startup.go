@@ -55,7 +55,7 @@ type RememberPortArgs struct {
 
 func (r *Registry) registerStartup() {
 	r.Register(Define(MethodTokenRevokeStaleEphemeral, On(Global, store.CapAdmin), Hidden|Internal|StartupOnly,
-		"Revoke the client tokens minted for earlier runs only: their secrets died with those runs.",
+		"Revoke the client tokens this instance minted for its earlier runs only: their secrets died with those runs.",
 		func(c *Call, _ NoArgs) (StaleEphemeralRevoked, error) {
 			toks, err := c.Tx.Tokens()
 			if err != nil {
@@ -63,7 +63,8 @@ func (r *Registry) registerStartup() {
 			}
 			out := StaleEphemeralRevoked{KeyIDs: []string{}}
 			for _, t := range toks {
-				if t.Ephemeral && t.RevokedAt == nil {
+				// Another instance's are its own, and live while it runs.
+				if t.Ephemeral && t.RevokedAt == nil && t.Instance == c.Tx.InstanceID() {
 					if _, err := c.Tx.RevokeToken(t.KeyID); err != nil {
 						return StaleEphemeralRevoked{}, err
 					}

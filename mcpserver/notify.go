@@ -13,6 +13,10 @@ type signals struct {
 	// waiting maps a key to the channel its next signal closes. Guarded by
 	// mu.
 	waiting map[string]chan struct{}
+	// onWait, when set, is called with the key of every wait, after the
+	// channel is taken: a test learns that a long poll is parked from
+	// it, rather than by polling. Set before the registry serves.
+	onWait func(key string)
 }
 
 func newSignals() *signals { return &signals{waiting: map[string]chan struct{}{}} }
@@ -20,11 +24,14 @@ func newSignals() *signals { return &signals{waiting: map[string]chan struct{}{}
 // wait returns a channel closed by the next signal of key.
 func (s *signals) wait(key string) <-chan struct{} {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	ch, ok := s.waiting[key]
 	if !ok {
 		ch = make(chan struct{})
 		s.waiting[key] = ch
+	}
+	s.mu.Unlock()
+	if s.onWait != nil {
+		s.onWait(key)
 	}
 	return ch
 }

@@ -47,6 +47,7 @@ func addPrompts(server *mcp.Server, reg *Registry) {
 		}
 		res := reg.Invoke(ctx, c.principal, c.transport, promptMethod, nil)
 		if res.Err != nil {
+			c.storeUnavailable(&res) // answered 503 when so
 			return nil, rpcError(jsonrpcCode(res.Code()), &res)
 		}
 		return &mcp.GetPromptResult{

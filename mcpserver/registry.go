@@ -4,6 +4,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,6 +32,8 @@ type Registry struct {
 	agents  *supervisor.Supervisor // nil where no agents run
 	// worktrees is Options.Worktrees.
 	worktrees string
+	// instanceGrace is Options.InstanceGrace.
+	instanceGrace time.Duration
 	// refreshUsage is Options.RefreshUsage (methods_usage.go).
 	refreshUsage UsageRefresher
 	// removing is held while a worktree is tidied or discarded: one git
@@ -55,7 +58,9 @@ func NewRegistry(db *store.DB, opts Options) *Registry {
 	if opts.Env == nil {
 		opts.Env = offlineEnv{}
 	}
-	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, agents: opts.Agents, worktrees: opts.Worktrees, methods: map[string]*Method{}, commit: newGroupCommitter(db), sig: newSignals()}
+	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, agents: opts.Agents, worktrees: opts.Worktrees,
+		instanceGrace: cmp.Or(opts.InstanceGrace, DefaultInstanceGrace),
+		methods:       map[string]*Method{}, commit: newGroupCommitter(db), sig: newSignals()}
 }
 
 // HearOtherInstances has the instances that share the registry's database
@@ -229,6 +234,18 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 		res.Err = rb.err
 		res.Value = nil
 		return r.auditFailure(res, rec, sessionID, start)
+	case errors.Is(err, store.ErrUnavailable):
+		// The shared database is away (team mode). Every long poll
+		// looks again now, and fails the same way, rather than wait
+		// out its wait for a signal the store cannot send. No audit
+		// record: there is nowhere to write it.
+		r.sig.signalAll()
+		r.log.Warn("registry call failed: the database is unavailable", "method", method, "transport", t, "err", err)
+		// The driver's words stay in the log: they name hosts and
+		// sockets, nothing an agent acts on.
+		res.Err = store.Deny(store.CodeStoreUnavailable, "%s: the shared database did not answer; it may not have been done: try again", method)
+		res.Value = nil
+		return res
 	case err != nil:
 		r.log.Error("registry call failed", "method", method, "transport", t, "err", err)
 		res.Err = store.Deny(store.CodeInternal, "%s failed to commit", method)

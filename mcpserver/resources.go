@@ -87,6 +87,7 @@ func resourceHandler(reg *Registry) mcp.ResourceHandler {
 			if res.Code() == store.CodeNotFound {
 				return nil, rpcError(-32602, &res)
 			}
+			c.storeUnavailable(&res) // answered 503 when so
 			return nil, rpcError(jsonrpcCode(res.Code()), &res)
 		}
 		text, err := json.Marshal(res.Value)

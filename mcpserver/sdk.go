@@ -127,6 +127,11 @@ func toolHandler(reg *Registry, m *Method) mcp.ToolHandler {
 		defer stop()
 		args := withRepository(req.Params.Arguments, c.repositoryID, m)
 		res := reg.Invoke(ctx, c.principal, c.transport, m.Name, args)
+		if c.storeUnavailable(&res) {
+			// Not a result of the tool: the request failed and may be
+			// sent again (HTTP 503, as the fast path answers).
+			return nil, rpcError(jsonrpcCode(res.Code()), &res)
+		}
 		return toolResult(&res), nil
 	}
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
-# deps.sh run|test|package|cross installs the Debian packages Switchboard
-# needs to build and run (run), to run every test (test), to build the
-# release packages (package) or to cross-build for Windows (cross). It is
+# deps.sh run|test|bench|package|cross installs the Debian packages
+# Switchboard needs to build and run (run), to run every test (test), to
+# measure it (bench), to build the release packages (package) or to
+# cross-build for Windows (cross). It is
 # idempotent and quiet when everything is already there; it uses sudo when
 # not root.
 set -eu
@@ -30,10 +31,10 @@ if [ "$mode" = test ] || [ "$mode" = cross ]; then
 	pkgs="$pkgs gcc-mingw-w64-x86-64"
 fi
 
-if [ "$mode" = test ]; then
-	# A real PostgreSQL server for the team-mode store's tests, which make
-	# clusters of their own (internal/pgtest) and never touch the one the
-	# package may make.
+if [ "$mode" = test ] || [ "$mode" = bench ]; then
+	# A real PostgreSQL server for the team-mode store's tests and bench
+	# rows, which make clusters of their own (internal/pgtest) and never
+	# touch the one the package may make.
 	pkgs="$pkgs postgresql"
 fi
 

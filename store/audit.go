@@ -30,8 +30,11 @@ type AuditRecord struct {
 	// ArgsDigest is a short SHA-256 digest of the arguments: enough to tell
 	// two calls apart, nothing of what was passed.
 	ArgsDigest string `json:"args_digest,omitempty"`
-	PrevHash   string `json:"prev_hash"`
-	Hash       string `json:"hash"`
+	// Instance is the instance the call was made on, in team mode; "" with
+	// a database of one instance.
+	Instance string `json:"instance,omitempty"`
+	PrevHash string `json:"prev_hash"`
+	Hash     string `json:"hash"`
 	// Rank is the record's place among the shown records (the index
 	// of audit_views.go), set when a query without views read it; 0
 	// otherwise. It is where the record sits in the default view, not
@@ -75,6 +78,15 @@ func chainInput(r *AuditRecord) []byte {
 		b.WriteString(":")
 		b.WriteString(f)
 	}
+	// The instance came later: chained after the rest and only when set,
+	// so the records written before it, and every bbolt record, hash as
+	// they did.
+	if r.Instance != "" {
+		b.WriteString("\x00i")
+		b.WriteString(strconv.Itoa(len(r.Instance)))
+		b.WriteString(":")
+		b.WriteString(r.Instance)
+	}
 	return []byte(b.String())
 }
 
@@ -101,6 +113,7 @@ func (tx *Tx) AppendAudit(r *AuditRecord) error {
 		r.Time = tx.now
 	}
 	r.Time = r.Time.UTC()
+	r.Instance = tx.db.instance
 	r.PrevHash = ""
 	// The previous record is seq-1: sequences are gap-free (VerifyAudit
 	// checks it). Asked for by key, it is a lookup the PostgreSQL engine

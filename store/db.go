@@ -36,6 +36,11 @@ type Options struct {
 	// that does not answer fails the call with ErrUnavailable rather than
 	// holding it; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// Instance is the id of the Switchboard instance opening the
+	// database in team mode (instance.go): its sessions, tokens, audit
+	// records and landings carry it, its settings and repository folders
+	// are its own. "" for a database of one instance, as bbolt's is.
+	Instance string
 }
 
 // DefaultTimeout is how long a PostgreSQL transaction may take.
@@ -48,6 +53,8 @@ type DB struct {
 	bolt *bolt.DB
 	pg   *pgEngine
 	now  func() time.Time
+	// instance is Options.Instance.
+	instance string
 
 	// tokens and sessions hold decoded records, so that the token and
 	// session lookups every call makes need not decode JSON.
@@ -100,7 +107,7 @@ func Open(path string, opts Options) (*DB, error) {
 }
 
 func newDB(opts Options) *DB {
-	db := &DB{now: opts.Now}
+	db := &DB{now: opts.Now, instance: opts.Instance}
 	db.tokens = decodedCache[tokenRecord]{what: "token", clone: cloneTokenRecord}
 	db.sessions = decodedCache[Session]{what: "session", clone: cloneSession}
 	return db
@@ -113,6 +120,7 @@ func (db *DB) Close() error {
 		if db.pg.stopListen != nil {
 			db.pg.stopListen()
 		}
+		db.pg.closed.Store(true)
 		db.pg.pool.Close()
 		return nil
 	}

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -17,6 +19,12 @@ import (
 // time (the writer lock), and readers beside it. Eight agents drained a
 // queue at 271 claims/s with 8, 285 with 16, 290 with 24.
 const pgMaxConns = 16
+
+// pgConnectTimeout bounds one connection attempt. A server that is away
+// (stopped, restarting, its machine gone) must fail a call within a few
+// seconds, as store_unavailable, not hold it for the transaction's whole
+// timeout: an agent retries, a person sees the error.
+const pgConnectTimeout = 2 * time.Second
 
 // pgEngine is a DB's PostgreSQL side.
 type pgEngine struct {
@@ -28,6 +36,10 @@ type pgEngine struct {
 
 	// stopListen stops the listener OnSignal started; nil if none.
 	stopListen func()
+	// closed is set by DB.Close: a transaction after it is the
+	// program's mistake, not the server away (the pool says only
+	// "closed pool", which pgFailure would take for unavailable).
+	closed atomic.Bool
 }
 
 // OpenPostgres opens the store in the PostgreSQL database at rawURL
@@ -47,7 +59,7 @@ func OpenPostgres(rawURL string, opts Options) (*DB, error) {
 		return nil, errors.New("postgres: the database URL cannot be read")
 	}
 	cfg.MaxConns = pgMaxConns
-	cfg.ConnConfig.ConnectTimeout = min(opts.Timeout, 5*time.Second)
+	cfg.ConnConfig.ConnectTimeout = min(opts.Timeout, pgConnectTimeout)
 	where := redactURL(rawURL)
 	ctx, cancel := context.WithTimeout(context.Background(), opts.Timeout)
 	defer cancel()
@@ -70,11 +82,14 @@ func OpenPostgres(rawURL string, opts Options) (*DB, error) {
 //
 // setup is SQL run first, after the lock: the tables, as the store opens.
 func (e *pgEngine) run(writable bool, setup []string, fn func(kvTx) error) error {
+	if e.closed.Load() {
+		return errDBClosed
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
 	defer cancel()
 	conn, err := e.pool.Acquire(ctx)
 	if err != nil {
-		return fmt.Errorf("postgres: connect: %w: %w", ErrUnavailable, err)
+		return pgFailure("connect", err)
 	}
 	t := &pgTx{e: e, ctx: ctx, conn: conn.Conn(), writable: writable, buckets: map[string]*pgBucket{}}
 	defer func() {
@@ -105,6 +120,9 @@ func (e *pgEngine) run(writable bool, setup []string, fn func(kvTx) error) error
 	}
 	if err := t.commit(); err != nil {
 		e.cache.forget()
+		// A commit whose answer was lost may have committed: the
+		// caller was told nothing was acknowledged, and a retry meets
+		// what it did (lease_lost, invalid_state), never a double.
 		return err
 	}
 	e.cache.committed(t.tick, t, t.dropped)
@@ -131,6 +149,9 @@ func (e *pgEngine) read(fn func(kvTx) error) error {
 // statements that open and close one). It returns errCacheShort, whether
 // fn ran or not, when it cannot answer all of fn from the cache.
 func (e *pgEngine) readCached(fn func(kvTx) error) error {
+	if e.closed.Load() {
+		return errDBClosed
+	}
 	at, seqs := e.cache.buckets()
 	if seqs == nil {
 		return errCacheShort
@@ -139,7 +160,7 @@ func (e *pgEngine) readCached(fn func(kvTx) error) error {
 	defer cancel()
 	var tick int64
 	if err := e.pool.QueryRow(ctx, "SELECT tick FROM sb_clock").Scan(&tick); err != nil {
-		return fmt.Errorf("postgres: read the clock: %w: %w", ErrUnavailable, err)
+		return pgFailure("read the clock", err)
 	}
 	if uint64(tick) != at {
 		return errCacheShort // another instance wrote, or this one did meanwhile
@@ -150,6 +171,47 @@ func (e *pgEngine) readCached(fn func(kvTx) error) error {
 		return t.err
 	}
 	return err
+}
+
+// errDBClosed is a transaction on a closed DB.
+var errDBClosed = errors.New("postgres: the database is closed")
+
+// pgFailure wraps the failure of a statement the engine ran for what it
+// was doing. The server being away (a lost or refused connection, a
+// deadline, the server shutting down or starting up, too many
+// connections) is ErrUnavailable, store_unavailable to the caller, who may
+// try again; an error the server gave about the statement itself
+// (a bug: a missing table, a bad query) is not, and fails the call as an
+// internal error, since trying again would meet it again.
+func pgFailure(what string, err error) error {
+	if pgUnavailable(err) {
+		return fmt.Errorf("postgres: %s: %w: %w", what, ErrUnavailable, err)
+	}
+	return fmt.Errorf("postgres: %s: %w", what, err)
+}
+
+// pgUnavailable reports whether err says the server could not be reached
+// or could not serve, rather than refused the statement.
+func pgUnavailable(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		// No answer from the server at all: the connection failed, was
+		// cut, or the deadline passed.
+		return true
+	}
+	switch {
+	case strings.HasPrefix(pe.Code, "08"): // connection_exception
+		return true
+	case strings.HasPrefix(pe.Code, "57P"): // admin_shutdown, crash_shutdown, cannot_connect_now, …
+		return true
+	case strings.HasPrefix(pe.Code, "53"): // insufficient_resources: too many connections, disk full
+		return true
+	case pe.Code == "57014": // query_canceled: statement_timeout, or cancelled by the deadline
+		return true
+	case pe.Code == "40001", pe.Code == "40P01": // serialization_failure, deadlock: nothing done, try again
+		return true
+	}
+	return false
 }
 
 // redactURL is rawURL without its password, for messages and the
@@ -166,12 +228,12 @@ func redactURL(rawURL string) string {
 		}
 		return u.String()
 	}
-	// key=value pairs.
-	fields := strings.Fields(rawURL)
-	for i, f := range fields {
-		if k, _, ok := strings.Cut(f, "="); ok && k == "password" {
-			fields[i] = "password=xxxxx"
-		}
+	// key=value pairs: their quoting (a quoted password may hold spaces)
+	// is pgx's to read, so the description is rebuilt from what it read,
+	// and a password cannot be in it.
+	cfg, err := pgconn.ParseConfig(rawURL)
+	if err != nil {
+		return "(a connection string that cannot be read)"
 	}
-	return strings.Join(fields, " ")
+	return fmt.Sprintf("host=%s port=%d dbname=%s user=%s", cfg.Host, cfg.Port, cfg.Database, cfg.User)
 }

@@ -33,9 +33,14 @@ func (tx *Tx) Notify(key string) {
 }
 
 // OnSignal has fn called with each key the instances' transactions
-// Notify (this one's own included), as they commit, and with "" whenever notifications may have been
-// missed (the listener has just connected, or connected again): then
-// anything may have changed. The program calls it once, as it starts
+// Notify (this one's own included), as they commit, and with "" whenever
+// notifications may have been missed (the listener has just connected, or
+// connected again) and whenever it finds the server away (it lost its
+// connection, or could not connect again): then anything may have
+// changed, and waiters look again. That look is how a long poll learns
+// within a second that the store is away (its next transaction fails with
+// ErrUnavailable) instead of waiting out its wait for a signal that cannot
+// come. The program calls it once, as it starts
 // (mcpserver.Registry.HearOtherInstances); the listener stops when the DB
 // closes. A second call replaces the
 // first's listener. On bbolt it does nothing.
@@ -62,6 +67,11 @@ func (e *pgEngine) listen(ctx context.Context, fn func(string)) {
 		// A lost connection is tried again; the "" that follows a new
 		// LISTEN covers what was missed meanwhile.
 		e.listenOnce(ctx, fn)
+		if ctx.Err() == nil {
+			// Lost, or not reached: once a retry while the server
+			// stays away. The waiters' next transactions tell.
+			fn("")
+		}
 		select {
 		case <-ctx.Done():
 			return

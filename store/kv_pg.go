@@ -73,7 +73,7 @@ type pgTx struct {
 // fail records err as the transaction's failure, if it is the first.
 func (t *pgTx) fail(what string, err error) {
 	if t.err == nil {
-		t.err = fmt.Errorf("postgres: %s: %w: %w", what, ErrUnavailable, err)
+		t.err = pgFailure(what, err)
 	}
 }
 
@@ -129,11 +129,11 @@ func (t *pgTx) begin(setup []string) error {
 		res := t.conn.SendBatch(t.ctx, &b)
 		defer res.Close()
 		if _, err := res.Exec(); err != nil {
-			return fmt.Errorf("postgres: begin: %w: %w", ErrUnavailable, err)
+			return pgFailure("begin", err)
 		}
 		rows, err := res.Query()
 		if err != nil {
-			return fmt.Errorf("postgres: read the clock: %w: %w", ErrUnavailable, err)
+			return pgFailure("read the clock", err)
 		}
 		if err := t.readBuckets(rows, true); err != nil {
 			return err
@@ -150,14 +150,14 @@ func (t *pgTx) begin(setup []string) error {
 		// a batch prepares every statement before it runs the first (and
 		// the read of sb_buckets cannot be prepared before it exists).
 		if _, err := t.conn.Exec(t.ctx, pgBeginWrite); err != nil {
-			return fmt.Errorf("postgres: begin: %w: %w", ErrUnavailable, err)
+			return pgFailure("begin", err)
 		}
 		if _, err := t.conn.Exec(t.ctx, "SELECT pg_advisory_xact_lock($1)", pgWriterLock); err != nil {
-			return fmt.Errorf("postgres: take the writer lock: %w: %w", ErrUnavailable, err)
+			return pgFailure("take the writer lock", err)
 		}
 		for _, q := range setup {
 			if _, err := t.conn.Exec(t.ctx, q); err != nil {
-				return fmt.Errorf("postgres: make the tables: %w: %w", ErrUnavailable, err)
+				return pgFailure("make the tables", err)
 			}
 		}
 	} else {
@@ -170,20 +170,20 @@ func (t *pgTx) begin(setup []string) error {
 	defer res.Close()
 	if len(setup) == 0 {
 		if _, err := res.Exec(); err != nil {
-			return fmt.Errorf("postgres: begin: %w: %w", ErrUnavailable, err)
+			return pgFailure("begin", err)
 		}
 		if _, err := res.Exec(); err != nil {
-			return fmt.Errorf("postgres: take the writer lock: %w: %w", ErrUnavailable, err)
+			return pgFailure("take the writer lock", err)
 		}
 	}
 	var tick int64
 	if err := res.QueryRow().Scan(&tick); err != nil {
-		return fmt.Errorf("postgres: move the clock: %w: %w", ErrUnavailable, err)
+		return pgFailure("move the clock", err)
 	}
 	t.tick = uint64(tick)
 	rows, err := res.Query()
 	if err != nil {
-		return fmt.Errorf("postgres: read the buckets: %w: %w", ErrUnavailable, err)
+		return pgFailure("read the buckets", err)
 	}
 	if err := t.readBuckets(rows, false); err != nil {
 		return err
@@ -220,14 +220,14 @@ func (t *pgTx) readBuckets(rows pgx.Rows, withTick bool) error {
 			err = rows.Scan(&name, &seq)
 		}
 		if err != nil {
-			return fmt.Errorf("postgres: read the buckets: %w: %w", ErrUnavailable, err)
+			return pgFailure("read the buckets", err)
 		}
 		if name != nil {
 			t.seqs[*name] = uint64(*seq)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("postgres: read the buckets: %w: %w", ErrUnavailable, err)
+		return pgFailure("read the buckets", err)
 	}
 	return nil
 }

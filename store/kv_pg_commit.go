@@ -99,7 +99,7 @@ func (t *pgTx) commit() error {
 	for range batch.Len() {
 		var err error
 		if tag, err = res.Exec(); err != nil {
-			return fmt.Errorf("postgres: commit: %w: %w", ErrUnavailable, err)
+			return pgFailure("commit", err)
 		}
 	}
 	if err := t.closeBatch(res, "commit"); err != nil {

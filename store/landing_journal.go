@@ -37,6 +37,9 @@ type JournaledLanding struct {
 	// updates with a fast-forward; "" when it is checked out nowhere.
 	Checkout string    `json:"checkout,omitempty"`
 	At       time.Time `json:"at"`
+	// Instance is the instance whose git the landing ran in (team mode):
+	// only it can settle the landing, in its own folders.
+	Instance string `json:"instance,omitempty"`
 }
 
 // maxLandingPath bounds the paths a JournaledLanding keeps.
@@ -87,6 +90,7 @@ func (tx *Tx) BeginLanding(l JournaledLanding) error {
 		return Deny(CodeInvalidState, "packet %s is being landed already (or a landing of it was cut short; the next start settles it)", l.PacketID)
 	}
 	l.At = tx.now
+	l.Instance = tx.db.instance
 	v, err := json.Marshal(l)
 	if err != nil {
 		return err
@@ -111,8 +115,10 @@ func (tx *Tx) Landing(pktID string) (JournaledLanding, bool, error) {
 	return l, true, nil
 }
 
-// Landings returns every landing under way, by packet id. A running
-// Switchboard has at most a handful; after a crash, the ones it was in.
+// Landings returns every landing under way of this instance, by packet
+// id: in team mode another instance's landings are in its folders, for it
+// to settle. A running Switchboard has at most a handful; after a crash,
+// the ones it was in.
 func (tx *Tx) Landings() ([]JournaledLanding, error) {
 	b := tx.tx.Bucket(bucketLandings)
 	if b.Missing() {
@@ -124,7 +130,9 @@ func (tx *Tx) Landings() ([]JournaledLanding, error) {
 		if err := json.Unmarshal(v, &l); err != nil {
 			return fmt.Errorf("decode landing of %s: %w", k, err)
 		}
-		out = append(out, l)
+		if l.Instance == tx.db.instance {
+			out = append(out, l)
+		}
 		return nil
 	})
 	return out, err

@@ -153,6 +153,9 @@ func (tx *Tx) ConfigureRepository(id string, s RepositorySettings) (Repository, 
 }
 
 func (tx *Tx) putRepository(r Repository) error {
+	if tx.db.instance != "" {
+		r.Path = "" // each instance's is in repo_paths
+	}
 	v, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("encode repository: %w", err)
@@ -171,7 +174,11 @@ func NewID(prefix string) string {
 }
 
 // RegisterRepository records path as a repository. Registering a path twice
-// returns the existing repository, so scripts may run it idempotently.
+// returns the existing repository, so scripts may run it idempotently. In
+// team mode a repository is known across instances by its name (default:
+// the folder's), and each instance keeps its own folder for it: a clone
+// registered under an existing name on another instance is that
+// repository, with this instance's path.
 func (tx *Tx) RegisterRepository(name, path string) (Repository, bool, error) {
 	if !filepath.IsAbs(path) {
 		return Repository{}, false, Deny(CodeInvalidArgument, "repository path must be absolute")
@@ -189,11 +196,60 @@ func (tx *Tx) RegisterRepository(name, path string) (Repository, bool, error) {
 	if name == "" {
 		name = filepath.Base(path)
 	}
+	if tx.db.instance != "" {
+		for _, r := range repos {
+			if r.Name != name {
+				continue
+			}
+			if r.Path != "" {
+				return Repository{}, false, Deny(CodeInvalidArgument,
+					"repository %q is registered here already, at %s: give this folder another name", name, r.Path)
+			}
+			r.Path = path
+			return r, false, tx.putRepoPath(r.ID, path)
+		}
+	}
 	r := Repository{ID: NewID("repo"), Name: name, Path: path, CreatedAt: tx.now}
 	if err := tx.putRepository(r); err != nil {
 		return Repository{}, false, err
 	}
+	if tx.db.instance != "" {
+		if err := tx.putRepoPath(r.ID, path); err != nil {
+			return Repository{}, false, err
+		}
+	}
 	return r, true, nil
+}
+
+func (tx *Tx) putRepoPath(repoID, path string) error {
+	if err := tx.tx.Bucket(bucketRepoPaths).Put(repoPathKey(tx.db.instance, repoID), []byte(path)); err != nil {
+		return fmt.Errorf("store repository %s's folder: %w", repoID, err)
+	}
+	return nil
+}
+
+// localPath sets r.Path to this instance's folder for r in team mode ("" when
+// it has none: the repository was registered on other instances only); with
+// bbolt the record's own path is the one.
+func (tx *Tx) localPath(r *Repository) {
+	if tx.db.instance == "" {
+		return
+	}
+	r.Path = ""
+	if b := tx.tx.Bucket(bucketRepoPaths); !b.Missing() {
+		r.Path = string(b.Get(repoPathKey(tx.db.instance, r.ID)))
+	}
+}
+
+// LocalRepository is Repository for a call that works in the folder (an
+// agent's start, a diff, a landing): in team mode a repository registered
+// on other instances only has none here, and that is refused.
+func (tx *Tx) LocalRepository(id string) (Repository, error) {
+	r, err := tx.Repository(id)
+	if err == nil && r.Path == "" {
+		err = Deny(CodeInvalidState, "repository %q (%s) has no folder on this instance: register a clone of it here under that name", r.Name, r.ID)
+	}
+	return r, err
 }
 
 // RepositoryExists reports whether id is registered.
@@ -201,7 +257,7 @@ func (tx *Tx) RepositoryExists(id string) bool {
 	return tx.tx.Bucket(bucketRepositories).Get([]byte(id)) != nil
 }
 
-// Repository returns one repository by id.
+// Repository returns one repository by id, with this instance's folder.
 func (tx *Tx) Repository(id string) (Repository, error) {
 	v := tx.tx.Bucket(bucketRepositories).Get([]byte(id))
 	if v == nil {
@@ -211,10 +267,12 @@ func (tx *Tx) Repository(id string) (Repository, error) {
 	if err := json.Unmarshal(v, &r); err != nil {
 		return Repository{}, fmt.Errorf("decode repository %s: %w", id, err)
 	}
+	tx.localPath(&r)
 	return r, nil
 }
 
-// Repositories lists every repository in id order.
+// Repositories lists every repository in id order, each with this
+// instance's folder.
 func (tx *Tx) Repositories() ([]Repository, error) {
 	var out []Repository
 	err := tx.tx.Bucket(bucketRepositories).ForEach(func(k, v []byte) error {
@@ -222,6 +280,7 @@ func (tx *Tx) Repositories() ([]Repository, error) {
 		if err := json.Unmarshal(v, &r); err != nil {
 			return fmt.Errorf("decode repository %s: %w", k, err)
 		}
+		tx.localPath(&r)
 		out = append(out, r)
 		return nil
 	})

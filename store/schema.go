@@ -57,6 +57,9 @@ var migrations = []migration{
 	{4, "agent profiles", func(tx kvTx) error { return createBuckets(tx, [][]byte{bucketProfiles}) }},
 	{5, "trace events and reports in one log", migrateTraceLog},
 	{6, "index of the audit records that are not views", migrateAuditShown},
+	{7, "instances and each instance's repository folders", func(tx kvTx) error {
+		return createBuckets(tx, [][]byte{bucketInstances, bucketRepoPaths})
+	}},
 }
 
 func createBuckets(tx kvTx, names [][]byte) error {
@@ -129,14 +132,14 @@ func (tx *Tx) StoredSchemaVersion() int {
 
 // Setting returns a stored setting, or "" when unset.
 func (tx *Tx) Setting(name string) string {
-	return string(tx.tx.Bucket(bucketSettings).Get([]byte(name)))
+	return string(tx.tx.Bucket(bucketSettings).Get(tx.instanceSettingKey(name)))
 }
 
 // SetSetting stores a setting; an empty value deletes it.
 func (tx *Tx) SetSetting(name, value string) error {
 	b := tx.tx.Bucket(bucketSettings)
 	if value == "" {
-		return b.Delete([]byte(name))
+		return b.Delete(tx.instanceSettingKey(name))
 	}
-	return b.Put([]byte(name), []byte(value))
+	return b.Put(tx.instanceSettingKey(name), []byte(value))
 }

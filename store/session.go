@@ -105,8 +105,11 @@ func (s SessionState) known() bool {
 
 // Session is one agent run.
 type Session struct {
-	ID           string       `json:"id"`
-	Kind         SessionKind  `json:"kind"`
+	ID   string      `json:"id"`
+	Kind SessionKind `json:"kind"`
+	// Instance is the Switchboard instance that runs the session, in
+	// team mode (instance.go); "" with a database of one instance.
+	Instance     string       `json:"instance,omitempty"`
 	RepositoryID string       `json:"repository_id,omitempty"`
 	Profile      string       `json:"profile,omitempty"`
 	TokenKeyID   string       `json:"keyid,omitempty"`
@@ -295,6 +298,7 @@ func (tx *Tx) CreateSession(spec SessionSpec) (Session, error) {
 	s := Session{
 		ID:           id,
 		Kind:         spec.Kind,
+		Instance:     tx.db.instance,
 		RepositoryID: spec.RepositoryID,
 		Profile:      spec.Profile,
 		TokenKeyID:   spec.TokenKeyID,

@@ -83,6 +83,9 @@ type Token struct {
 	// (SWITCHBOARD_MCP_TOKEN): its owner keeps the secret, so Switchboard
 	// never retires it on its own.
 	Imported bool `json:"imported,omitempty"`
+	// Instance is the instance that made the token, in team mode: a
+	// client token is one instance's, and so are its revocations at start.
+	Instance string `json:"instance,omitempty"`
 }
 
 // tokenRecord is the stored form: the public fields plus the salt and
@@ -212,6 +215,7 @@ func (tx *Tx) putToken(spec TokenSpec, keyID, secret string, imported bool) (Tok
 			ExpiresAt: spec.ExpiresAt,
 			Ephemeral: spec.Ephemeral,
 			Imported:  imported,
+			Instance:  tx.db.instance,
 		},
 		Salt: salt,
 		Hash: hashSecret(salt, secret),

@@ -23,6 +23,10 @@ import (
 	"github.com/switchboard-dev/switchboard/store/keyring"
 )
 
+// DatabaseEnv names the variable that puts the store on PostgreSQL (team
+// mode), as --database does for the app.
+const DatabaseEnv = "SWITCHBOARD_DATABASE_URL"
+
 // Env is the process environment the CLI runs in.
 type Env struct {
 	// Stdin is where attach reads keystrokes; nil means os.Stdin.
@@ -59,6 +63,7 @@ func commands() []command {
 		{"audit", "show the audit log, --follow it, or --verify its hash chain", runAudit},
 		{"mcp", "bridge MCP over stdio to the running Switchboard", runMCP},
 		{"autostart", "start Switchboard at login, or not; show which", runAutostart},
+		{"team", "show the shared store of team mode: its instances and queue", runTeam},
 	}
 }
 
@@ -169,10 +174,13 @@ func (c *cli) connect(ctx context.Context) (caller, error) {
 		c.caller = client
 		return client, nil
 	}
-	if _, statErr := os.Stat(c.paths.DB()); errors.Is(statErr, os.ErrNotExist) {
+	// In team mode the store is the shared one, as this data folder's
+	// instance; otherwise the folder's own file, which must exist.
+	dbURL := c.env.Getenv(DatabaseEnv)
+	if _, statErr := os.Stat(c.paths.DB()); dbURL == "" && errors.Is(statErr, os.ErrNotExist) {
 		return nil, fmt.Errorf("no Switchboard database in %s: start switchboard first (or set SWITCHBOARD_DATA_DIR)", c.paths.Data)
 	}
-	db, err := store.Open(c.paths.DB(), store.Options{LockTimeout: time.Second})
+	db, err := daemon.OpenStore(c.paths, dbURL, time.Second)
 	if errors.Is(err, store.ErrLocked) {
 		return nil, errors.New("the database is held by a Switchboard whose control socket does not answer (still starting, or the runtime dir differs)")
 	}

@@ -473,10 +473,20 @@ func runAudit(ctx context.Context, c *cli, args []string) error {
 	if *asJSON {
 		return c.printJSON(out)
 	}
+	// In team mode each record names the instance the call was made on.
+	team := slices.ContainsFunc(out.Records, func(r store.AuditRecord) bool { return r.Instance != "" })
 	tw := tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTIME\tTRANSPORT\tKEYID\tMETHOD\tREPO\tOUTCOME\tDURATION")
+	head := "ID\tTIME\tTRANSPORT\tKEYID\tMETHOD\tREPO\tOUTCOME\tDURATION"
+	if team {
+		head += "\tINSTANCE"
+	}
+	fmt.Fprintln(tw, head)
 	for _, r := range out.Records {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Time.Local().Format("2006-01-02 15:04:05"), r.Transport, orDash(r.KeyID), cell(r.Method, 0), cell(orDash(r.Repository), 0), cell(r.Outcome, 0), time.Duration(r.DurationMicros)*time.Microsecond)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", r.ID, r.Time.Local().Format("2006-01-02 15:04:05"), r.Transport, orDash(r.KeyID), cell(r.Method, 0), cell(orDash(r.Repository), 0), cell(r.Outcome, 0), time.Duration(r.DurationMicros)*time.Microsecond)
+		if team {
+			fmt.Fprintf(tw, "\t%s", orDash(r.Instance))
+		}
+		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
 }

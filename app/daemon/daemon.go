@@ -48,6 +48,14 @@ type Config struct {
 	// UsageEvery is how often the agents' token usage is read;
 	// 0 is DefaultUsageEvery.
 	UsageEvery time.Duration
+	// DatabaseURL puts the store on PostgreSQL, shared with other
+	// instances (team.go); "" is the bbolt file in the data folder.
+	DatabaseURL string
+	// Heartbeat is how often an instance in team mode beats (0 is
+	// DefaultHeartbeat), InstanceGrace how long another may be silent
+	// before its sessions are ended (0 is mcpserver.DefaultInstanceGrace).
+	Heartbeat     time.Duration
+	InstanceGrace time.Duration
 }
 
 // AlreadyRunningError is returned by Start when another Switchboard holds
@@ -124,7 +132,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err == nil {
 		return nil, &AlreadyRunningError{Endpoint: h.Endpoint, PID: h.PID}
 	}
-	d.db, err = store.Open(cfg.Paths.DB(), store.Options{})
+	d.db, err = OpenStore(cfg.Paths, cfg.DatabaseURL, 0)
 	if errors.Is(err, store.ErrLocked) {
 		return nil, &AlreadyRunningError{Endpoint: ReadEndpoint(cfg.Paths)}
 	}
@@ -152,7 +160,15 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	// starts anything when made, so a start that fails before the
 	// listeners has nothing of theirs to stop.
 	d.reg = mcpserver.New(d.db, mcpserver.Options{Version: cfg.Version, Env: d, Log: d.log, Agents: d.agents, Worktrees: cfg.Paths.Worktrees(),
-		RefreshUsage: d.usage.refresh})
+		RefreshUsage: d.usage.refresh, InstanceGrace: cfg.InstanceGrace})
+	if cfg.DatabaseURL != "" {
+		// Running, in the other instances' eyes, before the sweeps
+		// below end this instance's sessions of the run before.
+		if err := d.beat(); err != nil {
+			return nil, err
+		}
+		d.reg.HearOtherInstances()
+	}
 
 	if err := revokeStaleEphemeral(ctx, d.reg); err != nil {
 		return nil, fmt.Errorf("revoke tokens of earlier runs: %w", err)
@@ -184,6 +200,11 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	d.serve("worktree prune", func() error { d.pruneWorktrees(loopCtx); return nil })
 	usageEvery := cmp.Or(cfg.UsageEvery, DefaultUsageEvery)
 	d.serve("usage", func() error { d.usage.run(loopCtx, usageEvery); return nil })
+	if cfg.DatabaseURL != "" {
+		every := cmp.Or(cfg.Heartbeat, DefaultHeartbeat)
+		grace := cmp.Or(cfg.InstanceGrace, mcpserver.DefaultInstanceGrace)
+		d.serve("heartbeat", func() error { d.heartbeat(loopCtx, every, grace); return nil })
+	}
 
 	if d.listen, d.listenFrom, err = d.resolveListen(); err != nil {
 		return nil, err
@@ -343,6 +364,11 @@ func (d *Daemon) Close(ctx context.Context) error {
 	os.Remove(d.cfg.Paths.Endpoint())
 	os.Remove(filepath.Join(d.cfg.Paths.Runtime, PIDFile))
 	os.Remove(d.cfg.Paths.ControlSocket())
+	if d.cfg.DatabaseURL != "" {
+		if err := d.reg.StopInstance(); err != nil {
+			d.log.Warn("close", "err", err)
+		}
+	}
 	return d.db.Close()
 }
 
@@ -501,7 +527,8 @@ func (d *Daemon) sweepLostSessions(ctx context.Context) error {
 	err := d.db.View(func(tx *store.Tx) error {
 		ss, err := tx.RunningSessions()
 		for _, s := range ss {
-			if s.Kind == store.SessionSupervised {
+			// In team mode the others' sessions run on their machines.
+			if s.Kind == store.SessionSupervised && s.Instance == tx.InstanceID() {
 				lost = append(lost, s)
 			}
 		}

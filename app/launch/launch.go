@@ -58,6 +58,11 @@ func runApp(args []string, tray Tray) int {
 		origins = strings.Split(env, ",")
 	}
 	fs.Var(&origins, "allow-origin", "browser origin `URL` accepted besides loopback ones (repeatable; env SWITCHBOARD_ALLOW_ORIGINS, comma-separated)")
+	database := fs.String("database", os.Getenv(cli.DatabaseEnv), "team mode: keep the store in the PostgreSQL database at `URL` (postgres://…; host= may be a socket folder), shared with other instances (env "+cli.DatabaseEnv+"); default: the bbolt file in the data dir")
+	heartbeat := durationFlag(fs, "heartbeat", "SWITCHBOARD_HEARTBEAT",
+		"team mode: how often this instance records that it runs, as a `DURATION` (env SWITCHBOARD_HEARTBEAT; default "+daemon.DefaultHeartbeat.String()+")")
+	grace := durationFlag(fs, "instance-grace", "SWITCHBOARD_INSTANCE_GRACE",
+		"team mode: how long another instance may go without a heartbeat before its sessions are ended as lost, as a `DURATION` (env SWITCHBOARD_INSTANCE_GRACE; default "+mcpserver.DefaultInstanceGrace.String()+")")
 	headless := fs.Bool("headless", false, "run without GUI (automatic when there is no display)")
 	tokenFile := fs.Bool("token-file", false, "when the keyring does not answer, keep the client token in an owner-only file in the data dir")
 	version := fs.Bool("version", false, "print the version and exit")
@@ -108,13 +113,16 @@ func runApp(args []string, tray Tray) int {
 	defer stop()
 	start := time.Now()
 	d, err := daemon.Start(ctx, daemon.Config{
-		Paths:        paths,
-		Listen:       listen,
-		Version:      Version,
-		AllowOrigins: origins,
-		EnvToken:     os.Getenv("SWITCHBOARD_MCP_TOKEN"),
-		TokenFile:    *tokenFile,
-		Log:          log,
+		Paths:         paths,
+		Listen:        listen,
+		Version:       Version,
+		AllowOrigins:  origins,
+		EnvToken:      os.Getenv("SWITCHBOARD_MCP_TOKEN"),
+		TokenFile:     *tokenFile,
+		Log:           log,
+		DatabaseURL:   *database,
+		Heartbeat:     *heartbeat,
+		InstanceGrace: *grace,
 	})
 	var running *daemon.AlreadyRunningError
 	if errors.As(err, &running) {
@@ -152,6 +160,28 @@ func runApp(args []string, tray Tray) int {
 		return 1
 	}
 	return 0
+}
+
+// durationFlag defines a duration flag whose default is the variable env
+// when set; 0 (unset) is the daemon's default. A flag that is not a
+// positive duration is refused as flags are; such a variable is reported
+// and passed over, as a saved setting the rules refuse is.
+func durationFlag(fs *flag.FlagSet, name, env, usage string) *time.Duration {
+	d := new(time.Duration)
+	fs.Func(name, usage, func(v string) error {
+		n, err := time.ParseDuration(v)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("%q is not a positive duration such as 5s", v)
+		}
+		*d = n
+		return nil
+	})
+	if v := os.Getenv(env); v != "" {
+		if err := fs.Set(name, v); err != nil {
+			fmt.Fprintf(os.Stderr, "switchboard: %s: %v; using the default\n", env, err)
+		}
+	}
+	return d
 }
 
 // hasDisplay reports whether a GUI can be shown.

@@ -27,6 +27,8 @@ func goals() []goal {
 		{"tools/call status, 1 client: p99 under 5 ms", "mcp_tools_call_status/switchboard/c1/p99", false, false, 5000},
 		{"heartbeats, 16 clients over HTTP: at least 2× the fsync'd Updates/s", "mcp_tools_call_session_report_heartbeat/switchboard/c16/calls_per_sec", true, true, 2},
 		{"heartbeats, 16 callers in process: at least 2× the fsync'd Updates/s", "registry_session_report_heartbeat/switchboard/c16/calls_per_sec", true, true, 2},
+		{"team: claims/s, 8 agents on two PostgreSQL instances: at least 1.0× one bbolt instance's", "team_drain/postgres-2/c8/claims_per_sec", true, true, 1},
+		{"team: wake-up across instances, p50 under 50 ms", "team_wakeup/postgres-2/across/p50", false, false, 50_000},
 		{"audit filter (1 record in 100) over 1,000,000: p99 under 200 ms", "audit_query/1m/outcome=capability_missing/p99", false, false, 200_000},
 		{"agent output via the supervisor: at least 0.8 of the bare PTY copy", "pty_output/supervised/mb_per_sec", true, true, 0.8},
 		{"screen shows a 10 MB burst's last line: worst lag under 1 s", "pty_screen_lag/worst", false, false, 1000},

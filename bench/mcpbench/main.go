@@ -28,7 +28,10 @@
 // each call on its own, and of bbolt's Batch (many Puts per fsync), the
 // ceiling of a group commit. Workflow rows (workflow.go) measure 8 and 32
 // agents draining 10,000 packets and session_report heartbeats on
-// Switchboard; audit rows (audit.go) query and export a log of a million
+// Switchboard; team rows (team.go) measure the same on PostgreSQL, one
+// instance and two sharing a database, and the wake-up of an agent on one
+// instance by work created on another, beside one instance on bbolt, on a
+// server started for the run; audit rows (audit.go) query and export a log of a million
 // records; daemon rows (daemon.go) time the real binary's headless start;
 // workspace rows (worktree.go, diffland.go) time an agent's start with a
 // worktree on a generated 20,000-file repository, switchboard diff of a
@@ -72,6 +75,10 @@ type config struct {
 	drainAgents   []int
 	drainPackets  int
 	heartbeatConc int
+	team          bool
+	teamAgents    int
+	teamPackets   int
+	teamWakeups   int
 	audit         bool
 	auditRecords  int
 	auditExport   int
@@ -117,6 +124,10 @@ func main() {
 	flag.StringVar(&drainList, "drain-agents", "8,32", "agent counts draining packets in the workflow rows, comma-separated")
 	flag.IntVar(&cfg.drainPackets, "drain-packets", 10_000, "packets each drain takes off the queue")
 	flag.IntVar(&cfg.heartbeatConc, "heartbeat-conc", 16, "clients sending session_report heartbeats in the workflow rows")
+	flag.BoolVar(&cfg.team, "team", true, "also measure the team rows (team.go): drains, heartbeats and wake-ups on PostgreSQL, one instance and two sharing a database, each beside one instance on bbolt")
+	flag.IntVar(&cfg.teamAgents, "team-agents", 8, "agents draining packets in the team rows (split evenly over two instances)")
+	flag.IntVar(&cfg.teamPackets, "team-packets", 2_000, "packets each team drain takes off the queue")
+	flag.IntVar(&cfg.teamWakeups, "team-wakeups", 50, "wake-up rounds of each team row")
 	flag.BoolVar(&cfg.audit, "audit", true, "also measure the audit rows: queries and an export over a big log")
 	flag.IntVar(&cfg.auditRecords, "audit-records", 1_000_000, "records in the audit rows' log")
 	flag.IntVar(&cfg.auditExport, "audit-export", 100_000, "how many of the newest records the audit export reads")
@@ -172,6 +183,9 @@ func main() {
 	}
 	if cfg.agentCLIStart < 1 {
 		fatalf("-agent-cli-starts must be positive")
+	}
+	if cfg.teamAgents < 2 || cfg.teamPackets < 1 || cfg.teamWakeups < 1 {
+		fatalf("-team-agents must be at least 2 (one on each instance), -team-packets and -team-wakeups positive")
 	}
 	if cfg.only, err = parseOnly(onlyList); err != nil {
 		fatalf("-only: %v", err)
@@ -249,6 +263,16 @@ func run(ctx context.Context, cfg config) error {
 	}
 	if err := stopProfiles(); err != nil {
 		return err
+	}
+
+	var team *teamResult
+	if cfg.team && cfg.want(sectionTeam) {
+		if team, err = measureTeam(ctx, dir, log, cfg); err != nil {
+			return fmt.Errorf("team rows: %w", err)
+		}
+		if team.skipped != "" {
+			fmt.Fprintf(os.Stderr, "mcpbench: team rows skipped: %s\n", team.skipped)
+		}
 	}
 
 	var audit *auditResult
@@ -344,6 +368,7 @@ func run(ctx context.Context, cfg config) error {
 	r.changes = changes
 	r.gobench = gb
 	r.workflow = wf
+	r.team = team
 	r.rss = rss
 	r.audit = audit
 	r.starts = starts

@@ -18,6 +18,7 @@ type report struct {
 	cells    []cell        // the servers under test
 	refs     []cell        // client-only and bbolt rows
 	workflow []wfResult    // the workflow rows, on Switchboard only
+	team     *teamResult   // the team rows (team.go), if run
 	rss      []rssResult   // the child servers' resident sets
 	audit    *auditResult  // the audit rows, if measured
 	starts   *daemonStarts // the daemon's starts, if measured
@@ -84,6 +85,7 @@ func (r *report) printTable(w io.Writer) {
 	if len(r.cells)+len(r.refs) == 0 {
 		// -only left the status cells out: the other tables alone.
 		r.printWorkflow(w)
+		r.printTeam(w)
 		r.printSummary(w)
 		printGoals(w, r.rows())
 		return
@@ -168,6 +170,7 @@ validates arguments and result against theirs).
 		fmt.Fprintln(w, strings.Join(lines, "\n"))
 	}
 	r.printWorkflow(w)
+	r.printTeam(w)
 	r.printSummary(w)
 	printGoals(w, r.rows())
 }

@@ -63,6 +63,7 @@ const (
 	groupStatus = iota
 	groupDaemon
 	groupWorkflow
+	groupTeam
 	groupAudit
 	groupAgents
 	groupWorkspace
@@ -203,6 +204,7 @@ func (r *report) rows() []jsonRow {
 		}
 	}
 	out = append(out, r.workflowRows()...)
+	out = append(out, r.teamRows()...)
 	out = append(out, r.auditRows()...)
 	out = append(out, r.daemonRows()...)
 	out = append(out, r.goBenchRows()...)

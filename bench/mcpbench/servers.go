@@ -127,9 +127,17 @@ func startSwitchboardWith(path string, log *slog.Logger, setup func(*store.Tx) e
 	if err != nil {
 		return nil, err
 	}
+	return serveSwitchboard(db, log, setup, false)
+}
+
+// serveSwitchboard is startSwitchboardWith on a store already open, which
+// it closes when the target closes, or when it fails. team makes it an
+// instance of team mode as app/daemon starts one on PostgreSQL: its first
+// heartbeat recorded, and it hears the other instances' signals.
+func serveSwitchboard(db *store.DB, log *slog.Logger, setup func(*store.Tx) error, team bool) (*target, error) {
 	var raw string
 	var principal mcpserver.Principal
-	err = db.Update(func(tx *store.Tx) error {
+	err := db.Update(func(tx *store.Tx) error {
 		if setup != nil {
 			if err := setup(tx); err != nil {
 				return err
@@ -152,6 +160,14 @@ func startSwitchboardWith(path string, log *slog.Logger, setup func(*store.Tx) e
 	}
 	env := &benchEnv{}
 	reg := mcpserver.New(db, mcpserver.Options{Version: benchVersion, Env: env, Log: log})
+	if team {
+		host, _ := os.Hostname()
+		if _, err := reg.BeatInstance(store.InstanceBeat{Host: host, PID: os.Getpid(), Version: benchVersion, Started: time.Now()}); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("the instance's first heartbeat: %w", err)
+		}
+		reg.HearOtherInstances()
+	}
 	h := mcpserver.NewHTTPHandler(reg, mcpserver.HTTPOptions{Version: benchVersion, Log: log})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)

@@ -200,26 +200,41 @@ func measureDrain(ctx context.Context, dir string, log *slog.Logger, agents, pac
 			return err
 		}
 		repoID = repo.ID
-		for range packets {
-			if _, err := tx.CreatePacket(store.PacketSpec{
-				RepositoryID: repoID, Title: "bench", Instructions: "publish the report",
-				ExpectedArtifacts: []store.ExpectedArtifact{{Name: "report", Kind: "markdown"}},
-			}); err != nil {
-				return err
-			}
-		}
-		return nil
+		return queuePackets(tx, repoID, packets)
 	})
 	if err != nil {
 		return wfResult{}, err
 	}
 	defer t.close()
+	return runDrain(ctx, slices.Repeat([]*target{t}, agents), repoID, packets)
+}
+
+// queuePackets queues n packets in repoID, each expecting one report.
+func queuePackets(tx *store.Tx, repoID string, n int) error {
+	for range n {
+		if _, err := tx.CreatePacket(store.PacketSpec{
+			RepositoryID: repoID, Title: "bench", Instructions: "publish the report",
+			ExpectedArtifacts: []store.ExpectedArtifact{{Name: "report", Kind: "markdown"}},
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runDrain is measureDrain's drain of packets already queued in repoID: an
+// agent for each of targets, with a session there (several targets are
+// instances sharing one database).
+func runDrain(ctx context.Context, targets []*target, repoID string, packets int) (wfResult, error) {
+	agents := len(targets)
 	client := newClient(agents)
 	defer client.CloseIdleConnections()
-	c := &wfClient{client: client, t: t}
+	cs := make([]*wfClient, agents)
 	sessions := make([]string, agents)
-	for i := range sessions {
-		if sessions[i], err = c.ready(ctx, repoID); err != nil {
+	for i, t := range targets {
+		cs[i] = &wfClient{client: client, t: t}
+		var err error
+		if sessions[i], err = cs[i].ready(ctx, repoID); err != nil {
 			return wfResult{}, err
 		}
 	}
@@ -236,7 +251,7 @@ func measureDrain(ctx context.Context, dir string, log *slog.Logger, agents, pac
 	for i, ses := range sessions {
 		logs[i].lat = make([]time.Duration, 0, 4*packets/agents+64)
 		wg.Go(func() {
-			if err := drainLoop(ctx, c, repoID, ses, &logs[i]); err != nil {
+			if err := drainLoop(ctx, cs[i], repoID, ses, &logs[i]); err != nil {
 				cancel(err)
 			}
 		})
@@ -351,19 +366,7 @@ func measureHeartbeat(ctx context.Context, dir string, log *slog.Logger, conc in
 	}
 	defer t.close()
 	c, err := measureWith(ctx, t, conc, warmup, dur, func(client *http.Client, id int) (*worker, error) {
-		ses, err := (&wfClient{client: client, t: t}).ready(ctx, repoID)
-		if err != nil {
-			return nil, err
-		}
-		args := json.RawMessage(fmt.Sprintf(`{"kind":"heartbeat","session_id":%q,"text":"working"}`, ses))
-		w := newWorker(client, t, id)
-		w.body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"session_report","arguments":%s}}`, id, args)
-		if direct {
-			w.direct = func(ctx context.Context) error {
-				return t.reg.Invoke(ctx, t.principal, mcpserver.TransportMCP, "session.report", args).Err
-			}
-		}
-		return w, nil
+		return heartbeatWorker(ctx, client, t, repoID, id, direct)
 	})
 	if err != nil {
 		return wfResult{}, err
@@ -373,4 +376,22 @@ func measureHeartbeat(ctx context.Context, dir string, log *slog.Logger, conc in
 		kind = wfHeartbeatDirect
 	}
 	return wfResult{kind: kind, cell: c}, nil
+}
+
+// heartbeatWorker readies a session on t and returns the worker that sends
+// its heartbeats: over HTTP, or with direct set, through t's registry.
+func heartbeatWorker(ctx context.Context, client *http.Client, t *target, repoID string, id int, direct bool) (*worker, error) {
+	ses, err := (&wfClient{client: client, t: t}).ready(ctx, repoID)
+	if err != nil {
+		return nil, err
+	}
+	args := json.RawMessage(fmt.Sprintf(`{"kind":"heartbeat","session_id":%q,"text":"working"}`, ses))
+	w := newWorker(client, t, id)
+	w.body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"session_report","arguments":%s}}`, id, args)
+	if direct {
+		w.direct = func(ctx context.Context) error {
+			return t.reg.Invoke(ctx, t.principal, mcpserver.TransportMCP, "session.report", args).Err
+		}
+	}
+	return w, nil
 }

@@ -21,6 +21,7 @@ func TestOnly(t *testing.T) {
 		{"worktree", []string{sectionWorktree}, false},
 		{"diff, land", []string{sectionDiff, sectionLand}, false},
 		{"daemon", []string{sectionDaemon}, false},
+		{"team", []string{sectionTeam}, false},
 		{"nothing-like-it", nil, true},
 	} {
 		only, err := parseOnly(tc.only)

@@ -18,6 +18,7 @@ const (
 	sectionStatus     = "status"     // tools/call status on every server
 	sectionReferences = "references" // client-only and bbolt rows
 	sectionWorkflow   = "workflow"
+	sectionTeam       = "team" // PostgreSQL, one and two instances (team.go)
 	sectionAudit      = "audit"
 	sectionDaemon     = "daemon-start"
 	sectionGoBench    = "pty-vt" // the supervisor's PTY and emulator benchmarks
@@ -30,7 +31,7 @@ const (
 )
 
 func sectionNames() []string {
-	return []string{sectionStatus, sectionReferences, sectionWorkflow, sectionAudit, sectionDaemon,
+	return []string{sectionStatus, sectionReferences, sectionWorkflow, sectionTeam, sectionAudit, sectionDaemon,
 		sectionGoBench, sectionWorktree, sectionDiff, sectionLand, sectionChanges, sectionAgentCLI}
 }
 
