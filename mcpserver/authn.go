@@ -17,7 +17,9 @@ import (
 // raw token; any other error is the database's.
 func (r *Registry) Authenticate(raw string) (Principal, error) {
 	var tok store.Token
-	err := r.db.View(func(tx *store.Tx) error {
+	// Read, not View: every call of every agent comes this way first, and
+	// on PostgreSQL the token is almost always what the instance holds.
+	err := r.db.Read(func(tx *store.Tx) error {
 		var err error
 		tok, err = tx.Authenticate(raw)
 		return err

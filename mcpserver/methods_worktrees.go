@@ -88,6 +88,7 @@ func (r *Registry) listWorktrees(c *Call) (any, error) {
 	var sessions []store.Session
 	err := r.prepareView(c, func(tx *store.Tx) error {
 		all, err := tx.Sessions(store.SessionFilter{Limit: 1000})
+		sessions = sessions[:0] // the function may run twice
 		for _, s := range all {
 			if s.Workspace != nil && len(sessions) < maxListedWorktrees {
 				sessions = append(sessions, s)

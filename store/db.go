@@ -168,6 +168,21 @@ func (db *DB) View(fn func(*Tx) error) error {
 	})
 }
 
+// Read runs fn in a read-only transaction, as View does, for a function
+// that may run more than once: it must only read, and set what it returns
+// afresh each time it runs. On PostgreSQL, when the instance holds what
+// fn reads as of the database's clock, fn runs from that, with no
+// transaction on the server (one round trip, to read the clock: the
+// answers are those of a snapshot taken then); if fn asks for anything
+// the instance does not hold, it runs again from the start in a
+// transaction. On bbolt Read is View.
+func (db *DB) Read(fn func(*Tx) error) error {
+	if db.pg != nil {
+		return db.pg.read(func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
+	}
+	return db.View(fn)
+}
+
 // Update runs fn in a read-write transaction and commits (with fsync) when fn
 // returns nil. Only one Update runs at a time, on PostgreSQL across every
 // instance that shares the database.

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -88,21 +87,22 @@ func (e *pgEngine) run(writable bool, setup []string, fn func(kvTx) error) error
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
 	defer cancel()
-	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
-	if writable {
-		opts = pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
-	}
-	ptx, err := e.pool.BeginTx(ctx, opts)
+	conn, err := e.pool.Acquire(ctx)
 	if err != nil {
-		return pgFailure("begin", err)
+		return pgFailure("connect", err)
 	}
+	t := &pgTx{e: e, ctx: ctx, conn: conn.Conn(), writable: writable, buckets: map[string]*pgBucket{}}
 	defer func() {
-		// A no-op after Commit. Its own deadline: ctx may be what ended.
-		rctx, rcancel := context.WithTimeout(context.Background(), time.Second)
-		defer rcancel()
-		ptx.Rollback(rctx)
+		if !writable && t.err == nil {
+			// A read's outcome is settled once fn has its answers: its
+			// rollback changes nothing, so the caller does not wait for
+			// it. DB.Close waits (the pool closes when every connection
+			// is back).
+			go t.end(conn)
+			return
+		}
+		t.end(conn) // after a commit, only the release
 	}()
-	t := &pgTx{e: e, ctx: ctx, tx: ptx, writable: writable, buckets: map[string]*pgBucket{}}
 	if err := t.begin(setup); err != nil {
 		return err
 	}
@@ -118,18 +118,59 @@ func (e *pgEngine) run(writable bool, setup []string, fn func(kvTx) error) error
 	if !writable {
 		return nil
 	}
-	if err := t.flush(); err != nil {
-		return err
-	}
-	if err := ptx.Commit(ctx); err != nil {
+	if err := t.commit(); err != nil {
 		e.cache.forget()
 		// A commit whose answer was lost may have committed: the
 		// caller was told nothing was acknowledged, and a retry meets
 		// what it did (lease_lost, invalid_state), never a double.
-		return pgFailure("commit", err)
+		return err
 	}
 	e.cache.committed(t.tick, t, t.dropped)
 	return nil
+}
+
+// errCacheShort ends a transaction run from the instance cache
+// (pgEngine.readCached) when fn asks for what the cache does not hold.
+var errCacheShort = errors.New("postgres: the instance does not hold what the read asked for")
+
+// read runs fn as DB.Read does: from the instance cache if it can, else
+// in a transaction.
+func (e *pgEngine) read(fn func(kvTx) error) error {
+	if err := e.readCached(fn); err != errCacheShort {
+		return err
+	}
+	return e.run(false, nil, fn)
+}
+
+// readCached runs fn from the instance cache when the cache is as of the
+// database's clock: then the cache holds the database as a snapshot taken
+// now would show it, for every key it holds, and a read none of whose
+// answers come from the server needs no snapshot there (nor the two
+// statements that open and close one). It returns errCacheShort, whether
+// fn ran or not, when it cannot answer all of fn from the cache.
+func (e *pgEngine) readCached(fn func(kvTx) error) error {
+	if e.closed.Load() {
+		return errDBClosed
+	}
+	at, seqs := e.cache.buckets()
+	if seqs == nil {
+		return errCacheShort
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
+	defer cancel()
+	var tick int64
+	if err := e.pool.QueryRow(ctx, "SELECT tick FROM sb_clock").Scan(&tick); err != nil {
+		return pgFailure("read the clock", err)
+	}
+	if uint64(tick) != at {
+		return errCacheShort // another instance wrote, or this one did meanwhile
+	}
+	t := &pgTx{e: e, ctx: ctx, cached: true, tick: at, seqs: seqs, buckets: map[string]*pgBucket{}}
+	err := fn(kvTx{pg: t})
+	if t.err != nil {
+		return t.err
+	}
+	return err
 }
 
 // errDBClosed is a transaction on a closed DB.

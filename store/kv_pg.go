@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -40,13 +41,6 @@ var pgSchema = []string{
 // as bbolt serializes them in one file. The number is "sbwriter" in ASCII.
 const pgWriterLock int64 = 0x7362777269746572
 
-// pgCursorBatch bounds the rows a cursor reads ahead in one query; it
-// starts at pgCursorFirst, since most walks stop after a few rows.
-const (
-	pgCursorFirst = 8
-	pgCursorBatch = 256
-)
-
 // pgTx is one transaction of the PostgreSQL engine. The store's bucket
 // methods return no error (bbolt's reads cannot fail), so the first error
 // of any statement is kept here: every later statement is skipped, and the
@@ -55,9 +49,18 @@ const (
 type pgTx struct {
 	e        *pgEngine
 	ctx      context.Context
-	tx       pgx.Tx
+	conn     *pgx.Conn // a pool's, inside the transaction
 	writable bool
-	buckets  map[string]*pgBucket // every bucket, read as the transaction began
+	// cached says the transaction runs from the instance cache, with no
+	// connection (pgEngine.readCached): it may not ask the server.
+	cached bool
+	// seqs is every bucket and its sequence as the transaction began,
+	// shared with the instance cache and so never changed in place
+	// (ownSeqs copies it first); buckets holds the buckets the
+	// transaction has used, made from it as they are asked for.
+	seqs      map[string]uint64
+	seqsOwned bool
+	buckets   map[string]*pgBucket
 	// tick is the clock the transaction sees the database at (a write's
 	// own tick: the state before it is tick-1); dropped says it dropped
 	// a bucket.
@@ -74,95 +77,199 @@ func (t *pgTx) fail(what string, err error) {
 	}
 }
 
-// begin takes the writer lock (for a write transaction), runs setup
-// after it when there is one (the tables, as the store opens), and reads
-// every bucket's sequence, in one round trip: there are a few dozen
-// buckets, and a call touches several.
-func (t *pgTx) begin(setup []string) error {
-	if !t.writable {
-		// A read's first statement fixes the snapshot the rest reads:
-		// the clock and every bucket's sequence, in one.
-		rows, err := t.tx.Query(t.ctx, "SELECT c.tick, b.name, b.seq FROM sb_clock c, sb_buckets b")
-		if err != nil {
-			return fmt.Errorf("postgres: read the clock: %w: %w", ErrUnavailable, err)
+// server reports whether the transaction may ask the server. One run
+// from the instance cache may not: it ends, with errCacheShort, to run
+// again in a transaction.
+func (t *pgTx) server() bool {
+	if t.cached {
+		if t.err == nil {
+			t.err = errCacheShort
 		}
-		return t.readBuckets(rows, true)
+		return false
 	}
-	locked := false
+	return true
+}
+
+// The statements that open a transaction. They are sent in the batch of
+// its first reads rather than on their own (pgx's BeginTx), which saves a
+// round trip per transaction.
+const (
+	pgBeginRead  = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+	pgBeginWrite = "BEGIN ISOLATION LEVEL READ COMMITTED"
+)
+
+// The reads of the clock and the buckets that begin a transaction. The
+// buckets' rows come back only when the clock is not where the instance
+// cache knows them ($1, -1 for nowhere): a few dozen rows each
+// transaction otherwise, for nothing.
+const (
+	pgReadClock = `SELECT c.tick, b.name, b.seq FROM sb_clock c
+		LEFT JOIN sb_buckets b ON c.tick <> $1`
+	pgMoveClock   = "UPDATE sb_clock SET tick = tick + 1 RETURNING tick"
+	pgReadBuckets = "SELECT name, seq FROM sb_buckets WHERE (SELECT tick - 1 FROM sb_clock) <> $1"
+)
+
+// begin opens the transaction, takes the writer lock (for a write
+// transaction), runs setup after it when there is one (the tables, as the
+// store opens), and learns the clock and every bucket's sequence, in one
+// round trip: there are a few dozen buckets, and a call touches several.
+func (t *pgTx) begin(setup []string) error {
+	// The buckets as the cache knows them, taken before the server is
+	// asked: the cache may move on while the answer is on its way.
+	at, seqs := t.e.cache.buckets()
+	known := int64(-1)
+	if seqs != nil {
+		known = int64(at)
+	}
+	var b pgx.Batch
+	if !t.writable {
+		// A read's first statement fixes the snapshot the rest reads.
+		b.Queue(pgBeginRead)
+		b.Queue(pgReadClock, known)
+		res := t.conn.SendBatch(t.ctx, &b)
+		defer res.Close()
+		if _, err := res.Exec(); err != nil {
+			return pgFailure("begin", err)
+		}
+		rows, err := res.Query()
+		if err != nil {
+			return pgFailure("read the clock", err)
+		}
+		if err := t.readBuckets(rows, true); err != nil {
+			return err
+		}
+		if t.tick == at && seqs != nil {
+			t.seqs = seqs
+		} else {
+			t.e.cache.putBuckets(t.tick, t.seqs)
+		}
+		return t.closeBatch(res, "read the clock")
+	}
 	if len(setup) > 0 {
 		// As the store opens: the lock and the tables on their own, since
 		// a batch prepares every statement before it runs the first (and
 		// the read of sb_buckets cannot be prepared before it exists).
-		if _, err := t.tx.Exec(t.ctx, "SELECT pg_advisory_xact_lock($1)", pgWriterLock); err != nil {
-			return fmt.Errorf("postgres: take the writer lock: %w: %w", ErrUnavailable, err)
+		if _, err := t.conn.Exec(t.ctx, pgBeginWrite); err != nil {
+			return pgFailure("begin", err)
+		}
+		if _, err := t.conn.Exec(t.ctx, "SELECT pg_advisory_xact_lock($1)", pgWriterLock); err != nil {
+			return pgFailure("take the writer lock", err)
 		}
 		for _, q := range setup {
-			if _, err := t.tx.Exec(t.ctx, q); err != nil {
-				return fmt.Errorf("postgres: make the tables: %w: %w", ErrUnavailable, err)
+			if _, err := t.conn.Exec(t.ctx, q); err != nil {
+				return pgFailure("make the tables", err)
 			}
 		}
-		locked = true
-	}
-	var b pgx.Batch
-	lock := !locked
-	if lock {
+	} else {
+		b.Queue(pgBeginWrite)
 		b.Queue("SELECT pg_advisory_xact_lock($1)", pgWriterLock)
 	}
-	b.Queue("UPDATE sb_clock SET tick = tick + 1 RETURNING tick")
-	b.Queue("SELECT name, seq FROM sb_buckets")
-	res := t.tx.SendBatch(t.ctx, &b)
+	b.Queue(pgMoveClock)
+	b.Queue(pgReadBuckets, known)
+	res := t.conn.SendBatch(t.ctx, &b)
 	defer res.Close()
-	if lock {
+	if len(setup) == 0 {
 		if _, err := res.Exec(); err != nil {
-			return fmt.Errorf("postgres: take the writer lock: %w: %w", ErrUnavailable, err)
+			return pgFailure("begin", err)
+		}
+		if _, err := res.Exec(); err != nil {
+			return pgFailure("take the writer lock", err)
 		}
 	}
 	var tick int64
 	if err := res.QueryRow().Scan(&tick); err != nil {
-		return fmt.Errorf("postgres: move the clock: %w: %w", ErrUnavailable, err)
+		return pgFailure("move the clock", err)
 	}
 	t.tick = uint64(tick)
 	rows, err := res.Query()
 	if err != nil {
-		return fmt.Errorf("postgres: read the buckets: %w: %w", ErrUnavailable, err)
+		return pgFailure("read the buckets", err)
 	}
 	if err := t.readBuckets(rows, false); err != nil {
 		return err
 	}
-	return res.Close()
+	if t.tick-1 == at && seqs != nil {
+		t.seqs = seqs
+	}
+	return t.closeBatch(res, "read the buckets")
 }
 
-// readBuckets reads the buckets' names and sequences from rows, and with
-// withTick the clock first in each row.
-func (t *pgTx) readBuckets(rows pgx.Rows, withTick bool) error {
-	defer rows.Close()
-	for rows.Next() {
-		b := &pgBucket{t: t}
-		var tick, seq int64
-		var err error
-		if withTick {
-			err = rows.Scan(&tick, &b.name, &seq)
-			t.tick = uint64(tick)
-		} else {
-			err = rows.Scan(&b.name, &seq)
-		}
-		if err != nil {
-			return fmt.Errorf("postgres: read the buckets: %w: %w", ErrUnavailable, err)
-		}
-		b.seq = uint64(seq)
-		t.buckets[b.name] = b
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("postgres: read the buckets: %w: %w", ErrUnavailable, err)
+// closeBatch closes res, whose results have all been read.
+func (t *pgTx) closeBatch(res pgx.BatchResults, what string) error {
+	if err := res.Close(); err != nil {
+		return fmt.Errorf("postgres: %s: %w: %w", what, ErrUnavailable, err)
 	}
 	return nil
 }
 
+// readBuckets reads the buckets' names and sequences from rows into
+// t.seqs, and with withTick the clock first in each row (with no bucket,
+// when the cache knows them).
+func (t *pgTx) readBuckets(rows pgx.Rows, withTick bool) error {
+	defer rows.Close()
+	t.seqs = map[string]uint64{}
+	for rows.Next() {
+		var name *string
+		var tick int64
+		var seq *int64
+		var err error
+		if withTick {
+			err = rows.Scan(&tick, &name, &seq)
+			t.tick = uint64(tick)
+		} else {
+			err = rows.Scan(&name, &seq)
+		}
+		if err != nil {
+			return pgFailure("read the buckets", err)
+		}
+		if name != nil {
+			t.seqs[*name] = uint64(*seq)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return pgFailure("read the buckets", err)
+	}
+	return nil
+}
+
+// bucket returns the bucket named name, nil if there is none. After a
+// failure it still returns the buckets there are, whose methods then
+// answer nothing: the store takes the buckets its migrations made as
+// given, and a nil one would have it dereference nil (kvBucket's bbolt
+// side) rather than end with the transaction's error.
 func (t *pgTx) bucket(name []byte) *pgBucket {
-	if t.err != nil {
+	if b := t.buckets[string(name)]; b != nil {
+		return b
+	}
+	seq, ok := t.seqs[string(name)]
+	if !ok {
 		return nil
 	}
-	return t.buckets[string(name)] // every one was read as the transaction began
+	b := &pgBucket{t: t, name: string(name), seq: seq}
+	t.buckets[b.name] = b
+	return b
+}
+
+// ownSeqs makes t.seqs the transaction's own, to change.
+func (t *pgTx) ownSeqs() {
+	if !t.seqsOwned {
+		t.seqs, t.seqsOwned = maps.Clone(t.seqs), true
+	}
+}
+
+// seqsAfter returns every bucket and its sequence as the transaction
+// leaves them.
+func (t *pgTx) seqsAfter() map[string]uint64 {
+	seqs, owned := t.seqs, t.seqsOwned
+	for _, b := range t.buckets {
+		if seqs[b.name] != b.seq {
+			if !owned {
+				seqs, owned = maps.Clone(seqs), true
+			}
+			seqs[b.name] = b.seq
+		}
+	}
+	return seqs
 }
 
 func (t *pgTx) createBucket(name []byte, ifMissing bool) (*pgBucket, error) {
@@ -172,17 +279,19 @@ func (t *pgTx) createBucket(name []byte, ifMissing bool) (*pgBucket, error) {
 	if !t.writable {
 		return nil, errors.New("create bucket: the transaction is read-only")
 	}
-	if b := t.buckets[string(name)]; b != nil {
+	if b := t.bucket(name); b != nil {
 		if !ifMissing {
 			return nil, fmt.Errorf("create bucket %s: it exists already", name)
 		}
 		return b, nil
 	}
-	if _, err := t.tx.Exec(t.ctx, "INSERT INTO sb_buckets (name) VALUES ($1)", string(name)); err != nil {
+	if _, err := t.conn.Exec(t.ctx, "INSERT INTO sb_buckets (name) VALUES ($1)", string(name)); err != nil {
 		t.fail("create bucket "+string(name), err)
 		return nil, t.err
 	}
 	b := &pgBucket{t: t, name: string(name)}
+	t.ownSeqs()
+	t.seqs[b.name] = 0
 	t.buckets[b.name] = b
 	return b, nil
 }
@@ -191,8 +300,11 @@ func (t *pgTx) deleteBucket(name []byte) error {
 	if t.err != nil {
 		return t.err
 	}
+	if !t.server() {
+		return t.err
+	}
 	// The bucket's rows go with it (ON DELETE CASCADE).
-	tag, err := t.tx.Exec(t.ctx, "DELETE FROM sb_buckets WHERE name = $1", string(name))
+	tag, err := t.conn.Exec(t.ctx, "DELETE FROM sb_buckets WHERE name = $1", string(name))
 	if err != nil {
 		t.fail("delete bucket "+string(name), err)
 		return t.err
@@ -200,42 +312,11 @@ func (t *pgTx) deleteBucket(name []byte) error {
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("delete bucket %s: there is none", name)
 	}
+	t.ownSeqs()
+	delete(t.seqs, string(name))
 	delete(t.buckets, string(name))
 	t.dropped = true
 	return nil
-}
-
-// flush writes what the transaction keeps in memory: every bucket's
-// buffered writes, and the sequences that moved.
-func (t *pgTx) flush() error {
-	var batch pgx.Batch
-	for _, b := range t.buckets {
-		b.queueWrites(&batch)
-		if b.seqDirty {
-			batch.Queue("UPDATE sb_buckets SET seq = $2 WHERE name = $1", b.name, int64(b.seq))
-			b.seqDirty = false
-		}
-	}
-	sent := map[string]bool{}
-	for _, k := range t.notes {
-		if !sent[k] {
-			sent[k] = true
-			batch.Queue("SELECT pg_notify($1, $2)", pgSignalChannel, k)
-		}
-	}
-	t.notes = nil
-	return t.send(&batch, "write")
-}
-
-// send runs batch in one round trip.
-func (t *pgTx) send(batch *pgx.Batch, what string) error {
-	if t.err != nil || batch.Len() == 0 {
-		return t.err
-	}
-	if err := t.tx.SendBatch(t.ctx, batch).Close(); err != nil {
-		t.fail(what, err)
-	}
-	return t.err
 }
 
 // pgBucket is a bucket of a pgTx. Its sequence is read with it and
@@ -288,8 +369,11 @@ func (b *pgBucket) get(key []byte) []byte {
 		}
 		return e.v
 	}
+	if !t.server() {
+		return nil
+	}
 	var v []byte
-	err := t.tx.QueryRow(t.ctx, "SELECT value FROM sb_kv WHERE bucket = $1 AND key = $2", b.name, bytes.Clone(key)).Scan(&v)
+	err := t.conn.QueryRow(t.ctx, "SELECT value FROM sb_kv WHERE bucket = $1 AND key = $2", b.name, bytes.Clone(key)).Scan(&v)
 	found := err == nil
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		t.fail("read "+b.name, err)
@@ -345,31 +429,6 @@ func (b *pgBucket) write(op string, key, value []byte, ok bool) error {
 func (b *pgBucket) put(key, value []byte) error { return b.write("put", key, value, true) }
 func (b *pgBucket) delete(key []byte) error     { return b.write("delete", key, nil, false) }
 
-// queueWrites adds the bucket's pending writes to batch.
-func (b *pgBucket) queueWrites(batch *pgx.Batch) {
-	for k := range b.pending {
-		e := b.known[k]
-		if e.ok {
-			batch.Queue(`INSERT INTO sb_kv (bucket, key, value) VALUES ($1, $2, $3)
-				ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value`, b.name, []byte(k), e.v)
-		} else {
-			batch.Queue("DELETE FROM sb_kv WHERE bucket = $1 AND key = $2", b.name, []byte(k))
-		}
-	}
-	clear(b.pending)
-}
-
-// sync sends the bucket's pending writes, so that a read of its rows in
-// order sees them.
-func (b *pgBucket) sync() error {
-	if len(b.pending) == 0 {
-		return b.t.err
-	}
-	var batch pgx.Batch
-	b.queueWrites(&batch)
-	return b.t.send(&batch, "write "+b.name)
-}
-
 func (b *pgBucket) nextSequence() (uint64, error) {
 	if b.t.err != nil {
 		return 0, b.t.err
@@ -404,129 +463,3 @@ func (b *pgBucket) forEach(fn func(k, v []byte) error) error {
 }
 
 func (b *pgBucket) cursor() *pgCursor { return &pgCursor{b: b} }
-
-// pgCursor walks a bucket in key order, reading rows ahead in batches, in
-// the direction it last moved. Rows written by the transaction after a
-// batch was read are seen from the next batch on, as bbolt's cursors see
-// writes only where they have not been yet.
-type pgCursor struct {
-	b     *pgBucket
-	rows  []pgRow // the batch, in the direction of travel
-	i     int     // the current row in rows
-	desc  bool    // rows run downwards
-	full  bool    // the batch was full: there may be more beyond it
-	batch int     // the size of the next batch
-	// off is where the cursor is after a walk left the bucket: +1 past
-	// the end, -1 before the start, 0 on a row.
-	off int
-}
-
-type pgRow struct{ k, v []byte }
-
-// read fills the batch with the rows from key (exclusive unless incl; nil
-// is the bucket's end in the direction) in direction desc, and moves to
-// its first.
-func (c *pgCursor) read(from []byte, incl, desc bool) ([]byte, []byte) {
-	t := c.b.t
-	c.rows, c.i, c.desc, c.full = c.rows[:0], 0, desc, false
-	if c.b.sync() != nil {
-		return nil, nil
-	}
-	if c.batch == 0 {
-		c.batch = pgCursorFirst
-	}
-	op, order := ">", "ASC"
-	if desc {
-		op, order = "<", "DESC"
-	}
-	if incl {
-		op += "="
-	}
-	q := "SELECT key, value FROM sb_kv WHERE bucket = $1"
-	args := []any{c.b.name}
-	if from != nil {
-		q += " AND key " + op + " $2"
-		args = append(args, from)
-	}
-	q += fmt.Sprintf(" ORDER BY key %s LIMIT %d", order, c.batch)
-	rows, err := t.tx.Query(t.ctx, q, args...)
-	if err != nil {
-		t.fail("read "+c.b.name, err)
-		return nil, nil
-	}
-	for rows.Next() {
-		var r pgRow
-		if err := rows.Scan(&r.k, &r.v); err != nil {
-			rows.Close()
-			t.fail("read "+c.b.name, err)
-			return nil, nil
-		}
-		if r.v == nil {
-			r.v = []byte{}
-		}
-		c.rows = append(c.rows, r)
-	}
-	if err := rows.Err(); err != nil {
-		t.fail("read "+c.b.name, err)
-		return nil, nil
-	}
-	c.full = len(c.rows) == c.batch
-	c.batch = min(2*c.batch, pgCursorBatch)
-	return c.here(desc)
-}
-
-// here returns the current row, or nil with the cursor off the end it ran
-// past.
-func (c *pgCursor) here(desc bool) ([]byte, []byte) {
-	if c.i < len(c.rows) {
-		c.off = 0
-		return c.rows[c.i].k, c.rows[c.i].v
-	}
-	c.off = 1
-	if desc {
-		c.off = -1
-	}
-	return nil, nil
-}
-
-func (c *pgCursor) first() ([]byte, []byte) {
-	c.batch = 0
-	return c.read(nil, false, false)
-}
-
-func (c *pgCursor) last() ([]byte, []byte) {
-	c.batch = 0
-	return c.read(nil, false, true)
-}
-
-func (c *pgCursor) seek(key []byte) ([]byte, []byte) {
-	c.batch = 0
-	return c.read(bytes.Clone(key), true, false)
-}
-
-// step moves one row in direction desc.
-func (c *pgCursor) step(desc bool) ([]byte, []byte) {
-	switch {
-	case c.off == 1 && desc:
-		return c.last() // back from past the end: the last row
-	case c.off == -1 && !desc:
-		return c.first()
-	case c.off != 0:
-		return nil, nil // further off the end it is already past
-	case c.desc == desc:
-		if c.i+1 < len(c.rows) {
-			c.i++
-			return c.rows[c.i].k, c.rows[c.i].v
-		}
-		if !c.full {
-			c.i = len(c.rows)
-			return c.here(desc)
-		}
-	}
-	// The batch is spent, or the cursor turns: read on from the current
-	// row in the new direction.
-	return c.read(c.rows[c.i].k, false, desc)
-}
-
-func (c *pgCursor) next() ([]byte, []byte) { return c.step(false) }
-func (c *pgCursor) prev() ([]byte, []byte) { return c.step(true) }

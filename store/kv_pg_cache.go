@@ -22,6 +22,30 @@ type pgCache struct {
 	// at is the clock the values are as of; 0: they are as of nothing.
 	at   uint64
 	vals map[pgKey]pgValue
+	// seqs is every bucket and its sequence as of at; nil: not known. It
+	// is shared with transactions, so never changed in place.
+	seqs map[string]uint64
+}
+
+// buckets returns the clock the cache is as of and every bucket as of it,
+// nil if it does not know them.
+func (c *pgCache) buckets() (uint64, map[string]uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at == 0 {
+		return 0, nil
+	}
+	return c.at, c.seqs
+}
+
+// putBuckets keeps seqs, the buckets read at tick at, if the cache is as
+// of it.
+func (c *pgCache) putBuckets(at uint64, seqs map[string]uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if at != 0 && c.at == at && c.seqs == nil {
+		c.seqs = seqs
+	}
 }
 
 // get returns key's value as of clock tick at, when the cache holds it.
@@ -64,6 +88,7 @@ func (c *pgCache) committed(at uint64, t *pgTx, drop bool) {
 		c.vals = nil
 	}
 	c.at = at
+	c.seqs = t.seqsAfter()
 	for _, b := range t.buckets {
 		for k, v := range b.known {
 			c.keep(pgKey{b.name, k}, v)
@@ -77,5 +102,5 @@ func (c *pgCache) committed(at uint64, t *pgTx, drop bool) {
 func (c *pgCache) forget() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.at, c.vals = 0, nil
+	c.at, c.vals, c.seqs = 0, nil, nil
 }
