@@ -66,6 +66,8 @@ type faultEnv struct {
 	fast, sdk string // the MCP URLs: the fast path, and the SDK's path for every call
 	token     string
 	repo      store.Repository
+	// parked hears every key a long poll waits on (signals.onWait).
+	parked chan string
 }
 
 func newFaultEnv(t *testing.T) *faultEnv {
@@ -83,8 +85,14 @@ func newFaultEnv(t *testing.T) *faultEnv {
 	f.db = db
 	f.log = slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f.reg = New(f.db, Options{Version: testVersion, Env: f.env, Log: f.log})
+	e := &faultEnv{fixture: f, pg: pg, parked: make(chan string, 16)}
+	f.reg.sig.onWait = func(key string) {
+		select {
+		case e.parked <- key:
+		default:
+		}
+	}
 	f.reg.HearOtherInstances()
-	e := &faultEnv{fixture: f, pg: pg}
 	fast := httptest.NewServer(NewHTTPHandler(f.reg, HTTPOptions{Version: testVersion, Log: f.log}))
 	t.Cleanup(fast.Close)
 	h := NewHTTPHandler(f.reg, HTTPOptions{Version: testVersion, Log: f.log})
@@ -141,14 +149,14 @@ func TestStoreUnavailableEndsLongPolls(t *testing.T) {
 				st, reply, body := rawCall(t, c.url, e.token, c.tool, args)
 				got <- answer{st, reply, body, time.Now()}
 			}()
-			// No signal says a poll has parked; hasWaiters is looked at
-			// on a short tick until it does.
-			deadline := time.Now().Add(5 * time.Second)
-			for !e.reg.sig.hasWaiters(key) {
-				if time.Now().After(deadline) {
+			// The poll parks on key: the signals' hook says when.
+			for parked := false; !parked; {
+				select {
+				case k := <-e.parked:
+					parked = k == key
+				case <-time.After(5 * time.Second):
 					t.Fatal("the long poll never waited")
 				}
-				time.Sleep(time.Millisecond)
 			}
 			stopped := time.Now() // as the stop begins: the poll may end before pg_ctl returns
 			e.pg.Stop()
@@ -170,7 +178,7 @@ func TestStoreUnavailableEndsLongPolls(t *testing.T) {
 			// The pool's connections died with the server; the first
 			// calls may still meet one before the pool has replaced it,
 			// and nothing signals that it has: tried on a short tick.
-			deadline = time.Now().Add(10 * time.Second)
+			deadline := time.Now().Add(10 * time.Second)
 			tick := time.NewTicker(20 * time.Millisecond)
 			defer tick.Stop()
 			for ; ; <-tick.C {
