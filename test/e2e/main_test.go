@@ -105,7 +105,7 @@ type proc struct {
 	mu     sync.Mutex
 	output bytes.Buffer // stdout and stderr, guarded by mu
 	// wrote is closed, and replaced, by each Write: waitOutput's
-	// signal. Guarded by mu.
+	// signal; nil until then. Guarded by mu.
 	wrote chan struct{}
 	err   error // Wait's result, set before done closes
 }
@@ -119,7 +119,7 @@ func start(t *testing.T, env []string, args ...string) *proc {
 // startBin is start of another build (cmd/switchboard-daemon).
 func startBin(t *testing.T, bin string, env []string, args ...string) *proc {
 	t.Helper()
-	p := &proc{t: t, cmd: exec.Command(bin, args...), done: make(chan struct{}), wrote: make(chan struct{})}
+	p := &proc{t: t, cmd: exec.Command(bin, args...), done: make(chan struct{})}
 	p.cmd.Env = env
 	p.cmd.Stdout = p
 	p.cmd.Stderr = p
@@ -143,7 +143,9 @@ func startBin(t *testing.T, bin string, env []string, args ...string) *proc {
 func (p *proc) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	close(p.wrote)
+	if p.wrote != nil {
+		close(p.wrote)
+	}
 	p.wrote = make(chan struct{})
 	return p.output.Write(b)
 }
@@ -155,6 +157,9 @@ func (p *proc) waitOutput(s string, d time.Duration) bool {
 	deadline := time.After(d)
 	for {
 		p.mu.Lock()
+		if p.wrote == nil {
+			p.wrote = make(chan struct{})
+		}
 		has, wrote := strings.Contains(p.output.String(), s), p.wrote
 		p.mu.Unlock()
 		if has {
