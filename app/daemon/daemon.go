@@ -100,6 +100,10 @@ type Daemon struct {
 	// stopLoops ends the background loops (lease expiry).
 	stopLoops context.CancelFunc
 
+	// releaseInstance lets go of the data folder's instance (team mode;
+	// nil with bbolt, whose file lock holds it).
+	releaseInstance func()
+
 	mu sync.Mutex
 	// clientToken is the raw client token. Guarded by mu.
 	clientToken string
@@ -131,6 +135,17 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	cancel()
 	if err == nil {
 		return nil, &AlreadyRunningError{Endpoint: h.Endpoint, PID: h.PID}
+	}
+	if cfg.DatabaseURL != "" {
+		release, err := lockInstance(cfg.Paths)
+		if errors.Is(err, errInstanceLocked) {
+			return nil, &AlreadyRunningError{Endpoint: ReadEndpoint(cfg.Paths)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		d.releaseInstance = release
+		cleanup = append(cleanup, release)
 	}
 	d.db, err = OpenStore(cfg.Paths, cfg.DatabaseURL, 0)
 	if errors.Is(err, store.ErrLocked) {
@@ -369,7 +384,11 @@ func (d *Daemon) Close(ctx context.Context) error {
 			d.log.Warn("close", "err", err)
 		}
 	}
-	return d.db.Close()
+	err := d.db.Close()
+	if d.releaseInstance != nil {
+		d.releaseInstance() // after the last write as this instance
+	}
+	return err
 }
 
 // AllowOrigins are the browser origins the MCP endpoint accepts besides

@@ -23,8 +23,26 @@ import (
 // runs, and looks for instances that stopped.
 const DefaultHeartbeat = 5 * time.Second
 
-// instanceFile is the file in the data folder that holds the instance id.
-const instanceFile = "instance"
+// instanceFile is the file in the data folder that holds the instance id,
+// and instanceLockFile the one a running instance holds locked.
+const (
+	instanceFile     = "instance"
+	instanceLockFile = "instance.lock"
+)
+
+// errInstanceLocked is a data folder whose instance another process runs.
+var errInstanceLocked = errors.New("the data folder's instance is running in another process")
+
+// lockInstance holds the data folder's instance for this process until
+// release. With bbolt the database file's lock does this; in team mode
+// nothing else would, and two processes running one instance would each
+// end the other's sessions as left over from an earlier run.
+func lockInstance(p Paths) (release func(), err error) {
+	if err := os.MkdirAll(p.Data, 0o700); err != nil {
+		return nil, fmt.Errorf("make the data folder: %w", err)
+	}
+	return tryLock(filepath.Join(p.Data, instanceLockFile))
+}
 
 // InstanceID returns the id of the instance whose data folder p is, making
 // it on first use.
