@@ -28,7 +28,7 @@ deps-test:
 deps-cross:
 	@sh scripts/deps.sh cross
 
-test: deps-test vet vet-cross test-pure test-postgres test-team test-gui test-e2e test-install cross
+test: deps-test vet vet-cross test-pure test-shared test-gui test-e2e test-install cross
 
 vet:
 	CGO_ENABLED=0 $(GO) vet $(PURE)
@@ -57,16 +57,25 @@ cross: deps-cross
 	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 $(GO) build -o bin/switchboard-darwin-arm64 ./cmd/switchboard-daemon
 	SWITCHBOARD_CROSS_BIN=$(CURDIR)/bin $(GO) test -count=1 ./test/crossbin/
 
-# The cgo-free core, race detector on (it needs cgo itself, not the code).
+# The cgo-free core, then again with the race detector on (it needs cgo
+# itself, not the code). The race run is -short: the loads it shrinks (the
+# eight-agent drain, the bench's sections in miniature) ran whole just
+# before, and what races shows at the smaller size as well.
 test-pure:
 	CGO_ENABLED=0 $(GO) test -count=1 $(PURE)
-	$(GO) test -race -count=1 $(PURE)
+	$(GO) test -race -short -count=1 $(PURE)
 
 # The store's and the registry's tests again, on PostgreSQL: each test's
 # database a schema of a real server the tests start (internal/pgtest).
 # -short only makes the eight-agent drain 500 packets instead of 5,000.
 test-postgres:
 	SWITCHBOARD_STORE_SUITE=postgres CGO_ENABLED=0 $(GO) test -count=1 -short ./store/ ./mcpserver/
+
+# make test runs the two above side by side: each waits mostly on its
+# PostgreSQL servers and processes, so together they take about the time
+# of the longer.
+test-shared:
+	SWITCHBOARD_STORE_SUITE=postgres SWITCHBOARD_TEAM_KILLS=$(TEAMKILLS) CGO_ENABLED=0 $(GO) test -count=1 -short -timeout 10m ./store/ ./mcpserver/ ./test/team/
 
 # Team mode as deployed: real headless daemons, each with folders of its
 # own, on one real PostgreSQL server; eight agents drain 1,000 packets, one
