@@ -240,20 +240,27 @@ func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (Prin
 	}
 	p, err := h.reg.Authenticate(raw)
 	if err != nil {
-		var d *store.Denial
-		switch {
-		case errors.As(err, &d):
-		case store.CodeOf(err) == store.CodeStoreUnavailable:
-			h.log.Warn("token check failed", "err", err)
-			d = store.Deny(store.CodeStoreUnavailable, "the token could not be checked: the shared database did not answer; try again")
-		default:
-			h.log.Error("token check failed", "err", err)
-			d = store.Deny(store.CodeInternal, "token check failed")
-		}
-		writeError(w, nil, d)
+		writeError(w, nil, h.tokenCheckFailed(err))
 		return Principal{}, false
 	}
 	return p, true
+}
+
+// tokenCheckFailed is the answer to a token check that failed with err: its
+// own denial, store_unavailable while the shared database is away (the
+// same request may work in a moment), else an internal error, logged.
+func (h *HTTPHandler) tokenCheckFailed(err error) *store.Denial {
+	var d *store.Denial
+	switch {
+	case errors.As(err, &d):
+		return d
+	case store.CodeOf(err) == store.CodeStoreUnavailable:
+		h.log.Warn("token check failed", "err", err)
+		return store.Deny(store.CodeStoreUnavailable, "the token could not be checked: the shared database did not answer; try again")
+	default:
+		h.log.Error("token check failed", "err", err)
+		return store.Deny(store.CodeInternal, "token check failed")
+	}
 }
 
 // watchStream starts the watcher of p for a long-lived stream about to open
@@ -269,15 +276,9 @@ func (h *HTTPHandler) watchStream(w http.ResponseWriter, r *http.Request, p Prin
 	}
 	stop()
 	var d *store.Denial
-	switch cause := context.Cause(alive); {
-	case errors.As(cause, &d):
-		writeError(w, nil, d)
-	case r.Context().Err() == nil && store.CodeOf(cause) == store.CodeStoreUnavailable:
-		h.log.Warn("token check failed", "err", cause)
-		writeError(w, nil, store.Deny(store.CodeStoreUnavailable, "the token could not be checked: the shared database did not answer; try again"))
-	case r.Context().Err() == nil:
-		h.log.Error("token check failed", "err", cause)
-		writeError(w, nil, store.Deny(store.CodeInternal, "token check failed"))
+	// A client that went away is answered nothing.
+	if cause := context.Cause(alive); errors.As(cause, &d) || r.Context().Err() == nil {
+		writeError(w, nil, h.tokenCheckFailed(cause))
 	}
 	return nil, nil, false
 }

@@ -125,11 +125,7 @@ func (tx *Tx) MarkInstanceLost(id string) (Instance, error) {
 
 // Instance returns one instance's record.
 func (tx *Tx) Instance(id string) (Instance, bool, error) {
-	b := tx.tx.Bucket(bucketInstances)
-	if b.Missing() {
-		return Instance{}, false, nil
-	}
-	v := b.Get([]byte(id))
+	v := tx.tx.Bucket(bucketInstances).Get([]byte(id))
 	if v == nil {
 		return Instance{}, false, nil
 	}
@@ -144,11 +140,7 @@ func (tx *Tx) Instance(id string) (Instance, bool, error) {
 // first.
 func (tx *Tx) Instances() ([]Instance, error) {
 	out := []Instance{}
-	b := tx.tx.Bucket(bucketInstances)
-	if b.Missing() {
-		return out, nil
-	}
-	err := b.ForEach(func(k, v []byte) error {
+	err := tx.tx.Bucket(bucketInstances).ForEach(func(k, v []byte) error {
 		var in Instance
 		if err := json.Unmarshal(v, &in); err != nil {
 			return fmt.Errorf("decode instance %s: %w", k, err)

@@ -235,10 +235,7 @@ func (tx *Tx) localPath(r *Repository) {
 	if tx.db.instance == "" {
 		return
 	}
-	r.Path = ""
-	if b := tx.tx.Bucket(bucketRepoPaths); !b.Missing() {
-		r.Path = string(b.Get(repoPathKey(tx.db.instance, r.ID)))
-	}
+	r.Path = string(tx.tx.Bucket(bucketRepoPaths).Get(repoPathKey(tx.db.instance, r.ID)))
 }
 
 // LocalRepository is Repository for a call that works in the folder (an
