@@ -53,10 +53,27 @@ func TestTrayMenuOverDBus(t *testing.T) {
 	}
 	p, endpoint, menu := trayStartOnBus(t, bin, trayEnv(base), base)
 
-	items := trayMenuItems(t, menu)
+	// The app lays its menu out again as its state comes in (the first
+	// refresh, the keyring), and a read of the D-Bus menu in the middle
+	// of that sees it half made: the menu is read again on a short tick,
+	// within a bound, until it holds the items checked below. Nothing on
+	// the bus says the layout is done.
+	var items []trayItem
 	var labels []string
-	for _, it := range items {
-		labels = append(labels, it.label)
+	tick := time.NewTicker(trayPoll)
+	defer tick.Stop()
+	for deadline := time.Now().Add(10 * time.Second); ; <-tick.C {
+		items, labels = trayMenuItems(t, menu), nil
+		for _, it := range items {
+			labels = append(labels, it.label)
+		}
+		full := true
+		for _, want := range []string{"Copy MCP endpoint", "Copy client token", "Quit"} {
+			full = full && slices.Contains(labels, want)
+		}
+		if full || time.Now().After(deadline) {
+			break
+		}
 	}
 	t.Logf("tray menu: %q", labels)
 	if len(items) == 0 || !strings.Contains(items[0].label, endpoint) {
