@@ -158,19 +158,62 @@ func (e *pgEngine) readCached(fn func(kvTx) error) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
 	defer cancel()
-	var tick int64
-	if err := e.pool.QueryRow(ctx, "SELECT tick FROM sb_clock").Scan(&tick); err != nil {
-		return pgFailure("read the clock", err)
+	tick, changes, err := e.readClockChanges(ctx, at)
+	if err != nil {
+		return err
 	}
-	if uint64(tick) != at {
-		return errCacheShort // another instance wrote, or this one did meanwhile
+	if tick != at {
+		// Another instance wrote, or this one did meanwhile: the log
+		// says which keys to drop.
+		if seqs = e.cache.catchUp(at, tick, changes); seqs == nil {
+			return errCacheShort
+		}
+		at = tick
 	}
 	t := &pgTx{e: e, ctx: ctx, cached: true, tick: at, seqs: seqs, buckets: map[string]*pgBucket{}}
-	err := fn(kvTx{pg: t})
+	err = fn(kvTx{pg: t})
 	if t.err != nil {
 		return t.err
 	}
 	return err
+}
+
+// readClockChanges reads the clock and the change log's entries since
+// tick at, in one statement and so as of one snapshot.
+func (e *pgEngine) readClockChanges(ctx context.Context, at uint64) (uint64, []pgChange, error) {
+	rows, err := e.pool.Query(ctx, pgReadClockChanges, int64(at), pgCatchUp)
+	if err != nil {
+		return 0, nil, pgFailure("read the clock", err)
+	}
+	defer rows.Close()
+	var tick int64
+	var changes []pgChange
+	for rows.Next() {
+		var (
+			chTick    *int64
+			buckets   []string
+			keys      [][]byte
+			vals      [][]byte
+			seqNames  []string
+			seqValues []int64
+			whole     *bool
+		)
+		if err := rows.Scan(&tick, &chTick, &buckets, &keys, &vals, &seqNames, &seqValues, &whole); err != nil {
+			return 0, nil, pgFailure("read the clock", err)
+		}
+		if chTick == nil {
+			continue // the clock where the cache is: no entry joined
+		}
+		c, err := scanChange(*chTick, buckets, keys, vals, seqNames, seqValues, whole != nil && *whole)
+		if err != nil {
+			return 0, nil, err
+		}
+		changes = append(changes, c)
+	}
+	if err := rows.Err(); err != nil {
+		return 0, nil, pgFailure("read the clock", err)
+	}
+	return uint64(tick), changes, nil
 }
 
 // errDBClosed is a transaction on a closed DB.

@@ -28,6 +28,17 @@ var pgSchema = []string{
 		tick bigint NOT NULL
 	)`,
 	`INSERT INTO sb_clock (tick) VALUES (0) ON CONFLICT DO NOTHING`,
+	// What each write transaction changed, by its tick, for the other
+	// instances' caches (kv_pg_changes.go).
+	`CREATE TABLE IF NOT EXISTS sb_changes (
+		tick       bigint  PRIMARY KEY,
+		buckets    text[]  NOT NULL,
+		keys       bytea[] NOT NULL,
+		vals       bytea[] NOT NULL,
+		seq_names  text[]  NOT NULL,
+		seq_values bigint[] NOT NULL,
+		whole      bool    NOT NULL
+	)`,
 	`CREATE TABLE IF NOT EXISTS sb_kv (
 		bucket text  NOT NULL REFERENCES sb_buckets (name) ON DELETE CASCADE,
 		key    bytea NOT NULL,
@@ -62,12 +73,12 @@ type pgTx struct {
 	seqsOwned bool
 	buckets   map[string]*pgBucket
 	// tick is the clock the transaction sees the database at (a write's
-	// own tick: the state before it is tick-1); dropped says it dropped
-	// a bucket.
-	tick    uint64
-	dropped bool
-	notes   []string // signal keys to NOTIFY at commit (Tx.Notify)
-	err     error
+	// own tick: the state before it is tick-1); dropped and created say
+	// it dropped or made a bucket.
+	tick             uint64
+	dropped, created bool
+	notes            []string // signal keys to NOTIFY at commit (Tx.Notify)
+	err              error
 }
 
 // fail records err as the transaction's failure, if it is the first.
@@ -126,6 +137,7 @@ func (t *pgTx) begin(setup []string) error {
 		// A read's first statement fixes the snapshot the rest reads.
 		b.Queue(pgBeginRead)
 		b.Queue(pgReadClock, known)
+		b.Queue(pgReadChanges, known, pgCatchUp)
 		res := t.conn.SendBatch(t.ctx, &b)
 		defer res.Close()
 		if _, err := res.Exec(); err != nil {
@@ -138,10 +150,12 @@ func (t *pgTx) begin(setup []string) error {
 		if err := t.readBuckets(rows, true); err != nil {
 			return err
 		}
-		if t.tick == at && seqs != nil {
-			t.seqs = seqs
-		} else {
-			t.e.cache.putBuckets(t.tick, t.seqs)
+		current, err := t.catchUp(res, at, t.tick, seqs)
+		if err != nil {
+			return err
+		}
+		if !current {
+			t.e.cache.restart(t.tick, t.seqs)
 		}
 		return t.closeBatch(res, "read the clock")
 	}
@@ -166,6 +180,7 @@ func (t *pgTx) begin(setup []string) error {
 	}
 	b.Queue(pgMoveClock)
 	b.Queue(pgReadBuckets, known)
+	b.Queue(pgReadChanges, known, pgCatchUp)
 	res := t.conn.SendBatch(t.ctx, &b)
 	defer res.Close()
 	if len(setup) == 0 {
@@ -188,10 +203,34 @@ func (t *pgTx) begin(setup []string) error {
 	if err := t.readBuckets(rows, false); err != nil {
 		return err
 	}
-	if t.tick-1 == at && seqs != nil {
-		t.seqs = seqs
+	// A cache that cannot catch up starts again when this commits.
+	if _, err := t.catchUp(res, at, t.tick-1, seqs); err != nil {
+		return err
 	}
 	return t.closeBatch(res, "read the buckets")
+}
+
+// catchUp reads the change log's entries since at, the tick the cache was
+// as of (with seqs, its buckets, nil if it knew none) from res, and moves
+// the cache on by them to tick to, the state the transaction sees, and
+// reports whether the cache is as of to. When the cache was as of to
+// already, the transaction takes the buckets from it, the same as the
+// server's: a map it may share.
+func (t *pgTx) catchUp(res pgx.BatchResults, at, to uint64, seqs map[string]uint64) (bool, error) {
+	rows, err := res.Query()
+	if err != nil {
+		return false, pgFailure("read the change log", err)
+	}
+	changes, err := readChanges(rows)
+	if err != nil || seqs == nil {
+		return false, err
+	}
+	if to == at {
+		t.seqs = seqs
+		return true, nil
+	}
+	// The transaction keeps the buckets the server gave it.
+	return t.e.cache.catchUp(at, to, changes) != nil, nil
 }
 
 // closeBatch closes res, whose results have all been read.
@@ -290,6 +329,7 @@ func (t *pgTx) createBucket(name []byte, ifMissing bool) (*pgBucket, error) {
 		return nil, t.err
 	}
 	b := &pgBucket{t: t, name: string(name)}
+	t.created = true
 	t.ownSeqs()
 	t.seqs[b.name] = 0
 	t.buckets[b.name] = b
@@ -331,6 +371,7 @@ type pgBucket struct {
 	seqDirty bool
 	known    map[string]pgValue // keys read or written in this transaction
 	pending  map[string]bool    // keys written and not yet sent
+	written  map[string]bool    // keys written, for the change log
 }
 
 // pgValue is a key's value as the transaction sees it; ok is false for a
@@ -411,7 +452,7 @@ func (b *pgBucket) write(op string, key, value []byte, ok bool) error {
 		return fmt.Errorf("%s: the key is empty", op)
 	}
 	if b.pending == nil {
-		b.pending = map[string]bool{}
+		b.pending, b.written = map[string]bool{}, map[string]bool{}
 	}
 	k := string(key)
 	if ok {
@@ -422,7 +463,7 @@ func (b *pgBucket) write(op string, key, value []byte, ok bool) error {
 	}
 	// Kept past pgMaxKnown too: a pending write is read back from here.
 	b.remember(k, value, ok)
-	b.pending[k] = true
+	b.pending[k], b.written[k] = true, true
 	return nil
 }
 

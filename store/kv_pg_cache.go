@@ -1,13 +1,13 @@
 package store
 
 // What one instance knows of the shared database between transactions. A
-// key's value is read from PostgreSQL once and then answered from memory,
-// for as long as no other instance has written: every write transaction
-// moves a clock (sb_clock) under the writer lock, and the cache holds the
-// database as of one tick of it. A transaction that finds the clock where
-// this instance's cache is uses it; one that finds it elsewhere (another
-// instance wrote) reads the server, and the next write of this instance
-// starts the cache again.
+// key's value is read from PostgreSQL once and then answered from memory:
+// every write transaction moves a clock (sb_clock) under the writer lock,
+// and the cache holds the database as of one tick of it. A transaction
+// that finds the clock where this instance's cache is uses it; one that
+// finds it further on (another instance wrote) moves the cache on by the
+// change log (kv_pg_changes.go), or, when the log cannot say what changed,
+// starts it again from the tick it reads at.
 
 import "sync"
 
@@ -38,13 +38,15 @@ func (c *pgCache) buckets() (uint64, map[string]uint64) {
 	return c.at, c.seqs
 }
 
-// putBuckets keeps seqs, the buckets read at tick at, if the cache is as
-// of it.
-func (c *pgCache) putBuckets(at uint64, seqs map[string]uint64) {
+// restart makes the cache as of tick at, with seqs the buckets then and
+// no values, if it is as of an earlier tick that it could not catch up
+// from (or of nothing): a read as of at, which knows seqs, fills it from
+// there. It never moves the cache back.
+func (c *pgCache) restart(at uint64, seqs map[string]uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if at != 0 && c.at == at && c.seqs == nil {
-		c.seqs = seqs
+	if at > c.at || (at == c.at && c.seqs == nil) {
+		c.at, c.vals, c.seqs = at, nil, seqs
 	}
 }
 

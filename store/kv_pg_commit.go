@@ -80,6 +80,7 @@ func (t *pgTx) commit() error {
 	if len(names) > 0 {
 		batch.Queue(pgSetSequences, names, seqs)
 	}
+	t.queueChange(&batch, names, seqs)
 	var keys []string
 	sent := map[string]bool{}
 	for _, k := range t.notes {

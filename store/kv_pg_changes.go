@@ -1,0 +1,179 @@
+package store
+
+// The change log: each write transaction records, in its commit's round
+// trip, the keys it wrote with their new values and the sequences it
+// moved, by its tick. An instance whose cache is a few ticks behind the
+// clock (another instance wrote) reads the entries since, in the round
+// trip it reads the clock in, and moves its cache on by them, rather than
+// dropping it whole: two instances writing in turn otherwise read every
+// key from the server again in every transaction, and even dropping only
+// the keys the other wrote left each transaction reading a few (the audit
+// log's last record, the queue's) one round trip at a time.
+
+import (
+	"fmt"
+	"maps"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// pgCatchUp bounds how far behind the clock a cache may be to catch up by
+// the log; further behind, it is dropped and fills again. pgChangeLogKeep
+// is how many ticks of the log are kept, pruned every pgPruneEvery ticks.
+const (
+	pgCatchUp       = 256
+	pgChangeLogKeep = 1024
+	pgPruneEvery    = 128
+)
+
+// The change log's statements. pgReadChanges reads the entries after the
+// cache's tick $1 (none when the cache is as of nothing, -1).
+// pgReadClockChanges is the clock and the entries since $1 in one
+// statement, so one snapshot: the read that DB.Read answers from the
+// cache after.
+const (
+	pgWriteChange = `INSERT INTO sb_changes (tick, buckets, keys, vals, seq_names, seq_values, whole)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`
+	pgPruneChanges = "DELETE FROM sb_changes WHERE tick <= $1"
+	pgReadChanges  = `SELECT tick, buckets, keys, vals, seq_names, seq_values, whole FROM sb_changes
+		WHERE $1::bigint >= 0 AND tick > $1 AND tick <= $1 + $2::bigint ORDER BY tick`
+	pgReadClockChanges = `SELECT c.tick, ch.tick, ch.buckets, ch.keys, ch.vals, ch.seq_names, ch.seq_values, ch.whole
+		FROM sb_clock c LEFT JOIN sb_changes ch
+		ON ch.tick > $1 AND ch.tick <= c.tick AND ch.tick <= $1 + $2::bigint ORDER BY ch.tick`
+)
+
+// pgChange is one entry of the change log.
+type pgChange struct {
+	tick    uint64
+	buckets []string
+	keys    [][]byte
+	vals    [][]byte // each key's value after pgLive, or pgGone alone
+	seqs    map[string]uint64
+	// whole says the transaction made or dropped a bucket: a cache
+	// cannot catch up past it.
+	whole bool
+}
+
+// A value in the change log is a byte saying whether the key holds one,
+// then the value: a stored value may be empty, and an empty or NULL
+// array element would not say which it is.
+const (
+	pgLive byte = 1
+	pgGone byte = 0
+)
+
+// scanChange reads one entry from the row's columns.
+func scanChange(tick int64, buckets []string, keys, vals [][]byte, seqNames []string, seqValues []int64, whole bool) (pgChange, error) {
+	if len(buckets) != len(keys) || len(keys) != len(vals) || len(seqNames) != len(seqValues) {
+		return pgChange{}, fmt.Errorf("postgres: change log entry %d is malformed", tick)
+	}
+	for _, v := range vals {
+		if len(v) == 0 || (v[0] != pgLive && v[0] != pgGone) {
+			return pgChange{}, fmt.Errorf("postgres: change log entry %d is malformed", tick)
+		}
+	}
+	c := pgChange{tick: uint64(tick), buckets: buckets, keys: keys, vals: vals, whole: whole}
+	if len(seqNames) > 0 {
+		c.seqs = make(map[string]uint64, len(seqNames))
+		for i, n := range seqNames {
+			c.seqs[n] = uint64(seqValues[i])
+		}
+	}
+	return c, nil
+}
+
+// readChanges reads the entries pgReadChanges answers.
+func readChanges(rows pgx.Rows) ([]pgChange, error) {
+	defer rows.Close()
+	var out []pgChange
+	for rows.Next() {
+		var (
+			tick      int64
+			buckets   []string
+			keys      [][]byte
+			vals      [][]byte
+			seqNames  []string
+			seqValues []int64
+			whole     bool
+		)
+		if err := rows.Scan(&tick, &buckets, &keys, &vals, &seqNames, &seqValues, &whole); err != nil {
+			return nil, pgFailure("read the change log", err)
+		}
+		c, err := scanChange(tick, buckets, keys, vals, seqNames, seqValues, whole)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, pgFailure("read the change log", err)
+	}
+	return out, nil
+}
+
+// queueChange adds the transaction's entry in the change log to batch,
+// and every pgPruneEvery ticks the pruning of the oldest. names and seqs
+// are the sequences it moved.
+func (t *pgTx) queueChange(batch *pgx.Batch, names []string, seqs []int64) {
+	buckets, keys, vals := []string{}, [][]byte{}, [][]byte{}
+	for _, b := range t.buckets {
+		for k := range b.written {
+			v := []byte{pgGone}
+			if e := b.known[k]; e.ok {
+				v = append(append(make([]byte, 0, 1+len(e.v)), pgLive), e.v...)
+			}
+			buckets, keys, vals = append(buckets, b.name), append(keys, []byte(k)), append(vals, v)
+		}
+	}
+	if names == nil {
+		names, seqs = []string{}, []int64{}
+	}
+	batch.Queue(pgWriteChange, int64(t.tick), buckets, keys, vals, names, seqs, t.dropped || t.created)
+	if t.tick%pgPruneEvery == 0 && t.tick > pgChangeLogKeep {
+		batch.Queue(pgPruneChanges, int64(t.tick-pgChangeLogKeep))
+	}
+}
+
+// catchUp moves the cache from tick from to tick to by changes (the log's
+// entries after from, in order), taking the values they wrote and the
+// sequences they moved, and returns the buckets as of to. It does
+// nothing and returns nil when it cannot: the cache is not as of from, an
+// entry is missing (pruned, or written by an instance that keeps no log)
+// or made or dropped a bucket.
+func (c *pgCache) catchUp(from, to uint64, changes []pgChange) map[string]uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at == to && to != 0 {
+		return c.seqs // another transaction caught it up
+	}
+	if from == 0 || c.at != from || c.seqs == nil || to < from || to-from > uint64(len(changes)) {
+		return nil
+	}
+	changes = changes[:to-from]
+	for i, ch := range changes {
+		if ch.tick != from+1+uint64(i) || ch.whole {
+			return nil
+		}
+	}
+	seqs, cloned := c.seqs, false
+	for _, ch := range changes {
+		for i, k := range ch.keys {
+			v := pgValue{}
+			if ch.vals[i][0] == pgLive {
+				v = pgValue{ch.vals[i][1:], true}
+			}
+			c.keep(pgKey{ch.buckets[i], string(k)}, v)
+		}
+		for name, seq := range ch.seqs {
+			if _, ok := seqs[name]; !ok {
+				return nil // a bucket this cache does not know: drop it
+			}
+			if !cloned {
+				seqs, cloned = maps.Clone(seqs), true
+			}
+			seqs[name] = seq
+		}
+	}
+	c.at, c.seqs = to, seqs
+	return seqs
+}
