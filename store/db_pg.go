@@ -33,6 +33,10 @@ type pgEngine struct {
 	timeout time.Duration
 
 	cache pgCache
+	// foreignAt is the tick of this instance's last write transaction
+	// that found another instance had written before it: the change log
+	// is written only while that is recent (pgTx.queueChange).
+	foreignAt atomic.Uint64
 
 	// stopListen stops the listener OnSignal started; nil if none.
 	stopListen func()

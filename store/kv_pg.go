@@ -203,6 +203,11 @@ func (t *pgTx) begin(setup []string) error {
 	if err := t.readBuckets(rows, false); err != nil {
 		return err
 	}
+	if t.tick-1 != at || seqs == nil {
+		// Another instance wrote since this one last did (or the cache
+		// cannot tell): from here on, the log is written for it.
+		t.e.foreignAt.Store(t.tick)
+	}
 	// A cache that cannot catch up starts again when this commits.
 	if _, err := t.catchUp(res, at, t.tick-1, seqs); err != nil {
 		return err

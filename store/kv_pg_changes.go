@@ -114,7 +114,17 @@ func readChanges(rows pgx.Rows) ([]pgChange, error) {
 // queueChange adds the transaction's entry in the change log to batch,
 // and every pgPruneEvery ticks the pruning of the oldest. names and seqs
 // are the sequences it moved.
+//
+// An instance that has been the only writer for pgCatchUp ticks writes no
+// entries: nobody else's cache could catch up by them, and a commit costs
+// one statement less. An instance reading meanwhile meets the gap and
+// starts its cache again; once another instance writes, this one's next
+// write sees it and the log is written again, entries being of use only
+// from a tick on without gaps.
 func (t *pgTx) queueChange(batch *pgx.Batch, names []string, seqs []int64) {
+	if t.tick-t.e.foreignAt.Load() > pgCatchUp {
+		return
+	}
 	buckets, keys, vals := []string{}, [][]byte{}, [][]byte{}
 	for _, b := range t.buckets {
 		for k := range b.written {

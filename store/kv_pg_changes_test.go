@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -167,4 +168,58 @@ func readKeys(t *testing.T, db *DB, bucket []byte, run func(func(*Tx) error) err
 // does.
 func wrapTx(db *DB, fn func(*Tx) error) func(kvTx) error {
 	return func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) }
+}
+
+// An instance that has long been the only writer leaves no entries; once
+// another writes, it does again, and the other's cache, after a gap,
+// starts again and reads right.
+func TestPgChangeLogOnlyWhileShared(t *testing.T) {
+	a := openTestDB(t, Options{})
+	if a.pg == nil {
+		t.Skip("the change log is the PostgreSQL engine's")
+	}
+	u, _ := pgURLs.Load(a)
+	b, err := OpenPostgres(u.(string), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	bucket := []byte("changes_test")
+	mustUpdate(t, a, func(tx *Tx) error {
+		_, err := tx.tx.CreateBucket(bucket)
+		return err
+	})
+	put := func(db *DB, v string) {
+		t.Helper()
+		mustUpdate(t, db, func(tx *Tx) error { return tx.tx.Bucket(bucket).Put([]byte("k1"), []byte(v)) })
+	}
+	logged := func() bool {
+		t.Helper()
+		var n int
+		err := a.pg.pool.QueryRow(context.Background(),
+			"SELECT count(*) FROM sb_changes WHERE tick = (SELECT tick FROM sb_clock)").Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+	for i := range pgCatchUp + 2 {
+		put(a, fmt.Sprint("alone ", i))
+	}
+	if logged() {
+		t.Errorf("a, the only writer for %d ticks, still writes the log", pgCatchUp+2)
+	}
+	if k1, _, _, _ := readKeys(t, b, bucket, func(fn func(*Tx) error) error { return b.Read(fn) }); k1 != fmt.Sprint("alone ", pgCatchUp+1) {
+		t.Errorf("b reads k1 as %q", k1)
+	}
+	put(b, "from b")
+	put(a, "from a again")
+	if !logged() {
+		t.Errorf("a's write after b's left no entry")
+	}
+	put(a, "and once more")
+	k1, _, _, _ := readKeys(t, b, bucket, func(fn func(*Tx) error) error { return b.pg.readCached(wrapTx(b, fn)) })
+	if k1 != "and once more" {
+		t.Errorf("b's cache says k1=%q", k1)
+	}
 }
