@@ -76,16 +76,7 @@ func TestPgCacheCatchUp(t *testing.T) {
 // memory, right; a write that left no entry (an instance of an earlier
 // version) makes it read the server again.
 func TestPgChangeLogAcrossInstances(t *testing.T) {
-	a := openTestDB(t, Options{})
-	if a.pg == nil {
-		t.Skip("the change log is the PostgreSQL engine's")
-	}
-	u, _ := pgURLs.Load(a)
-	b, err := OpenPostgres(u.(string), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
+	a, b := twoInstances(t)
 	bucket := []byte("changes_test")
 	mustUpdate(t, a, func(tx *Tx) error {
 		bk, err := tx.tx.CreateBucket(bucket)
@@ -139,13 +130,30 @@ func TestPgChangeLogAcrossInstances(t *testing.T) {
 		UPDATE sb_clock SET tick = tick + 1`); err != nil {
 		t.Fatal(err)
 	}
-	err = b.pg.readCached(wrapTx(b, func(tx *Tx) error { return nil }))
+	err := b.pg.readCached(wrapTx(b, func(tx *Tx) error { return nil }))
 	if !errors.Is(err, errCacheShort) {
 		t.Errorf("b's cache answered past a tick with no entry: %v", err)
 	}
 	if k1, _, _, _ := read(b); k1 != "ichi" {
 		t.Errorf("b reads k1 as %q past a tick with no entry, want the server's", k1)
 	}
+}
+
+// twoInstances opens a test database twice, as two instances do; on
+// bbolt, which has no instances to share a file, it skips the test.
+func twoInstances(t *testing.T) (a, b *DB) {
+	t.Helper()
+	a = openTestDB(t, Options{})
+	if a.pg == nil {
+		t.Skip("the change log is the PostgreSQL engine's")
+	}
+	u, _ := pgURLs.Load(a)
+	b, err := OpenPostgres(u.(string), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return a, b
 }
 
 // readKeys reads k1, k2 and the sequence of bucket with run.
@@ -174,16 +182,7 @@ func wrapTx(db *DB, fn func(*Tx) error) func(kvTx) error {
 // another writes, it does again, and the other's cache, after a gap,
 // starts again and reads right.
 func TestPgChangeLogOnlyWhileShared(t *testing.T) {
-	a := openTestDB(t, Options{})
-	if a.pg == nil {
-		t.Skip("the change log is the PostgreSQL engine's")
-	}
-	u, _ := pgURLs.Load(a)
-	b, err := OpenPostgres(u.(string), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
+	a, b := twoInstances(t)
 	bucket := []byte("changes_test")
 	mustUpdate(t, a, func(tx *Tx) error {
 		_, err := tx.tx.CreateBucket(bucket)
