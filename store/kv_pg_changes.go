@@ -160,12 +160,19 @@ func (c *pgCache) catchUp(from, to uint64, changes []pgChange) map[string]uint64
 		return nil
 	}
 	changes = changes[:to-from]
+	// Every entry is checked before the cache is touched: values of a
+	// later tick must not stay in a cache that is still as of from.
 	for i, ch := range changes {
 		if ch.tick != from+1+uint64(i) || ch.whole {
 			return nil
 		}
+		for name := range ch.seqs {
+			if _, ok := c.seqs[name]; !ok {
+				return nil // a bucket this cache does not know
+			}
+		}
 	}
-	seqs, cloned := c.seqs, false
+	seqs := maps.Clone(c.seqs)
 	for _, ch := range changes {
 		for i, k := range ch.keys {
 			v := pgValue{}
@@ -174,15 +181,7 @@ func (c *pgCache) catchUp(from, to uint64, changes []pgChange) map[string]uint64
 			}
 			c.keep(pgKey{ch.buckets[i], string(k)}, v)
 		}
-		for name, seq := range ch.seqs {
-			if _, ok := seqs[name]; !ok {
-				return nil // a bucket this cache does not know: drop it
-			}
-			if !cloned {
-				seqs, cloned = maps.Clone(seqs), true
-			}
-			seqs[name] = seq
-		}
+		maps.Copy(seqs, ch.seqs)
 	}
 	c.at, c.seqs = to, seqs
 	return seqs

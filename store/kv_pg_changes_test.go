@@ -37,7 +37,8 @@ func TestPgCacheCatchUp(t *testing.T) {
 		{"too few entries", 5, 7, []pgChange{entry(6, "k1", live("new"), 8)}, false, nil, 0},
 		{"a bucket made", 5, 6, []pgChange{{tick: 6, whole: true}}, false, nil, 0},
 		{"not from where the cache is", 4, 6, []pgChange{entry(5, "k1", live("x"), 8), entry(6, "k1", live("y"), 8)}, false, nil, 0},
-		{"a bucket the cache does not know", 5, 6, []pgChange{{tick: 6, seqs: map[string]uint64{"new": 1}}}, false, nil, 0},
+		{"a bucket the cache does not know", 5, 7, []pgChange{entry(6, "k1", live("x"), 8),
+			{tick: 7, seqs: map[string]uint64{"new": 1}}}, false, nil, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,8 +54,8 @@ func TestPgCacheCatchUp(t *testing.T) {
 				t.Errorf("the buckets the cache shared were changed in place")
 			}
 			if !tc.ok {
-				if c.at != 5 {
-					t.Errorf("the cache moved to %d", c.at)
+				if v, ok := c.get(5, "b", "k1"); c.at != 5 || !ok || string(v.v) != "one" {
+					t.Errorf("the cache moved to %d, or holds k1=%q (held: %v) of a later tick", c.at, v.v, ok)
 				}
 				return
 			}
