@@ -17,9 +17,11 @@ import (
 // raw token; any other error is the database's.
 func (r *Registry) Authenticate(raw string) (Principal, error) {
 	var tok store.Token
-	// Read, not View: every call of every agent comes this way first, and
-	// on PostgreSQL the token is almost always what the instance holds.
-	err := r.db.Read(func(tx *store.Tx) error {
+	// Peek, not View: every call of every agent comes this way first, and
+	// on PostgreSQL the token is almost always what the instance holds. A
+	// token another instance revoked a moment ago may pass here: what the
+	// principal then does is authorized again in its own transaction.
+	err := r.db.Peek(func(tx *store.Tx) error {
 		var err error
 		tok, err = tx.Authenticate(raw)
 		return err

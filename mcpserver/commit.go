@@ -80,7 +80,11 @@ func (g *groupCommitter) commit(batch []*txRequest) {
 	for len(batch) > 0 {
 		failed := -1
 		var failErr error
-		err := g.db.Update(func(tx *store.Tx) error {
+		// Every function may run more than once (see update), so the
+		// batch may too: on PostgreSQL an optimistic write runs again
+		// when another instance committed first.
+		err := g.db.Write(func(tx *store.Tx) error {
+			failed, failErr = -1, nil
 			for i, r := range batch {
 				if err := r.fn(tx); err != nil {
 					failed, failErr = i, err

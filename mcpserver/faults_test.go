@@ -66,6 +66,10 @@ type faultEnv struct {
 	fast, sdk string // the MCP URLs: the fast path, and the SDK's path for every call
 	token     string
 	repo      store.Repository
+	// hookToken is a supervised session's own token: a hook takes no
+	// other, and refuses the client token on its own before it reads
+	// the store.
+	hookToken string
 	// parked hears every key a long poll waits on (signals.onWait).
 	parked chan string
 }
@@ -102,6 +106,7 @@ func newFaultEnv(t *testing.T) *faultEnv {
 	e.fast, e.sdk = fast.URL+"/mcp", sdk.URL+"/mcp"
 	_, e.token = f.createClientToken(t)
 	e.repo = f.registerRepo(t, t.TempDir())
+	_, e.hookToken = f.supervisedSession(t, e.repo.ID)
 	return e
 }
 
@@ -167,7 +172,9 @@ func TestStoreUnavailableEndsLongPolls(t *testing.T) {
 			case <-time.After(prompt):
 				t.Fatalf("the long poll still waits %v after the server stopped", prompt)
 			}
-			// Refused at the token check, before any method runs.
+			// Refused: the token may pass its first check from what the
+			// instance last knew (store.DB.Peek), but not the call's
+			// transaction.
 			st, reply, body := rawCall(t, c.url, e.token, c.tool, args)
 			wantUnavailable(t, "a call while the server is away", st, reply, body)
 			e.otherPaths(t, ses)
@@ -207,15 +214,15 @@ func TestStoreUnavailableEndsLongPolls(t *testing.T) {
 func (e *faultEnv) otherPaths(t *testing.T, ses string) {
 	t.Helper()
 	base := strings.TrimSuffix(e.fast, PathMCP)
-	for _, c := range []struct{ method, path string }{
-		{http.MethodGet, PathEvents + "?session_id=" + ses},
-		{http.MethodPost, supervisor.ClaudeHookPath + "Stop"},
+	for _, c := range []struct{ method, path, token string }{
+		{http.MethodGet, PathEvents + "?session_id=" + ses, e.token},
+		{http.MethodPost, supervisor.ClaudeHookPath + "Stop", e.hookToken},
 	} {
 		req, err := http.NewRequestWithContext(t.Context(), c.method, base+c.path, strings.NewReader("{}"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		req.Header.Set("Authorization", "Bearer "+e.token)
+		req.Header.Set("Authorization", "Bearer "+c.token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -183,6 +183,21 @@ func (db *DB) Read(fn func(*Tx) error) error {
 	return db.View(fn)
 }
 
+// Peek runs fn as Read does, for a check that its caller makes again
+// inside the transaction that acts on it: on PostgreSQL fn runs first on
+// what the instance last knew of the database, with no round trip to the
+// server, and that answer stands if fn succeeds. It may be a few
+// milliseconds behind another instance's commits, so a revocation made
+// there may not show yet, which the transaction's own check catches; a
+// failure (something another instance made may be missing) is never
+// taken from it, fn runs again as Read runs it. On bbolt Peek is View.
+func (db *DB) Peek(fn func(*Tx) error) error {
+	if db.pg != nil {
+		return db.pg.peek(func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
+	}
+	return db.View(fn)
+}
+
 // Update runs fn in a read-write transaction and commits (with fsync) when fn
 // returns nil. Only one Update runs at a time, on PostgreSQL across every
 // instance that shares the database.
@@ -193,6 +208,20 @@ func (db *DB) Update(fn func(*Tx) error) error {
 	return db.bolt.Update(func(btx *bolt.Tx) error {
 		return fn(&Tx{tx: kvTx{bolt: btx}, db: db, now: db.now().UTC()})
 	})
+}
+
+// Write runs fn in a read-write transaction, as Update does, for a
+// function that may run more than once: it must set what it returns, and
+// anything it keeps outside the transaction, afresh each time it runs.
+// On PostgreSQL fn runs first on the instance's snapshot with no lock
+// held, and commits only if no other transaction committed since; else
+// it runs again from where the database is now (kv_pg_optimistic.go). On
+// bbolt Write is Update.
+func (db *DB) Write(fn func(*Tx) error) error {
+	if db.pg != nil {
+		return db.pg.write(func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
+	}
+	return db.Update(fn)
 }
 
 // Check runs bbolt's consistency check over the whole file and returns the

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -33,10 +34,6 @@ type pgEngine struct {
 	timeout time.Duration
 
 	cache pgCache
-	// foreignAt is the tick of this instance's last write transaction
-	// that found another instance had written before it: the change log
-	// is written only while that is recent (pgTx.queueChange).
-	foreignAt atomic.Uint64
 
 	// stopListen stops the listener OnSignal started; nil if none.
 	stopListen func()
@@ -146,6 +143,23 @@ func (e *pgEngine) read(fn func(kvTx) error) error {
 	return e.run(false, nil, fn)
 }
 
+// peek runs fn as DB.Peek does: from the instance cache as it is, with no
+// round trip, if fn succeeds there; else as read does.
+func (e *pgEngine) peek(fn func(kvTx) error) error {
+	if e.closed.Load() {
+		return errDBClosed
+	}
+	if at, seqs := e.cache.buckets(); seqs != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
+		defer cancel()
+		t := &pgTx{e: e, ctx: ctx, cached: true, tick: at, seqs: seqs, buckets: map[string]*pgBucket{}}
+		if err := fn(kvTx{pg: t}); err == nil && t.err == nil {
+			return nil
+		}
+	}
+	return e.read(fn)
+}
+
 // readCached runs fn from the instance cache when the cache is as of the
 // database's clock: then the cache holds the database as a snapshot taken
 // now would show it, for every key it holds, and a read none of whose
@@ -189,6 +203,14 @@ func (e *pgEngine) readClockChanges(ctx context.Context, at uint64) (uint64, []p
 	if err != nil {
 		return 0, nil, pgFailure("read the clock", err)
 	}
+	return scanClockChanges(rows, "read the clock")
+}
+
+// scanClockChanges reads rows of the clock and the change log's entries
+// joined to it (none joined: one row, the clock alone), as
+// pgReadClockChanges and sb_commit answer them, each row's first columns
+// into lead. It closes rows.
+func scanClockChanges(rows pgx.Rows, what string, lead ...any) (uint64, []pgChange, error) {
 	defer rows.Close()
 	var tick int64
 	var changes []pgChange
@@ -202,8 +224,9 @@ func (e *pgEngine) readClockChanges(ctx context.Context, at uint64) (uint64, []p
 			seqValues []int64
 			whole     *bool
 		)
-		if err := rows.Scan(&tick, &chTick, &buckets, &keys, &vals, &seqNames, &seqValues, &whole); err != nil {
-			return 0, nil, pgFailure("read the clock", err)
+		dest := append(lead[:len(lead):len(lead)], &tick, &chTick, &buckets, &keys, &vals, &seqNames, &seqValues, &whole)
+		if err := rows.Scan(dest...); err != nil {
+			return 0, nil, pgFailure(what, err)
 		}
 		if chTick == nil {
 			continue // the clock where the cache is: no entry joined
@@ -215,7 +238,7 @@ func (e *pgEngine) readClockChanges(ctx context.Context, at uint64) (uint64, []p
 		changes = append(changes, c)
 	}
 	if err := rows.Err(); err != nil {
-		return 0, nil, pgFailure("read the clock", err)
+		return 0, nil, pgFailure(what, err)
 	}
 	return uint64(tick), changes, nil
 }

@@ -45,6 +45,8 @@ var pgSchema = []string{
 		value  bytea NOT NULL,
 		PRIMARY KEY (bucket, key)
 	)`,
+	pgApplyFunc,
+	pgCommitFunc,
 }
 
 // pgWriterLock is the key of the transaction-level advisory lock every
@@ -65,6 +67,10 @@ type pgTx struct {
 	// cached says the transaction runs from the instance cache, with no
 	// connection (pgEngine.readCached): it may not ask the server.
 	cached bool
+	// optimistic says the transaction is a write run on the instance's
+	// snapshot, outside any server transaction (kv_pg_optimistic.go):
+	// what it reads from the server must be as of the snapshot's tick.
+	optimistic bool
 	// seqs is every bucket and its sequence as the transaction began,
 	// shared with the instance cache and so never changed in place
 	// (ownSeqs copies it first); buckets holds the buckets the
@@ -203,11 +209,6 @@ func (t *pgTx) begin(setup []string) error {
 	if err := t.readBuckets(rows, false); err != nil {
 		return err
 	}
-	if t.tick-1 != at || seqs == nil {
-		// Another instance wrote since this one last did (or the cache
-		// cannot tell): from here on, the log is written for it.
-		t.e.foreignAt.Store(t.tick)
-	}
 	// A cache that cannot catch up starts again when this commits.
 	if _, err := t.catchUp(res, at, t.tick-1, seqs); err != nil {
 		return err
@@ -287,6 +288,16 @@ func (t *pgTx) bucket(name []byte) *pgBucket {
 	}
 	seq, ok := t.seqs[string(name)]
 	if !ok {
+		if t.optimistic {
+			// Another instance may have made it since the snapshot,
+			// which the cache cannot catch up past: the write runs
+			// again under the lock, which reads the buckets there are.
+			// Until it ends, the bucket answers nothing.
+			if t.err == nil {
+				t.err = errNeedLock
+			}
+			return &pgBucket{t: t, name: string(name)}
+		}
 		return nil
 	}
 	b := &pgBucket{t: t, name: string(name), seq: seq}
@@ -329,6 +340,10 @@ func (t *pgTx) createBucket(name []byte, ifMissing bool) (*pgBucket, error) {
 		}
 		return b, nil
 	}
+	if t.optimistic {
+		t.err = errNeedLock // buckets are made under the lock
+		return nil, t.err
+	}
 	if _, err := t.conn.Exec(t.ctx, "INSERT INTO sb_buckets (name) VALUES ($1)", string(name)); err != nil {
 		t.fail("create bucket "+string(name), err)
 		return nil, t.err
@@ -348,6 +363,10 @@ func (t *pgTx) deleteBucket(name []byte) error {
 	if !t.server() {
 		return t.err
 	}
+	if t.optimistic {
+		t.err = errNeedLock
+		return t.err
+	}
 	// The bucket's rows go with it (ON DELETE CASCADE).
 	tag, err := t.conn.Exec(t.ctx, "DELETE FROM sb_buckets WHERE name = $1", string(name))
 	if err != nil {
@@ -365,18 +384,18 @@ func (t *pgTx) deleteBucket(name []byte) error {
 }
 
 // pgBucket is a bucket of a pgTx. Its sequence is read with it and
-// written back at commit: writers are serialized, so no other transaction
-// moves it meanwhile. For the same reason what the transaction has read or
-// written is kept: a key is read from the server once, and writes are sent
-// together, at commit or before the bucket's rows are next read in order.
+// written back at commit: writers are serialized (or, optimistic, commit
+// only on the snapshot they read), so no other transaction moves it
+// meanwhile. For the same reason what the transaction has read or written
+// is kept: a key is read from the server once, and writes are sent
+// together at commit, cursors laying them over the rows they read.
 type pgBucket struct {
 	t        *pgTx
 	name     string
 	seq      uint64
 	seqDirty bool
 	known    map[string]pgValue // keys read or written in this transaction
-	pending  map[string]bool    // keys written and not yet sent
-	written  map[string]bool    // keys written, for the change log
+	pending  map[string]bool    // keys written, sent at commit
 }
 
 // pgValue is a key's value as the transaction sees it; ok is false for a
@@ -418,11 +437,8 @@ func (b *pgBucket) get(key []byte) []byte {
 	if !t.server() {
 		return nil
 	}
-	var v []byte
-	err := t.conn.QueryRow(t.ctx, "SELECT value FROM sb_kv WHERE bucket = $1 AND key = $2", b.name, bytes.Clone(key)).Scan(&v)
-	found := err == nil
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		t.fail("read "+b.name, err)
+	v, found := t.readKey(b.name, key)
+	if t.err != nil {
 		return nil
 	}
 	if found && v == nil {
@@ -436,6 +452,31 @@ func (b *pgBucket) get(key []byte) []byte {
 		t.e.cache.put(t.tick, b.name, string(key), pgValue{v, found})
 	}
 	return v
+}
+
+// readKey reads key of bucket from the server. An optimistic write reads
+// it with the clock, to learn that its snapshot is gone.
+func (t *pgTx) readKey(bucket string, key []byte) (v []byte, found bool) {
+	var err error
+	if t.optimistic {
+		var tick int64
+		err = t.conn.QueryRow(t.ctx, `SELECT c.tick, k.key IS NOT NULL, k.value FROM sb_clock c
+			LEFT JOIN sb_kv k ON k.bucket = $1 AND k.key = $2`, bucket, bytes.Clone(key)).Scan(&tick, &found, &v)
+		if err == nil && !t.at(uint64(tick)) {
+			return nil, false
+		}
+	} else {
+		err = t.conn.QueryRow(t.ctx, "SELECT value FROM sb_kv WHERE bucket = $1 AND key = $2", bucket, bytes.Clone(key)).Scan(&v)
+		found = err == nil
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = nil
+		}
+	}
+	if err != nil {
+		t.fail("read "+bucket, err)
+		return nil, false
+	}
+	return v, found
 }
 
 func (b *pgBucket) remember(key string, v []byte, ok bool) {
@@ -457,7 +498,7 @@ func (b *pgBucket) write(op string, key, value []byte, ok bool) error {
 		return fmt.Errorf("%s: the key is empty", op)
 	}
 	if b.pending == nil {
-		b.pending, b.written = map[string]bool{}, map[string]bool{}
+		b.pending = map[string]bool{}
 	}
 	k := string(key)
 	if ok {
@@ -468,7 +509,7 @@ func (b *pgBucket) write(op string, key, value []byte, ok bool) error {
 	}
 	// Kept past pgMaxKnown too: a pending write is read back from here.
 	b.remember(k, value, ok)
-	b.pending[k], b.written[k] = true, true
+	b.pending[k] = true
 	return nil
 }
 

@@ -25,6 +25,9 @@ type pgCache struct {
 	// seqs is every bucket and its sequence as of at; nil: not known. It
 	// is shared with transactions, so never changed in place.
 	seqs map[string]uint64
+	// held is the buckets held whole (kv_pg_held.go), as of at; it goes
+	// whenever vals does.
+	held map[string]*pgHeldKeys
 }
 
 // buckets returns the clock the cache is as of and every bucket as of it,
@@ -46,7 +49,7 @@ func (c *pgCache) restart(at uint64, seqs map[string]uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if at > c.at || (at == c.at && c.seqs == nil) {
-		c.at, c.vals, c.seqs = at, nil, seqs
+		c.at, c.vals, c.seqs, c.held = at, nil, seqs, nil
 	}
 }
 
@@ -58,6 +61,12 @@ func (c *pgCache) get(at uint64, bucket, key string) (pgValue, bool) {
 		return pgValue{}, false
 	}
 	v, ok := c.vals[pgKey{bucket, key}]
+	if !ok {
+		// A bucket held whole has every key it holds in vals.
+		if h := c.held[bucket]; h != nil && !h.tooBig {
+			return pgValue{}, true
+		}
+	}
 	return v, ok
 }
 
@@ -73,21 +82,29 @@ func (c *pgCache) put(at uint64, bucket, key string, v pgValue) {
 
 func (c *pgCache) keep(k pgKey, v pgValue) {
 	if c.vals == nil || len(c.vals) >= pgMaxCached {
-		c.vals = map[pgKey]pgValue{}
+		c.vals, c.held = map[pgKey]pgValue{}, nil
 	}
 	c.vals[k] = v
+	if c.held != nil {
+		c.keepHeld(k, v)
+	}
 }
 
 // committed records a write transaction that committed as tick at: what it
-// read and wrote is the database as of at, since it held the writer lock
-// from the tick before. The rest of the cache stays only if it was as of
-// that tick (no other instance wrote between); drop says it may not (a
-// bucket was dropped).
+// read and wrote is the database as of at, since it saw the database as
+// of the tick before (it held the writer lock, or committed only if the
+// clock was still there). The rest of the cache stays if it was as of
+// that tick, or as of at already (a read caught it up by this very
+// commit's entry in the change log); drop says it may not (a bucket was
+// dropped). A cache that is further on already is left as it is.
 func (c *pgCache) committed(at uint64, t *pgTx, drop bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if drop || c.at != at-1 {
-		c.vals = nil
+	if c.at > at && !drop {
+		return
+	}
+	if drop || (c.at != at-1 && c.at != at) {
+		c.vals, c.held = nil, nil
 	}
 	c.at = at
 	c.seqs = t.seqsAfter()
@@ -104,5 +121,5 @@ func (c *pgCache) committed(at uint64, t *pgTx, drop bool) {
 func (c *pgCache) forget() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.at, c.vals, c.seqs = 0, nil, nil
+	c.at, c.vals, c.seqs, c.held = 0, nil, nil, nil
 }

@@ -1,8 +1,8 @@
 package store
 
-// The change log: each write transaction records, in its commit's round
-// trip, the keys it wrote with their new values and the sequences it
-// moved, by its tick. An instance whose cache is a few ticks behind the
+// The change log: each write transaction records, in its commit's
+// statement (sb_apply), the keys it wrote with their new values and the
+// sequences it moved, by its tick. An instance whose cache is a few ticks behind the
 // clock (another instance wrote) reads the entries since, in the round
 // trip it reads the clock in, and moves its cache on by them, rather than
 // dropping it whole: two instances writing in turn otherwise read every
@@ -26,16 +26,13 @@ const (
 	pgPruneEvery    = 128
 )
 
-// The change log's statements. pgReadChanges reads the entries after the
+// The change log's reads (sb_apply writes it). pgReadChanges reads the entries after the
 // cache's tick $1 (none when the cache is as of nothing, -1).
 // pgReadClockChanges is the clock and the entries since $1 in one
 // statement, so one snapshot: the read that DB.Read answers from the
 // cache after.
 const (
-	pgWriteChange = `INSERT INTO sb_changes (tick, buckets, keys, vals, seq_names, seq_values, whole)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`
-	pgPruneChanges = "DELETE FROM sb_changes WHERE tick <= $1"
-	pgReadChanges  = `SELECT tick, buckets, keys, vals, seq_names, seq_values, whole FROM sb_changes
+	pgReadChanges = `SELECT tick, buckets, keys, vals, seq_names, seq_values, whole FROM sb_changes
 		WHERE $1::bigint >= 0 AND tick > $1 AND tick <= $1 + $2::bigint ORDER BY tick`
 	pgReadClockChanges = `SELECT c.tick, ch.tick, ch.buckets, ch.keys, ch.vals, ch.seq_names, ch.seq_values, ch.whole
 		FROM sb_clock c LEFT JOIN sb_changes ch
@@ -111,44 +108,11 @@ func readChanges(rows pgx.Rows) ([]pgChange, error) {
 	return out, nil
 }
 
-// queueChange adds the transaction's entry in the change log to batch,
-// and every pgPruneEvery ticks the pruning of the oldest. names and seqs
-// are the sequences it moved.
-//
-// An instance that has been the only writer for pgCatchUp ticks writes no
-// entries: nobody else's cache could catch up by them, and a commit costs
-// one statement less. An instance reading meanwhile meets the gap and
-// starts its cache again; once another instance writes, this one's next
-// write sees it and the log is written again, entries being of use only
-// from a tick on without gaps.
-func (t *pgTx) queueChange(batch *pgx.Batch, names []string, seqs []int64) {
-	if t.tick-t.e.foreignAt.Load() > pgCatchUp {
-		return
-	}
-	buckets, keys, vals := []string{}, [][]byte{}, [][]byte{}
-	for _, b := range t.buckets {
-		for k := range b.written {
-			v := []byte{pgGone}
-			if e := b.known[k]; e.ok {
-				v = append(append(make([]byte, 0, 1+len(e.v)), pgLive), e.v...)
-			}
-			buckets, keys, vals = append(buckets, b.name), append(keys, []byte(k)), append(vals, v)
-		}
-	}
-	if names == nil {
-		names, seqs = []string{}, []int64{}
-	}
-	batch.Queue(pgWriteChange, int64(t.tick), buckets, keys, vals, names, seqs, t.dropped || t.created)
-	if t.tick%pgPruneEvery == 0 && t.tick > pgChangeLogKeep {
-		batch.Queue(pgPruneChanges, int64(t.tick-pgChangeLogKeep))
-	}
-}
-
 // catchUp moves the cache from tick from to tick to by changes (the log's
 // entries after from, in order), taking the values they wrote and the
 // sequences they moved, and returns the buckets as of to. It does
 // nothing and returns nil when it cannot: the cache is not as of from, an
-// entry is missing (pruned, or written by an instance that keeps no log)
+// entry is missing (pruned, or written by an older binary)
 // or made or dropped a bucket.
 func (c *pgCache) catchUp(from, to uint64, changes []pgChange) map[string]uint64 {
 	c.mu.Lock()

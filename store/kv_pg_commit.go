@@ -1,7 +1,9 @@
 package store
 
-// How a PostgreSQL transaction ends: its buffered writes sent in a few
-// statements, and the commit in the same round trip; or the rollback.
+// How a PostgreSQL transaction ends: its buffered writes applied by one
+// statement, sb_apply, and the commit in the same round trip; or the
+// rollback. An optimistic write (kv_pg_optimistic.go) commits by
+// sb_commit, which checks the clock and calls sb_apply.
 
 import (
 	"context"
@@ -9,99 +11,123 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// The statements that send a transaction's buffered writes: a few for the
-// whole transaction, however many keys it wrote, since a statement per key
-// (a call writes about ten) cost the server more than the rest of the call.
-const (
-	pgPutRows = `INSERT INTO sb_kv (bucket, key, value)
-		SELECT * FROM unnest($1::text[], $2::bytea[], $3::bytea[])
-		ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value`
-	pgDeleteRows = `DELETE FROM sb_kv USING unnest($1::text[], $2::bytea[]) AS d (bucket, key)
-		WHERE sb_kv.bucket = d.bucket AND sb_kv.key = d.key`
-	pgSetSequences = `UPDATE sb_buckets SET seq = u.seq
-		FROM unnest($1::text[], $2::bigint[]) AS u (name, seq) WHERE sb_buckets.name = u.name`
-	pgNotify = "SELECT pg_notify($1, k) FROM unnest($2::text[]) AS k"
-)
+// pgApplyFunc makes sb_apply, which writes what one transaction wrote:
+// its keys (a few set-based statements, however many keys: a statement
+// per key cost the server more than the rest of the call), its buckets'
+// sequences, its entry in the change log (kv_pg_changes.go), and its
+// signals. One statement of the client's, whose plans the server
+// keeps per connection, costs less than the six it replaces.
+//
+// A value in the change log is pgLive followed by the value, or pgGone
+// alone; the log's entry is made here from the writes, so that values
+// cross the network once.
+const pgApplyFunc = `CREATE OR REPLACE FUNCTION sb_apply(
+		p_tick bigint, p_put_b text[], p_put_k bytea[], p_put_v bytea[],
+		p_del_b text[], p_del_k bytea[], p_seq_n text[], p_seq_v bigint[],
+		p_whole bool, p_prune bigint, p_notes text[])
+	RETURNS void LANGUAGE plpgsql AS $$
+	BEGIN
+		IF cardinality(p_put_k) > 0 THEN
+			INSERT INTO sb_kv (bucket, key, value) SELECT * FROM unnest(p_put_b, p_put_k, p_put_v)
+			ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value;
+		END IF;
+		IF cardinality(p_del_k) > 0 THEN
+			DELETE FROM sb_kv USING unnest(p_del_b, p_del_k) AS d (bucket, key)
+			WHERE sb_kv.bucket = d.bucket AND sb_kv.key = d.key;
+		END IF;
+		IF cardinality(p_seq_n) > 0 THEN
+			UPDATE sb_buckets SET seq = u.seq FROM unnest(p_seq_n, p_seq_v) AS u (name, seq)
+			WHERE sb_buckets.name = u.name;
+		END IF;
+		INSERT INTO sb_changes (tick, buckets, keys, vals, seq_names, seq_values, whole)
+		VALUES (p_tick, p_put_b || p_del_b, p_put_k || p_del_k,
+			ARRAY(SELECT '\x01'::bytea || v FROM unnest(p_put_v) WITH ORDINALITY AS u (v, i) ORDER BY i)
+				|| array_fill('\x00'::bytea, ARRAY[cardinality(p_del_k)]),
+			p_seq_n, p_seq_v, p_whole);
+		IF p_prune > 0 THEN
+			DELETE FROM sb_changes WHERE tick <= p_prune;
+		END IF;
+		IF cardinality(p_notes) > 0 THEN
+			PERFORM pg_notify('` + pgSignalChannel + `', k) FROM unnest(p_notes) AS k;
+		END IF;
+	END $$`
 
-// queuePending adds every bucket's pending writes to batch and returns the
-// statements it added: a key's last write only, so that no statement
-// touches a row twice.
-func (t *pgTx) queuePending(batch *pgx.Batch) int {
-	var put, del struct {
-		buckets      []string
-		keys, values [][]byte
+// pgApply calls sb_apply.
+const pgApply = "SELECT sb_apply($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+
+// pgWrites is what a transaction wrote, as the arrays sb_apply takes:
+// each key's last value (put) or its deletion, the sequences that moved,
+// the signals to send. The slices are never nil: an empty array, not
+// NULL, keeps the function's array arithmetic simple.
+type pgWrites struct {
+	putB, delB []string
+	putK, putV [][]byte
+	delK       [][]byte
+	seqN       []string
+	seqV       []int64
+	notes      []string
+}
+
+// writes collects what the transaction wrote.
+func (t *pgTx) writes() pgWrites {
+	w := pgWrites{
+		putB: []string{}, delB: []string{}, putK: [][]byte{}, putV: [][]byte{}, delK: [][]byte{},
+		seqN: []string{}, seqV: []int64{}, notes: []string{},
 	}
 	for _, b := range t.buckets {
 		for k := range b.pending {
-			w := &del
-			e := b.known[k]
-			if e.ok {
-				w = &put
-				w.values = append(w.values, e.v)
+			if e := b.known[k]; e.ok {
+				w.putB, w.putK, w.putV = append(w.putB, b.name), append(w.putK, []byte(k)), append(w.putV, e.v)
+			} else {
+				w.delB, w.delK = append(w.delB, b.name), append(w.delK, []byte(k))
 			}
-			w.buckets, w.keys = append(w.buckets, b.name), append(w.keys, []byte(k))
 		}
-		clear(b.pending)
-	}
-	n := 0
-	if len(put.keys) > 0 {
-		batch.Queue(pgPutRows, put.buckets, put.keys, put.values)
-		n++
-	}
-	if len(del.keys) > 0 {
-		batch.Queue(pgDeleteRows, del.buckets, del.keys)
-		n++
-	}
-	return n
-}
-
-// commit writes what the transaction keeps in memory (every bucket's
-// buffered writes, the sequences that moved, the signals to send) and
-// commits, in one round trip. An error may leave the outcome unknown: the
-// connection may have broken after the server committed.
-func (t *pgTx) commit() error {
-	if t.err != nil {
-		return t.err
-	}
-	var batch pgx.Batch
-	t.queuePending(&batch)
-	var names []string
-	var seqs []int64
-	for _, b := range t.buckets {
 		if b.seqDirty {
-			names, seqs = append(names, b.name), append(seqs, int64(b.seq))
-			b.seqDirty = false
+			w.seqN, w.seqV = append(w.seqN, b.name), append(w.seqV, int64(b.seq))
 		}
 	}
-	if len(names) > 0 {
-		batch.Queue(pgSetSequences, names, seqs)
-	}
-	t.queueChange(&batch, names, seqs)
-	var keys []string
 	sent := map[string]bool{}
 	for _, k := range t.notes {
 		if !sent[k] {
 			sent[k] = true
-			keys = append(keys, k)
+			w.notes = append(w.notes, k)
 		}
 	}
-	t.notes = nil
-	if len(keys) > 0 {
-		batch.Queue(pgNotify, pgSignalChannel, keys)
+	return w
+}
+
+// pgPrune is the change log's tick up to which the commit of tick
+// prunes it, every pgPruneEvery ticks; 0 for none.
+func pgPrune(tick uint64) int64 {
+	if tick%pgPruneEvery == 0 && tick > pgChangeLogKeep {
+		return int64(tick - pgChangeLogKeep)
 	}
+	return 0
+}
+
+// commit writes what the transaction keeps in memory and commits, in one
+// round trip. An error may leave the outcome unknown: the connection may
+// have broken after the server committed.
+func (t *pgTx) commit() error {
+	if t.err != nil {
+		return t.err
+	}
+	w := t.writes()
+	var batch pgx.Batch
+	batch.Queue(pgApply, int64(t.tick), w.putB, w.putK, w.putV, w.delB, w.delK, w.seqN, w.seqV,
+		t.dropped || t.created, pgPrune(t.tick), w.notes)
 	batch.Queue("COMMIT")
 	res := t.conn.SendBatch(t.ctx, &batch)
 	defer res.Close()
-	var tag pgconn.CommandTag
-	for range batch.Len() {
-		var err error
-		if tag, err = res.Exec(); err != nil {
-			return pgFailure("commit", err)
-		}
+	if _, err := res.Exec(); err != nil {
+		return pgFailure("commit", err)
+	}
+	tag, err := res.Exec()
+	if err != nil {
+		return pgFailure("commit", err)
 	}
 	if err := t.closeBatch(res, "commit"); err != nil {
 		return err

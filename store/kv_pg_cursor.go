@@ -6,8 +6,7 @@ package store
 import (
 	"bytes"
 	"fmt"
-
-	"github.com/jackc/pgx/v5"
+	"slices"
 )
 
 // pgCursorBatch bounds the rows a cursor reads ahead in one query; it
@@ -18,9 +17,10 @@ const (
 )
 
 // pgCursor walks a bucket in key order, reading rows ahead in batches, in
-// the direction it last moved. Rows written by the transaction after a
-// batch was read are seen from the next batch on, as bbolt's cursors see
-// writes only where they have not been yet.
+// the direction it last moved, with the transaction's own writes laid
+// over each batch. Rows written by the transaction after a batch was read
+// are seen from the next batch on, as bbolt's cursors see writes only
+// where they have not been yet.
 type pgCursor struct {
 	b     *pgBucket
 	rows  []pgRow // the batch, in the direction of travel
@@ -29,8 +29,10 @@ type pgCursor struct {
 	full  bool    // the batch was full: there may be more beyond it
 	batch int     // the size of the next batch
 	// off is where the cursor is after a walk left the bucket: +1 past
-	// the end, -1 before the start, 0 on a row.
-	off int
+	// the end, -1 before the start, 0 on a row. edge is the row a step
+	// off the end left it on, nil if it got there otherwise.
+	off  int
+	edge []byte
 }
 
 type pgRow struct{ k, v []byte }
@@ -40,13 +42,40 @@ type pgRow struct{ k, v []byte }
 // its first.
 func (c *pgCursor) read(from []byte, incl, desc bool) ([]byte, []byte) {
 	t := c.b.t
-	c.rows, c.i, c.desc, c.full = c.rows[:0], 0, desc, false
-	if t.err != nil || !t.server() {
-		return c.failed()
-	}
+	c.rows, c.i, c.desc, c.full, c.edge = c.rows[:0], 0, desc, false, nil
 	if c.batch == 0 {
 		c.batch = pgCursorFirst
 	}
+	for {
+		if t.err != nil {
+			return c.failed()
+		}
+		last, ok := c.readHeld(from, incl, desc)
+		if !ok {
+			if t.err != nil || !t.server() {
+				return c.failed()
+			}
+			if last, ok = c.readServer(from, incl, desc); !ok {
+				return c.failed()
+			}
+			c.full = len(c.rows) == c.batch
+		}
+		c.batch = min(2*c.batch, pgCursorBatch)
+		c.overlay(from, incl, last)
+		if len(c.rows) > 0 || !c.full {
+			return c.here(desc)
+		}
+		// The transaction deleted every row the batch read, and there
+		// may be more beyond them.
+		from, incl = last, false
+	}
+}
+
+// readServer reads the batch's rows as the server has them, and returns
+// the last one's key. An optimistic write's read carries the clock, to
+// learn that its snapshot is gone (kv_pg_optimistic.go).
+func (c *pgCursor) readServer(from []byte, incl, desc bool) ([]byte, bool) {
+	t := c.b.t
 	op, order := ">", "ASC"
 	if desc {
 		op, order = "<", "DESC"
@@ -61,30 +90,32 @@ func (c *pgCursor) read(from []byte, incl, desc bool) ([]byte, []byte) {
 		args = append(args, from)
 	}
 	q += fmt.Sprintf(" ORDER BY key %s LIMIT %d", order, c.batch)
-	// The transaction's pending writes go first, in the same round trip,
-	// so that the rows read in order include them.
-	var batch pgx.Batch
-	writes := t.queuePending(&batch)
-	batch.Queue(q, args...)
-	res := t.conn.SendBatch(t.ctx, &batch)
-	defer res.Close()
-	for range writes {
-		if _, err := res.Exec(); err != nil {
-			t.fail("write", err)
-			return c.failed()
-		}
+	if t.optimistic {
+		q = "SELECT c.tick, r.key, r.value FROM sb_clock c LEFT JOIN LATERAL (" + q + ") r ON true ORDER BY r.key " + order
 	}
-	rows, err := res.Query()
+	rows, err := t.conn.Query(t.ctx, q, args...)
 	if err != nil {
 		t.fail("read "+c.b.name, err)
-		return c.failed()
+		return nil, false
 	}
+	defer rows.Close()
 	for rows.Next() {
 		var r pgRow
-		if err := rows.Scan(&r.k, &r.v); err != nil {
-			rows.Close()
+		var tick int64
+		if t.optimistic {
+			err = rows.Scan(&tick, &r.k, &r.v)
+		} else {
+			err = rows.Scan(&r.k, &r.v)
+		}
+		if err != nil {
 			t.fail("read "+c.b.name, err)
-			return c.failed()
+			return nil, false
+		}
+		if t.optimistic && !t.at(uint64(tick)) {
+			return nil, false
+		}
+		if r.k == nil {
+			continue // an optimistic read of an empty range: the clock alone
 		}
 		if r.v == nil {
 			r.v = []byte{}
@@ -93,11 +124,66 @@ func (c *pgCursor) read(from []byte, incl, desc bool) ([]byte, []byte) {
 	}
 	if err := rows.Err(); err != nil {
 		t.fail("read "+c.b.name, err)
-		return c.failed()
+		return nil, false
 	}
-	c.full = len(c.rows) == c.batch
-	c.batch = min(2*c.batch, pgCursorBatch)
-	return c.here(desc)
+	if len(c.rows) == 0 {
+		return nil, true
+	}
+	return c.rows[len(c.rows)-1].k, true
+}
+
+// overlay lays the transaction's own writes to the bucket over the batch
+// just read: writes are sent at commit, so the server's rows are the
+// bucket as the transaction began. The batch stands for the keys from
+// from (exclusive unless incl; nil: the bucket's end) to its last row
+// last, or on to the bucket's other end when it was not full; a written
+// key in that span is added, replaced or taken out.
+func (c *pgCursor) overlay(from []byte, incl bool, last []byte) {
+	b := c.b
+	if len(b.pending) == 0 {
+		return
+	}
+	// before reports that key x comes before y in the direction of travel.
+	before := func(x, y []byte) bool {
+		if c.desc {
+			return bytes.Compare(x, y) > 0
+		}
+		return bytes.Compare(x, y) < 0
+	}
+	inSpan := func(k []byte) bool {
+		if from != nil && (before(k, from) || (!incl && bytes.Equal(k, from))) {
+			return false
+		}
+		return !c.full || !before(last, k)
+	}
+	var touched bool
+	written := map[string]bool{}
+	for k := range b.pending {
+		if inSpan([]byte(k)) {
+			written[k], touched = true, true
+		}
+	}
+	if !touched {
+		return
+	}
+	rows := c.rows[:0:0]
+	for _, r := range c.rows {
+		if !written[string(r.k)] {
+			rows = append(rows, r)
+		}
+	}
+	for k := range written {
+		if e := b.known[k]; e.ok {
+			rows = append(rows, pgRow{[]byte(k), e.v})
+		}
+	}
+	slices.SortFunc(rows, func(x, y pgRow) int {
+		if c.desc {
+			return bytes.Compare(y.k, x.k)
+		}
+		return bytes.Compare(x.k, y.k)
+	})
+	c.rows = rows
 }
 
 // failed leaves the cursor off the bucket's end after a read that failed
@@ -137,9 +223,15 @@ func (c *pgCursor) seek(key []byte) ([]byte, []byte) {
 	return c.read(bytes.Clone(key), true, false)
 }
 
-// step moves one row in direction desc.
+// step moves one row in direction desc. As bbolt's cursor does, one that
+// stepped off an end stays on the row it stepped from, so a step back
+// returns the row before that one; one that a seek put past the end (or
+// that walks an empty bucket) is on no row, and a step back returns the
+// last.
 func (c *pgCursor) step(desc bool) ([]byte, []byte) {
 	switch {
+	case c.off != 0 && c.edge != nil && (c.off == 1) == desc:
+		return c.read(c.edge, false, desc)
 	case c.off == 1 && desc:
 		return c.last() // back from past the end: the last row
 	case c.off == -1 && !desc:
@@ -152,13 +244,18 @@ func (c *pgCursor) step(desc bool) ([]byte, []byte) {
 			return c.rows[c.i].k, c.rows[c.i].v
 		}
 		if !c.full {
-			c.i = len(c.rows)
+			c.edge, c.i = c.rows[c.i].k, len(c.rows)
 			return c.here(desc)
 		}
 	}
 	// The batch is spent, or the cursor turns: read on from the current
 	// row in the new direction.
-	return c.read(c.rows[c.i].k, false, desc)
+	from := c.rows[c.i].k
+	k, v := c.read(from, false, desc)
+	if k == nil && c.b.t.err == nil {
+		c.edge = from
+	}
+	return k, v
 }
 
 func (c *pgCursor) next() ([]byte, []byte) { return c.step(false) }
