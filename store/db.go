@@ -185,12 +185,13 @@ func (db *DB) Read(fn func(*Tx) error) error {
 
 // Peek runs fn as Read does, for a check that its caller makes again
 // inside the transaction that acts on it: on PostgreSQL fn runs first on
-// what the instance last knew of the database, with no round trip to the
-// server, and that answer stands if fn succeeds. It may be a few
-// milliseconds behind another instance's commits, so a revocation made
-// there may not show yet, which the transaction's own check catches; a
-// failure (something another instance made may be missing) is never
-// taken from it, fn runs again as Read runs it. On bbolt Peek is View.
+// what the instance last knew of the database, if the server showed it
+// current within the last second, with no round trip to the server, and
+// that answer stands if fn succeeds. It may be behind another instance's
+// commits of that second, so a revocation made there may not show yet,
+// which the transaction's own check catches; a failure (something
+// another instance made may be missing) is never taken from it, fn runs
+// again as Read runs it. On bbolt Peek is View.
 func (db *DB) Peek(fn func(*Tx) error) error {
 	if db.pg != nil {
 		return db.pg.peek(func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })

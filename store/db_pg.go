@@ -144,12 +144,14 @@ func (e *pgEngine) read(fn func(kvTx) error) error {
 }
 
 // peek runs fn as DB.Peek does: from the instance cache as it is, with no
-// round trip, if fn succeeds there; else as read does.
+// round trip, if fn succeeds there and the server showed the cache's
+// clock within pgPeekFresh (an instance that has been idle asks it);
+// else as read does.
 func (e *pgEngine) peek(fn func(kvTx) error) error {
 	if e.closed.Load() {
 		return errDBClosed
 	}
-	if at, seqs := e.cache.buckets(); seqs != nil {
+	if at, seqs := e.cache.recent(pgPeekFresh); seqs != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
 		defer cancel()
 		t := &pgTx{e: e, ctx: ctx, cached: true, tick: at, seqs: seqs, buckets: map[string]*pgBucket{}}
@@ -180,7 +182,9 @@ func (e *pgEngine) readCached(fn func(kvTx) error) error {
 	if err != nil {
 		return err
 	}
-	if tick != at {
+	if tick == at {
+		e.cache.confirm(at)
+	} else {
 		// Another instance wrote, or this one did meanwhile: the log
 		// says which keys to drop.
 		if seqs = e.cache.catchUp(at, tick, changes); seqs == nil {

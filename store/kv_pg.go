@@ -288,13 +288,17 @@ func (t *pgTx) bucket(name []byte) *pgBucket {
 	}
 	seq, ok := t.seqs[string(name)]
 	if !ok {
-		if t.optimistic {
+		if t.optimistic || t.cached {
 			// Another instance may have made it since the snapshot,
 			// which the cache cannot catch up past: the write runs
-			// again under the lock, which reads the buckets there are.
-			// Until it ends, the bucket answers nothing.
+			// again under the lock, the read in a transaction, either
+			// of which reads the buckets there are. Until it ends, the
+			// bucket answers nothing.
 			if t.err == nil {
 				t.err = errNeedLock
+				if t.cached {
+					t.err = errCacheShort
+				}
 			}
 			return &pgBucket{t: t, name: string(name)}
 		}

@@ -9,7 +9,10 @@ package store
 // change log (kv_pg_changes.go), or, when the log cannot say what changed,
 // starts it again from the tick it reads at.
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // pgMaxCached bounds the values an instance keeps; past it the cache is
 // dropped and fills again with what is in use.
@@ -28,6 +31,33 @@ type pgCache struct {
 	// held is the buckets held whole (kv_pg_held.go), as of at; it goes
 	// whenever vals does.
 	held map[string]*pgHeldKeys
+	// seen is when the server last showed its clock at at: a commit
+	// there, a read of the clock, a catch-up to it.
+	seen time.Time
+}
+
+// pgPeekFresh is how recently the server must have shown the clock where
+// the cache is for DB.Peek to answer from it alone.
+const pgPeekFresh = time.Second
+
+// recent returns what buckets does, if the server showed the clock where
+// the cache is within the last d; nil if not.
+func (c *pgCache) recent(d time.Duration) (uint64, map[string]uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at == 0 || time.Since(c.seen) >= d {
+		return 0, nil
+	}
+	return c.at, c.seqs
+}
+
+// confirm records that the server showed its clock at tick at.
+func (c *pgCache) confirm(at uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if at != 0 && c.at == at {
+		c.seen = time.Now()
+	}
 }
 
 // buckets returns the clock the cache is as of and every bucket as of it,
@@ -50,6 +80,7 @@ func (c *pgCache) restart(at uint64, seqs map[string]uint64) {
 	defer c.mu.Unlock()
 	if at > c.at || (at == c.at && c.seqs == nil) {
 		c.at, c.vals, c.seqs, c.held = at, nil, seqs, nil
+		c.seen = time.Now()
 	}
 }
 
@@ -106,7 +137,7 @@ func (c *pgCache) committed(at uint64, t *pgTx, drop bool) {
 	if drop || (c.at != at-1 && c.at != at) {
 		c.vals, c.held = nil, nil
 	}
-	c.at = at
+	c.at, c.seen = at, time.Now()
 	c.seqs = t.seqsAfter()
 	for _, b := range t.buckets {
 		for k, v := range b.known {

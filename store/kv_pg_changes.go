@@ -13,6 +13,7 @@ package store
 import (
 	"fmt"
 	"maps"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -118,6 +119,7 @@ func (c *pgCache) catchUp(from, to uint64, changes []pgChange) map[string]uint64
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.at == to && to != 0 {
+		c.seen = time.Now()
 		return c.seqs // another transaction caught it up
 	}
 	if from == 0 || c.at != from || c.seqs == nil || to < from || to-from > uint64(len(changes)) {
@@ -147,6 +149,6 @@ func (c *pgCache) catchUp(from, to uint64, changes []pgChange) map[string]uint64
 		}
 		maps.Copy(seqs, ch.seqs)
 	}
-	c.at, c.seqs = to, seqs
+	c.at, c.seqs, c.seen = to, seqs, time.Now()
 	return seqs
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Writes of two instances, optimistic on each and some under the lock,
@@ -294,5 +295,73 @@ func TestPgHeldBucketFollowsOtherInstance(t *testing.T) {
 	}))
 	if err != nil {
 		t.Errorf("b's lookup of a deleted key of the queue from memory: %v", err)
+	}
+}
+
+// Peek answers from what the instance last knew while the server showed
+// it current within pgPeekFresh, with no round trip: another instance's
+// write of that moment may not show. A failure there is not the answer:
+// fn runs again on the server's state, as it does once the instance's
+// knowledge is older than pgPeekFresh.
+func TestPgPeek(t *testing.T) {
+	a, b := twoInstances(t)
+	bucket := []byte("peek_test")
+	put := func(v string) {
+		t.Helper()
+		mustUpdate(t, a, func(tx *Tx) error {
+			if tx.tx.Bucket(bucket).Missing() {
+				if _, err := tx.tx.CreateBucket(bucket); err != nil {
+					return err
+				}
+			}
+			return tx.tx.Bucket(bucket).Put([]byte("k"), []byte(v))
+		})
+	}
+	peek := func(want string) (string, int) {
+		t.Helper()
+		var got string
+		runs := 0
+		err := b.Peek(func(tx *Tx) error {
+			runs++
+			got = string(tx.tx.Bucket(bucket).Get([]byte("k")))
+			if want != "" && got != want {
+				return fmt.Errorf("k is %q", got)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("peek: %v", err)
+		}
+		return got, runs
+	}
+	put("one")
+	if got, _ := peek(""); got != "one" {
+		t.Fatalf("b peeks k as %q", got) // a read: b's cache now holds k
+	}
+	put("two")
+	tests := []struct {
+		name string
+		age  time.Duration // how long ago the server last showed b's cache current
+		want string        // what fn insists on; "" takes anything
+		got  string
+		runs int
+	}{
+		{"fresh: from memory", 0, "", "one", 1},
+		{"fresh, but fn fails there: again on the server", 0, "two", "two", 2},
+		{"stale: on the server", 2 * pgPeekFresh, "", "two", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			put("two")
+			// b's cache knows k as "one" again, seen current age ago.
+			b.pg.cache.mu.Lock()
+			b.pg.cache.vals[pgKey{string(bucket), "k"}] = pgValue{[]byte("one"), true}
+			b.pg.cache.seen = time.Now().Add(-tc.age)
+			b.pg.cache.mu.Unlock()
+			got, runs := peek(tc.want)
+			if got != tc.got || runs != tc.runs {
+				t.Errorf("peek read %q in %d runs, want %q in %d", got, runs, tc.got, tc.runs)
+			}
+		})
 	}
 }
