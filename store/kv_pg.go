@@ -45,9 +45,26 @@ var pgSchema = []string{
 		value  bytea NOT NULL,
 		PRIMARY KEY (bucket, key)
 	)`,
+	pgCompression,
 	pgApplyFunc,
 	pgCommitFunc,
 }
+
+// pgCompression has the server compress the values (and the change log's
+// arrays of them) with lz4 rather than its default pglz, which took a
+// few percent of the server's time in the team drain, for a few percent
+// more claims a second there. A server built without lz4 (or older than
+// 14) keeps its default: it is only ever a matter of speed.
+const pgCompression = `DO $$
+	BEGIN
+		IF (SELECT attcompression FROM pg_attribute
+			WHERE attrelid = 'sb_changes'::regclass AND attname = 'vals') <> 'l' THEN
+			ALTER TABLE sb_changes ALTER COLUMN keys SET COMPRESSION lz4, ALTER COLUMN vals SET COMPRESSION lz4;
+			ALTER TABLE sb_kv ALTER COLUMN value SET COMPRESSION lz4;
+		END IF;
+	EXCEPTION WHEN OTHERS THEN
+		NULL;
+	END $$`
 
 // pgWriterLock is the key of the transaction-level advisory lock every
 // write transaction takes first: writers are serialized across instances

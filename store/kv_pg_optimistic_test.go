@@ -365,3 +365,33 @@ func TestPgPeek(t *testing.T) {
 		})
 	}
 }
+
+// The values and the change log are compressed with lz4 where the server
+// has it.
+func TestPgCompression(t *testing.T) {
+	a, _ := twoInstances(t)
+	ctx := t.Context()
+	if _, err := a.pg.pool.Exec(ctx, "SET default_toast_compression = lz4"); err != nil {
+		t.Skipf("the server has no lz4: %v", err)
+	}
+	rows, err := a.pg.pool.Query(ctx, `SELECT attrelid::regclass::text || '.' || attname, attcompression::text
+		FROM pg_attribute WHERE attrelid IN ('sb_kv'::regclass, 'sb_changes'::regclass)
+		AND attname IN ('value', 'keys', 'vals') ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var col, method string
+		if err := rows.Scan(&col, &method); err != nil {
+			t.Fatal(err)
+		}
+		if n++; method != "l" {
+			t.Errorf("%s is compressed by %q, not lz4", col, method)
+		}
+	}
+	if err := rows.Err(); err != nil || n != 3 {
+		t.Fatalf("%d columns: %v", n, err)
+	}
+}
