@@ -185,11 +185,7 @@ func wrapTx(db *DB, fn func(*Tx) error) func(kvTx) error {
 // cache catches up by it instead of starting the cache again.
 func TestPgEveryCommitLogs(t *testing.T) {
 	a, _ := twoInstances(t)
-	bucket := []byte("changes_test")
-	mustUpdate(t, a, func(tx *Tx) error {
-		_, err := tx.tx.CreateBucket(bucket)
-		return err
-	})
+	bucket := mustCreateBucket(t, a, "changes_test")
 	ctx := context.Background()
 	var from int64
 	if err := a.pg.pool.QueryRow(ctx, "SELECT tick FROM sb_clock").Scan(&from); err != nil {

@@ -90,15 +90,31 @@ func (c *pgCursor) readServer(from []byte, incl, desc bool) ([]byte, bool) {
 		args = append(args, from)
 	}
 	q += fmt.Sprintf(" ORDER BY key %s LIMIT %d", order, c.batch)
+	rows, ok := t.queryRows(c.b.name, q, order, args...)
+	if !ok {
+		return nil, false
+	}
+	c.rows = append(c.rows, rows...)
+	if len(rows) == 0 {
+		return nil, true
+	}
+	return rows[len(rows)-1].k, true
+}
+
+// queryRows runs q, a query of the key and value of bucket's rows in
+// order (ASC or DESC), and returns them. An optimistic write's query
+// carries the clock, and one past its snapshot ends the write.
+func (t *pgTx) queryRows(bucket, q, order string, args ...any) ([]pgRow, bool) {
 	if t.optimistic {
 		q = "SELECT c.tick, r.key, r.value FROM sb_clock c LEFT JOIN LATERAL (" + q + ") r ON true ORDER BY r.key " + order
 	}
 	rows, err := t.conn.Query(t.ctx, q, args...)
 	if err != nil {
-		t.fail("read "+c.b.name, err)
+		t.fail("read "+bucket, err)
 		return nil, false
 	}
 	defer rows.Close()
+	var out []pgRow
 	for rows.Next() {
 		var r pgRow
 		var tick int64
@@ -108,7 +124,7 @@ func (c *pgCursor) readServer(from []byte, incl, desc bool) ([]byte, bool) {
 			err = rows.Scan(&r.k, &r.v)
 		}
 		if err != nil {
-			t.fail("read "+c.b.name, err)
+			t.fail("read "+bucket, err)
 			return nil, false
 		}
 		if t.optimistic && !t.at(uint64(tick)) {
@@ -120,16 +136,13 @@ func (c *pgCursor) readServer(from []byte, incl, desc bool) ([]byte, bool) {
 		if r.v == nil {
 			r.v = []byte{}
 		}
-		c.rows = append(c.rows, r)
+		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		t.fail("read "+c.b.name, err)
+		t.fail("read "+bucket, err)
 		return nil, false
 	}
-	if len(c.rows) == 0 {
-		return nil, true
-	}
-	return c.rows[len(c.rows)-1].k, true
+	return out, true
 }
 
 // overlay lays the transaction's own writes to the bucket over the batch

@@ -8,7 +8,6 @@ package store
 // leaves another instance little time to commit in between.
 
 import (
-	"bytes"
 	"slices"
 	"strings"
 )
@@ -192,47 +191,9 @@ func (c *pgCursor) readHeld(from []byte, incl, desc bool) (last []byte, ok bool)
 // it read it.
 func (c *pgCursor) loadHeld(seen uint64) bool {
 	t := c.b.t
-	q := "SELECT key, value FROM sb_kv WHERE bucket = $1 ORDER BY key LIMIT $2"
-	if t.optimistic {
-		q = "SELECT c.tick, r.key, r.value FROM sb_clock c LEFT JOIN LATERAL (" + q + ") r ON true ORDER BY r.key"
-	}
-	rows, err := t.conn.Query(t.ctx, q, c.b.name, pgMaxHeld+1)
-	if err != nil {
-		t.fail("read "+c.b.name, err)
-		return false
-	}
-	defer rows.Close()
-	var read []pgRow
-	for rows.Next() {
-		var r pgRow
-		var tick int64
-		if t.optimistic {
-			err = rows.Scan(&tick, &r.k, &r.v)
-		} else {
-			err = rows.Scan(&r.k, &r.v)
-		}
-		if err != nil {
-			t.fail("read "+c.b.name, err)
-			return false
-		}
-		if t.optimistic && !t.at(uint64(tick)) {
-			return false
-		}
-		if r.k == nil {
-			continue
-		}
-		if r.v == nil {
-			r.v = []byte{}
-		}
-		read = append(read, r)
-	}
-	if err := rows.Err(); err != nil {
-		t.fail("read "+c.b.name, err)
-		return false
-	}
-	// pgx hands out rows in key order already; a check costs nothing
-	// beside the query, and a hold out of order would answer wrongly.
-	if !slices.IsSortedFunc(read, func(x, y pgRow) int { return bytes.Compare(x.k, y.k) }) {
+	read, ok := t.queryRows(c.b.name, "SELECT key, value FROM sb_kv WHERE bucket = $1 ORDER BY key LIMIT $2",
+		"ASC", c.b.name, pgMaxHeld+1)
+	if !ok {
 		return false
 	}
 	t.e.cache.hold(seen, c.b.name, read, len(read) > pgMaxHeld)

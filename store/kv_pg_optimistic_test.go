@@ -13,17 +13,23 @@ import (
 	"time"
 )
 
+// mustCreateBucket makes bucket name in db and returns its name.
+func mustCreateBucket(t *testing.T, db *DB, name string) []byte {
+	t.Helper()
+	mustUpdate(t, db, func(tx *Tx) error {
+		_, err := tx.tx.CreateBucket([]byte(name))
+		return err
+	})
+	return []byte(name)
+}
+
 // Writes of two instances, optimistic on each and some under the lock,
 // each reading a counter and writing it one up and appending to a log by
 // the bucket's sequence: none is lost, none counted twice, whatever ran
 // again after another instance committed first.
 func TestPgWritesAcrossInstancesLoseNothing(t *testing.T) {
 	a, b := twoInstances(t)
-	bucket := []byte("counter_test")
-	mustUpdate(t, a, func(tx *Tx) error {
-		_, err := tx.tx.CreateBucket(bucket)
-		return err
-	})
+	bucket := mustCreateBucket(t, a, "counter_test")
 	var runs atomic.Int64
 	add := func(tx *Tx) error {
 		runs.Add(1)
@@ -91,11 +97,7 @@ func TestPgWritesAcrossInstancesLoseNothing(t *testing.T) {
 // woken by another instance's signal looks again this way.)
 func TestPgFailedWriteLooksAgain(t *testing.T) {
 	a, b := twoInstances(t)
-	bucket := []byte("again_test")
-	mustUpdate(t, a, func(tx *Tx) error {
-		_, err := tx.tx.CreateBucket(bucket)
-		return err
-	})
+	bucket := mustCreateBucket(t, a, "again_test")
 	errMissing := errors.New("x is not there")
 	find := func(tx *Tx) error {
 		bk := tx.tx.Bucket(bucket)
@@ -306,16 +308,10 @@ func TestPgHeldBucketFollowsOtherInstance(t *testing.T) {
 func TestPgPeek(t *testing.T) {
 	a, b := twoInstances(t)
 	bucket := []byte("peek_test")
+	mustCreateBucket(t, a, string(bucket))
 	put := func(v string) {
 		t.Helper()
-		mustUpdate(t, a, func(tx *Tx) error {
-			if tx.tx.Bucket(bucket).Missing() {
-				if _, err := tx.tx.CreateBucket(bucket); err != nil {
-					return err
-				}
-			}
-			return tx.tx.Bucket(bucket).Put([]byte("k"), []byte(v))
-		})
+		mustUpdate(t, a, func(tx *Tx) error { return tx.tx.Bucket(bucket).Put([]byte("k"), []byte(v)) })
 	}
 	peek := func(want string) (string, int) {
 		t.Helper()
