@@ -15,8 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// pgSchema makes the engine's two tables. It runs under the writer lock,
-// so instances starting together make them once.
+// pgSchema makes the engine's tables and functions. It runs under the
+// writer lock, so instances starting together make them once.
 var pgSchema = []string{
 	`CREATE TABLE IF NOT EXISTS sb_buckets (
 		name text PRIMARY KEY,
@@ -66,9 +66,10 @@ const pgCompression = `DO $$
 		NULL;
 	END $$`
 
-// pgWriterLock is the key of the transaction-level advisory lock every
-// write transaction takes first: writers are serialized across instances
-// as bbolt serializes them in one file. The number is "sbwriter" in ASCII.
+// pgWriterLock is the key of the transaction-level advisory lock a write
+// under the lock takes first (DB.Update; DB.Write's after its optimistic
+// tries): those writers are serialized across instances as bbolt
+// serializes them in one file. The number is "sbwriter" in ASCII.
 const pgWriterLock int64 = 0x7362777269746572
 
 // pgTx is one transaction of the PostgreSQL engine. The store's bucket
@@ -445,11 +446,7 @@ func (b *pgBucket) get(key []byte) []byte {
 	}
 	// What the instance knows as of the state this transaction sees: for
 	// a write, the tick before its own.
-	seen := t.tick
-	if t.writable {
-		seen--
-	}
-	if e, ok := t.e.cache.get(seen, b.name, string(key)); ok {
+	if e, ok := t.e.cache.get(t.seen(), b.name, string(key)); ok {
 		if len(b.known) < pgMaxKnown {
 			b.remember(string(key), e.v, e.ok)
 		}
@@ -473,6 +470,15 @@ func (b *pgBucket) get(key []byte) []byte {
 		t.e.cache.put(t.tick, b.name, string(key), pgValue{v, found})
 	}
 	return v
+}
+
+// seen is the tick of the state the transaction sees: for a write, the
+// tick before its own.
+func (t *pgTx) seen() uint64 {
+	if t.writable {
+		return t.tick - 1
+	}
+	return t.tick
 }
 
 // readKey reads key of bucket from the server. An optimistic write reads

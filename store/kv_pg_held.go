@@ -88,35 +88,24 @@ type heldState int
 const (
 	heldNot     heldState = iota // not as of the tick, or not a held bucket: read the server
 	heldMissing                  // as of the tick, but not loaded yet: load it
-	heldYes                      // rangeHeld answers
+	heldYes                      // held: the rows are the cache's
 )
-
-// heldAt says whether the cache holds bucket whole as of tick at.
-func (c *pgCache) heldAt(at uint64, bucket string) heldState {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if at == 0 || c.at != at || !isHeld(bucket) {
-		return heldNot
-	}
-	switch h := c.held[bucket]; {
-	case h == nil:
-		return heldMissing
-	case h.tooBig:
-		return heldNot
-	}
-	return heldYes
-}
 
 // rangeHeld returns up to n rows of held bucket as of tick at, from key
 // from (exclusive unless incl; nil: the bucket's end) in direction desc,
-// and whether there may be more beyond them; ok is false if the cache is
-// not as of at or does not hold the bucket.
-func (c *pgCache) rangeHeld(at uint64, bucket string, from []byte, incl, desc bool, n int) (rows []pgRow, full, ok bool) {
+// and whether there may be more beyond them, when state is heldYes.
+func (c *pgCache) rangeHeld(at uint64, bucket string, from []byte, incl, desc bool, n int) (rows []pgRow, full bool, state heldState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if at == 0 || c.at != at || !isHeld(bucket) {
+		return nil, false, heldNot
+	}
 	h := c.held[bucket]
-	if at == 0 || c.at != at || h == nil || h.tooBig {
-		return nil, false, false
+	switch {
+	case h == nil:
+		return nil, false, heldMissing
+	case h.tooBig:
+		return nil, false, heldNot
 	}
 	keys := h.keys
 	// i is the first key in the direction of travel.
@@ -142,7 +131,7 @@ func (c *pgCache) rangeHeld(at uint64, bucket string, from []byte, incl, desc bo
 		v := c.vals[pgKey{bucket, keys[i]}]
 		rows = append(rows, pgRow{[]byte(keys[i]), v.v})
 	}
-	return rows, i >= 0 && i < len(keys), true
+	return rows, i >= 0 && i < len(keys), heldYes
 }
 
 func step(i int, desc bool) int {
@@ -162,20 +151,12 @@ func compareKey(k string, target []byte) int {
 // batch is to be read from the server.
 func (c *pgCursor) readHeld(from []byte, incl, desc bool) (last []byte, ok bool) {
 	t := c.b.t
-	seen := t.tick
-	if t.writable {
-		seen--
+	seen := t.seen()
+	rows, full, state := t.e.cache.rangeHeld(seen, c.b.name, from, incl, desc, c.batch)
+	if state == heldMissing && !t.cached && c.loadHeld(seen) {
+		rows, full, state = t.e.cache.rangeHeld(seen, c.b.name, from, incl, desc, c.batch)
 	}
-	switch t.e.cache.heldAt(seen, c.b.name) {
-	case heldNot:
-		return nil, false
-	case heldMissing:
-		if t.cached || !c.loadHeld(seen) {
-			return nil, false
-		}
-	}
-	rows, full, ok := t.e.cache.rangeHeld(seen, c.b.name, from, incl, desc, c.batch)
-	if !ok {
+	if state != heldYes {
 		return nil, false
 	}
 	c.rows = append(c.rows, rows...)

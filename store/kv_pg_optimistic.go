@@ -71,7 +71,7 @@ var (
 // at reports whether tick, the clock a read of the server saw, is the
 // snapshot's; if not, the optimistic run ends with errStale.
 func (t *pgTx) at(tick uint64) bool {
-	if tick == t.tick-1 {
+	if tick == t.seen() {
 		return true
 	}
 	if t.err == nil {
@@ -84,14 +84,13 @@ func (t *pgTx) at(tick uint64) bool {
 // else under the writer lock.
 func (e *pgEngine) write(fn func(kvTx) error) error {
 	for range pgOptimisticTries {
-		switch err := e.runOptimistic(fn); err {
-		case errStale:
-			continue
-		case errNeedLock:
-		default:
+		err := e.runOptimistic(fn)
+		if err == errNeedLock {
+			break
+		}
+		if err != errStale {
 			return err
 		}
-		break
 	}
 	return e.run(true, nil, fn)
 }
@@ -117,29 +116,25 @@ func (e *pgEngine) runOptimistic(fn func(kvTx) error) error {
 	t := &pgTx{e: e, ctx: ctx, conn: conn.Conn(), writable: true, optimistic: true,
 		tick: at + 1, seqs: seqs, buckets: map[string]*pgBucket{}}
 	err = fn(kvTx{pg: t})
-	switch {
-	case t.err == errStale:
-		// A read met the clock further on: catch up, and run again.
-		tick, changes, err := e.readClockChanges(ctx, at)
-		if err != nil {
-			return err
-		}
-		return e.caughtUp(at, tick, changes)
-	case t.err != nil:
-		return t.err
-	case err != nil:
-		// Nothing was sent, so nothing to roll back; but the failure
-		// stands only if the snapshot was the database's: what fn did
-		// not find (a packet to claim, say, that another instance has
-		// just queued and signalled) may be there now.
+	if t.err == errStale || (t.err == nil && err != nil) {
+		// A read met the clock further on; or fn failed, which stands
+		// only if the snapshot was the database's: what fn did not find
+		// (a packet to claim, say, that another instance has just
+		// queued and signalled) may be there now. Nothing was sent, so
+		// nothing is rolled back.
 		tick, changes, rerr := e.readClockChanges(ctx, at)
 		switch {
 		case rerr != nil:
 			return rerr
 		case tick != at:
 			return e.caughtUp(at, tick, changes)
+		case t.err != nil:
+			return t.err // stale, yet the clock is where it was: run again
 		}
 		return err
+	}
+	if t.err != nil {
+		return t.err
 	}
 	committed, tick, changes, err := t.commitOptimistic()
 	if err != nil {

@@ -367,7 +367,9 @@ func TestPgPeek(t *testing.T) {
 func TestPgCompression(t *testing.T) {
 	a, _ := twoInstances(t)
 	ctx := t.Context()
-	if _, err := a.pg.pool.Exec(ctx, "SET default_toast_compression = lz4"); err != nil {
+	// Local to the statement's own transaction: the pool's connection
+	// keeps its settings.
+	if _, err := a.pg.pool.Exec(ctx, "SELECT set_config('default_toast_compression', 'lz4', true)"); err != nil {
 		t.Skipf("the server has no lz4: %v", err)
 	}
 	rows, err := a.pg.pool.Query(ctx, `SELECT attrelid::regclass::text || '.' || attname, attcompression::text
