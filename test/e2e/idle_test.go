@@ -64,10 +64,7 @@ func TestIdleCPU(t *testing.T) {
 	shot(t, "Switchboard — Sessions", filepath.Join(t.TempDir(), "sessions.png")) // fails if nothing was painted
 	idleWithin(t, p, pid, "Sessions window open")
 
-	trayClick(t, menu, trayMenuItems(t, menu), "Quit")
-	if _, exited := p.wait(trayQuitTimeout); !exited {
-		t.Fatal("the app did not quit")
-	}
+	trayQuit(t, p, menu)
 }
 
 // labelSessions starts the tray's Sessions item, which may go on with who needs you.

@@ -107,10 +107,7 @@ func screenshots(t *testing.T, variant, out string) {
 		time.Sleep(2 * time.Second)
 		shot(t, w.title, filepath.Join(out, w.file+"-"+variant+".png"))
 	}
-	trayClick(t, menu, trayMenuItems(t, menu), "Quit")
-	if _, exited := p.wait(trayQuitTimeout); !exited {
-		t.Fatal("the app did not quit")
-	}
+	trayQuit(t, p, menu)
 }
 
 // shot saves the window titled title to path and checks it shows something:

@@ -91,8 +91,7 @@ func TestTrayStartAtLogin(t *testing.T) {
 	}
 	toggle(false)
 
-	trayClick(t, menu, trayMenuItems(t, menu), "Quit")
-	if code, exited := p.wait(trayQuitTimeout); !exited || code != 0 {
-		t.Fatalf("after Quit: exited %v, code %d", exited, code)
+	if code := trayQuit(t, p, menu); code != 0 {
+		t.Fatalf("exited %d after Quit, want 0", code)
 	}
 }

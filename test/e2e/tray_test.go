@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -123,12 +124,7 @@ func TestTrayMenuOverDBus(t *testing.T) {
 		t.Errorf("the token in the copied command does not work: HTTP %d %s", res.Status, res.Body)
 	}
 
-	trayClick(t, menu, trayMenuItems(t, menu), "Quit")
-	code, exited := p.wait(trayQuitTimeout)
-	if !exited {
-		t.Fatalf("switchboard still runs %s after Quit", trayQuitTimeout)
-	}
-	if code != 0 {
+	if code := trayQuit(t, p, menu); code != 0 {
 		t.Fatalf("switchboard exited %d after Quit, want 0", code)
 	}
 	_, secret, _ := strings.Cut(token[len("sbt_"):], "_")
@@ -289,6 +285,22 @@ func (p *trayProc) mustRun(t *testing.T, waitingFor string) {
 		t.Fatalf("switchboard exited (%v) while waiting for %s", p.err, waitingFor)
 	default:
 	}
+}
+
+// trayQuit clicks Quit and returns the exit code. An app still running
+// trayQuitTimeout later fails the test after being sent SIGQUIT: the Go
+// runtime then prints every goroutine's stack into the output the cleanup
+// logs, which says where quitting stuck.
+func trayQuit(t *testing.T, p *trayProc, menu dbus.BusObject) int {
+	t.Helper()
+	trayClick(t, menu, trayMenuItems(t, menu), "Quit")
+	code, exited := p.wait(trayQuitTimeout)
+	if !exited {
+		p.cmd.Process.Signal(syscall.SIGQUIT)
+		p.wait(5 * time.Second)
+		t.Fatalf("switchboard still ran %s after Quit (its goroutines, after SIGQUIT, are in its output)", trayQuitTimeout)
+	}
+	return code
 }
 
 // wait waits up to d for the process to end and returns its exit code.

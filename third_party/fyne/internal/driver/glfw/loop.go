@@ -83,12 +83,21 @@ func runOnMain(f func()) {
 func runOnMainWithWait(f func(), wait bool) {
 	// If we are on main before app run just execute - otherwise add it to the main queue and wait.
 	// We also need to run it as-is if the app is in the process of shutting down as the queue will be stopped.
-	if (!running.Load() && async.IsMainGoroutine()) || drained.Load() {
+	if !running.Load() && async.IsMainGoroutine() {
 		f()
 		return
 	}
-
+	// Switchboard patch (PATCH.md, "Quitting"): drained is read and queued counted under
+	// idle's lock, which the loop holds to set drained, so it waits for every function
+	// counted before and none arrives after.
+	idle.Lock()
+	if drained.Load() {
+		idle.Unlock()
+		f()
+		return
+	}
 	queued.Add(1)
+	idle.Unlock()
 	if wait {
 		done := common.DonePool.Get()
 		defer common.DonePool.Put(done)
@@ -179,20 +188,28 @@ func (d *gLDriver) runGL() {
 		case <-d.done:
 			eventTick.Stop()
 			d.Terminate()
-			l := fyne.CurrentApp().Lifecycle().(*app.Lifecycle)
-			if f := l.OnStopped(); f != nil {
-				l.QueueEvent(f)
-			}
 
 			// as we are shutting down make sure we drain the pending funcQueue and close it out.
-			for len(funcQueue.Out()) > 0 {
+			// Switchboard patch (PATCH.md, "Quitting"): drained is set first and the drain waits
+			// for every function counted in queued, also those still inside funcQueue, where
+			// len(Out()) does not see them. The stopped hook is queued after, so it runs at
+			// once on the lifecycle's goroutine instead of waiting on a queue nobody reads.
+			idle.Lock()
+			drained.Store(true)
+			idle.Unlock()
+			for queued.Load() > 0 {
 				f := <-funcQueue.Out()
+				queued.Add(-1)
 				if f.done != nil {
 					f.done <- struct{}{}
 				}
 			}
-			drained.Store(true)
 			funcQueue.Close()
+
+			l := fyne.CurrentApp().Lifecycle().(*app.Lifecycle)
+			if f := l.OnStopped(); f != nil {
+				l.QueueEvent(f)
+			}
 			return
 		case f := <-funcQueue.Out():
 			queued.Add(-1)
