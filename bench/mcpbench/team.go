@@ -8,6 +8,10 @@ package main
 //     → work_ack → artifact_publish → work_complete); with two instances
 //     half the agents are on each, and the packets were created on the
 //     first. The goal is claims/s at least the bbolt instance's.
+//     One more drain is a control: two instances on one server that share
+//     nothing, each on a database of its own with half the packets. No
+//     way of sharing one database can do better than that, so it says
+//     what this machine allows the shared row.
 //   - heartbeat: clients send session_report heartbeats, half to each
 //     instance when there are two.
 //   - wake-up: an agent long-polls work_await_packet on one instance and
@@ -48,13 +52,19 @@ const (
 	teamBolt = "bbolt"      // one instance on a bbolt file: the baseline
 	teamPG   = "postgres"   // one instance on PostgreSQL
 	teamPG2  = "postgres-2" // two instances sharing one PostgreSQL database
+	// Two instances on one server, each with a database of its own: the
+	// drain's control, sharing nothing.
+	teamPGApart = "postgres-apart"
 )
 
 func teamSetups() []string { return []string{teamBolt, teamPG, teamPG2} }
 
+// teamDrainSetups are the setups drained: teamSetups and the control.
+func teamDrainSetups() []string { return append(teamSetups(), teamPGApart) }
+
 // teamInstances is how many instances a setup runs.
 func teamInstances(setup string) int {
-	if setup == teamPG2 {
+	if setup == teamPG2 || setup == teamPGApart {
 		return 2
 	}
 	return 1
@@ -111,7 +121,7 @@ func measureTeam(ctx context.Context, dir string, log *slog.Logger, cfg config) 
 		return nil, err
 	}
 
-	for _, setup := range teamSetups() {
+	for _, setup := range teamDrainSetups() {
 		fmt.Fprintf(os.Stderr, "mcpbench: team: %d agents draining %d packets, %s…\n", cfg.teamAgents, cfg.teamPackets, setup)
 		d, err := teamDrain(ctx, dir, log, pg, setup, cfg.teamAgents, cfg.teamPackets)
 		if err != nil {
@@ -191,10 +201,11 @@ func (pg *pgCluster) database(ctx context.Context) (string, error) {
 	return pg.srv.URL(name), nil
 }
 
-// teamEnv is one row's instances, serving one repository.
+// teamEnv is one row's instances, serving one repository: repoIDs[i] is
+// its id on instance i, the same id on instances sharing a database.
 type teamEnv struct {
 	instances []*target
-	repoID    string
+	repoIDs   []string
 }
 
 func (e *teamEnv) close() error {
@@ -206,9 +217,10 @@ func (e *teamEnv) close() error {
 }
 
 // startTeam starts setup's instances on a fresh database (a bbolt file in
-// dir, or a new PostgreSQL database) with the repository name registered
-// on each, in a folder of its own, as each machine would; queue, when not
-// nil, runs on the first instance in the same transaction.
+// dir, or a new PostgreSQL database; teamPGApart, one for each instance)
+// with the repository name registered on each, in a folder of its own, as
+// each machine would; queue, when not nil, runs in the same transaction
+// on the first instance, or on each for teamPGApart.
 func startTeam(ctx context.Context, dir string, log *slog.Logger, pg *pgCluster, setup, name string, queue func(tx *store.Tx, repoID string) error) (*teamEnv, error) {
 	env := &teamEnv{}
 	fail := func(err error) (*teamEnv, error) {
@@ -216,13 +228,13 @@ func startTeam(ctx context.Context, dir string, log *slog.Logger, pg *pgCluster,
 		return nil, err
 	}
 	var url string
-	if setup != teamBolt {
-		var err error
-		if url, err = pg.database(ctx); err != nil {
-			return nil, err
-		}
-	}
 	for i := range teamInstances(setup) {
+		if setup != teamBolt && (i == 0 || setup == teamPGApart) {
+			var err error
+			if url, err = pg.database(ctx); err != nil {
+				return fail(err)
+			}
+		}
 		repoDir := filepath.Join(dir, fmt.Sprintf("team-%s-%s-%d", name, setup, i))
 		if err := os.MkdirAll(repoDir, 0o700); err != nil {
 			return fail(err)
@@ -232,8 +244,8 @@ func startTeam(ctx context.Context, dir string, log *slog.Logger, pg *pgCluster,
 			if err != nil {
 				return err
 			}
-			env.repoID = repo.ID
-			if queue != nil && i == 0 {
+			env.repoIDs = append(env.repoIDs, repo.ID)
+			if queue != nil && (i == 0 || setup == teamPGApart) {
 				return queue(tx, repo.ID)
 			}
 			return nil
@@ -259,21 +271,29 @@ func startTeam(ctx context.Context, dir string, log *slog.Logger, pg *pgCluster,
 	return env, nil
 }
 
-// teamDrain drains packets queued on the first instance with agents split
-// evenly over setup's instances.
+// teamDrain drains packets queued on the first instance (on each, half of
+// them, for teamPGApart) with agents split evenly over setup's instances.
 func teamDrain(ctx context.Context, dir string, log *slog.Logger, pg *pgCluster, setup string, agents, packets int) (wfResult, error) {
+	n := 0 // the instance queuing: teamPGApart's second takes the rest
 	env, err := startTeam(ctx, dir, log, pg, setup, "drain", func(tx *store.Tx, repoID string) error {
-		return queuePackets(tx, repoID, packets)
+		share := packets
+		if setup == teamPGApart {
+			share = packets/2 + n*(packets%2)
+		}
+		n++
+		return queuePackets(tx, repoID, share)
 	})
 	if err != nil {
 		return wfResult{}, err
 	}
 	targets := make([]*target, agents)
+	repoIDs := make([]string, agents)
 	for i := range targets {
 		// The first half on the first instance, the rest on the second.
-		targets[i] = env.instances[i*len(env.instances)/agents]
+		j := i * len(env.instances) / agents
+		targets[i], repoIDs[i] = env.instances[j], env.repoIDs[j]
 	}
-	res, err := runDrain(ctx, targets, env.repoID, packets)
+	res, err := runDrain(ctx, targets, repoIDs, packets)
 	if cerr := env.close(); err == nil && cerr != nil {
 		err = fmt.Errorf("stop the instances: %w", cerr)
 	}
@@ -289,7 +309,7 @@ func teamHeartbeat(ctx context.Context, dir string, log *slog.Logger, pg *pgClus
 	}
 	c, err := measureWith(ctx, env.instances[0], conc, warmup, dur, func(client *http.Client, id int) (*worker, error) {
 		t := env.instances[(id-1)%len(env.instances)]
-		return heartbeatWorker(ctx, client, t, env.repoID, id, false)
+		return heartbeatWorker(ctx, client, t, env.repoIDs[0], id, false)
 	})
 	if cerr := env.close(); err == nil && cerr != nil {
 		err = fmt.Errorf("stop the instances: %w", cerr)
@@ -307,7 +327,7 @@ func teamWake(ctx context.Context, dir string, log *slog.Logger, pg *pgCluster, 
 		return wakeRun{}, err
 	}
 	from, on := env.instances[0], env.instances[len(env.instances)-1]
-	lat, err := wakeRounds(ctx, from, on, env.repoID, rounds)
+	lat, err := wakeRounds(ctx, from, on, env.repoIDs[0], rounds)
 	if cerr := env.close(); err == nil && cerr != nil {
 		err = fmt.Errorf("stop the instances: %w", cerr)
 	}

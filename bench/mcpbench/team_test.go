@@ -23,7 +23,7 @@ func TestTeamRowsSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.skipped != "" || len(res.drains) != 3 || len(res.beats) != 3 || len(res.wakes) != 3 {
+	if res.skipped != "" || len(res.drains) != 4 || len(res.beats) != 3 || len(res.wakes) != 3 {
 		t.Fatalf("team result: %+v", res)
 	}
 	for _, d := range res.drains {
@@ -37,7 +37,7 @@ func TestTeamRowsSmall(t *testing.T) {
 		have[row.Name] = row.Ratio != nil
 	}
 	for _, name := range []string{
-		"team_drain/postgres/c4/claims_per_sec", "team_drain/postgres-2/c4/claims_per_sec",
+		"team_drain/postgres/c4/claims_per_sec", "team_drain/postgres-2/c4/claims_per_sec", "team_drain/postgres-apart/c4/claims_per_sec",
 		"team_heartbeat/postgres-2/c4/calls_per_sec", "team_wakeup/postgres-2/across/p50",
 	} {
 		if !have[name] {
@@ -46,7 +46,7 @@ func TestTeamRowsSmall(t *testing.T) {
 	}
 	var out bytes.Buffer
 	r.printTable(&out)
-	for _, want := range []string{"fsync=on, synchronous_commit=on", "PostgreSQL, 2 instances (2+2)", "created on the other instance"} {
+	for _, want := range []string{"fsync=on, synchronous_commit=on", "PostgreSQL, 2 instances (2+2)", "PostgreSQL, 2 instances, 2 databases (2+2)", "created on the other instance"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, out.String())
 		}

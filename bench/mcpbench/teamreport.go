@@ -24,6 +24,11 @@ func teamLabel(setup string, agents int) string {
 			return fmt.Sprintf("PostgreSQL, 2 instances (%d+%d)", agents-agents/2, agents/2)
 		}
 		return "PostgreSQL, 2 instances"
+	case teamPGApart:
+		if agents > 0 {
+			return fmt.Sprintf("PostgreSQL, 2 instances, 2 databases (%d+%d)", agents-agents/2, agents/2)
+		}
+		return "PostgreSQL, 2 instances, 2 databases"
 	}
 	return setup
 }
@@ -98,7 +103,9 @@ func (r *report) printTeam(w io.Writer) {
 	tw.Flush()
 	writeTrimmed(w, buf.String())
 	fmt.Fprintf(w, `drain: the workflow rows' loop on a queue made on the first instance; with two instances the
-agents are split over both, each with its session on its own. heartbeat: clients alternate between
+agents are split over both, each with its session on its own. "2 databases" is the control: two
+instances on the same server sharing nothing, each with half the packets in a database of its own,
+which no way of sharing one database can beat. heartbeat: clients alternate between
 the instances. wake-up: an agent's work_await_packet long-polls on the last instance; %s later a
 packet is created on the first (work.create through its registry), timed from the creation's
 return to the agent's answer (under 100 rounds, p99 is the slowest). Each instance: its own store

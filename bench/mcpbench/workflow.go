@@ -206,7 +206,7 @@ func measureDrain(ctx context.Context, dir string, log *slog.Logger, agents, pac
 		return wfResult{}, err
 	}
 	defer t.close()
-	return runDrain(ctx, slices.Repeat([]*target{t}, agents), repoID, packets)
+	return runDrain(ctx, slices.Repeat([]*target{t}, agents), slices.Repeat([]string{repoID}, agents), packets)
 }
 
 // queuePackets queues n packets in repoID, each expecting one report.
@@ -222,10 +222,11 @@ func queuePackets(tx *store.Tx, repoID string, n int) error {
 	return nil
 }
 
-// runDrain is measureDrain's drain of packets already queued in repoID: an
-// agent for each of targets, with a session there (several targets are
-// instances sharing one database).
-func runDrain(ctx context.Context, targets []*target, repoID string, packets int) (wfResult, error) {
+// runDrain is measureDrain's drain of packets already queued: an agent for
+// each of targets, with a session there on the repository repoIDs names
+// beside it (several targets are instances sharing one database, or each
+// on its own), until the packets in all are done.
+func runDrain(ctx context.Context, targets []*target, repoIDs []string, packets int) (wfResult, error) {
 	agents := len(targets)
 	client := newClient(agents)
 	defer client.CloseIdleConnections()
@@ -234,7 +235,7 @@ func runDrain(ctx context.Context, targets []*target, repoID string, packets int
 	for i, t := range targets {
 		cs[i] = &wfClient{client: client, t: t}
 		var err error
-		if sessions[i], err = cs[i].ready(ctx, repoID); err != nil {
+		if sessions[i], err = cs[i].ready(ctx, repoIDs[i]); err != nil {
 			return wfResult{}, err
 		}
 	}
@@ -251,7 +252,7 @@ func runDrain(ctx context.Context, targets []*target, repoID string, packets int
 	for i, ses := range sessions {
 		logs[i].lat = make([]time.Duration, 0, 4*packets/agents+64)
 		wg.Go(func() {
-			if err := drainLoop(ctx, cs[i], repoID, ses, &logs[i]); err != nil {
+			if err := drainLoop(ctx, cs[i], repoIDs[i], ses, &logs[i]); err != nil {
 				cancel(err)
 			}
 		})
