@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"image"
 	"image/png"
 	"os"
@@ -108,6 +109,22 @@ func screenshots(t *testing.T, variant, out string) {
 		shot(t, w.title, filepath.Join(out, w.file+"-"+variant+".png"))
 	}
 	trayQuit(t, p, menu)
+
+	// The windows still open at Quit are remembered as it quits: their
+	// sizes are in the preferences the app wrote on its way out.
+	b, err := os.ReadFile(filepath.Join(home, ".config", "fyne", "dev.switchboard.app", "preferences.json"))
+	if err != nil {
+		t.Fatalf("the app left no preferences: %v", err)
+	}
+	var prefs map[string]any
+	if err := json.Unmarshal(b, &prefs); err != nil {
+		t.Fatalf("preferences: %v", err)
+	}
+	for _, kind := range []string{"sessions", "work", "audit", "settings"} {
+		if w, ok := prefs["window."+kind+".width"].(float64); !ok || w <= 0 {
+			t.Errorf("no width remembered for the %s window: %v", kind, prefs["window."+kind+".width"])
+		}
+	}
 }
 
 // shot saves the window titled title to path and checks it shows something:
