@@ -89,7 +89,7 @@ test-team:
 # Widget tests of the tray, headless through fyne's test driver, plus the
 # keyring against a real gnome-keyring on a private session bus.
 test-gui:
-	$(GO) test -count=1 ./app/ ./app/termview/ fyne.io/fyne/v2/lang fyne.io/fyne/v2/dialog
+	$(GO) test -count=1 ./app/ ./app/termview/ fyne.io/fyne/v2/lang fyne.io/fyne/v2/dialog fyne.io/fyne/v2/app
 	sh scripts/with-keyring.sh env CGO_ENABLED=0 $(GO) test -count=1 -run 'Keyring|System' ./store/keyring/
 
 # The real binary under a virtual display, a private session bus and a real

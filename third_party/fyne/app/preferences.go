@@ -79,7 +79,6 @@ func (p *preferences) saveToStorage(writer writeSyncCloser) error {
 	p.prefLock.Unlock()
 	defer p.resetSavedRecently()
 
-	defer writer.Close()
 	encode := json.NewEncoder(writer)
 
 	var err error
@@ -91,7 +90,23 @@ func (p *preferences) saveToStorage(writer writeSyncCloser) error {
 	if err == nil {
 		err = err2
 	}
+	// Switchboard patch: Close is where the new file replaces the old, so
+	// its error is the save's (upstream deferred it and dropped it), and a
+	// save that failed drops the new file instead of putting it in place.
+	if a, ok := writer.(aborter); ok && err != nil {
+		a.abort()
+		return err
+	}
+	if err3 := writer.Close(); err == nil {
+		err = err3
+	}
 	return err
+}
+
+// aborter is a writer that can be closed without its writes taking effect
+// (Switchboard patch).
+type aborter interface {
+	abort()
 }
 
 func (p *preferences) load() {
