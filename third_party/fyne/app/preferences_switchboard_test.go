@@ -77,8 +77,8 @@ func TestPreferencesReplacedWhole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The encoder fails on a value JSON cannot hold, after the
-		// opening brace went out.
+		// JSON cannot hold a channel: the encoding fails, and the new
+		// file (empty) must not take the old one's place.
 		p.InMemoryPreferences = newTestInMemory(map[string]any{"bad": make(chan int)})
 		if err := p.saveToStorage(w); err == nil {
 			t.Fatal("saving an unencodable value succeeded")
