@@ -28,10 +28,7 @@ func TestTrayPermissionOverDBus(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _, menu := trayStartOnBus(t, bin, trayEnv(base), base)
-	defer func() {
-		trayClick(t, menu, trayMenuItems(t, menu), "Quit")
-		p.wait(trayQuitTimeout)
-	}()
+	defer trayQuit(t, p, menu)
 	const ask, edits, auto = "Permission: Ask", "Permission: Edits", "Permission: Full auto"
 	want := func(checked string) {
 		t.Helper()
