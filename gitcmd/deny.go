@@ -41,7 +41,7 @@ func refusal(args []string) string {
 	o := parseOptions(args[i+1:])
 	// The commands named below appear here only to be refused.
 	switch cmd {
-	case "clean":
+	case "clean": // refused, never run: it would delete a person's untracked files
 		return "clean deletes untracked files"
 	case "restore":
 		return "restore overwrites uncommitted changes"

@@ -111,7 +111,8 @@ func screenshots(t *testing.T, variant, out string) {
 	trayQuit(t, p, menu)
 
 	// The windows still open at Quit are remembered as it quits: their
-	// sizes are in the preferences the app wrote on its way out.
+	// sizes are in the preferences the app wrote on its way out, which
+	// Fyne keeps under the app's id (app.AppID).
 	b, err := os.ReadFile(filepath.Join(home, ".config", "fyne", "dev.switchboard.app", "preferences.json"))
 	if err != nil {
 		t.Fatalf("the app left no preferences: %v", err)

@@ -87,7 +87,7 @@ func runOnMainWithWait(f func(), wait bool) {
 		f()
 		return
 	}
-	// Switchboard patch (PATCH.md, "Quitting"): drained is read and queued counted under
+	// Switchboard patch (PATCH.md, "Quitting never waits on a queue nobody reads"): drained is read and queued counted under
 	// idle's lock, which the loop holds to set drained, so it waits for every function
 	// counted before and none arrives after.
 	idle.Lock()
@@ -190,7 +190,7 @@ func (d *gLDriver) runGL() {
 			d.Terminate()
 
 			// as we are shutting down make sure we drain the pending funcQueue and close it out.
-			// Switchboard patch (PATCH.md, "Quitting"): drained is set first and the drain waits
+			// Switchboard patch (PATCH.md, "Quitting never waits on a queue nobody reads"): drained is set first and the drain waits
 			// for every function counted in queued, also those still inside funcQueue, where
 			// len(Out()) does not see them. The stopped hook is queued after, so it runs at
 			// once on the lifecycle's goroutine instead of waiting on a queue nobody reads.
