@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor/confine"
 )
 
 // The main goroutine keeps the main thread, from here through TestMain, so
@@ -23,6 +24,7 @@ func init() { runtime.LockOSThread() }
 // TestMain runs runLowered on the main thread, the one thread it must
 // neither lower nor end on, before the tests.
 func TestMain(m *testing.M) {
+	confine.RunHelper(os.Args)
 	type place struct {
 		tid, nice int
 		err       error

@@ -16,6 +16,9 @@ type Spec struct {
 	Env  []string
 	// Cols and Rows are the terminal size; 0 means 80×24.
 	Cols, Rows uint16
+	// box confines it and holds its processes (sandbox.go); the zero box
+	// starts it as it is.
+	box box
 }
 
 // Start starts spec on a new PTY. The caller reads the terminal's output

@@ -21,11 +21,12 @@ type (
 )
 
 // Process is a command running on a PTY as the leader of its own session
-// (and so of its own process group), which lets a stop reach everything it
-// started.
+// (and so of its own process group), held with everything it starts by its
+// box's process set (contain_unix.go).
 type Process struct {
 	cmd  *exec.Cmd
 	tty  *os.File
+	set  *procSet
 	done chan struct{}
 	// err is Wait's result; written before done is closed.
 	err error
@@ -56,18 +57,25 @@ func openPTY(cols, rows uint16) (master, slave *os.File, err error) {
 // not see the end, and closes it once the last one has started. The
 // Process shares master; only the last one's Close should be called.
 func startOn(spec Spec, master, slave *os.File) (*Process, error) {
-	cmd := exec.Command(spec.Path, spec.Args...)
+	cmd, set, err := spec.box.command(spec)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
+	}
 	cmd.Dir = spec.Dir
 	cmd.Env = spec.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
-	// Ctty 0 is the child's standard input: the terminal.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
 	if err := cmd.Start(); err != nil {
+		set.release()
 		return nil, fmt.Errorf("start %s on a pty: %w", spec.Path, err)
 	}
-	p := &Process{cmd: cmd, tty: master, done: make(chan struct{})}
+	set.started(cmd.Process.Pid)
+	p := &Process{cmd: cmd, tty: master, set: set, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
+		// The leader is gone: so is everything it started. A PID
+		// namespace ends by itself with its first process; a cgroup is
+		// emptied here.
+		set.release()
 		close(p.done)
 	}()
 	return p, nil
@@ -87,8 +95,19 @@ func (p *Process) Resize(cols, rows uint16) error {
 	return nil
 }
 
-// SignalGroup sends sig to the child's whole process group.
-func (p *Process) SignalGroup(sig syscall.Signal) error { return killGroup(p.cmd.Process.Pid, sig) }
+// SignalGroup signals the agent the way its terminal would: an interrupt
+// to the terminal's foreground process group (Ctrl-C), a terminate or a
+// hangup to its whole session; a kill ends the whole process set, which
+// holds whatever left the session.
+func (p *Process) SignalGroup(sig syscall.Signal) error {
+	return p.set.signal(p.tty, sig)
+}
+
+// Holds reports whether process pid belongs to this process's set.
+func (p *Process) Holds(pid int) bool { return p.set.holds(pid) }
+
+// Holder names what holds the process's set (HoldPIDNamespace…).
+func (p *Process) Holder() string { return p.set.kind() }
 
 // Close releases the terminal. The child, if still running, gets SIGHUP
 // from the kernel when its controlling terminal goes away.

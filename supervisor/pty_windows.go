@@ -421,3 +421,10 @@ func (p *Process) exitSignal() (string, bool) {
 	}
 	return "", false
 }
+
+// Holds reports whether pid is the process itself: the Job Object holds
+// its tree, but this is not yet asked of it.
+func (p *Process) Holds(pid int) bool { return pid == p.pid }
+
+// Holder names what holds the process's tree.
+func (p *Process) Holder() string { return "job object" }

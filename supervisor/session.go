@@ -51,10 +51,12 @@ type Info struct {
 	RepositoryID string `json:"repository_id,omitempty"`
 	// Permission is the mode the CLI was started in.
 	Permission store.Permission `json:"permission"`
-	PID        int              `json:"pid"`
-	Cols       int              `json:"cols"`
-	Rows       int              `json:"rows"`
-	Status     Status           `json:"status"`
+	// Confinement says what holds the agent and what it can reach.
+	Confinement Confinement `json:"confinement"`
+	PID         int         `json:"pid"`
+	Cols        int         `json:"cols"`
+	Rows        int         `json:"rows"`
+	Status      Status      `json:"status"`
 	// Setup is set while the session's setup runs; the agent starts
 	// after it, and PID is the setup's until then.
 	Setup     bool      `json:"setup,omitempty"`
@@ -79,6 +81,7 @@ type Info struct {
 type Session struct {
 	id, profile, repoID string
 	permission          store.Permission
+	confinement         Confinement
 	started             time.Time
 	master              ptyMaster // the PTY's controlling side, for its whole life
 	term                *vt.Terminal
@@ -172,7 +175,7 @@ func (s *Session) Info() Info {
 	st := s.Status()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	info := Info{SessionID: s.id, Profile: s.profile, RepositoryID: s.repoID, Permission: s.permission, PID: s.proc.PID(),
+	info := Info{SessionID: s.id, Profile: s.profile, RepositoryID: s.repoID, Permission: s.permission, Confinement: s.confinement, PID: s.proc.PID(),
 		Cols: s.cols, Rows: s.rows, Status: st, Setup: s.settingUp, StartedAt: s.started, Recording: s.recording,
 		Attention: s.attentionLocked(), Signal: s.signalLocked()}
 	if s.exit != nil {

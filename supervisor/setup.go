@@ -57,7 +57,7 @@ func startSetup(setup Setup, agent Spec) (*Process, *afterSetup, error) {
 		return nil, nil, fmt.Errorf("start setup on a pty: %w", err)
 	}
 	announce(slave, "setup: "+setup.Label)
-	p, err := startOn(Spec{Path: setup.Path, Args: setup.Args, Dir: agent.Dir, Env: agent.Env}, master, slave)
+	p, err := startOn(Spec{Path: setup.Path, Args: setup.Args, Dir: agent.Dir, Env: agent.Env, box: agent.box}, master, slave)
 	if err != nil {
 		master.Close()
 		slave.Close()

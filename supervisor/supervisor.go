@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor/confine"
 	"github.com/switchboard-dev/switchboard/supervisor/vt"
 )
 
@@ -48,6 +49,13 @@ type Config struct {
 	// SetupTimeout bounds a session's setup (DefaultSetupTimeout).
 	SetupTimeout time.Duration
 	Scrollback   int // emulator scrollback lines (10,000)
+
+	// Helper is the binary that runs confine.HelperArg (default: this
+	// one); Bwrap names bubblewrap ("bwrap" on PATH; "-" for none).
+	Helper, Bwrap string
+	// Support, when set, is what confines agents here instead of
+	// confine.Probe's answer (tests that take bubblewrap away).
+	Support *confine.Support
 }
 
 func (c *Config) defaults() {
@@ -74,6 +82,12 @@ func (c *Config) defaults() {
 	if c.Exited == nil {
 		c.Exited = func(string, Exit) {}
 	}
+	if c.Helper == "" {
+		c.Helper, _ = os.Executable()
+	}
+	if c.Bwrap == "" {
+		c.Bwrap = "bwrap"
+	}
 }
 
 // Supervisor runs agents in PTYs. It knows nothing of MCP: it is handed a
@@ -85,6 +99,9 @@ type Supervisor struct {
 	mu       sync.Mutex
 	sessions map[string]*Session // guarded by mu; live and ended, until Forget
 	closed   bool                // guarded by mu
+
+	probe     sync.Once
+	supported confine.Support // what confines agents here; set by probe
 }
 
 // New returns a supervisor. The folders are created (0700) on first use.
@@ -130,6 +147,12 @@ type LaunchSpec struct {
 	// Permission is the mode the CLI starts in ("" is ask): the profile's
 	// arguments for it are added (addPermission).
 	Permission store.Permission
+	// Policy is what the agent (and its setup) may reach; nil runs it
+	// unconfined, which Unconfined then explains (the person's choice for
+	// the repository). A policy nothing here can enforce refuses the
+	// launch: an agent never starts unconfined instead.
+	Policy     *confine.Policy
+	Unconfined string
 }
 
 // ErrClosed is returned by Launch once Close has begun.
@@ -199,6 +222,18 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 		return nil, err
 	}
 	env := append(agentEnv(sv.cfg.Env, spec, tokenFile, vars), x.Env...)
+	bx, conf, inside, err := sv.sandboxFor(spec, files)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	// A confined agent is told where its files are inside its sandbox.
+	for i := range args {
+		args[i] = inside(args[i])
+	}
+	for i := range env {
+		env[i] = inside(env[i])
+	}
 
 	recording := sv.RecordingPath(spec.SessionID)
 	if spec.Resume {
@@ -215,7 +250,7 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 		cleanup()
 		return nil, err
 	}
-	agent := Spec{Path: path, Args: args, Dir: spec.Dir, Env: env, Cols: uint16(spec.Cols), Rows: uint16(spec.Rows)}
+	agent := Spec{Path: path, Args: args, Dir: spec.Dir, Env: env, Cols: uint16(spec.Cols), Rows: uint16(spec.Rows), box: bx}
 	var proc *Process
 	var next *afterSetup
 	if spec.Setup == nil {
@@ -238,7 +273,7 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 	}
 
 	s := &Session{
-		id: spec.SessionID, profile: spec.Profile.ID, repoID: spec.RepositoryID, permission: spec.Permission.Or(),
+		id: spec.SessionID, profile: spec.Profile.ID, repoID: spec.RepositoryID, permission: spec.Permission.Or(), confinement: conf,
 		started: time.Now(), master: proc.PTY(), proc: proc, procStart: procStart, settingUp: next != nil,
 		recording: recording, files: files,
 		cfg: &sv.cfg, log: sv.cfg.Log,
@@ -500,4 +535,22 @@ func BootstrapPrompt(sessionID, repositoryID string) string {
 		"session_report kind question, then session_await_answer. "+
 		"Use the packet_id and lease_id each call returns.",
 		sessionID, repositoryID, repositoryID)
+}
+
+// Owner names the live session whose process set holds process pid: the
+// control socket refuses such a peer, whatever it did to leave its
+// agent's process group.
+func (sv *Supervisor) Owner(pid int) (sessionID string, ok bool) {
+	sv.mu.Lock()
+	live := make([]*Session, 0, len(sv.sessions))
+	for _, s := range sv.sessions {
+		live = append(live, s)
+	}
+	sv.mu.Unlock()
+	for _, s := range live {
+		if s.Exit() == nil && s.process().Holds(pid) {
+			return s.id, true
+		}
+	}
+	return "", false
 }

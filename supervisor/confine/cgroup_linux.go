@@ -48,11 +48,12 @@ func CgroupParent() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("make a cgroup under %s: %w", dir, err)
 	}
+	_, killErr := os.Stat(filepath.Join(probe, "cgroup.kill"))
 	if err := os.Remove(probe); err != nil {
 		return "", fmt.Errorf("remove probe cgroup: %w", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "cgroup.kill")); err != nil {
-		return "", fmt.Errorf("no cgroup.kill (Linux 5.14 or later): %w", err)
+	if killErr != nil {
+		return "", fmt.Errorf("no cgroup.kill (Linux 5.14 or later): %w", killErr)
 	}
 	return dir, nil
 }

@@ -1,0 +1,153 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/switchboard-dev/switchboard/supervisor/confine"
+)
+
+// Confinement says how a session's agent is held, for the session's
+// listing, its audit record and the person.
+type Confinement struct {
+	// Level is LevelConfined, LevelPartly or LevelNone.
+	Level string `json:"level"`
+	// Method is what enforces the file system policy: "bubblewrap",
+	// "landlock", or "" when nothing does.
+	Method string `json:"method,omitempty"`
+	// Why says what a partly confined or unconfined agent can reach that a
+	// confined one cannot, and why.
+	Why string `json:"why,omitempty"`
+	// Processes names what holds every process the agent starts:
+	// HoldPIDNamespace, HoldCgroup or HoldGroup.
+	Processes string `json:"processes"`
+	// Notes are what the policy left out (a hidden path that does not
+	// exist).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Confinement levels.
+const (
+	LevelConfined = "confined"
+	LevelPartly   = "partly confined"
+	LevelNone     = "not confined"
+)
+
+// What holds an agent's processes, strongest first.
+const (
+	// HoldPIDNamespace: the agent's own PID namespace; when its first
+	// process ends, the kernel ends the rest.
+	HoldPIDNamespace = "pid namespace"
+	// HoldCgroup: a cgroup v2 leaf; cgroup.kill ends all of it.
+	HoldCgroup = "cgroup"
+	// HoldGroup: the process group only; a child that starts a session
+	// of its own escapes it.
+	HoldGroup = "process group"
+)
+
+// String reads as the session shows it: "confined (bubblewrap)", "partly
+// confined (landlock): why".
+func (c Confinement) String() string {
+	s := c.Level
+	if c.Method != "" {
+		s += " (" + c.Method + ")"
+	}
+	if c.Why != "" {
+		s += ": " + c.Why
+	}
+	return s
+}
+
+// insideDir is where a bubblewrapped agent finds its session's files: its
+// private /tmp, so no path it is given names Switchboard's runtime folder.
+const insideDir = "/tmp/switchboard"
+
+// box is how one session's processes are started: the sandbox and the
+// process set. The zero box starts a process as it is, in a process group.
+type box struct {
+	bwrap   string // bubblewrap's path when it confines
+	helper  string // the binary with confine.HelperArg
+	checked *confine.Checked
+	// cgroup is the folder a leaf is made in for each process started;
+	// "" when none can be (or bubblewrap's namespace holds them).
+	cgroup string
+	// name names the leaves: the session id.
+	name string
+}
+
+// sandboxFor decides how spec's agent is confined: bubblewrap where it
+// runs, else Landlock (partly confined: shared /tmp, processes visible),
+// else refused; a spec without a policy runs as it is, which only the
+// person's choice for its repository, or a system with no sandbox at all,
+// may ask. files are the session's files, which a bubblewrapped agent
+// finds under insideDir: the returned function maps their paths there.
+func (sv *Supervisor) sandboxFor(spec LaunchSpec, files []string) (box, Confinement, func(string) string, error) {
+	sup := sv.support()
+	same := func(s string) string { return s }
+	bx := box{helper: sv.cfg.Helper, cgroup: sup.Cgroup, name: spec.SessionID}
+	conf := Confinement{Level: LevelNone, Processes: HoldGroup, Why: spec.Unconfined}
+	if sup.Cgroup != "" {
+		conf.Processes = HoldCgroup
+	}
+	if spec.Policy == nil {
+		if conf.Why == "" {
+			conf.Why = "nothing confines agents on " + runtime.GOOS + " yet"
+		}
+		return bx, conf, same, nil
+	}
+	p := *spec.Policy
+	switch {
+	case sup.Bwrap != "":
+		inside := func(s string) string {
+			for _, f := range files {
+				s = strings.ReplaceAll(s, f, filepath.Join(insideDir, filepath.Base(f)))
+			}
+			return s
+		}
+		for _, f := range files {
+			p.Files = append(p.Files, confine.File{Src: f, Dst: inside(f)})
+		}
+		// The helper binary is bound back where a hidden folder (or
+		// the private /tmp of a test) would take it away.
+		p.ReadOnly = append(p.ReadOnly, bx.helper)
+		c, err := confine.Check(p)
+		if err != nil {
+			return box{}, Confinement{}, nil, err
+		}
+		bx.bwrap, bx.checked, bx.cgroup = sup.Bwrap, &c, ""
+		return bx, Confinement{Level: LevelConfined, Method: "bubblewrap", Processes: HoldPIDNamespace, Notes: c.Notes}, inside, nil
+	case sup.Landlock > 0:
+		for _, f := range files {
+			p.Files = append(p.Files, confine.File{Src: f, Dst: f})
+		}
+		c, err := confine.Check(p)
+		if err != nil {
+			return box{}, Confinement{}, nil, err
+		}
+		bx.checked = &c
+		conf.Level, conf.Method, conf.Notes = LevelPartly, "landlock", c.Notes
+		conf.Why = fmt.Sprintf("%s; Landlock ABI %d hides and guards the files, but /tmp and other processes are shared", sup.BwrapWhy, sup.Landlock)
+		return bx, conf, same, nil
+	}
+	return box{}, Confinement{}, nil, fmt.Errorf("%w: %s, and this kernel has no Landlock; install bubblewrap, or let this repository's agents run unconfined in its settings", errNoSandbox, sup.BwrapWhy)
+}
+
+// errNoSandbox is the cause of a launch refused because nothing here can
+// confine the agent: it never starts unconfined instead.
+var errNoSandbox = errors.New("the agent cannot start confined")
+
+// support is what confines agents here, probed once.
+func (sv *Supervisor) support() confine.Support {
+	sv.probe.Do(func() {
+		if sv.cfg.Support != nil {
+			sv.supported = *sv.cfg.Support
+			return
+		}
+		sv.supported = confine.Probe(context.Background(), sv.cfg.Bwrap)
+	})
+	return sv.supported
+}
