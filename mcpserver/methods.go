@@ -48,6 +48,9 @@ type Options struct {
 	// Worktrees is the folder agents' git worktrees are made in ("<data
 	// dir>/worktrees"); "" runs every agent in its repository's folder.
 	Worktrees string
+	// Sandbox confines supervised agents; nil starts them unconfined
+	// (a registry without the app's folders, in tests).
+	Sandbox *Sandbox
 	// RefreshUsage, when set, reads and records a supervised session's
 	// token usage now (the daemon's agent.usage), so that a completion
 	// gives its packet the reply that asked for it.

@@ -389,6 +389,9 @@ func (r *Registry) launch(ctx context.Context, spec supervisor.LaunchSpec, plan 
 		spec.Dir, spec.Workspace = ws.dir, &ws.Workspace
 	}
 	spec.Setup = r.setupFor(spec.SessionID, plan.repo, ws)
+	if spec.Policy, err = r.policyFor(ctx, plan.repo.Path, spec.Workspace, spec.Dir); err != nil {
+		return fail(store.CodeAgentUnavailable, "cannot confine the agent: "+err.Error())
+	}
 	s, err := r.agents.Launch(spec)
 	if err != nil {
 		reason := "failed to start: " + err.Error()

@@ -114,7 +114,7 @@ func (r *Registry) registerResume() {
 				Prompt:         supervisor.ResumePrompt(ses.ID, repo.ID, packets),
 				ConversationID: ses.ConversationID, Resume: true}
 			ctx := context.WithoutCancel(c.Ctx)
-			c.Then(func(any) (any, error) { return r.relaunch(ctx, spec) })
+			c.Then(func(any) (any, error) { return r.relaunch(ctx, spec, repo.Path) })
 			return AgentStarted{SessionID: ses.ID, Profile: prof.ID, RepositoryID: repo.ID, Port: port, Workspace: ses.Workspace}, nil
 		}))
 }
@@ -123,8 +123,13 @@ func (r *Registry) registerResume() {
 // If it cannot start, the session ends again as it was, resumable (its
 // leases kept until they expire): a CLI missing for a moment does not cost
 // the conversation.
-func (r *Registry) relaunch(ctx context.Context, spec supervisor.LaunchSpec) (any, error) {
-	s, err := r.agents.Launch(spec)
+func (r *Registry) relaunch(ctx context.Context, spec supervisor.LaunchSpec, repoPath string) (any, error) {
+	var s *supervisor.Session
+	policy, err := r.policyFor(ctx, repoPath, spec.Workspace, spec.Dir)
+	if err == nil {
+		spec.Policy = policy
+		s, err = r.agents.Launch(spec)
+	}
 	if err != nil {
 		reason := "failed to resume: " + err.Error()
 		if errors.Is(err, supervisor.ErrClosed) {

@@ -32,6 +32,7 @@ type Registry struct {
 	agents  *supervisor.Supervisor // nil where no agents run
 	// worktrees is Options.Worktrees.
 	worktrees string
+	sandbox   *Sandbox // nil: agents start unconfined
 	// instanceGrace is Options.InstanceGrace.
 	instanceGrace time.Duration
 	// refreshUsage is Options.RefreshUsage (methods_usage.go).
@@ -58,7 +59,7 @@ func NewRegistry(db *store.DB, opts Options) *Registry {
 	if opts.Env == nil {
 		opts.Env = offlineEnv{}
 	}
-	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, agents: opts.Agents, worktrees: opts.Worktrees,
+	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, agents: opts.Agents, worktrees: opts.Worktrees, sandbox: opts.Sandbox,
 		instanceGrace: cmp.Or(opts.InstanceGrace, DefaultInstanceGrace),
 		methods:       map[string]*Method{}, commit: newGroupCommitter(db), sig: newSignals()}
 }

@@ -12,9 +12,9 @@ mode=${1:-run}
 # Build: cgo for Fyne's OpenGL driver and its X11 headers.
 pkgs="gcc pkg-config libgl1-mesa-dev libx11-dev libxrandr-dev libxcursor-dev libxinerama-dev libxi-dev libxxf86vm-dev"
 # Run: a session bus and the Secret Service for the keyring, a clipboard,
-# and git, which gives each agent a worktree of its own (the tests of
-# gitcmd and workspace run it too).
-pkgs="$pkgs dbus dbus-x11 gnome-keyring xclip git"
+# git, which gives each agent a worktree of its own (the tests of gitcmd
+# and workspace run it too), and bubblewrap, which confines each agent.
+pkgs="$pkgs dbus dbus-x11 gnome-keyring xclip git bubblewrap"
 if [ "$mode" = test ]; then
 	# A virtual display for the tray test, gdbus and imagemagick to look at it;
 	# desktop-file-validate for the menu and autostart entries, and xz for

@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor/confine"
 )
 
@@ -85,7 +89,7 @@ type box struct {
 // person's choice for its repository, or a system with no sandbox at all,
 // may ask. files are the session's files, which a bubblewrapped agent
 // finds under insideDir: the returned function maps their paths there.
-func (sv *Supervisor) sandboxFor(spec LaunchSpec, files []string) (box, Confinement, func(string) string, error) {
+func (sv *Supervisor) sandboxFor(spec LaunchSpec, command string, env, files []string) (box, Confinement, func(string) string, error) {
 	sup := sv.support()
 	same := func(s string) string { return s }
 	bx := box{helper: sv.cfg.Helper, cgroup: sup.Cgroup, name: spec.SessionID}
@@ -100,6 +104,10 @@ func (sv *Supervisor) sandboxFor(spec LaunchSpec, files []string) (box, Confinem
 		return bx, conf, same, nil
 	}
 	p := *spec.Policy
+	p.Writable, p.Hidden = slices.Clone(p.Writable), slices.Clone(p.Hidden)
+	if err := homePolicy(&p, spec.Profile, env); err != nil {
+		return box{}, Confinement{}, nil, err
+	}
 	switch {
 	case sup.Bwrap != "":
 		inside := func(s string) string {
@@ -111,9 +119,15 @@ func (sv *Supervisor) sandboxFor(spec LaunchSpec, files []string) (box, Confinem
 		for _, f := range files {
 			p.Files = append(p.Files, confine.File{Src: f, Dst: inside(f)})
 		}
-		// The helper binary is bound back where a hidden folder (or
-		// the private /tmp of a test) would take it away.
+		// The helper and the agent's own binary are bound back where a
+		// hidden folder (or the private /tmp of a test) would take them
+		// away.
 		p.ReadOnly = append(p.ReadOnly, bx.helper)
+		if bin, err := exec.LookPath(command); err == nil {
+			if bin, err = filepath.EvalSymlinks(bin); err == nil {
+				p.ReadOnly = append(p.ReadOnly, bin)
+			}
+		}
 		c, err := confine.Check(p)
 		if err != nil {
 			return box{}, Confinement{}, nil, err
@@ -150,4 +164,59 @@ func (sv *Supervisor) support() confine.Support {
 		sv.supported = confine.Probe(context.Background(), sv.cfg.Bwrap)
 	})
 	return sv.supported
+}
+
+// homePolicy completes p with what depends on the agent's home (its HOME
+// variable): the person's keys hidden, its CLI's own state writable (made
+// if missing: home is read-only to the agent, and a CLI's first run makes
+// its folder).
+//
+// The CLI is known by the profile's id or by what Switchboard reads of it
+// (its usage, trust and hooks), so that a profile of the person's own for
+// the same CLI gets the same state.
+func homePolicy(p *confine.Policy, prof store.Profile, env []string) error {
+	vars := map[string]string{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	home := vars["HOME"]
+	if home == "" {
+		return errors.New("the agent's environment names no HOME")
+	}
+	p.Home = home
+	p.Hidden = append(p.Hidden, confine.HomeSecrets(home)...)
+	state := []string{".npm", ".cache"}
+	var moved []string // state the CLI was told to keep elsewhere
+	for _, cli := range []string{"claude", "codex", "gemini"} {
+		if prof.ID != cli && prof.Usage != cli && prof.Trust != cli && prof.Hooks != cli {
+			continue
+		}
+		switch cli {
+		case "claude":
+			state = append(state, ".claude", ".claude.json")
+			moved = append(moved, vars["CLAUDE_CONFIG_DIR"])
+		case "codex":
+			state = append(state, ".codex")
+			moved = append(moved, vars["CODEX_HOME"])
+		case "gemini":
+			state = append(state, ".gemini")
+		}
+	}
+	for _, s := range state {
+		moved = append(moved, filepath.Join(home, s))
+	}
+	for _, path := range moved {
+		if !filepath.IsAbs(path) {
+			continue
+		}
+		if filepath.Ext(path) != ".json" {
+			if err := os.MkdirAll(path, 0o700); err != nil {
+				return fmt.Errorf("make %s for the agent: %w", path, err)
+			}
+		}
+		p.Writable = append(p.Writable, path)
+	}
+	return nil
 }

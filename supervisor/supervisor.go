@@ -222,7 +222,7 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 		return nil, err
 	}
 	env := append(agentEnv(sv.cfg.Env, spec, tokenFile, vars), x.Env...)
-	bx, conf, inside, err := sv.sandboxFor(spec, files)
+	bx, conf, inside, err := sv.sandboxFor(spec, path, env, files)
 	if err != nil {
 		cleanup()
 		return nil, err
@@ -433,7 +433,8 @@ func sessionVars(spec LaunchSpec, delivery store.PromptDelivery, tokenFile, conf
 }
 
 // agentEnv builds the agent's environment: the user's, without any
-// SWITCHBOARD_* variable of the app's own (its client token above all),
+// SWITCHBOARD_* variable of the app's own (its client token above all) or
+// the database's (PG*, DATABASE_URL),
 // then the terminal, the session's variables and the profile's.
 func agentEnv(base []string, spec LaunchSpec, tokenFile string, vars map[string]string) []string {
 	env := make([]string, 0, len(base)+8)
@@ -441,6 +442,11 @@ func agentEnv(base []string, spec LaunchSpec, tokenFile string, vars map[string]
 		name, _, _ := strings.Cut(kv, "=")
 		switch {
 		case strings.HasPrefix(name, "SWITCHBOARD_"), name == "TERM", name == "COLUMNS", name == "LINES":
+			continue
+		case strings.HasPrefix(name, "PG"), name == "DATABASE_URL":
+			// The team database's address and password (libpq's
+			// variables): an agent would read and write every
+			// instance's queue with them.
 			continue
 		}
 		env = append(env, kv)

@@ -174,7 +174,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	// starts anything when made, so a start that fails before the
 	// listeners has nothing of theirs to stop.
 	d.reg = mcpserver.New(d.db, mcpserver.Options{Version: cfg.Version, Env: d, Log: d.log, Agents: d.agents, Worktrees: cfg.Paths.Worktrees(),
-		RefreshUsage: d.usage.refresh, InstanceGrace: cfg.InstanceGrace})
+		Sandbox: sandbox(cfg.Paths), RefreshUsage: d.usage.refresh, InstanceGrace: cfg.InstanceGrace})
 	if cfg.DatabaseURL != "" {
 		// Running, in the other instances' eyes, before the sweeps
 		// below end this instance's sessions of the run before.

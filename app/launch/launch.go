@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard-dev/switchboard/app/cli"
 	"github.com/switchboard-dev/switchboard/app/daemon"
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/supervisor/confine"
 )
 
 // Version is the program's version.
@@ -36,6 +37,9 @@ type Tray func(ctx context.Context, d *daemon.Daemon, log *slog.Logger) error
 // Main runs the program with args (without the program name) and returns
 // its exit code. tray nil is a build without a GUI: always headless.
 func Main(args []string, tray Tray) int {
+	// A confined agent's start runs this binary as its sandbox helper
+	// first (confine.HelperArg); it becomes the agent and never returns.
+	confine.RunHelper(append([]string{os.Args[0]}, args...))
 	if len(args) > 0 && cli.IsCommand(args[0]) {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
@@ -51,6 +55,9 @@ func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 func runApp(args []string, tray Tray) int {
+	// No process of the person's (an agent among them) may read the
+	// app's memory or environment through /proc, or trace it.
+	notDumpable()
 	fs := flag.NewFlagSet("switchboard", flag.ContinueOnError)
 	addr := fs.String("mcp-http-addr", os.Getenv("SWITCHBOARD_MCP_HTTP_ADDR"), "MCP listener: `ADDR` (loopback host:port), a bare port, or off (env SWITCHBOARD_MCP_HTTP_ADDR)")
 	var origins listFlag

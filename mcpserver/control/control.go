@@ -126,7 +126,7 @@ func NewServer(reg *mcpserver.Registry, hello func() Hello, log *slog.Logger) *S
 		// is answered 403 per request rather than failing Accept, which
 		// would stop the whole server.
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-			return context.WithValue(ctx, peerKey{}, peerUID(c))
+			return context.WithValue(ctx, peerKey{}, peerOf(c))
 		},
 	}
 	return s
@@ -144,35 +144,51 @@ func (s *Server) Serve(ln net.Listener) error {
 // Shutdown stops accepting and waits for calls in flight, up to ctx.
 func (s *Server) Shutdown(ctx context.Context) error { return s.http.Shutdown(ctx) }
 
-// peerUID returns the uid of the process at the other end of a Unix socket,
-// or -1 when it cannot be told.
-func peerUID(c net.Conn) int {
+// peer is who is at the other end of a connection: uid and pid -1 when
+// they cannot be told.
+type peer struct{ uid, pid int }
+
+// peerOf reads the credentials of the process at the other end of a Unix
+// socket, once per connection.
+func peerOf(c net.Conn) peer {
+	p := peer{uid: -1, pid: -1}
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
-		return -1
+		return p
 	}
 	raw, err := uc.SyscallConn()
 	if err != nil {
-		return -1
+		return p
 	}
-	uid := -1
 	raw.Control(func(fd uintptr) {
 		if u, err := getPeerUID(int(fd)); err == nil {
-			uid = u
+			p.uid = u
 		}
+		p.pid = getPeerPID(int(fd))
 	})
-	return uid
+	return p
 }
 
+// checkPeer lets in the owner only, and of the owner's processes none that
+// an agent started: an agent runs as the person, so the uid alone would let
+// it mint itself an operator token. Whatever it did to leave its process
+// group, its process set (supervisor.Owner) still holds it.
 func (s *Server) checkPeer(next http.Handler) http.Handler {
 	me := ownerUID()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// A connection whose peer could not be told (no value, or -1) is
 		// refused: the zero value would be root's uid.
-		uid, ok := r.Context().Value(peerKey{}).(int)
-		if !ok || uid != me {
+		p, ok := r.Context().Value(peerKey{}).(peer)
+		if !ok || p.uid != me {
 			http.Error(w, "control socket: only the owner may connect", http.StatusForbidden)
 			return
+		}
+		if sv := s.reg.Agents(); sv != nil && p.pid > 0 {
+			if id, ok := sv.Owner(p.pid); ok {
+				http.Error(w, "control socket: refused: the caller runs inside agent session "+id+
+					"; an agent calls Switchboard with its own MCP token, never the person's control socket", http.StatusForbidden)
+				return
+			}
 		}
 		next.ServeHTTP(w, r)
 	})

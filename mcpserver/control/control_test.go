@@ -346,7 +346,11 @@ func TestCheckPeer(t *testing.T) {
 		before := reached
 		req := httptest.NewRequest(http.MethodGet, "/v1/hello", nil)
 		if tc.uid != nil {
-			req = req.WithContext(context.WithValue(req.Context(), peerKey{}, tc.uid))
+			v := tc.uid
+			if u, ok := v.(int); ok {
+				v = peer{uid: u, pid: -1}
+			}
+			req = req.WithContext(context.WithValue(req.Context(), peerKey{}, v))
 		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
@@ -440,13 +444,13 @@ func TestPeerUID(t *testing.T) {
 		t.Fatal("Accept failed")
 	}
 	defer server.Close()
-	if got := peerUID(server); got != os.Getuid() {
+	if got := peerOf(server).uid; got != os.Getuid() {
 		t.Errorf("peerUID of a real socket = %d, want %d", got, os.Getuid())
 	}
 	a, b := net.Pipe()
 	defer a.Close()
 	defer b.Close()
-	if got := peerUID(a); got != -1 {
+	if got := peerOf(a).uid; got != -1 {
 		t.Errorf("peerUID of a pipe = %d, want -1", got)
 	}
 }

@@ -24,12 +24,19 @@ type mount struct {
 //
 // The agent gets PID, IPC and UTS namespaces of its own and no
 // capabilities (root in the sandbox could otherwise unmount what hides);
-// it keeps the network (its model's API, the loopback MCP endpoint). It
-// dies with bubblewrap, and bubblewrap with its parent: the agent's
-// namespace ends with the supervisor's process, whatever it started.
+// it keeps the network (its model's API, the loopback MCP endpoint).
+// bubblewrap and the namespace's first process share one process group: a
+// kill of that group ends the namespace, and with it whatever the agent
+// started.
+//
+// There is no --die-with-parent: the kernel sends that signal when the
+// thread that forked bubblewrap exits, and a Go program's threads do (a
+// goroutine that ends locked to its thread takes the thread with it), so
+// one session's end killed another's sandbox. A crash leaves the sandbox
+// running; the next start ends it by its recorded pid, as it does any
+// agent a crash left.
 func BwrapArgs(c Checked) []string {
 	args := []string{
-		"--die-with-parent",
 		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 		"--cap-drop", "ALL",
 		"--hostname", "switchboard-agent",

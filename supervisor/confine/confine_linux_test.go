@@ -123,7 +123,7 @@ func TestBwrapArgsDeeperWins(t *testing.T) {
 			t.Errorf("want %q before %q in %s", order[0], order[1], got)
 		}
 	}
-	if !strings.HasPrefix(got, "--die-with-parent --unshare-pid") || !strings.Contains(got, "--cap-drop ALL") {
+	if !strings.HasPrefix(got, "--unshare-pid --unshare-ipc --unshare-uts") || !strings.Contains(got, "--cap-drop ALL") {
 		t.Errorf("namespaces or capabilities missing: %s", got)
 	}
 }

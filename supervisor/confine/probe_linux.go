@@ -44,7 +44,7 @@ func Probe(ctx context.Context, bwrap string) Support {
 	default:
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		args := []string{"--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+		args := []string{"--unshare-pid", "--unshare-ipc", "--unshare-uts",
 			"--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--", "true"}
 		var stderr bytes.Buffer
 		cmd := exec.CommandContext(ctx, path, args...)
