@@ -46,9 +46,50 @@ func keepGitVar(name string) bool {
 	return false
 }
 
-// environ returns the environment for git: parent without the GIT_
-// variables keepGitVar drops and without those fixedEnv sets, then
-// fixedEnv.
+// keepVar reports whether an inherited variable other than GIT_ ones
+// reaches git. The list is short on purpose: the app's environment holds
+// what git has no use for and must not hand on to the programs it starts
+// (a filter, a credential helper, ssh): the client token, the team
+// database's PG* and DATABASE_URL, every SWITCHBOARD_* variable. Names
+// are compared in upper case, as Windows does; on Unix that only lets
+// through the lower-case proxy variables curl reads.
+func keepVar(name string) bool {
+	switch strings.ToUpper(name) {
+	case
+		// Where git finds its helpers, ssh and a credential helper.
+		"PATH",
+		// Where the person's own configuration is: ~/.gitconfig and
+		// $XDG_CONFIG_HOME/git/config, ~/.ssh; who they are when
+		// user.name is unset (git falls back to the login name).
+		"HOME", "XDG_CONFIG_HOME", "USER", "LOGNAME",
+		// git's temporary files.
+		"TMPDIR",
+		// A push (a pull request) over ssh with the person's agent, over
+		// https through their proxy and certificates, with their
+		// credential helper: git-credential-cache's socket is under
+		// $XDG_CACHE_HOME, libsecret's keyring on the session bus, and
+		// ssh or the helper asks for a passphrase through SSH_ASKPASS on
+		// the person's display when nothing else has it. gh is not run
+		// through here and its tokens (GH_TOKEN, GITHUB_TOKEN) are not
+		// git's.
+		"SSH_AUTH_SOCK", "SSH_ASKPASS", "SSH_ASKPASS_REQUIRE", "DISPLAY", "WAYLAND_DISPLAY",
+		"XDG_CACHE_HOME", "DBUS_SESSION_BUS_ADDRESS",
+		"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
+		"SSL_CERT_FILE", "SSL_CERT_DIR",
+		// The person's keys, for a repository that signs commits
+		// (commit.gpgSign also signs the landing's commit-tree).
+		"GNUPGHOME",
+		// What git for Windows needs to start at all and to find HOME.
+		"SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "TEMP", "TMP",
+		"USERPROFILE", "HOMEDRIVE", "HOMEPATH", "APPDATA", "LOCALAPPDATA":
+		return true
+	}
+	return false
+}
+
+// environ returns the environment for git: the variables of parent that
+// keepVar or keepGitVar let through, then fixedEnv. Locale variables (LANG,
+// LC_*) are not among them: fixedEnv's LC_ALL decides.
 func environ(parent []string) []string {
 	fixed := fixedEnv()
 	set := make(map[string]bool, len(fixed))
@@ -56,13 +97,15 @@ func environ(parent []string) []string {
 		name, _, _ := strings.Cut(kv, "=")
 		set[name] = true
 	}
-	env := make([]string, 0, len(parent)+len(fixed))
+	env := make([]string, 0, len(fixed)+16)
 	for _, kv := range parent {
 		name, _, _ := strings.Cut(kv, "=")
-		if set[name] || strings.HasPrefix(name, "GIT_") && !keepGitVar(name) {
+		if set[name] {
 			continue
 		}
-		env = append(env, kv)
+		if strings.HasPrefix(name, "GIT_") && keepGitVar(name) || keepVar(name) {
+			env = append(env, kv)
+		}
 	}
 	return append(env, fixed...)
 }

@@ -1,10 +1,13 @@
 // Package gitcmd is the one way Switchboard runs git. Every call goes
-// through Run: the git binary found on PATH, executed directly (never
-// through a shell), pointed at a folder with -C, in an environment fixed
-// here rather than inherited, under a deadline, with its output bounded and
-// its failures typed. Run also refuses, without starting git, the commands
-// that can lose a person's work (see refusal in deny.go): people run
-// Switchboard on repositories with uncommitted work in them.
+// through Run or RunTree: the git binary found on PATH, executed directly
+// (never through a shell), pointed at a folder with -C (Run) or at a work
+// tree and git folders named outright (RunTree, for a folder an agent can
+// write), with hooks and fsmonitor off whatever the repository's
+// configuration says (safety.go), in an environment built here from an
+// allow-list rather than inherited (env.go), under a deadline, with its
+// output bounded and its failures typed. Run also refuses, without starting
+// git, the commands that can lose a person's work (see refusal in deny.go):
+// people run Switchboard on repositories with uncommitted work in them.
 package gitcmd
 
 import (
@@ -48,7 +51,8 @@ var ErrOutputTooLarge = errors.New("git output larger than the limit")
 // Error is a git call that failed: git exited non-zero, or did not run or
 // finish (then ExitCode is -1 and Err says why).
 type Error struct {
-	// Args are the arguments after "git -C dir".
+	// Args are the caller's arguments: what follows the folder and the
+	// configuration Run puts first.
 	Args []string
 	// ExitCode is git's exit status, -1 when it did not exit by itself.
 	ExitCode int
@@ -96,8 +100,13 @@ func ExitCode(err error) (int, bool) {
 
 // Run runs git with args in dir and returns its standard output. Standard
 // input is empty. See RunInput.
+//
+// git finds the repository from dir, through whatever .git entry it meets
+// on the way up: Run is for the folders the person owns (their checkout,
+// the repository's git folder). A folder an agent can write, where that
+// entry may have been replaced, is RunTree's.
 func Run(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	return run(ctx, dir, nil, limits{stdout: MaxStdout, timeout: DefaultTimeout}, args)
+	return run(ctx, folder(dir), nil, limits{stdout: MaxStdout, timeout: DefaultTimeout}, args)
 }
 
 // RunInput is Run with stdin as git's standard input (commit -F -,
@@ -106,7 +115,41 @@ func RunInput(ctx context.Context, dir string, stdin []byte, args ...string) ([]
 	if stdin == nil {
 		stdin = []byte{}
 	}
-	return run(ctx, dir, stdin, limits{stdout: MaxStdout, timeout: DefaultTimeout}, args)
+	return run(ctx, folder(dir), stdin, limits{stdout: MaxStdout, timeout: DefaultTimeout}, args)
+}
+
+// RunTree is Run in the work tree t, with its git folders given to git
+// outright (see Tree): the work tree's own .git entry is never read.
+func RunTree(ctx context.Context, t Tree, args ...string) ([]byte, error) {
+	return run(ctx, t.place(), nil, limits{stdout: MaxStdout, timeout: DefaultTimeout}, args)
+}
+
+// RunTreeInput is RunTree with stdin as git's standard input.
+func RunTreeInput(ctx context.Context, t Tree, stdin []byte, args ...string) ([]byte, error) {
+	if stdin == nil {
+		stdin = []byte{}
+	}
+	return run(ctx, t.place(), stdin, limits{stdout: MaxStdout, timeout: DefaultTimeout}, args)
+}
+
+// place is where a call runs: the arguments that say so, before the
+// caller's, and the variables that go with them.
+type place struct {
+	args []string
+	env  []string
+	// err is why the place cannot be used; run reports it with the
+	// subcommand before starting git.
+	err error
+}
+
+// folder is the place "-C dir".
+func folder(dir string) place {
+	if dir == "" {
+		// Without -C git would act on whatever repository the tray's own
+		// working directory happens to be in.
+		return place{err: errors.New("no folder given")}
+	}
+	return place{args: []string{"-C", dir}}
 }
 
 // limits are MaxStdout and DefaultTimeout, made parameters for the tests.
@@ -115,11 +158,9 @@ type limits struct {
 	timeout time.Duration
 }
 
-func run(ctx context.Context, dir string, stdin []byte, lim limits, args []string) ([]byte, error) {
-	if dir == "" {
-		// Without -C git would act on whatever repository the tray's own
-		// working directory happens to be in.
-		return nil, fmt.Errorf("git %s: no folder given", Subcommand(args))
+func run(ctx context.Context, at place, stdin []byte, lim limits, args []string) ([]byte, error) {
+	if at.err != nil {
+		return nil, fmt.Errorf("git %s: %w", Subcommand(args), at.err)
 	}
 	if len(args) == 0 {
 		return nil, errors.New("git: no subcommand given")
@@ -137,8 +178,11 @@ func run(ctx context.Context, dir string, stdin []byte, lim limits, args []strin
 		defer cancel()
 	}
 
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = environ(os.Environ())
+	// The place first (-C before any option that names a path), then
+	// safeConfig, then the caller's: refusal has checked only the last.
+	full := append(append(append([]string(nil), at.args...), safeConfigArgs()...), args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Env = append(environ(os.Environ()), at.env...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}

@@ -151,8 +151,9 @@ func TestRunInput(t *testing.T) {
 	}
 }
 
-// The environment git sees is fixed, whatever the tray inherited. A
-// pre-commit hook writes out the environment git gave it.
+// The environment git sees is fixed, whatever the tray inherited. A clean
+// filter (the repository's configuration, which git still runs: see
+// safeConfig) writes out the environment git gave the programs it starts.
 func TestRunEnvironment(t *testing.T) {
 	dir := newRepo(t)
 	other := newRepo(t)
@@ -162,25 +163,38 @@ func TestRunEnvironment(t *testing.T) {
 	t.Setenv("GIT_WORK_TREE", other)
 	t.Setenv("GIT_AUTHOR_DATE", "2001-01-01T00:00:00Z")
 	t.Setenv("LC_ALL", "de_DE.UTF-8")
+	t.Setenv("LANG", "de_DE.UTF-8")
 	t.Setenv("GIT_EDITOR", "vi")
+	// The app's own secrets, which nothing git starts may see.
+	t.Setenv("SWITCHBOARD_CLIENT_TOKEN", "sbt_secret-client-token")
+	t.Setenv("PGPASSWORD", "secret-pg-password")
+	t.Setenv("DATABASE_URL", "postgres://u:secret-db-url@h/db")
+	t.Setenv("SSH_AUTH_SOCK", "/run/agent.sock")
 	envFile := filepath.Join(t.TempDir(), "env")
-	writeHook(t, dir, "pre-commit", "env > '"+envFile+"'\n")
-	git(t, dir, "commit", "-q", "--allow-empty", "-m", "env")
+	writeFilter(t, dir, "env > '"+envFile+"'; cat")
+	gittest.WriteFile(t, filepath.Join(dir, "x.probe"), "x\n")
+	git(t, dir, "add", "x.probe")
+	git(t, dir, "commit", "-q", "-m", "env")
 
 	env := gittest.ReadFile(t, envFile)
-	for _, want := range []string{"GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "GIT_CONFIG_NOSYSTEM=1"} {
+	for _, want := range []string{"GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "GIT_CONFIG_NOSYSTEM=1",
+		"SSH_AUTH_SOCK=/run/agent.sock", "HOME=" + os.Getenv("HOME")} {
 		if !strings.Contains("\n"+env, "\n"+want+"\n") {
-			t.Errorf("hook environment lacks %s", want)
+			t.Errorf("filter environment lacks %s", want)
 		}
 	}
-	if strings.Contains(env, "de_DE") || strings.Contains(env, "2001-01-01") {
-		t.Errorf("an inherited value reached git:\n%s", env)
+	// git puts its own exec path first.
+	if !strings.Contains(env, ":"+os.Getenv("PATH")+"\n") {
+		t.Errorf("filter environment lacks the PATH git was given:\n%s", env)
+	}
+	for _, bad := range []string{"de_DE", "2001-01-01", "secret-", "SWITCHBOARD_", "PGPASSWORD", "DATABASE_URL", "LANG="} {
+		if strings.Contains(env, bad) {
+			t.Errorf("%q reached git:\n%s", bad, env)
+		}
 	}
 	if got := strings.TrimSpace(git(t, dir, "log", "-1", "--format=%s %ad", "--date=format:%Y")); !strings.HasPrefix(got, "env ") || strings.HasSuffix(got, " 2001") {
 		t.Errorf("commit in %s: %q", dir, got)
 	}
-	// git commit hands its hooks an editor of its own, so the editor is
-	// asked of git var.
 	for v, want := range map[string]string{"GIT_EDITOR": "true", "GIT_PAGER": "cat"} {
 		if got := strings.TrimSpace(git(t, dir, "var", v)); got != want {
 			t.Errorf("git var %s = %q, want %q", v, got, want)
@@ -193,13 +207,37 @@ func TestRunEnvironment(t *testing.T) {
 
 func TestEnviron(t *testing.T) {
 	t.Parallel()
-	got := environ([]string{
-		"PATH=/bin", "HOME=/h", "GIT_DIR=/x/.git", "GIT_INDEX_FILE=/x/i", "GIT_CONFIG_PARAMETERS='a.b'=c",
-		"GIT_CONFIG_GLOBAL=/h/cfg", "GIT_SSH_COMMAND=ssh -i k", "LC_ALL=fr_FR", "PAGER=less", "GIT_TERMINAL_PROMPT=1",
-	})
-	want := append([]string{"PATH=/bin", "HOME=/h", "GIT_CONFIG_GLOBAL=/h/cfg", "GIT_SSH_COMMAND=ssh -i k"}, fixedEnv()...)
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("environ =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	tests := []struct {
+		name   string
+		parent []string
+		want   []string // before fixedEnv
+	}{
+		{
+			name: "git's own variables",
+			parent: []string{"PATH=/bin", "HOME=/h", "GIT_DIR=/x/.git", "GIT_INDEX_FILE=/x/i", "GIT_CONFIG_PARAMETERS='a.b'=c",
+				"GIT_CONFIG_GLOBAL=/h/cfg", "GIT_SSH_COMMAND=ssh -i k", "LC_ALL=fr_FR", "PAGER=less", "GIT_TERMINAL_PROMPT=1"},
+			want: []string{"PATH=/bin", "HOME=/h", "GIT_CONFIG_GLOBAL=/h/cfg", "GIT_SSH_COMMAND=ssh -i k"},
+		},
+		{
+			name: "the app's secrets and settings",
+			parent: []string{"SWITCHBOARD_CLIENT_TOKEN=t", "SWITCHBOARD_RUNTIME_DIR=/run/sb", "PGPASSWORD=p", "PGHOST=h",
+				"DATABASE_URL=postgres://x", "GH_TOKEN=g", "GITHUB_TOKEN=g", "ANTHROPIC_API_KEY=k", "LANG=de_DE.UTF-8",
+				"LC_MESSAGES=de_DE", "EDITOR=vi", "XDG_RUNTIME_DIR=/run/user/1", "TERM=xterm"},
+		},
+		{
+			name: "what git and a push need",
+			parent: []string{"USER=p", "LOGNAME=p", "TMPDIR=/t", "XDG_CONFIG_HOME=/h/.config", "SSH_AUTH_SOCK=/s",
+				"https_proxy=http://proxy:3128", "NO_PROXY=localhost", "GNUPGHOME=/h/.gnupg", "Path=C:\\bin"},
+			want: []string{"USER=p", "LOGNAME=p", "TMPDIR=/t", "XDG_CONFIG_HOME=/h/.config", "SSH_AUTH_SOCK=/s",
+				"https_proxy=http://proxy:3128", "NO_PROXY=localhost", "GNUPGHOME=/h/.gnupg", "Path=C:\\bin"},
+		},
+	}
+	for _, tt := range tests {
+		got := environ(tt.parent)
+		want := append(append([]string(nil), tt.want...), fixedEnv()...)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: environ =\n%s\nwant\n%s", tt.name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 	}
 }
 
@@ -219,17 +257,18 @@ func TestRunTimeout(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := newRepo(t)
-			// The hook's sleep is git's grandchild and holds its stderr.
-			writeHook(t, dir, "pre-commit", "sleep 30\n")
+			// The filter's sleep is git's grandchild and holds its stderr.
+			writeFilter(t, dir, "sleep 30; cat")
+			gittest.WriteFile(t, filepath.Join(dir, "slow.probe"), "slow\n")
 			ctx, cancel := tt.ctx()
 			defer cancel()
 			start := time.Now()
-			_, err := run(ctx, dir, nil, limits{stdout: MaxStdout, timeout: 300 * time.Millisecond}, []string{"commit", "--allow-empty", "-m", "slow"})
+			_, err := run(ctx, folder(dir), nil, limits{stdout: MaxStdout, timeout: 300 * time.Millisecond}, []string{"add", "slow.probe"})
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("err = %v, want a deadline", err)
 			}
 			if d := time.Since(start); d > stopGrace-time.Second {
-				t.Errorf("Run returned after %v: the hook's sleep outlived git", d)
+				t.Errorf("Run returned after %v: the filter's sleep outlived git", d)
 			}
 			if _, err := os.Stat(filepath.Join(dir, ".git", "index.lock")); !os.IsNotExist(err) {
 				t.Errorf("index.lock left behind (%v)", err)
@@ -245,11 +284,11 @@ func TestRunStdoutLimit(t *testing.T) {
 	git(t, dir, "add", "big.txt")
 	git(t, dir, "commit", "-q", "-m", "big")
 	lim := limits{stdout: 1 << 16, timeout: time.Minute}
-	_, err := run(context.Background(), dir, nil, lim, []string{"cat-file", "blob", "HEAD:big.txt"})
+	_, err := run(context.Background(), folder(dir), nil, lim, []string{"cat-file", "blob", "HEAD:big.txt"})
 	if !errors.Is(err, ErrOutputTooLarge) {
 		t.Fatalf("err = %v, want ErrOutputTooLarge", err)
 	}
-	out, err := run(context.Background(), dir, nil, lim, []string{"cat-file", "blob", "HEAD:a.txt"})
+	out, err := run(context.Background(), folder(dir), nil, lim, []string{"cat-file", "blob", "HEAD:a.txt"})
 	if err != nil || string(out) != "one\n" {
 		t.Fatalf("small output: %q, %v", out, err)
 	}
@@ -306,10 +345,11 @@ func TestSubcommand(t *testing.T) {
 	}
 }
 
-func writeHook(t *testing.T, repo, name, body string) {
+// writeFilter makes the repository run the shell command clean as the
+// clean filter of every *.probe file: a program git starts that the
+// repository's configuration names and that, unlike a hook, still runs.
+func writeFilter(t *testing.T, repo, clean string) {
 	t.Helper()
-	path := filepath.Join(repo, ".git", "hooks", name)
-	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	git(t, repo, "config", "filter.probe.clean", clean)
+	gittest.WriteFile(t, filepath.Join(repo, ".git", "info", "attributes"), "*.probe filter=probe\n")
 }

@@ -56,7 +56,7 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 	if ses.Workspace == nil {
 		return nil, nil
 	}
-	ws := gitWorkspace(ses.Workspace)
+	ws := gitWorkspace(ses.Workspace, target.RepoPath)
 	from, err := rangeStart(c.Ctx, ws, ses, p)
 	if err != nil {
 		return nil, err
@@ -70,7 +70,7 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 	if profile == "" {
 		profile = "agent"
 	}
-	_, head, err := workspace.CommitAll(c.Ctx, ws, workspace.Commit{
+	created, head, err := workspace.CommitAll(c.Ctx, ws, workspace.Commit{
 		Message:   p.Title,
 		Trailers:  []string{"Switchboard-Packet: " + target.PacketID},
 		CoAuthors: []string{fmt.Sprintf("%s (Switchboard %s) <%s@switchboard.invalid>", profile, ses.ID, ses.ID)},
@@ -78,12 +78,14 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	stat, err := workspace.Diffstat(c.Ctx, ws.Path, from, head)
+	stat, err := workspace.Diffstat(c.Ctx, target.RepoPath, from, head)
 	if err != nil {
 		return nil, err
 	}
+	// The commit made here ran none of the repository's hooks
+	// (workspace.CommitAll says why); the packet says so.
 	return &store.PacketChanges{SessionID: ses.ID, Branch: ws.Branch, BaseBranch: ws.BaseBranch, From: from, To: head,
-		Files: len(stat.Files), Added: stat.Added, Deleted: stat.Deleted}, nil
+		Files: len(stat.Files), Added: stat.Added, Deleted: stat.Deleted, HooksNotRun: created}, nil
 }
 
 // listFiles names at most maxListedFiles files, and how many more there are.
@@ -118,14 +120,20 @@ func rangeStart(ctx context.Context, ws workspace.Workspace, ses store.Session, 
 	if start == "" {
 		start = ws.BaseCommit
 	}
+	// HEAD is the worktree's own: git is given its git folders from the
+	// repository's records, not from the worktree's .git file.
+	t, err := ws.Tree(ctx)
+	if err != nil {
+		return "", err
+	}
 	base := "refs/heads/" + ws.BaseBranch
-	if _, err := gitcmd.Run(ctx, ws.Path, "rev-parse", "--verify", "--quiet", base+"^{commit}"); err != nil {
+	if _, err := gitcmd.RunTree(ctx, t, "rev-parse", "--verify", "--quiet", base+"^{commit}"); err != nil {
 		if code, ok := gitcmd.ExitCode(err); ok && code == 1 {
 			return start, nil // the base branch is gone: nothing moved to measure against
 		}
 		return "", fmt.Errorf("find base branch %s: %w", ws.BaseBranch, err)
 	}
-	out, err := gitcmd.Run(ctx, ws.Path, "merge-base", "HEAD", base)
+	out, err := gitcmd.RunTree(ctx, t, "merge-base", "HEAD", base)
 	if code, ok := gitcmd.ExitCode(err); ok && code == 1 {
 		return start, nil // no common history: the base tells nothing
 	} else if err != nil {
@@ -135,14 +143,14 @@ func rangeStart(ctx context.Context, ws workspace.Workspace, ses store.Session, 
 	if mergeBase == start {
 		return start, nil
 	}
-	onBranch, err := isAncestor(ctx, ws.Path, start, "HEAD")
+	onBranch, err := isAncestor(ctx, t, start, "HEAD")
 	if err != nil {
 		return "", err
 	}
 	if !onBranch {
 		return mergeBase, nil
 	}
-	behind, err := isAncestor(ctx, ws.Path, start, mergeBase)
+	behind, err := isAncestor(ctx, t, start, mergeBase)
 	if err != nil {
 		return "", err
 	}
@@ -152,9 +160,10 @@ func rangeStart(ctx context.Context, ws workspace.Workspace, ses store.Session, 
 	return start, nil
 }
 
-// isAncestor reports whether commit a is b or an ancestor of b in dir.
-func isAncestor(ctx context.Context, dir, a, b string) (bool, error) {
-	_, err := gitcmd.Run(ctx, dir, "merge-base", "--is-ancestor", a, b)
+// isAncestor reports whether commit a is b or an ancestor of b in the work
+// tree t.
+func isAncestor(ctx context.Context, t gitcmd.Tree, a, b string) (bool, error) {
+	_, err := gitcmd.RunTree(ctx, t, "merge-base", "--is-ancestor", a, b)
 	if code, ok := gitcmd.ExitCode(err); ok && code == 1 {
 		return false, nil
 	} else if err != nil {

@@ -109,17 +109,17 @@ func (r *Registry) packetDiff(c *Call) (any, error) {
 
 // sessionDiff shows a session's worktree against its base commit.
 func (r *Registry) sessionDiff(c *Call) (any, error) {
-	s, err := r.prepareSession(c)
+	s, repoPath, err := r.prepareSession(c)
 	if err != nil {
 		return nil, err
 	}
 	if s.Workspace == nil {
 		return nil, store.Deny(store.CodeInvalidState, "session %s works in no worktree of its own", s.ID)
 	}
-	ws := gitWorkspace(s.Workspace)
+	ws := gitWorkspace(s.Workspace, repoPath)
 	ctx, cancel := context.WithTimeout(c.Ctx, worktreeTimeout)
 	defer cancel()
-	d, err := workspace.Diff(ctx, ws.Path, ws.BaseCommit, "")
+	d, err := workspace.WorkTreeDiff(ctx, ws)
 	if err != nil {
 		return nil, err
 	}
@@ -130,17 +130,22 @@ func (r *Registry) sessionDiff(c *Call) (any, error) {
 	return DiffResult{From: ws.BaseCommit, Diff: string(d), Untracked: untracked}, nil
 }
 
-// prepareSession reads, for a Prepare, the session a SessionArg call names.
-func (r *Registry) prepareSession(c *Call) (store.Session, error) {
+// prepareSession reads, for a Prepare, the session a SessionArg call
+// names, and its repository's folder (workspaceRepo).
+func (r *Registry) prepareSession(c *Call) (store.Session, string, error) {
 	var in SessionArg
 	if err := c.Decode(&in); err != nil {
-		return store.Session{}, err
+		return store.Session{}, "", err
 	}
 	var s store.Session
+	var repoPath string
 	err := r.prepareView(c, func(tx *store.Tx) error {
 		var err error
-		s, err = tx.Session(in.SessionID)
-		return err
+		if s, err = tx.Session(in.SessionID); err != nil {
+			return err
+		}
+		repoPath = workspaceRepo(tx, s)
+		return nil
 	})
-	return s, err
+	return s, repoPath, err
 }

@@ -148,7 +148,7 @@ func (r *Registry) landPacket(c *Call) (any, error) {
 		mode = cmp.Or(repo.Landing, store.LandingMerge)
 	}
 	ch := p.Changes
-	ws := workspace.Workspace{Path: ses.Workspace.Path, Branch: ch.Branch, BaseBranch: ch.BaseBranch, BaseCommit: ses.Workspace.BaseCommit}
+	ws := workspace.Workspace{Path: ses.Workspace.Path, Branch: ch.Branch, BaseBranch: ch.BaseBranch, BaseCommit: ses.Workspace.BaseCommit, RepoPath: repo.Path}
 	if mode == store.LandingPullRequest {
 		return openPullRequest(c, p, repo, ws)
 	}

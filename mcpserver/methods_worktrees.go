@@ -86,12 +86,15 @@ func (r *Registry) registerWorktrees() {
 // outside every transaction.
 func (r *Registry) listWorktrees(c *Call) (any, error) {
 	var sessions []store.Session
+	var repoPaths map[string]string
 	err := r.prepareView(c, func(tx *store.Tx) error {
 		all, err := tx.Sessions(store.SessionFilter{Limit: 1000})
 		sessions = sessions[:0] // the function may run twice
+		repoPaths = map[string]string{}
 		for _, s := range all {
 			if s.Workspace != nil && len(sessions) < maxListedWorktrees {
 				sessions = append(sessions, s)
+				repoPaths[s.RepositoryID] = workspaceRepo(tx, s)
 			}
 		}
 		return err
@@ -103,7 +106,7 @@ func (r *Registry) listWorktrees(c *Call) (any, error) {
 	defer cancel()
 	out := WorkspaceList{Workspaces: []WorkspaceEntry{}}
 	for _, s := range sessions {
-		out.Workspaces = append(out.Workspaces, worktreeEntry(ctx, s))
+		out.Workspaces = append(out.Workspaces, worktreeEntry(ctx, s, repoPaths[s.RepositoryID]))
 	}
 	dctx, dcancel := context.WithTimeout(ctx, diskUseTimeout)
 	defer dcancel()
@@ -124,13 +127,15 @@ func (r *Registry) listWorktrees(c *Call) (any, error) {
 	return out, nil
 }
 
-func worktreeEntry(ctx context.Context, s store.Session) WorkspaceEntry {
+// worktreeEntry is s's worktree, looked into with git from the repository
+// at repoPath.
+func worktreeEntry(ctx context.Context, s store.Session, repoPath string) WorkspaceEntry {
 	e := WorkspaceEntry{SessionID: s.ID, RepositoryID: s.RepositoryID, SessionState: s.State, Workspace: *s.Workspace}
 	if _, err := os.Stat(s.Workspace.Path); errors.Is(err, os.ErrNotExist) {
 		e.Gone = true
 		return e
 	}
-	st, err := workspace.Status(ctx, gitWorkspace(s.Workspace))
+	st, err := workspace.Status(ctx, gitWorkspace(s.Workspace, repoPath))
 	if err != nil {
 		e.Problem = err.Error()
 		return e
@@ -143,7 +148,7 @@ func worktreeEntry(ctx context.Context, s store.Session) WorkspaceEntry {
 // worktree and removes the worktree, keeping its branch (workspace.Remove
 // with force): nothing the agent wrote becomes unreachable.
 func (r *Registry) discardWorktree(c *Call) (any, error) {
-	s, err := r.prepareSession(c)
+	s, repoPath, err := r.prepareSession(c)
 	switch {
 	case err != nil:
 		return nil, err
@@ -156,11 +161,11 @@ func (r *Registry) discardWorktree(c *Call) (any, error) {
 	defer cancel()
 	r.removing.Lock()
 	defer r.removing.Unlock()
-	e := worktreeEntry(ctx, s)
+	e := worktreeEntry(ctx, s, repoPath)
 	if e.Gone {
 		return nil, store.Deny(store.CodeInvalidState, "the worktree of %s is gone already", s.ID)
 	}
-	ws := gitWorkspace(s.Workspace)
+	ws := gitWorkspace(s.Workspace, repoPath)
 	if _, _, err := workspace.CommitAll(ctx, ws, workspace.Commit{
 		Message:  "Work left uncommitted when its worktree was discarded",
 		Trailers: []string{"Switchboard-Session: " + s.ID},
@@ -174,9 +179,22 @@ func (r *Registry) discardWorktree(c *Call) (any, error) {
 	return e, nil
 }
 
-// gitWorkspace is the workspace package's form of a session's worktree.
-func gitWorkspace(w *store.Workspace) workspace.Workspace {
-	return workspace.Workspace{Path: w.Path, Branch: w.Branch, BaseBranch: w.BaseBranch, BaseCommit: w.BaseCommit}
+// gitWorkspace is the workspace package's form of a session's worktree in
+// the repository at repoPath, from whose records git is told the
+// worktree's git folders (never from the worktree's own .git file).
+func gitWorkspace(w *store.Workspace, repoPath string) workspace.Workspace {
+	return workspace.Workspace{Path: w.Path, Branch: w.Branch, BaseBranch: w.BaseBranch, BaseCommit: w.BaseCommit, RepoPath: repoPath}
+}
+
+// workspaceRepo is the folder of s's repository on this instance. A
+// repository no longer registered, or with no folder here, gives "", and
+// git in the worktree is then refused with why (workspace.Workspace.Tree).
+func workspaceRepo(tx *store.Tx, s store.Session) string {
+	repo, err := tx.Repository(s.RepositoryID)
+	if err != nil {
+		return ""
+	}
+	return repo.Path
 }
 
 // TidyWorktree removes an ended session's worktree when nothing in it is
@@ -189,9 +207,11 @@ func gitWorkspace(w *store.Workspace) workspace.Workspace {
 // Outside every transaction: git is slow I/O.
 func (r *Registry) TidyWorktree(ctx context.Context, sessionID string) {
 	var s store.Session
+	var repoPath string
 	if err := r.db.View(func(tx *store.Tx) error {
 		var err error
 		s, err = tx.Session(sessionID)
+		repoPath = workspaceRepo(tx, s)
 		return err
 	}); err != nil || s.Workspace == nil || s.State.Live() || s.Resumable() {
 		return
@@ -203,7 +223,7 @@ func (r *Registry) TidyWorktree(ctx context.Context, sessionID string) {
 	defer cancel()
 	r.removing.Lock()
 	defer r.removing.Unlock()
-	err := workspace.Remove(ctx, gitWorkspace(s.Workspace), false)
+	err := workspace.Remove(ctx, gitWorkspace(s.Workspace, repoPath), false)
 	switch {
 	case err == nil, errors.Is(err, workspace.ErrBranchKept):
 		r.log.Info("removed a landed worktree", "session", sessionID, "path", s.Workspace.Path)

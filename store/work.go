@@ -143,6 +143,11 @@ type PacketChanges struct {
 	Files      int    `json:"files"`
 	Added      int    `json:"added"`
 	Deleted    int    `json:"deleted"`
+	// HooksNotRun is true when Switchboard committed what the agent left
+	// uncommitted at completion: that commit ran none of the
+	// repository's git hooks (they are files an agent can write, and the
+	// commit runs in the app as the person).
+	HooksNotRun bool `json:"hooks_not_run,omitempty" jsonschema:"true when Switchboard committed the agent's uncommitted files at completion without running the repository's git hooks (pre-commit, commit-msg and the rest)"`
 }
 
 // PacketLanding is a packet's changes brought onto their base branch.

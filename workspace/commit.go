@@ -39,12 +39,16 @@ type Commit struct {
 // CommitAll commits everything uncommitted in ws (git add -A, so new,
 // changed and deleted files, ignored files aside) on ws's branch. When
 // nothing is uncommitted it makes no commit and created is false. head is
-// the commit checked out afterwards either way.
-//
-// The repository's hooks run: a pre-commit hook that fails is the error,
-// and the changes stay in the worktree, staged. Given an author, git also
+// the commit checked out afterwards either way. Given an author, git also
 // commits as that person (-c user.name, user.email), so that a machine
 // without a configured identity can still commit for them.
+//
+// No hook runs, and a caller says so where it shows the commit: the
+// commit is made inside the app, as the person, and the hooks are files the
+// agent could have written (a tracked husky or lefthook folder that
+// core.hooksPath names, or .git/hooks when it ran unconfined). Hooks meant
+// to check the agent's work are the agent's to run, in its own
+// confinement, by committing itself before it completes.
 func CommitAll(ctx context.Context, ws Workspace, c Commit) (created bool, head string, err error) {
 	created, head, err = commitAll(ctx, ws, c)
 	if err != nil {
@@ -58,7 +62,14 @@ func commitAll(ctx context.Context, ws Workspace, c Commit) (bool, string, error
 	if err != nil {
 		return false, "", err
 	}
-	st, err := status(ctx, ws)
+	if err := ws.check(); err != nil {
+		return false, "", err
+	}
+	t, err := ws.Tree(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	st, err := status(ctx, t, ws)
 	if err != nil {
 		return false, "", err
 	}
@@ -81,13 +92,13 @@ func commitAll(ctx context.Context, ws Workspace, c Commit) (bool, string, error
 	if !st.Dirty {
 		return false, st.Head, nil
 	}
-	if _, err := gitcmd.Run(ctx, ws.Path, "add", "--all"); err != nil {
+	if _, err := gitcmd.RunTree(ctx, t, "add", "--all"); err != nil {
 		return false, "", err
 	}
 	// Something can be uncommitted and yet stage nothing (a submodule's
 	// own untracked files); committing then would fail for want of a
 	// change.
-	_, err = gitcmd.Run(ctx, ws.Path, "diff", "--cached", "--quiet", "--ignore-submodules=none", "--")
+	_, err = gitcmd.RunTree(ctx, t, "diff", "--cached", "--quiet", "--no-ext-diff", "--ignore-submodules=none", "--")
 	switch code, ok := gitcmd.ExitCode(err); {
 	case err == nil:
 		return false, st.Head, nil
@@ -98,18 +109,20 @@ func commitAll(ctx context.Context, ws Workspace, c Commit) (bool, string, error
 	if c.AuthorName != "" {
 		args = append(args, "-c", "user.name="+c.AuthorName, "-c", "user.email="+c.AuthorEmail)
 	}
-	args = append(args, "commit", "--quiet", "--file=-")
+	// --no-verify as well as gitcmd's hooksPath: the choice is this
+	// call's, not only a setting of the runner.
+	args = append(args, "commit", "--quiet", "--no-verify", "--file=-")
 	if c.AuthorName != "" {
 		args = append(args, "--author="+c.AuthorName+" <"+c.AuthorEmail+">")
 	}
-	if _, err := gitcmd.RunInput(ctx, ws.Path, []byte(msg), args...); err != nil {
+	if _, err := gitcmd.RunTreeInput(ctx, t, []byte(msg), args...); err != nil {
 		return false, "", err
 	}
-	head, err := resolveCommit(ctx, ws.Path, "HEAD")
+	out, err := gitcmd.RunTree(ctx, t, "rev-parse", "--verify", "HEAD^{commit}")
 	if err != nil {
-		return false, "", err
+		return false, "", fmt.Errorf("resolve HEAD: %w", err)
 	}
-	return true, head, nil
+	return true, strings.TrimSpace(string(out)), nil
 }
 
 // message returns the full commit message, or why c cannot make one.
@@ -165,12 +178,16 @@ func ChangedFiles(ctx context.Context, ws Workspace) ([]string, error) {
 	if err := ws.check(); err != nil {
 		return nil, err
 	}
-	tracked, err := gitcmd.Run(ctx, ws.Path, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff",
+	t, err := ws.Tree(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("changed files in %s: %w", ws.Path, err)
+	}
+	tracked, err := gitcmd.RunTree(ctx, t, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff",
 		"--ignore-submodules=none", ws.BaseCommit, "--")
 	if err != nil {
 		return nil, fmt.Errorf("changed files in %s: %w", ws.Path, err)
 	}
-	untracked, err := gitcmd.Run(ctx, ws.Path, "ls-files", "--others", "--exclude-standard", "-z")
+	untracked, err := gitcmd.RunTree(ctx, t, "ls-files", "--others", "--exclude-standard", "-z")
 	if err != nil {
 		return nil, fmt.Errorf("untracked files in %s: %w", ws.Path, err)
 	}
@@ -202,8 +219,9 @@ type FileStat struct {
 	Deleted int    `json:"deleted"`
 }
 
-// Diffstat measures the change from one commit to another in repoPath
-// (any worktree of the repository will do), renames found.
+// Diffstat measures the change from one commit to another in the
+// repository at repoPath (the person's folder, not a worktree: commits are
+// the same in all of them), renames found.
 func Diffstat(ctx context.Context, repoPath, from, to string) (Stat, error) {
 	if from == "" || to == "" || strings.HasPrefix(from, "-") || strings.HasPrefix(to, "-") {
 		return Stat{}, fmt.Errorf("diffstat %q..%q: want two commits", from, to)

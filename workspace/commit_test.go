@@ -74,33 +74,42 @@ func TestCommitAll(t *testing.T) {
 	}
 }
 
-// The repository's hooks run; a failing one is the error and the changes
-// stay where they were.
-func TestCommitAllRunsHooks(t *testing.T) {
+// No hook runs on the commit CommitAll makes for an agent: it is made in
+// the app's process, as the person, and an agent can edit the hooks (a
+// tracked folder core.hooksPath names) or, unconfined, plant them in
+// .git/hooks. Neither a failing pre-commit nor a post-commit that would
+// leave a mark has any effect; the commit is made as without them.
+func TestCommitAllRunsNoHook(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	repo := newRepo(t, "")
+	marker := filepath.Join(t.TempDir(), "ran")
+	for _, dir := range []string{filepath.Join(repo, ".git", "hooks"), filepath.Join(repo, "hooks")} {
+		for name, body := range map[string]string{
+			"pre-commit":  "echo 'lint: a.txt is wrong' >&2\nexit 1\n",
+			"commit-msg":  "exit 1\n",
+			"post-commit": "echo \"$0\" >> '" + marker + "'\n",
+		} {
+			gittest.WriteFile(t, filepath.Join(dir, name), "#!/bin/sh\n"+body)
+			if err := os.Chmod(filepath.Join(dir, name), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	git(t, repo, "add", "hooks")
+	git(t, repo, "commit", "-q", "-m", "hooks")
+	git(t, repo, "config", "core.hooksPath", "hooks") // relative: the worktree's own copy
 	ws := create(t, spec(repo, t.TempDir()))
-	hook := filepath.Join(repo, ".git", "hooks", "pre-commit")
-	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho 'lint: a.txt is wrong' >&2\nexit 1\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	gittest.WriteFile(t, filepath.Join(ws.Path, "a.txt"), "agent's work\n")
-	created, _, err := CommitAll(ctx, ws, Commit{Message: "blocked"})
-	if err == nil || created || !strings.Contains(err.Error(), "lint: a.txt is wrong") {
-		t.Fatalf("CommitAll with a failing hook = %v, %v; want the hook's message", created, err)
+	created, head, err := CommitAll(ctx, ws, Commit{Message: "not blocked"})
+	if err != nil || !created {
+		t.Fatalf("CommitAll with failing hooks = %v, %v; want a commit, no hook run", created, err)
 	}
-	if got := gittest.ReadFile(t, filepath.Join(ws.Path, "a.txt")); got != "agent's work\n" {
-		t.Errorf("a.txt = %q after the failed commit", got)
+	if gitLine(t, repo, "rev-parse", "refs/heads/"+ws.Branch) != head || head == ws.BaseCommit {
+		t.Errorf("the commit %s is not on %s", head, ws.Branch)
 	}
-	if gitLine(t, ws.Path, "rev-parse", "HEAD") != ws.BaseCommit {
-		t.Error("a commit was made")
-	}
-	if err := os.WriteFile(hook, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if created, _, err := CommitAll(ctx, ws, Commit{Message: "passes"}); err != nil || !created {
-		t.Fatalf("CommitAll with a passing hook = %v, %v", created, err)
+	if exists(marker) {
+		t.Errorf("a post-commit hook ran: %s", gittest.ReadFile(t, marker))
 	}
 }
 

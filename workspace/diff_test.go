@@ -23,11 +23,11 @@ func TestDiffAndUntracked(t *testing.T) {
 	gittest.WriteFile(t, filepath.Join(ws.Path, "a.txt"), "changed again\n")
 	gittest.WriteFile(t, filepath.Join(ws.Path, "new.txt"), "new\n")
 
-	committed, err := Diff(ctx, ws.Path, ws.BaseCommit, head)
+	committed, err := Diff(ctx, repo, ws.BaseCommit, head)
 	if err != nil || !strings.Contains(string(committed), "+changed\n") || strings.Contains(string(committed), "again") {
 		t.Errorf("committed diff %q, %v", committed, err)
 	}
-	working, err := Diff(ctx, ws.Path, ws.BaseCommit, "")
+	working, err := WorkTreeDiff(ctx, ws)
 	if err != nil || !strings.Contains(string(working), "+changed again\n") || strings.Contains(string(working), "new.txt") {
 		t.Errorf("work tree diff %q, %v", working, err)
 	}
@@ -35,8 +35,8 @@ func TestDiffAndUntracked(t *testing.T) {
 		t.Errorf("Untracked = %v, %v", u, err)
 	}
 	out := filepath.Join(t.TempDir(), "x")
-	for _, bad := range [][2]string{{"", head}, {"--output=" + out, ""}, {ws.BaseCommit, "--output=" + out}} {
-		if _, err := Diff(ctx, ws.Path, bad[0], bad[1]); err == nil {
+	for _, bad := range [][2]string{{"", head}, {head, ""}, {"--output=" + out, head}, {ws.BaseCommit, "--output=" + out}} {
+		if _, err := Diff(ctx, repo, bad[0], bad[1]); err == nil {
 			t.Errorf("Diff(%q, %q): no error", bad[0], bad[1])
 		}
 	}

@@ -3,6 +3,8 @@ package workspace
 // Moving a base branch to a landing's commit: by update-ref where no
 // work tree has it checked out, by a fast-forward of the person's checkout
 // where one does, after checking that nothing of theirs is in the way.
+// Every work tree is reached with its git folders named (treeAt): any of
+// them may be an agent's, .git file and all.
 
 import (
 	"context"
@@ -42,6 +44,10 @@ type pathChange struct {
 // moveBase moves refs/heads/<base> from old to next, which must descend
 // from old; changed are the paths that differ between them.
 func moveBase(ctx context.Context, repoPath, base, old, next string, changed []pathChange) error {
+	common, err := gitcmd.CommonDir(ctx, repoPath)
+	if err != nil {
+		return err
+	}
 	out, err := gitcmd.Run(ctx, repoPath, "worktree", "list", "--porcelain", "-z")
 	if err != nil {
 		return fmt.Errorf("list worktrees: %w", err)
@@ -51,29 +57,47 @@ func moveBase(ctx context.Context, repoPath, base, old, next string, changed []p
 		return err
 	}
 	baseRef := "refs/heads/" + base
-	var checkout string
-	for _, w := range trees {
+	var checkout *gitcmd.Tree
+	for i, w := range trees {
 		if w.Bare || w.Prunable {
 			continue
 		}
+		// Only a checkout of the base, or a detached HEAD that may be
+		// rebasing it, is looked into.
+		if w.Branch != base && !w.Detached {
+			continue
+		}
+		t, err := treeAt(ctx, common, trees, i)
+		if err != nil {
+			return err
+		}
 		if w.Branch == base {
-			checkout = w.Path
+			checkout = &t
 			continue
 		}
 		// A rebase detaches HEAD and writes the branch back when it
 		// finishes, over whatever we put there.
-		if w.Detached {
-			if name, ok, err := rebasing(ctx, w.Path); err != nil {
-				return err
-			} else if ok && name == baseRef {
-				return &DirtyError{Path: w.Path, Reason: fmt.Sprintf("%s is being rebased in %s", base, w.Path)}
-			}
+		if name, ok, err := rebasing(ctx, t); err != nil {
+			return err
+		} else if ok && name == baseRef {
+			return &DirtyError{Path: w.Path, Reason: fmt.Sprintf("%s is being rebased in %s", base, w.Path)}
 		}
 	}
-	if checkout == "" {
+	if checkout == nil {
 		return updateRef(ctx, repoPath, baseRef, old, next)
 	}
-	return fastForward(ctx, checkout, baseRef, old, next, changed)
+	return fastForward(ctx, *checkout, baseRef, old, next, changed)
+}
+
+// treeAt is the work tree trees[i] of `git worktree list`, with its git
+// folders as the repository whose common git folder is common records
+// them: git lists the main work tree first, whose git folder is the common
+// one; a linked worktree's is its entry under common/worktrees.
+func treeAt(ctx context.Context, common string, trees []Listed, i int) (gitcmd.Tree, error) {
+	if i == 0 && !trees[0].Bare {
+		return gitcmd.MainTree(common, trees[0].Path), nil
+	}
+	return gitcmd.LinkedTree(ctx, common, trees[i].Path)
 }
 
 // updateRef moves ref from old to next, or refuses with ErrBaseMoved when
@@ -90,32 +114,33 @@ func updateRef(ctx context.Context, repoPath, ref, old, next string) error {
 }
 
 // fastForward moves the checked-out ref from old to next with `git merge
-// --ff-only` in the work tree dir, after checking that nothing there is in
+// --ff-only` in the work tree t, after checking that nothing there is in
 // the way.
-func fastForward(ctx context.Context, dir, ref, old, next string, changed []pathChange) error {
-	if op, err := inProgress(ctx, dir); err != nil {
+func fastForward(ctx context.Context, t gitcmd.Tree, ref, old, next string, changed []pathChange) error {
+	dir := t.WorkTree
+	if op, err := inProgress(ctx, t); err != nil {
 		return err
 	} else if op != "" {
 		return &DirtyError{Path: dir, Reason: fmt.Sprintf("a %s is in progress in %s", op, dir)}
 	}
-	if now, err := resolveCommit(ctx, dir, ref); err != nil {
+	if now, err := resolveCommit(ctx, t.CommonDir, ref); err != nil {
 		return err
 	} else if now != old {
 		return fmt.Errorf("%w: %s is at %s, not %s", ErrBaseMoved, ref, now, old)
 	}
-	if err := inTheWay(ctx, dir, changed); err != nil {
+	if err := inTheWay(ctx, t, changed); err != nil {
 		return err
 	}
 	// --no-autostash: with merge.autoStash set, git would stash the
 	// person's changes and put them back, maybe as a conflict.
-	_, err := gitcmd.Run(ctx, dir, "merge", "--ff-only", "--no-autostash", "--quiet", next)
+	_, err := gitcmd.RunTree(ctx, t, "merge", "--ff-only", "--no-autostash", "--quiet", next)
 	if err == nil {
 		return nil
 	}
-	if now, rerr := resolveCommit(ctx, dir, ref); rerr == nil && now != old {
+	if now, rerr := resolveCommit(ctx, t.CommonDir, ref); rerr == nil && now != old {
 		return fmt.Errorf("%w: %s is at %s, not %s", ErrBaseMoved, ref, now, old)
 	}
-	if werr := inTheWay(ctx, dir, changed); werr != nil {
+	if werr := inTheWay(ctx, t, changed); werr != nil {
 		return werr
 	}
 	// git refused for a reason the check above does not model (a file in
@@ -136,12 +161,13 @@ func fastForward(ctx context.Context, dir, ref, old, next string, changed []path
 	return fmt.Errorf("fast-forward %s in %s: %w", ref, dir, err)
 }
 
-// inTheWay returns a *DirtyError when the work tree dir has, at a path in
+// inTheWay returns a *DirtyError when the work tree t has, at a path in
 // changed, an uncommitted change (staged or not), an untracked file or an
 // ignored one (git overwrites ignored files without asking), or when it
 // has unmerged paths at all.
-func inTheWay(ctx context.Context, dir string, changed []pathChange) error {
-	out, err := gitcmd.Run(ctx, dir, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none")
+func inTheWay(ctx context.Context, t gitcmd.Tree, changed []pathChange) error {
+	dir := t.WorkTree
+	out, err := gitcmd.RunTree(ctx, t, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none")
 	if err != nil {
 		return fmt.Errorf("status of %s: %w", dir, err)
 	}
@@ -189,9 +215,9 @@ func inTheWay(ctx context.Context, dir string, changed []pathChange) error {
 	return nil
 }
 
-// inProgress names the operation stopped half way in the work tree dir
+// inProgress names the operation stopped half way in the work tree t
 // ("merge", "rebase", "cherry-pick", "revert"), or "" when there is none.
-func inProgress(ctx context.Context, dir string) (string, error) {
+func inProgress(ctx context.Context, t gitcmd.Tree) (string, error) {
 	for _, m := range []struct{ path, op string }{
 		{"MERGE_HEAD", "merge"},
 		{"REBASE_HEAD", "rebase"},
@@ -200,7 +226,7 @@ func inProgress(ctx context.Context, dir string) (string, error) {
 		{"CHERRY_PICK_HEAD", "cherry-pick"},
 		{"REVERT_HEAD", "revert"},
 	} {
-		p, err := gitPath(ctx, dir, m.path)
+		p, err := gitPath(ctx, t, m.path)
 		if err != nil {
 			return "", err
 		}
@@ -213,11 +239,11 @@ func inProgress(ctx context.Context, dir string) (string, error) {
 	return "", nil
 }
 
-// rebasing returns the ref a rebase in the work tree dir will write back
+// rebasing returns the ref a rebase in the work tree t will write back
 // when it finishes, if one is in progress.
-func rebasing(ctx context.Context, dir string) (string, bool, error) {
+func rebasing(ctx context.Context, t gitcmd.Tree) (string, bool, error) {
 	for _, d := range []string{"rebase-merge", "rebase-apply"} {
-		p, err := gitPath(ctx, dir, d+"/head-name")
+		p, err := gitPath(ctx, t, d+"/head-name")
 		if err != nil {
 			return "", false, err
 		}
@@ -233,12 +259,12 @@ func rebasing(ctx context.Context, dir string) (string, bool, error) {
 	return "", false, nil
 }
 
-// gitPath returns the absolute path of name in the work tree dir's git
-// folder (per work tree for MERGE_HEAD and the like).
-func gitPath(ctx context.Context, dir, name string) (string, error) {
-	out, err := gitcmd.Run(ctx, dir, "rev-parse", "--path-format=absolute", "--git-path", name)
+// gitPath returns the absolute path of name in the work tree t's git
+// folders (per work tree for MERGE_HEAD and the like, common for refs).
+func gitPath(ctx context.Context, t gitcmd.Tree, name string) (string, error) {
+	out, err := gitcmd.RunTree(ctx, t, "rev-parse", "--path-format=absolute", "--git-path", name)
 	if err != nil {
-		return "", fmt.Errorf("git path %s in %s: %w", name, dir, err)
+		return "", fmt.Errorf("git path %s in %s: %w", name, t.WorkTree, err)
 	}
 	return strings.TrimSpace(string(out)), nil
 }

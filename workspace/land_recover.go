@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -72,11 +73,15 @@ func recoverMove(ctx context.Context, repoPath string, m Move, settle time.Durat
 	if !strings.HasPrefix(m.BaseRef, "refs/heads/") || !fullID(m.Old) || !fullID(m.Next) {
 		return "", fmt.Errorf("move %+v: want a branch and two full commit ids", m)
 	}
-	checkout := m.Checkout
-	if checkout != "" {
-		if _, err := os.Stat(checkout); err != nil {
-			checkout = "" // gone: nothing there to finish or to wait for
-		}
+	var checkout *gitcmd.Tree
+	if m.Checkout != "" {
+		if _, err := os.Stat(m.Checkout); err == nil {
+			t, err := checkoutTree(ctx, repoPath, m.Checkout)
+			if err != nil {
+				return "", err
+			}
+			checkout = &t
+		} // else gone: nothing there to finish or to wait for
 	}
 	if err := waitUnlocked(ctx, repoPath, checkout, m.BaseRef, settle); err != nil {
 		return "", err
@@ -97,10 +102,10 @@ func recoverMove(ctx context.Context, repoPath string, m Move, settle time.Durat
 	} else if made {
 		return MoveMade, nil
 	}
-	if base != m.Old || checkout == "" {
+	if base != m.Old || checkout == nil {
 		return MoveNotMade, nil
 	}
-	half, err := indexHolds(ctx, checkout, m)
+	half, err := indexHolds(ctx, repoPath, *checkout, m)
 	if err != nil || !half {
 		return MoveNotMade, err
 	}
@@ -114,10 +119,39 @@ func fullID(s string) bool {
 	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789abcdef") == ""
 }
 
-// indexHolds reports whether the work tree dir, with m.BaseRef checked
+// checkoutTree is the work tree at path of the repository at repoPath, as
+// `git worktree list` has it, with its git folders (treeAt).
+func checkoutTree(ctx context.Context, repoPath, path string) (gitcmd.Tree, error) {
+	common, err := gitcmd.CommonDir(ctx, repoPath)
+	if err != nil {
+		return gitcmd.Tree{}, err
+	}
+	trees, err := List(ctx, repoPath, "")
+	if err != nil {
+		return gitcmd.Tree{}, err
+	}
+	for i, w := range trees {
+		if sameFolder(w.Path, path) {
+			return treeAt(ctx, common, trees, i)
+		}
+	}
+	return gitcmd.Tree{}, fmt.Errorf("%s is no work tree of %s", path, repoPath)
+}
+
+// sameFolder reports whether a and b are one folder, links resolved.
+func sameFolder(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
+}
+
+// indexHolds reports whether the work tree t, with m.BaseRef checked
 // out, has in its index Next's version of every path the landing changes.
-func indexHolds(ctx context.Context, dir string, m Move) (bool, error) {
-	head, err := gitcmd.Run(ctx, dir, "symbolic-ref", "--quiet", "HEAD")
+func indexHolds(ctx context.Context, repoPath string, t gitcmd.Tree, m Move) (bool, error) {
+	head, err := gitcmd.RunTree(ctx, t, "symbolic-ref", "--quiet", "HEAD")
 	if code, ok := gitcmd.ExitCode(err); ok && code == 1 {
 		return false, nil // detached
 	} else if err != nil {
@@ -126,15 +160,15 @@ func indexHolds(ctx context.Context, dir string, m Move) (bool, error) {
 	if strings.TrimSpace(string(head)) != m.BaseRef {
 		return false, nil
 	}
-	changed, err := diffPaths(ctx, dir, m.Old, m.Next)
+	changed, err := diffPaths(ctx, repoPath, m.Old, m.Next)
 	if err != nil || len(changed) == 0 {
 		return false, err
 	}
 	// The paths where the index differs from Next: none of the landing's
 	// may be among them.
-	out, err := gitcmd.Run(ctx, dir, "diff-index", "--cached", "--name-only", "-z", "--no-renames", "--ignore-submodules=none", m.Next, "--")
+	out, err := gitcmd.RunTree(ctx, t, "diff-index", "--cached", "--name-only", "-z", "--no-renames", "--ignore-submodules=none", m.Next, "--")
 	if err != nil {
-		return false, fmt.Errorf("compare the index of %s with %s: %w", dir, m.Next, err)
+		return false, fmt.Errorf("compare the index of %s with %s: %w", t.WorkTree, m.Next, err)
 	}
 	differs := map[string]bool{}
 	for _, p := range splitZ(out) {
@@ -150,15 +184,15 @@ func indexHolds(ctx context.Context, dir string, m Move) (bool, error) {
 
 // waitUnlocked waits, up to settle, until neither the checkout's index
 // (when checkout is set) nor ref is locked by git.
-func waitUnlocked(ctx context.Context, repoPath, checkout, ref string, settle time.Duration) error {
+func waitUnlocked(ctx context.Context, repoPath string, checkout *gitcmd.Tree, ref string, settle time.Duration) error {
 	var locks []string
-	p, err := gitPath(ctx, repoPath, ref+".lock")
+	out, err := gitcmd.Run(ctx, repoPath, "rev-parse", "--path-format=absolute", "--git-path", ref+".lock")
 	if err != nil {
-		return err
+		return fmt.Errorf("git path %s.lock in %s: %w", ref, repoPath, err)
 	}
-	locks = append(locks, p)
-	if checkout != "" {
-		p, err := gitPath(ctx, checkout, "index.lock")
+	locks = append(locks, strings.TrimSpace(string(out)))
+	if checkout != nil {
+		p, err := gitPath(ctx, *checkout, "index.lock")
 		if err != nil {
 			return err
 		}

@@ -202,12 +202,19 @@ func runGH(ctx context.Context, gh, dir string, args ...string) (string, string,
 }
 
 // ghEnviron is parent without the git variables that would point gh's
-// own git calls at another repository, and with every prompt, pager,
-// colour and update check off.
+// own git calls at another repository, without the app's own secrets, and
+// with every prompt, pager, colour and update check off. gh keeps the rest
+// of the person's environment: it reads its token (GH_TOKEN, GITHUB_TOKEN,
+// GH_HOST, GH_CONFIG_DIR) and their proxy from there. The gits gh runs in
+// the person's checkout get gitcmd's configuration (no hook, no
+// fsmonitor), as Switchboard's own do.
 func ghEnviron(parent []string) []string {
-	env := make([]string, 0, len(parent)+6)
+	env := make([]string, 0, len(parent)+12)
 	for _, kv := range parent {
 		name, _, _ := strings.Cut(kv, "=")
+		if appSecret(name) || gitcmd.IsConfigVar(name) {
+			continue
+		}
 		switch name {
 		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY",
 			"GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES", "GIT_PREFIX", "GH_PAGER", "PAGER":
@@ -215,8 +222,16 @@ func ghEnviron(parent []string) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "GH_PROMPT_DISABLED=1", "GH_NO_UPDATE_NOTIFIER=1", "GH_SPINNER_DISABLED=1",
+	env = append(env, "GH_PROMPT_DISABLED=1", "GH_NO_UPDATE_NOTIFIER=1", "GH_SPINNER_DISABLED=1",
 		"NO_COLOR=1", "GH_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	return append(env, gitcmd.SafeConfigEnv()...)
+}
+
+// appSecret reports whether an inherited variable is the app's own, which
+// a program it starts has no use for: Switchboard's settings and tokens,
+// and the team database's address and password.
+func appSecret(name string) bool {
+	return strings.HasPrefix(name, "SWITCHBOARD_") || strings.HasPrefix(name, "PG") || name == "DATABASE_URL"
 }
 
 // lastURL returns the last line of s that is an http(s) address, or "".

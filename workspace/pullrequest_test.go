@@ -206,3 +206,24 @@ func TestLastURL(t *testing.T) {
 		}
 	}
 }
+
+// gh gets the person's environment for its token, not the app's secrets,
+// and its gits get gitcmd's configuration in place of any inherited.
+func TestGHEnviron(t *testing.T) {
+	t.Parallel()
+	env := ghEnviron([]string{"PATH=/bin", "GH_TOKEN=g", "HOME=/h", "SWITCHBOARD_CLIENT_TOKEN=t", "PGPASSWORD=p",
+		"DATABASE_URL=postgres://x", "GIT_DIR=/x", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath",
+		"GIT_CONFIG_VALUE_0=.husky", "GIT_CONFIG_PARAMETERS='core.fsmonitor'='x'"})
+	got := "\n" + strings.Join(env, "\n") + "\n"
+	for _, want := range []string{"PATH=/bin", "GH_TOKEN=g", "HOME=/h", "GH_PROMPT_DISABLED=1",
+		"GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_VALUE_0=false", "GIT_CONFIG_KEY_1=core.hooksPath", "GIT_CONFIG_VALUE_1=/dev/null"} {
+		if !strings.Contains(got, "\n"+want+"\n") {
+			t.Errorf("gh's environment lacks %s:%s", want, got)
+		}
+	}
+	for _, bad := range []string{"SWITCHBOARD_", "PGPASSWORD", "DATABASE_URL", "GIT_DIR", ".husky", "GIT_CONFIG_PARAMETERS"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("gh's environment has %s:%s", bad, got)
+		}
+	}
+}

@@ -111,11 +111,14 @@ func remove(ctx context.Context, ws Workspace, force bool) error {
 		// git still lists it until Prune forgets it.
 		return fmt.Errorf("worktree folder: %w", err)
 	}
-	common, err := linkedWorktree(ctx, ws.Path)
-	if err != nil {
+	t, err := ws.Tree(ctx)
+	if errors.Is(err, gitcmd.ErrNotLinkedTree) {
+		return fmt.Errorf("%w: %v", ErrNotWorktree, err)
+	} else if err != nil {
 		return err
 	}
-	st, err := status(ctx, ws)
+	common := t.CommonDir
+	st, err := status(ctx, t, ws)
 	if err != nil {
 		return err
 	}
@@ -123,12 +126,12 @@ func remove(ctx context.Context, ws Workspace, force bool) error {
 		return &RefusedError{Path: ws.Path, Changed: st.Changed}
 	}
 	if st.Unlanded > 0 {
-		tips, err := workTips(ctx, ws)
+		tips, err := workTips(ctx, t, ws)
 		if err != nil {
 			return err
 		}
 		refused := &RefusedError{Path: ws.Path, Unlanded: st.Unlanded, Base: ws.BaseBranch}
-		out, err := gitcmd.Run(ctx, ws.Path, append(append([]string{"rev-list", "--no-commit-header", "--format=%h %s",
+		out, err := gitcmd.RunTree(ctx, t, append(append([]string{"rev-list", "--no-commit-header", "--format=%h %s",
 			fmt.Sprintf("--max-count=%d", maxListed)}, tips...), "--not", "refs/heads/"+ws.BaseBranch, "--")...)
 		if err != nil {
 			return fmt.Errorf("list commits not on %s: %w", ws.BaseBranch, err)
@@ -136,7 +139,7 @@ func remove(ctx context.Context, ws Workspace, force bool) error {
 		refused.Commits = strings.Split(strings.TrimSpace(string(out)), "\n")
 		// Removing the worktree takes its HEAD with it; what only HEAD
 		// reaches would be left to the garbage collector.
-		n, err := gitcmd.Run(ctx, ws.Path, "rev-list", "--count", "HEAD", "--not", "--branches", "--")
+		n, err := gitcmd.RunTree(ctx, t, "rev-list", "--count", "HEAD", "--not", "--branches", "--")
 		if err != nil {
 			return fmt.Errorf("commits on no branch: %w", err)
 		}
@@ -146,6 +149,10 @@ func remove(ctx context.Context, ws Workspace, force bool) error {
 		}
 	}
 	// From the common git folder, not from inside the folder going away.
+	// git checks once more that the worktree is clean with a git of its
+	// own there, given its git folder by git (not by the .git file), and
+	// gitcmd's configuration (GIT_CONFIG_PARAMETERS); LinkedTree checked
+	// that folder's commondir.
 	if _, err := gitcmd.Run(ctx, common, "worktree", "remove", ws.Path); err != nil {
 		return err
 	}
@@ -175,32 +182,6 @@ func deleteLandedBranch(ctx context.Context, common string, ws Workspace) error 
 		return fmt.Errorf("%w: %v", ErrBranchKept, err)
 	}
 	return nil
-}
-
-// linkedWorktree checks that path is the top folder of a linked worktree
-// (not a main one, not a folder inside one) and returns the repository's
-// common git folder.
-func linkedWorktree(ctx context.Context, path string) (string, error) {
-	out, err := gitcmd.Run(ctx, path, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir")
-	if err != nil {
-		return "", err
-	}
-	f := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(f) != 3 {
-		return "", fmt.Errorf("rev-parse: %q: want three paths", out)
-	}
-	top, gitDir, common := f[0], f[1], f[2]
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return "", err
-	}
-	if filepath.Clean(top) != filepath.Clean(real) {
-		return "", fmt.Errorf("%w: %s is inside the work tree %s", ErrNotWorktree, path, top)
-	}
-	if filepath.Clean(gitDir) == filepath.Clean(common) {
-		return "", fmt.Errorf("%w: %s is a repository's main work tree", ErrNotWorktree, path)
-	}
-	return common, nil
 }
 
 // Listed is one worktree of a repository as git lists it.

@@ -51,18 +51,27 @@ type FileChange struct {
 // landing. It takes no lock in the repository (gitcmd sets
 // GIT_OPTIONAL_LOCKS=0), so it can run while the agent works.
 func Status(ctx context.Context, ws Workspace) (State, error) {
-	st, err := status(ctx, ws)
+	st, err := openStatus(ctx, ws)
 	if err != nil {
 		return State{}, fmt.Errorf("status of worktree %s: %w", ws.Path, err)
 	}
 	return st, nil
 }
 
-func status(ctx context.Context, ws Workspace) (State, error) {
+func openStatus(ctx context.Context, ws Workspace) (State, error) {
 	if err := ws.check(); err != nil {
 		return State{}, err
 	}
-	out, err := gitcmd.Run(ctx, ws.Path, "status", "--porcelain=v2", "-z", "--branch",
+	t, err := ws.Tree(ctx)
+	if err != nil {
+		return State{}, err
+	}
+	return status(ctx, t, ws)
+}
+
+// status is Status in t, ws's worktree.
+func status(ctx context.Context, t gitcmd.Tree, ws Workspace) (State, error) {
+	out, err := gitcmd.RunTree(ctx, t, "status", "--porcelain=v2", "-z", "--branch",
 		"--untracked-files=all", "--ignore-submodules=none")
 	if err != nil {
 		return State{}, err
@@ -74,18 +83,18 @@ func status(ctx context.Context, ws Workspace) (State, error) {
 	if st.Head == "" {
 		return State{}, fmt.Errorf("worktree has no commit checked out")
 	}
-	n, err := gitcmd.Run(ctx, ws.Path, "rev-list", "--count", ws.BaseCommit+"..HEAD")
+	n, err := gitcmd.RunTree(ctx, t, "rev-list", "--count", ws.BaseCommit+"..HEAD")
 	if err != nil {
 		return State{}, err
 	}
 	if st.Ahead, err = strconv.Atoi(strings.TrimSpace(string(n))); err != nil {
 		return State{}, fmt.Errorf("rev-list --count: %w", err)
 	}
-	tips, err := workTips(ctx, ws)
+	tips, err := workTips(ctx, t, ws)
 	if err != nil {
 		return State{}, err
 	}
-	n, err = gitcmd.Run(ctx, ws.Path, append(append([]string{"rev-list", "--count"}, tips...), "--not", "refs/heads/"+ws.BaseBranch, "--")...)
+	n, err = gitcmd.RunTree(ctx, t, append(append([]string{"rev-list", "--count"}, tips...), "--not", "refs/heads/"+ws.BaseBranch, "--")...)
 	if err != nil {
 		return State{}, fmt.Errorf("commits not on %s: %w", ws.BaseBranch, err)
 	}
@@ -99,10 +108,10 @@ func status(ctx context.Context, ws Workspace) (State, error) {
 // workTips are the refs whose commits are the agent's: HEAD, and the
 // workspace's branch when it still exists (an agent may have switched
 // away from it, leaving commits only the branch reaches).
-func workTips(ctx context.Context, ws Workspace) ([]string, error) {
+func workTips(ctx context.Context, t gitcmd.Tree, ws Workspace) ([]string, error) {
 	tips := []string{"HEAD"}
 	ref := "refs/heads/" + ws.Branch
-	_, err := gitcmd.Run(ctx, ws.Path, "rev-parse", "--verify", "--quiet", ref)
+	_, err := gitcmd.RunTree(ctx, t, "rev-parse", "--verify", "--quiet", ref)
 	if code, ok := gitcmd.ExitCode(err); ok && code == 1 {
 		return tips, nil
 	}

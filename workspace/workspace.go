@@ -6,10 +6,13 @@
 // worktree only when nothing in it would be lost.
 //
 // Every git call goes through gitcmd, which refuses the commands that can
-// drop work; this package adds the checks git itself cannot make (has this
-// branch landed on the base?) before the few commands that delete anything
-// (worktree remove, branch -d). It needs git 2.36 or newer (worktree list
-// -z).
+// drop work and runs no hook and no fsmonitor; this package adds the checks
+// git itself cannot make (has this branch landed on the base?) before the
+// few commands that delete anything (worktree remove, branch -d). In a
+// worktree, which its agent can write, git is told the worktree's git
+// folders as the repository records them (Workspace.Tree), never left to
+// read them from the worktree's .git file. It needs git 2.36 or newer
+// (worktree list -z).
 package workspace
 
 import (
@@ -55,6 +58,28 @@ type Workspace struct {
 	// BaseCommit is BaseBranch's commit when the worktree was made: the
 	// start of the range the agent's work is measured from.
 	BaseCommit string `json:"base_commit"`
+	// RepoPath is the repository's folder (Spec.RepoPath), a folder the
+	// person owns: the worktree's git folders are found from the records
+	// in its .git (see Tree). Needed by what runs git in the worktree
+	// itself (Status, CommitAll, ChangedFiles, Untracked, WorkTreeDiff,
+	// Remove), not by Land.
+	RepoPath string `json:"repo_path,omitempty"`
+}
+
+// Tree returns the worktree with its git folders as the repository at
+// RepoPath records them, for gitcmd.RunTree: the agent can replace the
+// worktree's .git file ("gitdir: <a folder of its own>", with a config of
+// its own), and git finding its folders through it would run what that
+// config names.
+func (ws Workspace) Tree(ctx context.Context) (gitcmd.Tree, error) {
+	if ws.RepoPath == "" || !filepath.IsAbs(ws.RepoPath) {
+		return gitcmd.Tree{}, fmt.Errorf("worktree %s: the repository's folder %q is needed, absolute", ws.Path, ws.RepoPath)
+	}
+	common, err := gitcmd.CommonDir(ctx, ws.RepoPath)
+	if err != nil {
+		return gitcmd.Tree{}, err
+	}
+	return gitcmd.LinkedTree(ctx, common, ws.Path)
 }
 
 // Spec says where to make a workspace and for whom.
@@ -204,7 +229,7 @@ func Create(ctx context.Context, spec Spec) (Workspace, error) {
 		}
 		return fail(err)
 	}
-	return Workspace{Path: path, Branch: branch, BaseBranch: base, BaseCommit: baseCommit}, nil
+	return Workspace{Path: path, Branch: branch, BaseBranch: base, BaseCommit: baseCommit, RepoPath: spec.RepoPath}, nil
 }
 
 // addTries is how many times addWorktree runs git worktree add.

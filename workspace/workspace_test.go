@@ -147,6 +147,7 @@ func TestCreate(t *testing.T) {
 		Branch:     "switchboard/3f2a9c1e-fix-the-login-bug",
 		BaseBranch: "main",
 		BaseCommit: gitLine(t, repo, "rev-parse", "main"),
+		RepoPath:   repo,
 	}
 	if ws != want {
 		t.Errorf("Create = %+v\nwant %+v", ws, want)
