@@ -52,11 +52,14 @@ func TestRedirect(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock.set(2 * time.Second)
-	if err := w.Output([]byte("before 日")[:8]); err != nil { // "before " and half of 日
+	if err := w.Output([]byte("before 日")[:8]); err != nil { // "before " and the first byte of 日
 		t.Fatal(err)
 	}
 	head := []byte(`{"version":2,"width":80,"height":24}` + "\n")
 	second.Write(head)
+	if got := w.Carried(); got != 1 {
+		t.Errorf("Carried = %d with a byte of 日 written, want 1", got)
+	}
 	if err := w.Redirect(&second, int64(len(head))); err != nil {
 		t.Fatal(err)
 	}

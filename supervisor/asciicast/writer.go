@@ -115,6 +115,15 @@ func (w *Writer) Size() int64 {
 	return w.size
 }
 
+// Carried is how many bytes of the output so far the Writer holds for the
+// next Output: the start of a UTF-8 sequence the last call cut off, in no
+// event yet. (Output bytes passed in, less Carried, are in the events.)
+func (w *Writer) Carried() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.outCarry.n
+}
+
 // Redirect flushes the buffered events to the current destination and
 // sends every later one to dst, which already holds size bytes of the
 // recording (a header and the events kept, say). Everything else goes on
