@@ -24,10 +24,14 @@ import (
 // file or the other, never a mix). That copies at most half the cap once
 // per half-cap of new output, with copy_file_range where the kernel has it:
 // bounded I/O, at most twice what the agent prints, instead of a rewrite of
-// the whole file per event. The result is still one ordinary recording, so
-// the replay, asciinema and `agent attach`'s peers read it as they always
-// have; a cut's only cost is that the screen state the dropped part built
-// (colours, an alternate screen) is not there until the agent redraws.
+// the whole file per event; while it copies, the folder holds the old
+// file and the new half, 1.5 times the cap. The result is still one
+// ordinary recording, so the replay and asciinema read it as they always
+// have. Times still count from the session's start (the trace events of
+// a replay stay in line); the note is at 0, so the dropped stretch of a
+// replay says why it is empty. A cut's one cost is that the screen state
+// the dropped part built (colours, an alternate screen) is not there until
+// the agent redraws.
 //
 // Two files rotated would avoid the copy, but every reader would have to
 // learn to join them. Cutting the front of the file in place would avoid

@@ -250,6 +250,8 @@ func (f *escapeFilter) text(out []byte, b byte) []byte {
 			return append(out, "\uFFFD"...)
 		}
 		f.utf8Left = max(f.utf8Left-1, 0)
+	case b < 0xC2: // never a lead byte: C0 and C1 would make overlong forms
+		f.utf8Left = 0
 	case b <= 0xDF:
 		f.utf8Left = 1
 	case b <= 0xEF:

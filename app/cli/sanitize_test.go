@@ -96,6 +96,7 @@ func TestEscapeFilter(t *testing.T) {
 		{"an overlong title report", "\x1b[" + strings.Repeat("0", maxHeldCSI) + "21tx", "x"},
 		{"a stray ST", "a" + st + "b", "ab"},
 		{"a stray C1 byte", "a\x9db\x90c", "a\uFFFDb\uFFFDc"},
+		{"a C1 byte after a byte that cannot lead", "\xc0\x9dx", "\xc0\uFFFDx"},
 		{"a broken character before an escape", "\xc2\x1b]0;t\x07\x9d", "\uFFFD\uFFFD"},
 		// What is dropped cannot join what follows into a new sequence.
 		{"ESC ESC before a string", "\x1b\x1b]0;t\x07]52;c;eA==\x07", "]52;c;eA==\x07"},
