@@ -86,40 +86,32 @@ func (s *Session) notifyScreensLocked() {
 
 // record writes the asciicast file from its queue. Each event carries the
 // time its bytes were read, not the time the recorder got to them. It runs
-// in the background (goInBackground), like emulate.
+// in the background (goInBackground), like emulate. The recording is
+// capped and survives a full disk (recording_cap.go).
 func (s *Session) record(f *os.File, w *asciicast.Writer, at *time.Time, done chan<- error) {
+	done <- s.recordTo(newRecorder(f.Name(), f, w, at, s.cfg.RecordingCap, s.log.With("session", s.id)))
+}
+
+// recordTo drains the recorder queue into r until the queue is closed. It
+// keeps draining after r has failed, so the read loop never waits on a
+// broken disk.
+func (s *Session) recordTo(r *recorder) error {
 	var batch []chunk
-	var werr error
 	for {
 		batch = s.recQ.take(batch)
 		if batch == nil {
-			break
+			return r.close()
 		}
 		for _, c := range batch {
-			if werr != nil {
-				continue // keep draining so the read loop never waits on a broken disk
-			}
-			*at = c.at
-			if c.resize != [2]int{} {
-				werr = w.Resize(c.resize[0], c.resize[1])
-			} else {
-				werr = w.Output(c.data)
-			}
+			r.add(c)
 		}
 		// Flushed when the agent pauses, not after every batch: while it
 		// prints, the next batch is already waiting and the writer's
 		// buffer fills and writes on its own.
-		if werr == nil && s.recQ.idle() {
-			werr = w.Flush()
+		if s.recQ.idle() {
+			r.flush()
 		}
 	}
-	if err := w.Close(); werr == nil {
-		werr = err
-	}
-	if err := f.Close(); werr == nil {
-		werr = err
-	}
-	done <- werr
 }
 
 // write is the only writer of the PTY: input, emulator replies and the

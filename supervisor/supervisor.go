@@ -49,6 +49,10 @@ type Config struct {
 	// SetupTimeout bounds a session's setup (DefaultSetupTimeout).
 	SetupTimeout time.Duration
 	Scrollback   int // emulator scrollback lines (10,000)
+	// RecordingCap bounds each session's recording, in bytes
+	// (DefaultRecordingCap; 1 MiB at least): past it the oldest output
+	// is dropped and the newest kept (recording_cap.go).
+	RecordingCap int64
 
 	// Helper is the binary that runs confine.HelperArg (default: this
 	// one); Bwrap names bubblewrap ("bwrap" on PATH; "-" for none).
@@ -72,6 +76,9 @@ func (c *Config) defaults() {
 	set(&c.SetupTimeout, DefaultSetupTimeout)
 	if c.Scrollback <= 0 {
 		c.Scrollback = 10000
+	}
+	if c.RecordingCap <= 0 {
+		c.RecordingCap = DefaultRecordingCap
 	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)

@@ -175,7 +175,9 @@ func agentAttach(ctx context.Context, c *cli, args []string) error {
 	fmt.Fprintf(c.env.Stderr, "attached to %s; Ctrl-] detaches\r\n", fs.Arg(0))
 	done := make(chan error, 2)
 	go func() {
-		_, err := io.Copy(c.env.Stdout, conn)
+		// The agent's bytes, less what would act beyond the screen: the
+		// person's clipboard, title, notifications (sanitize.go).
+		_, err := io.Copy(newEscapeFilter(c.env.Stdout), conn)
 		done <- err
 	}()
 	go func() {

@@ -219,3 +219,19 @@ func flushCarry(b []byte, c *utf8Carry) []byte {
 	c.n = 0
 	return b
 }
+
+// AppendEvent appends ev to b as one line of a recording, newline included,
+// for a line written without a Writer: a note put at the end of a file
+// whose Writer failed, say. ev.Data is taken whole (a UTF-8 sequence cut
+// off at its end is not completed later): each byte that is not part of a
+// valid sequence becomes U+FFFD. A negative time is written as 0.
+func AppendEvent(b []byte, ev Event) []byte {
+	var c utf8Carry
+	b = append(b, '[')
+	b = appendSeconds(b, max(ev.Time, 0))
+	b = append(b, ", \""...)
+	b = flushCarry(appendEscaped(b, &c, []byte(ev.Type)), &c)
+	b = append(b, "\", \""...)
+	b = flushCarry(appendEscaped(b, &c, []byte(ev.Data)), &c)
+	return append(b, "\"]\n"...)
+}

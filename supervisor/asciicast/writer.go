@@ -44,6 +44,9 @@ type Writer struct {
 	// previous Output or Input call.
 	outCarry, inCarry utf8Carry
 	closed            bool
+	// size is how many bytes the recording holds at the destination,
+	// buffered ones included (see Size).
+	size int64
 }
 
 // headerJSON is the header line as it is stored; Reader uses it too.
@@ -94,10 +97,51 @@ func NewWriter(w io.Writer, h Header, clock func() time.Time) (*Writer, error) {
 	if err := enc.Encode(hdr); err != nil {
 		return nil, fmt.Errorf("asciicast: write header: %w", err)
 	}
+	size := int64(bw.Buffered())
 	if err := bw.Flush(); err != nil {
 		return nil, fmt.Errorf("asciicast: write header: %w", err)
 	}
-	return &Writer{start: h.Timestamp, clock: clock, bw: bw}, nil
+	return &Writer{start: h.Timestamp, clock: clock, bw: bw, size: size}, nil
+}
+
+// Size is how many bytes the recording holds: the header and every event
+// line written so far, including those still buffered. Events written
+// after Size are at that offset of the destination (counted from where
+// NewWriter or Redirect started it), which is what a program that cuts a
+// recording at an event boundary needs to know.
+func (w *Writer) Size() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.size
+}
+
+// Carried is how many bytes of the output so far the Writer holds for the
+// next Output: the start of a UTF-8 sequence the last call cut off, in no
+// event yet. (Output bytes passed in, less Carried, are in the events.)
+func (w *Writer) Carried() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.outCarry.n
+}
+
+// Redirect flushes the buffered events to the current destination and
+// sends every later one to dst, which already holds size bytes of the
+// recording (a header and the events kept, say). Everything else goes on
+// as before: a UTF-8 sequence cut off by the last Output is still
+// completed by the next one, and times never go backwards. If the flush
+// fails, the Writer keeps its destination and the error is returned.
+func (w *Writer) Redirect(dst io.Writer, size int64) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return fmt.Errorf("asciicast: redirect: %w", ErrClosed)
+	}
+	if err := w.bw.Flush(); err != nil {
+		return fmt.Errorf("asciicast: redirect: %w", err)
+	}
+	w.bw.Reset(dst)
+	w.size = size
+	return nil
 }
 
 // Output records p as written by the program to the terminal, one "o" event
@@ -250,7 +294,8 @@ func (w *Writer) beginLocked(typ EventType) []byte {
 // endLocked closes the event line in b and writes it.
 func (w *Writer) endLocked(b []byte) error {
 	b = append(b, "\"]\n"...)
-	_, err := w.bw.Write(b)
+	n, err := w.bw.Write(b)
+	w.size += int64(n)
 	if cap(b) > maxKeptScratch {
 		b = nil
 	}
