@@ -103,6 +103,9 @@ func (sv *Supervisor) sandboxFor(spec LaunchSpec, command string, env, files []s
 		}
 		return bx, conf, same, nil
 	}
+	if bx.helper == "" {
+		return box{}, Confinement{}, nil, fmt.Errorf("%w: this program has no sandbox helper (it never called confine.RunHelper)", errNoSandbox)
+	}
 	p := *spec.Policy
 	p.Writable, p.Hidden = slices.Clone(p.Writable), slices.Clone(p.Hidden)
 	if err := homePolicy(&p, spec.Profile, env); err != nil {

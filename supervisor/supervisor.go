@@ -55,7 +55,9 @@ type Config struct {
 	RecordingCap int64
 
 	// Helper is the binary that runs confine.HelperArg (default: this
-	// one); Bwrap names bubblewrap ("bwrap" on PATH; "-" for none).
+	// one, when it called confine.RunHelper; "" confines nothing, and a
+	// launch that asks for confinement is refused); Bwrap names
+	// bubblewrap ("bwrap" on PATH; "-" for none).
 	Helper, Bwrap string
 	// Support, when set, is what confines agents here instead of
 	// confine.Probe's answer (tests that take bubblewrap away).
@@ -89,7 +91,7 @@ func (c *Config) defaults() {
 	if c.Exited == nil {
 		c.Exited = func(string, Exit) {}
 	}
-	if c.Helper == "" {
+	if c.Helper == "" && confine.HelperInstalled() {
 		c.Helper, _ = os.Executable()
 	}
 	if c.Bwrap == "" {

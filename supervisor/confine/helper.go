@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync/atomic"
 )
 
 // HelperArg is the hidden subcommand of the switchboard binary (and of
@@ -40,6 +41,7 @@ func HelperArgs(opts HelperOptions, path string, args []string) []string {
 // confined agents call it first.
 func RunHelper(args []string) {
 	if len(args) < 2 || args[1] != HelperArg {
+		installed.Store(true)
 		return
 	}
 	err := helper(args[2:])
@@ -61,3 +63,12 @@ func helper(args []string) error {
 	}
 	return becomeAgent(opts, path, args[2:])
 }
+
+// installed is set once this binary has called RunHelper: only then may it
+// name itself as the helper. A binary without the call (a test binary of
+// a package that forgot it) would take the helper's arguments for its own
+// and run in its place, tests and all.
+var installed atomic.Bool
+
+// HelperInstalled reports whether this binary answers HelperArg.
+func HelperInstalled() bool { return installed.Load() }
