@@ -53,6 +53,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/switchboard-dev/switchboard/supervisor/confine"
 	"log/slog"
 	"os"
 	"runtime"
@@ -106,6 +107,8 @@ type config struct {
 }
 
 func main() {
+	// The daemons started here confine their agents with this binary.
+	confine.RunHelper(os.Args)
 	var (
 		cfg        config
 		concList   string

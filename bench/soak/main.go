@@ -28,9 +28,12 @@ import (
 	"github.com/switchboard-dev/switchboard/app/daemon"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store/keyring"
+	"github.com/switchboard-dev/switchboard/supervisor/confine"
 )
 
 func main() {
+	// The daemons started here confine their agents with this binary.
+	confine.RunHelper(os.Args)
 	runtime.MemProfileRate = heapSampleRate // before anything worth sampling
 	duration := flag.Duration("duration", time.Minute, "how long the load runs")
 	clients := flag.Int("clients", 200, "concurrent MCP clients")
