@@ -55,6 +55,10 @@ type Config struct {
 	// before its sessions are ended (0 is mcpserver.DefaultInstanceGrace).
 	Heartbeat     time.Duration
 	InstanceGrace time.Duration
+	// Bwrap names the bubblewrap that confines agents ("" looks for
+	// "bwrap" on PATH, "-" uses none: Landlock then, where the kernel
+	// has it). SWITCHBOARD_BWRAP sets it for the app.
+	Bwrap string
 }
 
 // AlreadyRunningError is returned by Start when another Switchboard holds
@@ -168,6 +172,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		// read of the agent's usage comes before its end is recorded.
 		Exited: func(id string, e supervisor.Exit) { d.usage.exited(id); d.reg.AgentExited(id, e) },
 		Log:    d.log,
+		Bwrap:  cfg.Bwrap,
 	})
 	// The registry comes before the first write: every write goes
 	// through it, the startup's own too. Neither it nor the supervisor

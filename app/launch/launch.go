@@ -130,6 +130,7 @@ func runApp(args []string, tray Tray) int {
 		DatabaseURL:   *database,
 		Heartbeat:     *heartbeat,
 		InstanceGrace: *grace,
+		Bwrap:         os.Getenv("SWITCHBOARD_BWRAP"),
 	})
 	var running *daemon.AlreadyRunningError
 	if errors.As(err, &running) {

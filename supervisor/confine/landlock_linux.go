@@ -70,7 +70,8 @@ type llRule struct {
 }
 
 // landlockRules are c as Landlock rules: the writable paths read-write,
-// /dev and /tmp read-write (no private ones without a mount namespace),
+// /dev and /tmp read-write (no private ones without a mount namespace;
+// /tmp less what is hidden in it),
 // the session's files read-only where they are, and everything else
 // readable but the hidden paths. Landlock only grants, so "everything but"
 // is the file system walked down along the hidden paths, granting each
@@ -92,8 +93,16 @@ func landlockRules(c Checked) ([]llRule, error) {
 		rules = append(rules, llRule{f.Src, llRead & llFile})
 	}
 	all, _ := handled(7)
-	for _, w := range append(slices.Clone(c.Writable), "/tmp", "/dev") {
+	for _, w := range append(slices.Clone(c.Writable), "/dev") {
 		rules = append(rules, llRule{w, all})
+	}
+	// /tmp is shared and writable, but for what is hidden in it.
+	tmpDirs, tmpFiles, err := readable("/tmp", hidden)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range slices.Concat(tmpDirs, tmpFiles) {
+		rules = append(rules, llRule{t, all})
 	}
 	return rules, nil
 }
