@@ -28,7 +28,8 @@ func TestReplayEndedSession(t *testing.T) {
 	}
 	s, _ := g.core.Agents().Get(started.SessionID)
 	s.Input([]byte("echo first; sleep 0.3; echo second\r"))
-	waitUntil(t, "second", func() bool { return strings.Contains(s.Terminal().Text(), "second\n") })
+	// "\nsecond\n" is the command's output, not the echo of the line typed.
+	waitUntil(t, "second", func() bool { return strings.Contains(s.Terminal().Text(), "\nsecond\n") })
 	if _, err := invoke(g, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: started.SessionID}); err != nil {
 		t.Fatal(err)
 	}

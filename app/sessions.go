@@ -208,6 +208,8 @@ func statusBadge(st supervisor.Status) string {
 		return "○ idle"
 	case supervisor.StatusExited:
 		return "■ exited"
+	case supervisor.StatusStopping:
+		return "◌ stopping…"
 	}
 	return "● working"
 }
@@ -389,6 +391,9 @@ func (w *sessionsWindow) loadDetail(t mcpserver.Transport) {
 	}
 	if s.Kind == store.SessionSupervised {
 		line += " · " + permissionText(s.Permission)
+		if a, ok := w.agent(s.ID); ok {
+			line += " · " + a.Info().Confinement.Level
+		}
 	}
 	if s.Port != 0 && s.State.Live() {
 		line += fmt.Sprintf(" · SWITCHBOARD_PORT %d", s.Port)
@@ -403,7 +408,11 @@ func (w *sessionsWindow) loadDetail(t mcpserver.Transport) {
 	w.status.SetText(line)
 	a, live := w.agent(s.ID)
 	if live && a.Exit() == nil {
-		w.stop.Enable()
+		if a.Status() == supervisor.StatusStopping {
+			w.stop.Disable()
+		} else {
+			w.stop.Enable()
+		}
 		w.kill.Enable()
 	} else {
 		w.stop.Disable()
@@ -469,11 +478,14 @@ func (w *sessionsWindow) sendAnswer(questionID string) {
 }
 
 // stopAgent stops the selected agent off the Fyne goroutine (a stop can
-// take two grace periods).
+// take two grace periods). Kill stays available while a stop waits: an
+// agent that ignores the interrupt is the reason to have it.
 func (w *sessionsWindow) stopAgent(kill bool) {
 	id := w.selected
 	w.stop.Disable()
-	w.kill.Disable()
+	if kill {
+		w.kill.Disable()
+	}
 	go func() {
 		if _, err := invoke(w.g, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: id, Kill: kill}); err != nil {
 			w.g.log.Error("sessions: stop", "session", id, "err", err)

@@ -89,6 +89,8 @@ type AgentStarted struct {
 	Isolation string           `json:"isolation,omitempty"`
 	// Port is the agent's SWITCHBOARD_PORT, the first of its block.
 	Port int `json:"port,omitempty"`
+	// Confinement says what holds the agent and what it can reach.
+	Confinement *supervisor.Confinement `json:"confinement,omitempty"`
 	// Setup names the setup that runs before the agent (the repository's
 	// command, or .switchboard/setup); PID is the setup's until the agent
 	// starts.
@@ -144,6 +146,8 @@ type AgentStartedArgs struct {
 	// itself, once found (supervisor.FindConversation); with PID 0 it is
 	// all that is recorded.
 	ConversationID string `json:"conversation_id,omitempty"`
+	// Confinement is how the process is held, for the session's record.
+	Confinement *supervisor.Confinement `json:"confinement,omitempty"`
 }
 
 // maxInput bounds one agent.input: a paste, not a file transfer.
@@ -270,7 +274,11 @@ func (r *Registry) registerAgents() {
 			if _, err := c.Tx.MarkSessionRunning(in.SessionID, in.PID, in.ProcStart); err != nil {
 				return struct{}{}, err
 			}
-			data, _ := json.Marshal(map[string]any{"state": store.SessionRunning, "pid": in.PID})
+			event := map[string]any{"state": store.SessionRunning, "pid": in.PID}
+			if in.Confinement != nil {
+				event["confinement"] = in.Confinement
+			}
+			data, _ := json.Marshal(event)
 			_, err := c.Tx.AppendTrace(in.SessionID, store.TraceEvent{Type: store.TraceState, Method: c.Method.Name, Data: data})
 			return struct{}{}, err
 		}))
@@ -404,8 +412,9 @@ func (r *Registry) launch(ctx context.Context, spec supervisor.LaunchSpec, plan 
 	// first when there is one, then the agent's once it runs.
 	r.recordProcess(ctx, s)
 	r.findConversation(ctx, s, spec)
-	out := AgentStarted{SessionID: spec.SessionID, Profile: spec.Profile.ID, RepositoryID: spec.RepositoryID, PID: s.PID(), Recording: s.Info().Recording, Permission: spec.Permission,
-		Workspace: spec.Workspace, Isolation: isolation, Port: spec.Port}
+	info := s.Info()
+	out := AgentStarted{SessionID: spec.SessionID, Profile: spec.Profile.ID, RepositoryID: spec.RepositoryID, PID: s.PID(), Recording: info.Recording, Permission: spec.Permission,
+		Workspace: spec.Workspace, Isolation: isolation, Port: spec.Port, Confinement: &info.Confinement}
 	if spec.Setup != nil {
 		out.Setup = spec.Setup.Label
 		go func() {
@@ -422,7 +431,8 @@ func (r *Registry) launch(ctx context.Context, spec supervisor.LaunchSpec, plan 
 // recordProcess records the process now on the session's terminal
 // (agent.started).
 func (r *Registry) recordProcess(ctx context.Context, s *supervisor.Session) {
-	args, _ := json.Marshal(AgentStartedArgs{SessionID: s.ID(), PID: s.PID(), ProcStart: s.ProcStart()})
+	conf := s.Info().Confinement
+	args, _ := json.Marshal(AgentStartedArgs{SessionID: s.ID(), PID: s.PID(), ProcStart: s.ProcStart(), Confinement: &conf})
 	if res := r.Invoke(ctx, Operator, TransportSupervisor, "agent.started", args); res.Err != nil && store.CodeOf(res.Err) != store.CodeInvalidState {
 		// invalid_state: the agent already exited and its session ended.
 		r.log.Error("record an agent's process", "session", s.ID(), "err", res.Err)

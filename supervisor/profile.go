@@ -281,6 +281,9 @@ func firstPrompt(spec LaunchSpec) (string, store.PromptDelivery) {
 	prompt, explicit := spec.Prompt, spec.Prompt != ""
 	if !explicit {
 		prompt = BootstrapPrompt(spec.SessionID, spec.RepositoryID)
+		if spec.Policy != nil {
+			prompt += " " + confinedNote
+		}
 	}
 	switch {
 	case takesPromptArgument(spec.Profile):

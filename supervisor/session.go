@@ -26,6 +26,7 @@ const (
 	StatusRunning    Status = "running"     // working: it said so, or the screen changed recently
 	StatusIdle       Status = "idle"        // its turn ended, or the screen has been still for a while
 	StatusNeedsInput Status = "needs_input" // waiting for you: it said so, or its still screen shows what looks like a question
+	StatusStopping   Status = "stopping"    // a stop was asked for and the agent has not ended yet
 	StatusExited     Status = "exited"
 )
 

@@ -89,6 +89,7 @@ func (s *Session) signalLocked() *Signal {
 
 // Status reports what the agent is doing, its own word first:
 //   - exited once it has;
+//   - stopping from a stop's start until then;
 //   - waiting for the person (StatusNeedsInput) while its notification
 //     holds (Attention) or its last signal says it waits;
 //   - idle after its signal that its turn ended (a Stop hook), until the
@@ -101,10 +102,13 @@ func (s *Session) Status() Status {
 	now := time.Now()
 	s.mu.Lock()
 	exited, changed, asked, sig := s.exit != nil, s.changedAt, s.attention != nil, s.signalLocked()
+	stopping := s.stopping != ""
 	s.mu.Unlock()
 	switch {
 	case exited:
 		return StatusExited
+	case stopping:
+		return StatusStopping
 	case asked:
 		return StatusNeedsInput
 	case sig != nil && sig.State == SignalWaiting:

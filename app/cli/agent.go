@@ -80,6 +80,9 @@ func agentStart(ctx context.Context, c *cli, args []string) error {
 	} else if out.Isolation != "" {
 		fmt.Fprintf(c.env.Stderr, "It works in the repository's folder (%s).\n", strings.TrimPrefix(out.Isolation, "none: "))
 	}
+	if conf := out.Confinement; conf != nil {
+		fmt.Fprintf(c.env.Stderr, "Confinement: %s; its processes are held by a %s.\n", conf, conf.Processes)
+	}
 	if out.Setup != "" {
 		fmt.Fprintf(c.env.Stderr, "Its setup runs first (%s); the agent starts if it succeeds.\n", out.Setup)
 	}
@@ -103,7 +106,7 @@ func agentList(ctx context.Context, c *cli, args []string) error {
 		return c.printJSON(out)
 	}
 	tw := tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tPROFILE\tREPOSITORY\tPERMISSION\tPID\tSTATUS\tSIZE\tSTARTED\tUSAGE")
+	fmt.Fprintln(tw, "SESSION\tPROFILE\tREPOSITORY\tPERMISSION\tCONFINEMENT\tPID\tSTATUS\tSIZE\tSTARTED\tUSAGE")
 	for _, a := range out.Agents {
 		status := string(a.Status)
 		if a.Setup {
@@ -112,7 +115,11 @@ func agentList(ctx context.Context, c *cli, args []string) error {
 		if a.Exit != nil {
 			status = fmt.Sprintf("%s (%s, code %d)", a.Status, a.Exit.Reason, a.Exit.Code)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%dx%d\t%s\t%s\n", a.SessionID, a.Profile, a.RepositoryID, a.Permission.Or(), a.PID, status, a.Cols, a.Rows, a.StartedAt.Local().Format(time.DateTime), sessionUsageText(a.Usage))
+		conf := a.Confinement.Level
+		if a.Confinement.Method != "" {
+			conf += " (" + a.Confinement.Method + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%dx%d\t%s\t%s\n", a.SessionID, a.Profile, a.RepositoryID, a.Permission.Or(), conf, a.PID, status, a.Cols, a.Rows, a.StartedAt.Local().Format(time.DateTime), sessionUsageText(a.Usage))
 	}
 	return tw.Flush()
 }

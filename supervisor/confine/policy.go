@@ -98,7 +98,7 @@ func Check(p Policy) (Checked, error) {
 			return fail("writable path: %v", err)
 		}
 		if r == "/" || r == home || isUnder(home, r) {
-			return fail("%s would make the whole of %s writable", w, cmpOr(home, r))
+			return fail("%s would make the whole of %s writable: an agent works in a project's folder, never in the home folder or above it", w, cmpOr(home, r))
 		}
 		c.Writable = append(c.Writable, r)
 	}

@@ -45,6 +45,17 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// project makes a folder for a repository in home: a confined agent may
+// write its repository's folder, and home itself never.
+func project(t *testing.T, home string) string {
+	t.Helper()
+	dir := filepath.Join(home, "project")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // The agent commands against the real app: start a shell, list it, attach
 // and type into it, detach, stop it.
 func TestAgentCLI(t *testing.T) {
@@ -52,7 +63,7 @@ func TestAgentCLI(t *testing.T) {
 	env := d.env(false, "SHELL=/bin/sh")
 	p := start(t, env, "--headless")
 	waitEndpoint(t, p, d, 10*time.Second)
-	repo := strings.TrimSpace(mustCLI(t, env, "repo", "add", d.home))
+	repo := strings.TrimSpace(mustCLI(t, env, "repo", "add", project(t, d.home)))
 
 	if out := mustCLI(t, env, "profile", "list"); !strings.Contains(out, "claude") || !strings.Contains(out, "shell") {
 		t.Errorf("profile list:\n%s", out)
@@ -121,7 +132,7 @@ func TestAgentOrphanedByACrash(t *testing.T) {
 	env := d.env(false)
 	p := start(t, env, "--headless")
 	waitEndpoint(t, p, d, 10*time.Second)
-	repo := strings.TrimSpace(mustCLI(t, env, "repo", "add", d.home))
+	repo := strings.TrimSpace(mustCLI(t, env, "repo", "add", project(t, d.home)))
 	mustCLI(t, env, "profile", "add", "stubborn", "--command", bin, "--arg", "stubborn", "--prompt", "none")
 	ses := strings.TrimSpace(mustCLI(t, env, "agent", "start", "stubborn", "--repo", repo))
 	var pid int

@@ -42,7 +42,7 @@ func TestIdleCPU(t *testing.T) {
 	env := append(trayEnv(base), "SHELL=/bin/sh")
 	p, _, menu := trayStartOnBus(t, bin, env, base)
 
-	repo := strings.TrimSpace(mustCLI(t, env, "repo", "add", home))
+	repo := strings.TrimSpace(mustCLI(t, env, "repo", "add", project(t, home)))
 	for range 3 {
 		mustCLI(t, env, "agent", "start", "shell", "--repo", repo)
 	}

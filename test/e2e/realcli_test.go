@@ -161,6 +161,24 @@ func runRealCLI(t *testing.T, c realCLI, n int, args ...string) *realRun {
 	if r.session == "" {
 		t.Fatalf("agent start %s printed no session", c.profile)
 	}
+	// Every real CLI works inside its sandbox: the checks below are of a
+	// confined agent.
+	var list struct {
+		Agents []struct {
+			SessionID   string `json:"session_id"`
+			Confinement struct {
+				Level, Method string
+			} `json:"confinement"`
+		} `json:"agents"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, env, "agent", "list", "--json")), &list); err != nil {
+		t.Fatalf("agent list --json: %v", err)
+	}
+	for _, a := range list.Agents {
+		if a.SessionID == r.session && (a.Confinement.Level != "confined" || a.Confinement.Method != "bubblewrap") {
+			t.Errorf("%s runs %+v, want confined by bubblewrap", c.profile, a.Confinement)
+		}
+	}
 	// The agent's turn ends with the model's last text: after its last
 	// call's result, so what that call did is committed. With no packets
 	// asked for there is nothing to wait for.
