@@ -77,6 +77,12 @@ type Profile struct {
 	// offered, except ask with no arguments when it has none at all: the
 	// CLI then does what it does by default.
 	Permissions map[Permission][]string `json:"permissions,omitempty"`
+	// ConfinedPermissions replace Permissions' arguments for a mode while
+	// Switchboard's own sandbox confines the CLI: for a CLI whose own
+	// sandbox cannot run inside it (Codex's needs a user namespace that
+	// the sandbox does not give), and which must then leave the
+	// confinement to Switchboard's. A mode not here keeps its arguments.
+	ConfinedPermissions map[Permission][]string `json:"confined_permissions,omitempty"`
 	// Notes tell a person what the profile needs (a login, a one-time
 	// registration).
 	Notes string `json:"notes,omitempty"`
@@ -211,6 +217,17 @@ func (p *Profile) Validate() error {
 		size += len(t)
 		if err := checkTemplate(t); err != nil {
 			return err
+		}
+	}
+	for mode, args := range p.ConfinedPermissions {
+		if _, ok := p.Permissions[mode]; !ok {
+			return Deny(CodeInvalidArgument, "profile confined permissions: %q is not one of its modes", shortText(string(mode)))
+		}
+		for _, t := range args {
+			size += len(t)
+			if err := checkTemplate(t); err != nil {
+				return err
+			}
 		}
 	}
 	for mode, args := range p.Permissions {

@@ -27,6 +27,9 @@ func addPermission(_ *Supervisor, spec LaunchSpec, vars map[string]string, x *la
 	if err != nil {
 		return err
 	}
+	if confined, ok := spec.Profile.ConfinedPermissions[spec.Permission.Or()]; ok && spec.Policy != nil {
+		args = confined
+	}
 	for _, a := range args {
 		x.Args = append(x.Args, expand(a, vars))
 	}

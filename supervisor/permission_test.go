@@ -2,11 +2,13 @@ package supervisor
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor/confine"
 )
 
 // Each built-in profile's arguments for each mode, where they go on the
@@ -15,30 +17,39 @@ import (
 func TestPermissionBuiltins(t *testing.T) {
 	ws := &store.Workspace{Path: "/wt/ses_t", Branch: "switchboard/ses_t", BaseBranch: "main", BaseCommit: "abc"}
 	tests := []struct {
-		id   string
-		mode store.Permission
-		want []string // the arguments before the prompt, after the profile's own
-		err  string   // a piece of the error, "" for none
+		id       string
+		mode     store.Permission
+		confined bool     // Switchboard's sandbox holds the CLI
+		want     []string // the arguments before the prompt, after the profile's own
+		err      string   // a piece of the error, "" for none
 	}{
-		{"claude", "", []string{"--permission-mode", "manual"}, ""},
-		{"claude", store.PermissionAsk, []string{"--permission-mode", "manual"}, ""},
-		{"claude", store.PermissionEdits, []string{"--permission-mode", "acceptEdits"}, ""},
-		{"codex", store.PermissionAsk, []string{"--sandbox", "read-only", "--ask-for-approval", "on-request"}, ""},
-		{"codex", store.PermissionEdits, []string{"--sandbox", "workspace-write", "--ask-for-approval", "on-request"}, ""},
-		{"codex", store.PermissionAuto, []string{"--dangerously-bypass-approvals-and-sandbox"}, ""},
-		{"gemini", store.PermissionAsk, []string{"--approval-mode", "default"}, ""},
-		{"gemini", store.PermissionEdits, []string{"--approval-mode", "auto_edit"}, ""},
-		{"gemini", store.PermissionAuto, []string{"--approval-mode", "yolo"}, ""},
-		{"aider", store.PermissionAsk, nil, ""},
-		{"aider", store.PermissionEdits, nil, "has no edits mode (it offers ask)"},
-		{"shell", "", nil, ""},
-		{"shell", store.PermissionAuto, nil, "has no auto mode"},
-		{"gemini", "yolo", nil, `permission must be "ask", "edits" or "auto"`},
+		{"claude", "", false, []string{"--permission-mode", "manual"}, ""},
+		{"claude", store.PermissionAsk, false, []string{"--permission-mode", "manual"}, ""},
+		{"claude", store.PermissionEdits, false, []string{"--permission-mode", "acceptEdits"}, ""},
+		{"codex", store.PermissionAsk, false, []string{"--sandbox", "read-only", "--ask-for-approval", "on-request"}, ""},
+		{"codex", store.PermissionEdits, false, []string{"--sandbox", "workspace-write", "--ask-for-approval", "on-request"}, ""},
+		{"codex", store.PermissionAuto, false, []string{"--dangerously-bypass-approvals-and-sandbox"}, ""},
+		// Confined, Codex's own sandbox cannot start inside Switchboard's:
+		// edits turns it off, the others keep their arguments.
+		{"codex", store.PermissionAsk, true, []string{"--sandbox", "read-only", "--ask-for-approval", "on-request"}, ""},
+		{"codex", store.PermissionEdits, true, []string{"--sandbox", "danger-full-access", "--ask-for-approval", "on-request"}, ""},
+		{"claude", store.PermissionEdits, true, []string{"--permission-mode", "acceptEdits"}, ""},
+		{"gemini", store.PermissionAsk, false, []string{"--approval-mode", "default"}, ""},
+		{"gemini", store.PermissionEdits, false, []string{"--approval-mode", "auto_edit"}, ""},
+		{"gemini", store.PermissionAuto, false, []string{"--approval-mode", "yolo"}, ""},
+		{"aider", store.PermissionAsk, false, nil, ""},
+		{"aider", store.PermissionEdits, false, nil, "has no edits mode (it offers ask)"},
+		{"shell", "", false, nil, ""},
+		{"shell", store.PermissionAuto, false, nil, "has no auto mode"},
+		{"gemini", "yolo", false, nil, `permission must be "ask", "edits" or "auto"`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.id+"/"+string(tt.mode), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/confined=%v", tt.id, tt.mode, tt.confined), func(t *testing.T) {
 			p := builtin(t, tt.id)
 			spec := LaunchSpec{SessionID: "ses_t", RepositoryID: "repo_t", Dir: ws.Path, Workspace: ws, Profile: p, Permission: tt.mode, Prompt: "go"}
+			if tt.confined {
+				spec.Policy = &confine.Policy{Dir: ws.Path, Writable: []string{ws.Path}}
+			}
 			vars := sessionVars(spec, store.PromptArgument, "/run/t.token", "/run/t.json")
 			var x launchExtras
 			err := addPermission(nil, spec, vars, &x)

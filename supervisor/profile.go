@@ -93,6 +93,20 @@ func Builtins() []store.Profile {
 				store.PermissionEdits: {"--sandbox", "workspace-write", "--ask-for-approval", "on-request"},
 				store.PermissionAuto:  {"--dangerously-bypass-approvals-and-sandbox"},
 			},
+			// Confined, Codex's own sandbox cannot start: it is bubblewrap,
+			// which needs a user namespace inside Switchboard's, and
+			// Codex 0.171 refuses its old Landlock path for a restricted
+			// mode ("requires bubblewrap"). In edits it is turned off and
+			// Switchboard's sandbox holds the same boundary (writes in the
+			// worktree only), so commands run without a question, as
+			// edits means. Ask keeps its read-only sandbox: a command
+			// that cannot start in it asks to run outside it, which is
+			// still inside Switchboard's. ("untrusted" approvals were
+			// tried for ask: they ask before every script Codex runs to
+			// call Switchboard's tools, so no packet gets done.)
+			ConfinedPermissions: map[store.Permission][]string{
+				store.PermissionEdits: {"--sandbox", "danger-full-access", "--ask-for-approval", "on-request"},
+			},
 		},
 		{
 			ID: "gemini", Name: "Gemini CLI", Command: "gemini",
