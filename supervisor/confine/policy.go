@@ -1,8 +1,9 @@
 // Package confine turns what one agent may reach into the kernel's terms:
 // bubblewrap's arguments (a mount, PID, IPC and UTS namespace of its own),
-// or a Landlock ruleset where user namespaces are refused, and a process
-// set (the PID namespace, a cgroup leaf) that holds everything the agent
-// starts, whatever it does to leave its process group.
+// or a Landlock ruleset where user namespaces are refused (on macOS, a
+// Seatbelt profile for sandbox-exec), and a process set (the PID
+// namespace, a cgroup leaf) that holds everything the agent starts,
+// whatever it does to leave its process group.
 //
 // A Policy is declared by the daemon, which knows the session's worktree,
 // its repository and Switchboard's own folders; Check validates it against
