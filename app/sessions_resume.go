@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -17,6 +18,10 @@ import (
 
 const (
 	labelResume = "Resume"
+	// A session whose token a person revoked is resumed only on a
+	// second, explicit yes: the resume mints it a new one.
+	titleResumeRevoked = "Its token was revoked"
+	labelResumeRevoked = "Resume with a new token"
 	// badgeResumable marks, in the list, the sessions a resume may take up:
 	// after a crash they are what the window lists first (the newest).
 	badgeResumable = "↻ can resume"
@@ -64,13 +69,26 @@ func dirExists(path string) bool {
 
 // resumeAgent resumes the selected session off the Fyne goroutine, then
 // shows its live terminal.
-func (w *sessionsWindow) resumeAgent() {
-	id := w.selected
+func (w *sessionsWindow) resumeAgent() { w.resumeSession(w.selected, false) }
+
+// resumeSession resumes session id; a session whose token a person revoked
+// while it ran is resumed only once they confirm it here (confirmed).
+func (w *sessionsWindow) resumeSession(id string, confirmed bool) {
 	w.resume.Disable()
 	go func() {
-		_, err := invoke(w.g, mcpserver.MethodAgentResume, mcpserver.AgentResumeArgs{SessionID: id})
+		_, err := invoke(w.g, mcpserver.MethodAgentResume, mcpserver.AgentResumeArgs{SessionID: id, ConfirmRevoked: confirmed})
 		fyne.Do(func() {
 			w.resume.Enable()
+			if store.CodeOf(err) == store.CodeTokenRevoked && !confirmed {
+				d := dialog.NewConfirm(titleResumeRevoked, err.Error(), func(ok bool) {
+					if ok {
+						w.resumeSession(id, true)
+					}
+				}, w.win)
+				d.SetConfirmText(labelResumeRevoked)
+				d.Show()
+				return
+			}
 			if err != nil {
 				w.g.log.Error("sessions: resume", "session", id, "err", err)
 				w.status.SetText("Not resumed: " + err.Error())

@@ -171,7 +171,12 @@ func (w *settingsWindow) reposTab() fyne.CanvasObject {
 		twoLines,
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			r := w.repos[i]
-			setTwoLines(o, r.Name, r.Path+"  ·  "+r.ID)
+			title := r.Name
+			if r.Unconfined != nil {
+				// The person chose it; it stays in sight.
+				title += "  ⚠ agents unconfined"
+			}
+			setTwoLines(o, title, r.Path+"  ·  "+r.ID)
 		})
 	add := widget.NewButtonWithIcon(labelAddRepo, theme.FolderNewIcon(), func() {
 		dialog.ShowFolderOpen(func(dir fyne.ListableURI, err error) {

@@ -40,7 +40,8 @@ func permissionGUI(t *testing.T) (g *gui, gitRepo, plainRepo string) {
 	core := &fakeCore{Backend: b}
 	core.agents = supervisor.New(supervisor.Config{RuntimeDir: filepath.Join(dir, "run"), RecordingsDir: filepath.Join(dir, "rec"),
 		Exited: func(id string, e supervisor.Exit) { core.reg.AgentExited(id, e) }})
-	core.reg = mcpserver.New(db, mcpserver.Options{Env: envOf{b}, Agents: core.agents, Worktrees: filepath.Join(dir, "worktrees")})
+	// Confined, as the app's agents are: full auto runs only so.
+	core.reg = mcpserver.New(db, mcpserver.Options{Env: envOf{b}, Agents: core.agents, Worktrees: filepath.Join(dir, "worktrees"), Sandbox: &mcpserver.Sandbox{}})
 	t.Cleanup(func() {
 		core.agents.Close(ctx)
 		core.reg.WaitTidy(ctx)

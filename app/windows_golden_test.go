@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
+	"github.com/switchboard-dev/switchboard/supervisor/confine"
 )
 
 // Golden images of the windows, dark and light, in testdata/<window>/
@@ -27,6 +28,8 @@ import (
 // it over the old one and delete testdata/failed/.
 
 func TestMain(m *testing.M) {
+	// The sandbox helper of the confined agents some tests start.
+	confine.RunHelper(os.Args)
 	// The windows print times in the local zone: the goldens are drawn in
 	// UTC wherever the tests run.
 	time.Local = time.UTC

@@ -9,7 +9,8 @@ import (
 
 // checkPermission decides agent.start's permission mode, in its
 // transaction: a mode the profile offers (and its CLI would run in here),
-// and for auto a worktree of the session's own and the repository's
+// and for auto Switchboard's sandbox (unconfined says why the agent would
+// run without it), a worktree of the session's own and the repository's
 // confirmation, which confirm_full_auto records the first time. confirmed
 // is set when this call recorded it.
 //
@@ -17,7 +18,7 @@ import (
 // give one (isolation none, or no_worktree) is refused here; a folder that
 // turns out not to be a git repository is refused by the supervisor
 // (supervisor.ErrAutoNeedsWorktree) before anything runs.
-func checkPermission(c *Call, in AgentStartArgs, p store.Profile, repo store.Repository, plan worktreePlan) (mode store.Permission, confirmed bool, err error) {
+func checkPermission(c *Call, in AgentStartArgs, p store.Profile, repo store.Repository, plan worktreePlan, unconfined string) (mode store.Permission, confirmed bool, err error) {
 	if err := store.CheckPermission(in.Permission); err != nil {
 		return "", false, err
 	}
@@ -30,6 +31,10 @@ func checkPermission(c *Call, in AgentStartArgs, p store.Profile, repo store.Rep
 			return "", false, store.Deny(store.CodeInvalidArgument, "confirm_full_auto goes with permission auto, not %s", mode)
 		}
 		return mode, false, nil
+	}
+	if unconfined != "" {
+		return "", false, store.Deny(store.CodeInvalidArgument,
+			"full auto runs only confined, and this agent would not be (%s): choose ask or edits", unconfined)
 	}
 	if plan.isolation == store.IsolationNone {
 		return "", false, store.Deny(store.CodeInvalidArgument,

@@ -24,7 +24,8 @@ func agentFixture(t *testing.T) (*fixture, *supervisor.Supervisor) {
 	dir := t.TempDir()
 	agents := supervisor.New(supervisor.Config{RuntimeDir: filepath.Join(dir, "run"), RecordingsDir: filepath.Join(dir, "rec"),
 		Exited: func(id string, e supervisor.Exit) { f.reg.AgentExited(id, e) }})
-	f.reg = New(f.db, Options{Version: testVersion, Env: f.env, Log: f.log, Agents: agents, Worktrees: filepath.Join(dir, "worktrees")})
+	// Confined, as the app's agents are: full auto runs only so.
+	f.reg = New(f.db, Options{Version: testVersion, Env: f.env, Log: f.log, Agents: agents, Worktrees: filepath.Join(dir, "worktrees"), Sandbox: &Sandbox{}})
 	t.Cleanup(func() {
 		agents.Close(context.Background())
 		f.reg.WaitTidy(context.Background())

@@ -158,6 +158,7 @@ const stopTimeout = 30 * time.Second
 
 func (r *Registry) registerAgents() {
 	r.registerFullAuto()
+	r.registerUnconfined()
 	r.Register(Define(MethodProfileList, On(Global, store.CapAdmin), Hidden|ReadOnly,
 		"List the agent profiles: the built-ins (or the person's edit of one) and the person's own, each with whether its command is installed.",
 		func(c *Call, _ NoArgs) (ProfileList, error) {
@@ -221,7 +222,7 @@ func (r *Registry) registerAgents() {
 			if in.NoWorktree {
 				plan.isolation = store.IsolationNone
 			}
-			mode, confirmed, err := checkPermission(c, in, prof.Profile, repo, plan)
+			mode, confirmed, err := checkPermission(c, in, prof.Profile, repo, plan, r.unconfinedWhy(repo))
 			if err != nil {
 				return AgentStarted{}, err
 			}
@@ -397,8 +398,10 @@ func (r *Registry) launch(ctx context.Context, spec supervisor.LaunchSpec, plan 
 		spec.Dir, spec.Workspace = ws.dir, &ws.Workspace
 	}
 	spec.Setup = r.setupFor(spec.SessionID, plan.repo, ws)
-	if spec.Policy, err = r.policyFor(ctx, plan.repo.Path, spec.Workspace, spec.Dir); err != nil {
-		return fail(store.CodeAgentUnavailable, "cannot confine the agent: "+err.Error())
+	if spec.Unconfined = r.unconfinedWhy(plan.repo); spec.Unconfined == "" {
+		if spec.Policy, err = r.policyFor(ctx, plan.repo.Path, spec.Workspace, spec.Dir); err != nil {
+			return fail(store.CodeAgentUnavailable, "cannot confine the agent: "+err.Error())
+		}
 	}
 	s, err := r.agents.Launch(spec)
 	if err != nil {

@@ -1,6 +1,12 @@
 package mcpserver
 
-import "github.com/switchboard-dev/switchboard/store"
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/store"
+)
 
 // MethodRepositoryFullAuto confirms or withdraws full auto for a repository.
 const MethodRepositoryFullAuto Name[RepositoryFullAutoArgs, RepositoryResult] = "repository.full_auto"
@@ -28,4 +34,41 @@ func (r *Registry) registerFullAuto() {
 			}
 			return RepositoryResult{Repository: repo}, err
 		}))
+}
+
+// MethodRepositoryUnconfined lets a repository's agents run unconfined, or
+// confines them again.
+const MethodRepositoryUnconfined Name[RepositoryUnconfinedArgs, RepositoryResult] = "repository.unconfined"
+
+// RepositoryUnconfinedArgs are the arguments of repository.unconfined.
+type RepositoryUnconfinedArgs struct {
+	RepositoryID string `json:"repository_id"`
+	// Unconfined records the person's choice; false takes it back.
+	Unconfined bool `json:"unconfined"`
+}
+
+// registerUnconfined registers repository.unconfined: a person's choice,
+// per repository and recorded with when and through what, that its agents
+// run without Switchboard's sandbox (a tool the sandbox breaks). Never
+// for full auto, which runs only confined.
+func (r *Registry) registerUnconfined() {
+	r.Register(Define(MethodRepositoryUnconfined, On(Repository, store.CapAdmin), Hidden,
+		"Let a repository's agents run without Switchboard's sandbox (they can then read and write whatever you can), or confine them again.",
+		func(c *Call, in RepositoryUnconfinedArgs) (RepositoryResult, error) {
+			repo, err := c.Tx.SetUnconfined(in.RepositoryID, string(c.Transport), in.Unconfined)
+			return RepositoryResult{Repository: repo}, err
+		}))
+}
+
+// unconfinedWhy says why an agent in repo would run unconfined, "" when
+// it runs confined: the person's choice for the repository, or a registry
+// that confines nothing (no sandbox on this system).
+func (r *Registry) unconfinedWhy(repo store.Repository) string {
+	switch {
+	case repo.Unconfined != nil:
+		return fmt.Sprintf("its repository's agents run unconfined, as chosen through %s on %s", repo.Unconfined.By, repo.Unconfined.At.Local().Format(time.DateTime))
+	case r.sandbox == nil:
+		return "nothing confines agents on " + runtime.GOOS + " yet"
+	}
+	return ""
 }

@@ -23,6 +23,10 @@ type AgentResumeArgs struct {
 	SessionID string `json:"session_id"`
 	Cols      int    `json:"cols,omitempty"`
 	Rows      int    `json:"rows,omitempty"`
+	// ConfirmRevoked resumes a session whose token a person revoked while
+	// it ran: without it such a resume is refused (token_revoked), since
+	// the resume would hand the agent a new token.
+	ConfirmRevoked bool `json:"confirm_revoked,omitempty"`
 }
 
 // findTimeout bounds the wait for a CLI to write the conversation id it
@@ -74,6 +78,11 @@ func (r *Registry) registerResume() {
 			if err != nil {
 				return AgentStarted{}, err
 			}
+			if at, ok := revokedByHand(c.Tx, ses); ok && !in.ConfirmRevoked {
+				return AgentStarted{}, store.Deny(store.CodeTokenRevoked,
+					"session %s's token was revoked by hand at %s, while it ran: a resume gives its agent a new token; resume again and confirm (agent resume --yes) if that is what you want",
+					ses.ID, at.Local().Format(time.DateTime))
+			}
 			if ses.Resumable() {
 				if err := worktreeThere(ses.Workspace.Path); err != nil {
 					return AgentStarted{}, store.Deny(store.CodeWorkspaceUnavailable, "session %s cannot be resumed: %v", ses.ID, err)
@@ -114,7 +123,7 @@ func (r *Registry) registerResume() {
 				Prompt:         supervisor.ResumePrompt(ses.ID, repo.ID, packets),
 				ConversationID: ses.ConversationID, Resume: true}
 			ctx := context.WithoutCancel(c.Ctx)
-			c.Then(func(any) (any, error) { return r.relaunch(ctx, spec, repo.Path) })
+			c.Then(func(any) (any, error) { return r.relaunch(ctx, spec, repo) })
 			return AgentStarted{SessionID: ses.ID, Profile: prof.ID, RepositoryID: repo.ID, Port: port, Workspace: ses.Workspace}, nil
 		}))
 }
@@ -123,11 +132,13 @@ func (r *Registry) registerResume() {
 // If it cannot start, the session ends again as it was, resumable (its
 // leases kept until they expire): a CLI missing for a moment does not cost
 // the conversation.
-func (r *Registry) relaunch(ctx context.Context, spec supervisor.LaunchSpec, repoPath string) (any, error) {
+func (r *Registry) relaunch(ctx context.Context, spec supervisor.LaunchSpec, repo store.Repository) (any, error) {
 	var s *supervisor.Session
-	policy, err := r.policyFor(ctx, repoPath, spec.Workspace, spec.Dir)
+	var err error
+	if spec.Unconfined = r.unconfinedWhy(repo); spec.Unconfined == "" {
+		spec.Policy, err = r.policyFor(ctx, repo.Path, spec.Workspace, spec.Dir)
+	}
 	if err == nil {
-		spec.Policy = policy
 		s, err = r.agents.Launch(spec)
 	}
 	if err != nil {
@@ -206,4 +217,18 @@ func newConversationID() string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// revokedByHand reports whether ses's token was revoked before the session
+// ended (token.revoke while it ran), and when: a session's end revokes its
+// token in the same transaction, at the same time.
+func revokedByHand(tx *store.Tx, ses store.Session) (time.Time, bool) {
+	if ses.TokenKeyID == "" || ses.EndedAt == nil {
+		return time.Time{}, false
+	}
+	tok, ok, err := tx.Token(ses.TokenKeyID)
+	if err != nil || !ok || tok.RevokedAt == nil || !tok.RevokedAt.Before(*ses.EndedAt) {
+		return time.Time{}, false
+	}
+	return *tok.RevokedAt, true
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/internal/pgtest"
 	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor/confine"
 )
 
 // pgServer is the PostgreSQL server of a run on PostgreSQL; nil on bbolt.
@@ -24,7 +25,12 @@ var pgServer *pgtest.Server
 // pgURLs maps each store opened on PostgreSQL to its URL.
 var pgURLs sync.Map
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, &pgServer)) }
+// TestMain is also the sandbox helper of the confined agents the tests
+// start (confine.RunHelper returns at once for the tests themselves).
+func TestMain(m *testing.M) {
+	confine.RunHelper(os.Args)
+	os.Exit(pgtest.Main(m, &pgServer))
+}
 
 // openStore opens a fresh store with opts on the run's engine and closes
 // it when the test ends.

@@ -80,6 +80,10 @@ type RepositorySettings struct {
 	// their CLI's bypass mode (agent.start's confirm_full_auto). Changing
 	// the other settings keeps it.
 	FullAuto *FullAutoConfirmation `json:"full_auto,omitempty" jsonschema:"when and through what a person confirmed full-auto agents for this repository; set by agent.start with confirm_full_auto, kept by repo.configure"`
+	// Unconfined is set once a person chose that agents here run without
+	// Switchboard's sandbox (repository.unconfined); like FullAuto, a
+	// settings form neither sets nor clears it.
+	Unconfined *Confirmation `json:"unconfined,omitempty" jsonschema:"when and through what a person chose that agents in this repository run unconfined; set by repository.unconfined, kept by repo.configure"`
 }
 
 // maxBranchName bounds a base branch's name; git itself allows more, no
@@ -144,10 +148,11 @@ func (tx *Tx) ConfigureRepository(id string, s RepositorySettings) (Repository, 
 	if err != nil {
 		return Repository{}, err
 	}
-	// The confirmation of full auto is a separate, audited act
-	// (ConfirmFullAuto): a settings form that does not carry it must not
-	// withdraw it, nor may one forge it.
-	s.FullAuto = r.FullAuto
+	// The confirmation of full auto and the choice of unconfined agents
+	// are separate, audited acts (ConfirmFullAuto, SetUnconfined): a
+	// settings form that does not carry them must not withdraw them, nor
+	// may one forge them.
+	s.FullAuto, s.Unconfined = r.FullAuto, r.Unconfined
 	r.RepositorySettings = s
 	return r, tx.putRepository(r)
 }

@@ -87,3 +87,25 @@ func fullAutoText(f *store.FullAutoConfirmation) string {
 	}
 	return fmt.Sprintf("confirmed through %s at %s", f.By, f.At.Local().Format(time.DateTime))
 }
+
+// setUnconfined is repo set's --unconfined: confirm or withdraw.
+func setUnconfined(ctx context.Context, c *cli, repo, v string) error {
+	var on bool
+	switch v {
+	case "confirm":
+		on = true
+	case "withdraw":
+	default:
+		return fmt.Errorf("--unconfined must be confirm or withdraw, not %q", v)
+	}
+	_, err := call(ctx, c, mcpserver.MethodRepositoryUnconfined, mcpserver.RepositoryUnconfinedArgs{RepositoryID: repo, Unconfined: on})
+	return err
+}
+
+// confinementText says whether a repository's agents run confined.
+func confinementText(u *store.Confirmation) string {
+	if u == nil {
+		return "confined (Switchboard's sandbox)"
+	}
+	return fmt.Sprintf("UNCONFINED, as chosen through %s at %s (repo set --unconfined withdraw confines them again)", u.By, u.At.Local().Format(time.DateTime))
+}

@@ -10,7 +10,8 @@ import (
 // agentResume starts again the agent of a session that ended with the app
 // (quit, crash, kill), on its own conversation and in its own worktree.
 func agentResume(ctx context.Context, c *cli, args []string) error {
-	fs := c.newFlags("agent resume", "agent resume SESSION [--cols N --rows N] [--json]")
+	fs := c.newFlags("agent resume", "agent resume SESSION [--cols N --rows N] [--yes] [--json]")
+	yes := fs.Bool("yes", false, "resume even if a person revoked the session's token while it ran (it gets a new one)")
 	cols := fs.Int("cols", 0, "terminal columns (default 120)")
 	rows := fs.Int("rows", 0, "terminal rows (default 40)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
@@ -22,7 +23,7 @@ func agentResume(ctx context.Context, c *cli, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	out, err := call(ctx, c, mcpserver.MethodAgentResume, mcpserver.AgentResumeArgs{SessionID: fs.Arg(0), Cols: *cols, Rows: *rows})
+	out, err := call(ctx, c, mcpserver.MethodAgentResume, mcpserver.AgentResumeArgs{SessionID: fs.Arg(0), Cols: *cols, Rows: *rows, ConfirmRevoked: *yes})
 	if err != nil {
 		return err
 	}

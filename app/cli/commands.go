@@ -316,15 +316,19 @@ func runRepo(ctx context.Context, c *cli, args []string) error {
 			return c.printJSON(out)
 		}
 		tw := tabwriter.NewWriter(c.env.Stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tPATH")
+		fmt.Fprintln(tw, "ID\tNAME\tPATH\tAGENTS")
 		for _, r := range out.Repositories {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Name, r.Path)
+			agents := "confined"
+			if r.Unconfined != nil {
+				agents = "UNCONFINED"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Name, r.Path, agents)
 		}
 		return tw.Flush()
 	case "set":
 		return repoSet(ctx, c, args)
 	}
-	fmt.Fprint(c.env.Stderr, "Usage: switchboard repo add PATH [--name NAME] | repo list | repo set ID [--isolation worktree|none|default] [--base BRANCH|default] [--landing merge|squash|rebase|pull-request|default] [--remote NAME|default] [--setup CMD|default] [--full-auto confirm|withdraw]\n")
+	fmt.Fprint(c.env.Stderr, "Usage: switchboard repo add PATH [--name NAME] | repo list | repo set ID [--isolation worktree|none|default] [--base BRANCH|default] [--landing merge|squash|rebase|pull-request|default] [--remote NAME|default] [--setup CMD|default] [--full-auto confirm|withdraw] [--unconfined confirm|withdraw]\n")
 	if sub == "-h" || sub == "--help" || sub == "help" {
 		return nil
 	}
@@ -334,13 +338,14 @@ func runRepo(ctx context.Context, c *cli, args []string) error {
 // repoSet changes the settings named on the command line and keeps the
 // others.
 func repoSet(ctx context.Context, c *cli, args []string) error {
-	fs := c.newFlags("repo set", "repo set ID [--isolation worktree|none|default] [--base BRANCH|default] [--landing merge|squash|rebase|pull-request|default] [--remote NAME|default] [--setup CMD|default] [--full-auto confirm|withdraw] [--json]")
+	fs := c.newFlags("repo set", "repo set ID [--isolation worktree|none|default] [--base BRANCH|default] [--landing merge|squash|rebase|pull-request|default] [--remote NAME|default] [--setup CMD|default] [--full-auto confirm|withdraw] [--unconfined confirm|withdraw] [--json]")
 	isolation := fs.String("isolation", "", "worktree (each agent in a git worktree of its own), none (agents work in the folder), or default (worktree in a git repository)")
 	base := fs.String("base", "", "the branch agents' worktrees start from and land on; default: the branch checked out in the folder")
 	landing := fs.String("landing", "", "how packets land when switchboard land names no mode: merge, squash, rebase, pull-request, or default (merge)")
 	remote := fs.String("remote", "", "the git remote pull requests are pushed to; default: origin")
 	setup := fs.String("setup", "", "a command line run (by /bin/sh -c) in each new worktree before its agent; default: the worktree's executable .switchboard/setup")
 	fullAuto := fs.String("full-auto", "", "confirm (agents here may start in full auto, each in its own worktree) or withdraw (the next full-auto start asks again)")
+	unconfined := fs.String("unconfined", "", "confirm (agents here run without Switchboard's sandbox: they can read and write whatever you can; never in full auto) or withdraw (they run confined again)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, reorder(args)); err != nil {
 		return err
@@ -386,6 +391,11 @@ func repoSet(ctx context.Context, c *cli, args []string) error {
 			return err
 		}
 	}
+	if set["unconfined"] {
+		if err := setUnconfined(ctx, c, fs.Arg(0), *unconfined); err != nil {
+			return err
+		}
+	}
 	out, err := call(ctx, c, mcpserver.MethodRepositoryConfigure, mcpserver.RepositoryConfigureArgs{RepositoryID: fs.Arg(0), RepositorySettings: settings})
 	if err != nil {
 		return err
@@ -398,6 +408,7 @@ func repoSet(ctx context.Context, c *cli, args []string) error {
 		cmp.Or(string(r.Landing), "default (merge)"), cmp.Or(r.Remote, "default (origin)"))
 	c.printf("  setup: %s\n", cmp.Or(r.Setup, "the worktree's executable "+workspace.SetupFile+", if any"))
 	c.printf("  full auto: %s\n", fullAutoText(r.FullAuto))
+	c.printf("  agents: %s\n", confinementText(r.Unconfined))
 	return nil
 }
 

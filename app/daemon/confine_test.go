@@ -116,3 +116,78 @@ func TestAgentCannotStepAround(t *testing.T) {
 		})
 	}
 }
+
+// A repository whose agents a person let run unconfined starts them so,
+// saying why, and never in full auto; taking the choice back confines the
+// next one again.
+func TestUnconfinedRepository(t *testing.T) {
+	t.Setenv("SHELL", "/bin/sh")
+	d := start(t, Config{Paths: newPaths(t), Keyring: keyring.NewMemory()})
+	repo := registerRepo(t, d.Registry(), personRepo(t, map[string]string{"README": "a project\n"}))
+	unconfine := func(on bool) {
+		t.Helper()
+		res := d.gui("repository.unconfined", mcpserver.RepositoryUnconfinedArgs{RepositoryID: repo.ID, Unconfined: on})
+		if got := res.Value.(mcpserver.RepositoryResult).Repository.Unconfined != nil; got != on {
+			t.Fatalf("repository.unconfined %v: the repository's choice is %v", on, got)
+		}
+	}
+	startShell := func() supervisor.Confinement {
+		t.Helper()
+		started := d.gui("agent.start", mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID}).Value.(mcpserver.AgentStarted)
+		if started.Confinement == nil {
+			t.Fatal("agent.start says nothing of the agent's confinement")
+		}
+		return *started.Confinement
+	}
+
+	unconfine(true)
+	if c := startShell(); c.Level != supervisor.LevelNone || !strings.Contains(c.Why, "as chosen through gui") {
+		t.Errorf("an agent of an unconfined repository runs %s", c)
+	}
+	d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "modes", Name: "Modes", Command: "/bin/sh", Args: []string{"-c", "sleep 60"},
+		Prompt: store.PromptNone, Permissions: map[store.Permission][]string{store.PermissionAsk: nil, store.PermissionAuto: {"--auto"}}}})
+	_, err := mcpserver.Invoke(context.Background(), d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart,
+		mcpserver.AgentStartArgs{Profile: "modes", RepositoryID: repo.ID, Permission: store.PermissionAuto, ConfirmFullAuto: true})
+	if err == nil || !strings.Contains(err.Error(), "full auto runs only confined") {
+		t.Errorf("full auto in an unconfined repository: %v, want it refused", err)
+	}
+	unconfine(false)
+	if c := startShell(); c.Level == supervisor.LevelNone {
+		t.Errorf("after the choice was taken back the agent runs %s", c)
+	}
+}
+
+// A session whose token a person revoked while it ran is resumed only once
+// they confirm it: the resume gives the agent a new token.
+func TestResumeOfARevokedSessionAsks(t *testing.T) {
+	bin := buildStandin(t)
+	ctx := context.Background()
+	cfg := Config{Paths: newPaths(t), Keyring: keyring.NewMemory()}
+	d := start(t, cfg)
+	repo := registerRepo(t, d.Registry(), personRepo(t, map[string]string{"a.txt": "one\n"}))
+	d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{
+		ID: "standin", Name: "Stand-in", Command: bin, Args: []string{"agent", "{prompt}"}, Prompt: store.PromptArgument,
+		Conversation: &store.Conversation{StartArgs: []string{"--session-id={conversation_id}"}, ResumeArgs: []string{"--resume={conversation_id}"}},
+	}})
+	started := d.gui("agent.start", mcpserver.AgentStartArgs{Profile: "standin", RepositoryID: repo.ID, Prompt: "begin"}).Value.(mcpserver.AgentStarted)
+	first := sessionOf(t, d, started.SessionID)
+	d.gui("token.revoke", mcpserver.KeyIDArg{KeyID: first.TokenKeyID})
+	d.stop() // the quit ends the session with the app: resumable
+	d = start(t, cfg)
+	mustOK(t, d.Registry().WaitTidy(ctx))
+
+	resume := func(confirm bool) error {
+		_, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentResume,
+			mcpserver.AgentResumeArgs{SessionID: first.ID, ConfirmRevoked: confirm})
+		return err
+	}
+	if err := resume(false); store.CodeOf(err) != store.CodeTokenRevoked || !strings.Contains(err.Error(), "revoked by hand") {
+		t.Fatalf("resuming a session whose token was revoked: %v, want token_revoked saying so", err)
+	}
+	if err := resume(true); err != nil {
+		t.Fatalf("resuming it once confirmed: %v", err)
+	}
+	if again := sessionOf(t, d, first.ID); again.State != store.SessionRunning || again.TokenKeyID == first.TokenKeyID {
+		t.Errorf("the resumed session: %+v", again)
+	}
+}
