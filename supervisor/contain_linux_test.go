@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -126,4 +128,91 @@ func running(pid int) bool {
 	}
 	st, _ := statField(b, 3)
 	return string(st) != "Z" && string(st) != "X"
+}
+
+// What a crashed run's agent left is ended by the next start: a sandbox by
+// its recorded pid (the whole namespace, though bubblewrap itself dies on
+// the terminate first), a cgroup leaf by its session id.
+func TestLeftoversOfACrash(t *testing.T) {
+	probed := confine.Probe(context.Background(), "bwrap")
+	ctx := context.Background()
+	t.Run("pid namespace", func(t *testing.T) {
+		if probed.Bwrap == "" {
+			t.Skip(probed.BwrapWhy)
+		}
+		mark := fmt.Sprintf("401.%d", os.Getpid())
+		dir := t.TempDir()
+		c, err := confine.Check(confine.Policy{Home: t.TempDir(), Dir: dir, Writable: []string{dir}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := append(confine.BwrapArgs(c), "sh", "-c", "trap '' TERM; setsid sleep "+mark+" & exec sleep 1000")
+		cmd := exec.Command(probed.Bwrap, args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go cmd.Wait() // an earlier run's: reaped here only so it leaves no zombie
+		waitProcs(t, mark, 1)
+		start, err := ProcStart(cmd.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found, err := StopStale(ctx, cmd.Process.Pid, start, time.Second); !found || err != nil {
+			t.Fatalf("StopStale = %v, %v", found, err)
+		}
+		waitGone(t, findProcs(t, mark))
+	})
+	t.Run("cgroup", func(t *testing.T) {
+		if probed.Cgroup == "" {
+			t.Skip(probed.CgroupWhy)
+		}
+		mark := fmt.Sprintf("402.%d", os.Getpid())
+		cg, err := confine.NewCgroup(probed.Cgroup, "ses_crashed-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("sh", "-c", "setsid sleep "+mark+" & exec sleep 1000")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, UseCgroupFD: true, CgroupFD: cg.FD()}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go cmd.Wait()
+		waitProcs(t, mark, 1)
+		sv := New(Config{RuntimeDir: t.TempDir(), RecordingsDir: t.TempDir(), Support: &confine.Support{Cgroup: probed.Cgroup}})
+		if found, err := sv.EndLeftovers("ses_other"); found || err != nil {
+			t.Errorf("another session's leftovers: %v, %v; want none", found, err)
+		}
+		if found, err := sv.EndLeftovers("ses_crashed"); !found || err != nil {
+			t.Fatalf("EndLeftovers = %v, %v", found, err)
+		}
+		waitGone(t, append(findProcs(t, mark), cmd.Process.Pid))
+	})
+}
+
+// waitProcs waits until n processes run with mark in their command line.
+func waitProcs(t *testing.T, mark string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(findProcs(t, mark)) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("no process with %s started", mark)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitGone waits (2 s at most: the kernel ends a namespace's processes a
+// moment after its first) until none of pids runs.
+func waitGone(t *testing.T, pids []int) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for _, pid := range pids {
+		for running(pid) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if running(pid) {
+			t.Errorf("process %d still runs", pid)
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
@@ -112,6 +113,11 @@ func (d *Daemon) sweepLostSessions(ctx context.Context) error {
 			d.log.Error("stop an agent orphaned by an earlier run", "session", s.ID, "pid", s.PID, "err", err)
 		} else if found {
 			reason += "; its orphaned agent was stopped"
+		}
+		if found, err := d.agents.EndLeftovers(s.ID); err != nil {
+			d.log.Error("end what an orphaned agent left in its cgroup", "session", s.ID, "err", err)
+		} else if found && !strings.Contains(reason, "stopped") {
+			reason += "; what its orphaned agent left running was stopped"
 		}
 		for _, f := range supervisor.SessionFiles(d.cfg.Paths.Runtime, s.ID) {
 			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -166,9 +166,9 @@ func (c *Cgroup) Remove(wait time.Duration) error {
 }
 
 // SweepCgroups ends the processes of every leaf an earlier run left under
-// parent (after a crash) and removes the leaves; it returns how many it
-// found.
-func SweepCgroups(parent string) (int, error) {
+// parent for session id (after a crash: its agent or setup, and whatever
+// they started) and removes the leaves; it returns how many it found.
+func SweepCgroups(parent, id string) (int, error) {
 	entries, err := os.ReadDir(parent)
 	if err != nil {
 		return 0, fmt.Errorf("list cgroups: %w", err)
@@ -176,7 +176,7 @@ func SweepCgroups(parent string) (int, error) {
 	n := 0
 	var errs []error
 	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), cgroupPrefix) {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), cgroupPrefix+id+"-") {
 			continue
 		}
 		n++

@@ -36,4 +36,4 @@ func (*Cgroup) Holds(int) bool                  { return false }
 func (*Cgroup) Kill() error                     { return errNoCgroup }
 func (*Cgroup) Empty() bool                     { return true }
 func (*Cgroup) Remove(time.Duration) error      { return nil }
-func SweepCgroups(string) (int, error)          { return 0, nil }
+func SweepCgroups(string, string) (int, error)  { return 0, nil }
