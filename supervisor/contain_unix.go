@@ -40,7 +40,7 @@ func (b box) command(spec Spec) (*exec.Cmd, *procSet, error) {
 	switch {
 	case b.bwrap != "":
 		args = append(confine.BwrapArgs(*b.checked), b.helper)
-		args = append(args, confine.HelperArgs(confine.HelperOptions{Session: true}, spec.Path, spec.Args)...)
+		args = append(args, confine.HelperArgs(confine.HelperOptions{Session: true, Scope: true}, spec.Path, spec.Args)...)
 		path = b.bwrap
 		// bubblewrap leads a session without the terminal, so that the
 		// agent's own session, inside, can take it: a stop's interrupt

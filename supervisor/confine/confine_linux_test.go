@@ -3,6 +3,8 @@ package confine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,8 +141,42 @@ cat "$OTHER/secret" >/dev/null 2>&1 && echo read-other
 { echo y >"$WT/new"; } 2>/dev/null && echo wrote-worktree
 cat "$TOKEN" >/dev/null 2>&1 && echo read-token
 cat /etc/hostname >/dev/null 2>&1 && echo read-etc
+[ -n "$ABSTRACT" ] && python3 -c "$CONNECT" "$ABSTRACT" 2>/dev/null && echo reached-abstract
 echo done
 `
+
+// connectAbstract is a Python program that connects to the abstract Unix
+// socket its argument names (a shell cannot).
+const connectAbstract = "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect('\\0'+sys.argv[1])"
+
+// abstractListener listens on an abstract Unix socket, as a session bus
+// does, and checks that a process outside any sandbox reaches it (so that
+// a sandbox's refusal means something); "" when python3 is not here.
+func abstractListener(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		return ""
+	}
+	name := fmt.Sprintf("switchboard-test-%d", os.Getpid())
+	ln, err := net.Listen("unix", "@"+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	if out, err := exec.Command("python3", "-c", connectAbstract, name).CombinedOutput(); err != nil {
+		t.Fatalf("the abstract socket cannot be reached even unconfined: %v\n%s", err, out)
+	}
+	return name
+}
 
 func TestSandboxHolds(t *testing.T) {
 	sup := Probe(context.Background(), "bwrap")
@@ -153,9 +189,11 @@ func TestSandboxHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	abstract := abstractListener(t)
 	run := func(t *testing.T, name string, args []string, token string) []string {
 		cmd := exec.Command(name, args...)
-		cmd.Env = append(os.Environ(), "HOME="+l.home, "DATA="+l.data, "OTHER="+l.other, "OUTSIDE="+l.outside, "WT="+l.wt, "TOKEN="+token)
+		cmd.Env = append(os.Environ(), "HOME="+l.home, "DATA="+l.data, "OTHER="+l.other, "OUTSIDE="+l.outside, "WT="+l.wt, "TOKEN="+token,
+			"ABSTRACT="+abstract, "CONNECT="+connectAbstract)
 		cmd.Dir = l.wt
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -172,7 +210,7 @@ func TestSandboxHolds(t *testing.T) {
 		cc := c
 		cc.ReadOnly = append(cc.ReadOnly, exe)
 		args := append(BwrapArgs(cc), exe)
-		args = append(args, HelperArgs(HelperOptions{}, "sh", []string{"-c", escapes})...)
+		args = append(args, HelperArgs(HelperOptions{Scope: true}, "sh", []string{"-c", escapes})...)
 		got := run(t, sup.Bwrap, args, "/tmp/switchboard/token")
 		if want := []string{"wrote-worktree", "read-token", "read-etc", "done"}; !slices.Equal(got, want) {
 			t.Errorf("inside bubblewrap the agent could %q, want only %q", got, want)

@@ -25,6 +25,11 @@ type HelperOptions struct {
 	Session bool `json:"session,omitempty"`
 	// Landlock, when set, is the policy the helper restricts itself to.
 	Landlock *Checked `json:"landlock,omitempty"`
+	// Scope restricts the agent's IPC with Landlock's scopes alone (ABI
+	// 6 and later), inside bubblewrap: the network namespace is shared,
+	// and with it every abstract Unix socket (a session bus's usual
+	// address) that a mount namespace cannot hide.
+	Scope bool `json:"scope,omitempty"`
 }
 
 // HelperArgs returns the arguments after the binary's path that run

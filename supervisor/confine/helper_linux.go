@@ -24,8 +24,13 @@ func becomeAgent(opts HelperOptions, path string, argv []string) error {
 			return fmt.Errorf("take the terminal: %w", err)
 		}
 	}
-	if opts.Landlock != nil {
+	switch {
+	case opts.Landlock != nil:
 		if err := restrictThread(*opts.Landlock); err != nil {
+			return err
+		}
+	case opts.Scope && LandlockABI() >= 6:
+		if err := restrictScopes(); err != nil {
 			return err
 		}
 	}
