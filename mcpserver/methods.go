@@ -83,6 +83,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerAgents()
 	r.registerResume()
 	r.registerSettings()
+	r.registerSandboxSettings()
 	r.registerSessionViews()
 	r.registerWorkspaces()
 	r.registerDiffs()

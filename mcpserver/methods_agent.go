@@ -222,6 +222,9 @@ func (r *Registry) registerAgents() {
 			if in.NoWorktree {
 				plan.isolation = store.IsolationNone
 			}
+			if plan.sandbox, err = readSandbox(c.Tx); err != nil {
+				return AgentStarted{}, err
+			}
 			mode, confirmed, err := checkPermission(c, in, prof.Profile, repo, plan, r.unconfinedWhy(repo))
 			if err != nil {
 				return AgentStarted{}, err
@@ -398,8 +401,9 @@ func (r *Registry) launch(ctx context.Context, spec supervisor.LaunchSpec, plan 
 		spec.Dir, spec.Workspace = ws.dir, &ws.Workspace
 	}
 	spec.Setup = r.setupFor(spec.SessionID, plan.repo, ws)
+	spec.RecordingCap = int64(plan.sandbox.RecordingCapMiB) << 20
 	if spec.Unconfined = r.unconfinedWhy(plan.repo); spec.Unconfined == "" {
-		if spec.Policy, err = r.policyFor(ctx, plan.repo.Path, spec.Workspace, spec.Dir); err != nil {
+		if spec.Policy, err = r.policyFor(ctx, plan.repo.Path, spec.Workspace, spec.Dir, plan.sandbox.Hidden); err != nil {
 			return fail(store.CodeAgentUnavailable, "cannot confine the agent: "+err.Error())
 		}
 	}

@@ -122,8 +122,12 @@ func (r *Registry) registerResume() {
 				Profile: prof.Profile, Endpoint: endpoint, Token: raw, Cols: in.Cols, Rows: in.Rows, Port: port,
 				Prompt:         supervisor.ResumePrompt(ses.ID, repo.ID, packets),
 				ConversationID: ses.ConversationID, Resume: true}
+			sandbox, err := readSandbox(c.Tx)
+			if err != nil {
+				return AgentStarted{}, err
+			}
 			ctx := context.WithoutCancel(c.Ctx)
-			c.Then(func(any) (any, error) { return r.relaunch(ctx, spec, repo) })
+			c.Then(func(any) (any, error) { return r.relaunch(ctx, spec, repo, sandbox) })
 			return AgentStarted{SessionID: ses.ID, Profile: prof.ID, RepositoryID: repo.ID, Port: port, Workspace: ses.Workspace}, nil
 		}))
 }
@@ -132,11 +136,12 @@ func (r *Registry) registerResume() {
 // If it cannot start, the session ends again as it was, resumable (its
 // leases kept until they expire): a CLI missing for a moment does not cost
 // the conversation.
-func (r *Registry) relaunch(ctx context.Context, spec supervisor.LaunchSpec, repo store.Repository) (any, error) {
+func (r *Registry) relaunch(ctx context.Context, spec supervisor.LaunchSpec, repo store.Repository, sandbox SandboxSettings) (any, error) {
 	var s *supervisor.Session
 	var err error
+	spec.RecordingCap = int64(sandbox.RecordingCapMiB) << 20
 	if spec.Unconfined = r.unconfinedWhy(repo); spec.Unconfined == "" {
-		spec.Policy, err = r.policyFor(ctx, repo.Path, spec.Workspace, spec.Dir)
+		spec.Policy, err = r.policyFor(ctx, repo.Path, spec.Workspace, spec.Dir, sandbox.Hidden)
 	}
 	if err == nil {
 		s, err = r.agents.Launch(spec)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/gitcmd"
@@ -28,12 +29,12 @@ type Sandbox struct {
 // as the person at their next git or move their main. An agent in the
 // repository's folder itself may write the folder, but not .git's config,
 // hooks or info. nil when the registry confines nothing (no Sandbox).
-func (r *Registry) policyFor(ctx context.Context, repoPath string, ws *store.Workspace, dir string) (*confine.Policy, error) {
+func (r *Registry) policyFor(ctx context.Context, repoPath string, ws *store.Workspace, dir string, hidden []string) (*confine.Policy, error) {
 	sb := r.sandbox
 	if sb == nil {
 		return nil, nil
 	}
-	p := &confine.Policy{Hidden: sb.Hidden}
+	p := &confine.Policy{Hidden: slices.Concat(sb.Hidden, hidden)}
 	out, err := gitcmd.Run(ctx, repoPath, "rev-parse", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
 		if ws != nil {

@@ -27,6 +27,9 @@ type worktreePlan struct {
 	isolation store.Isolation
 	base      string // "" is the branch checked out in repo.Path
 	slug      string // the branch name's tail
+	// sandbox is what the person adds to every agent's confinement,
+	// read in the start's transaction.
+	sandbox SandboxSettings
 }
 
 // agentWorkspace is a worktree made for a session, and the folder in it

@@ -83,6 +83,7 @@ type Session struct {
 	id, profile, repoID string
 	permission          store.Permission
 	confinement         Confinement
+	recCap              int64 // the recording's cap, bytes
 	started             time.Time
 	master              ptyMaster // the PTY's controlling side, for its whole life
 	term                *vt.Terminal

@@ -89,7 +89,7 @@ func (s *Session) notifyScreensLocked() {
 // in the background (goInBackground), like emulate. The recording is
 // capped and survives a full disk (recording_cap.go).
 func (s *Session) record(f *os.File, w *asciicast.Writer, at *time.Time, done chan<- error) {
-	done <- s.recordTo(newRecorder(f.Name(), f, w, at, s.cfg.RecordingCap, s.log.With("session", s.id)))
+	done <- s.recordTo(newRecorder(f.Name(), f, w, at, s.recCap, s.log.With("session", s.id)))
 }
 
 // recordTo drains the recorder queue into r until the queue is closed. It

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -162,6 +163,9 @@ type LaunchSpec struct {
 	// launch: an agent never starts unconfined instead.
 	Policy     *confine.Policy
 	Unconfined string
+	// RecordingCap bounds this session's recording (bytes); 0 is
+	// Config.RecordingCap.
+	RecordingCap int64
 }
 
 // ErrClosed is returned by Launch once Close has begun.
@@ -283,6 +287,7 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 
 	s := &Session{
 		id: spec.SessionID, profile: spec.Profile.ID, repoID: spec.RepositoryID, permission: spec.Permission.Or(), confinement: conf,
+		recCap:  cmp.Or(spec.RecordingCap, sv.cfg.RecordingCap),
 		started: time.Now(), master: proc.PTY(), proc: proc, procStart: procStart, settingUp: next != nil,
 		recording: recording, files: files,
 		cfg: &sv.cfg, log: sv.cfg.Log,

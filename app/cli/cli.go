@@ -60,6 +60,7 @@ func commands() []command {
 		{"agent", "start, list, stop and attach to supervised agents", runAgent},
 		{"profile", "list, add and remove agent profiles", runProfile},
 		{"connection", "show or set the saved listen address and browser origins", runConnection},
+		{"sandbox", "show or set the paths hidden from every agent and the recordings' cap", runSandbox},
 		{"audit", "show the audit log, --follow it, or --verify its hash chain", runAudit},
 		{"mcp", "bridge MCP over stdio to the running Switchboard", runMCP},
 		{"autostart", "start Switchboard at login, or not; show which", runAutostart},

@@ -31,6 +31,7 @@ git update-ref refs/heads/main HEAD 2>/dev/null && echo ESCAPED-main
 kill -0 %[7]d 2>/dev/null && echo ESCAPED-signal-app
 [ -n "$PGPASSWORD$PGHOST$DATABASE_URL" ] && echo ESCAPED-pg-env
 [ -n "$SWITCHBOARD_DATABASE_URL" ] && echo ESCAPED-db-url
+cat %[8]q >/dev/null 2>&1 && echo ESCAPED-hidden-by-settings
 cat "$SWITCHBOARD_MCP_TOKEN_FILE" >/dev/null 2>&1 && echo OK-own-token
 { echo agent >>README; } 2>/dev/null && echo OK-worktree
 git add README && git -c user.name=a -c user.email=a@b commit -qm agent 2>/dev/null && echo OK-commit
@@ -80,12 +81,17 @@ func TestAgentCannotStepAround(t *testing.T) {
 			repoDir := personRepo(t, map[string]string{"README": "a project\n"})
 			repo := registerRepo(t, reg, repoDir)
 			mainBefore := git(t, repoDir, "rev-parse", "main")
+			// A folder of the person's own, hidden in Settings.
+			secrets := t.TempDir()
+			writeFile(t, secrets, "notes.txt", "private\n")
+			d.gui("sandbox.put", mcpserver.SandboxSettings{Hidden: []string{secrets}})
 
 			other := d.gui("agent.start", mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID}).Value.(mcpserver.AgentStarted)
 			script := fmt.Sprintf(escapeScript,
 				filepath.Join(paths.Runtime, "sessions", other.SessionID+".token"),
 				paths.DB(), filepath.Join(repoDir, "README"), filepath.Join(other.Workspace.Path, "README"),
-				filepath.Join(repoDir, ".git/hooks/post-checkout"), filepath.Join(repoDir, ".git/config"), os.Getpid())
+				filepath.Join(repoDir, ".git/hooks/post-checkout"), filepath.Join(repoDir, ".git/config"), os.Getpid(),
+				filepath.Join(secrets, "notes.txt"))
 			d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "hostile", Name: "Hostile",
 				Command: "/bin/sh", Args: []string{"-c", script}, Prompt: store.PromptNone}})
 			started := d.gui("agent.start", mcpserver.AgentStartArgs{Profile: "hostile", RepositoryID: repo.ID}).Value.(mcpserver.AgentStarted)
