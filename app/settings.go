@@ -78,6 +78,7 @@ func newSettingsWindow(g *gui) *settingsWindow {
 		container.NewTabItemWithIcon("Agent profiles", theme.ComputerIcon(), w.profilesTab()),
 		container.NewTabItemWithIcon("Tokens", theme.AccountIcon(), w.tokensTab()),
 		container.NewTabItemWithIcon("Connection", theme.InfoIcon(), w.connectionTab()),
+		container.NewTabItemWithIcon(labelSandboxTab, theme.VisibilityOffIcon(), w.sandboxTab()),
 		container.NewTabItemWithIcon(labelTeamTab, theme.GridIcon(), w.teamTab()),
 	)
 	w.tabs.OnSelected = func(t *container.TabItem) {

@@ -18,6 +18,9 @@ import (
 // one scoped to a repository.
 func goldenSettingsData() *goldenData {
 	d := &goldenData{repos: goldenRepos()}
+	// infra's agents run unconfined, by its owner's choice: a warning.
+	d.repos[2].Unconfined = &store.Confirmation{By: "rpc", At: goldenAgo(26 * time.Hour)}
+	d.sandbox = mcpserver.SandboxSettings{Hidden: []string{"/home/ada/private", "/home/ada/.config/op"}, RecordingCapMiB: 512}
 	builtins := supervisor.Builtins()
 	info := func(p store.Profile, path string) supervisor.ProfileInfo {
 		return supervisor.ProfileInfo{Profile: p, Builtin: true, Available: path != "", Path: path}
@@ -70,7 +73,7 @@ func TestSettingsGolden(t *testing.T) {
 		for _, tab := range []struct {
 			name  string
 			index int
-		}{{"repositories", 0}, {"profiles", 2}, {"tokens", 3}} {
+		}{{"repositories", 0}, {"profiles", 2}, {"tokens", 3}, {"sandbox", 5}} {
 			tabs.SelectIndex(tab.index)
 			test.AssertImageMatches(t, "settings/"+tab.name+"-"+name+".png", w.win.Canvas().Capture())
 		}

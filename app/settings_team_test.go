@@ -19,7 +19,7 @@ import (
 
 // settingsTabTeam is the Team tab's index (settingsTabConnection and the
 // others are in settings_worktrees_test.go).
-const settingsTabTeam = 5
+const settingsTabTeam = 6
 
 // The instance ids the team tests open their stores as.
 const (

@@ -79,6 +79,7 @@ type goldenData struct {
 	profiles  []supervisor.ProfileInfo
 	tokens    mcpserver.TokenList
 	team      mcpserver.TeamStatus
+	sandbox   mcpserver.SandboxSettings
 	// audit is the log audit.query and audit.verify read: fixed records
 	// in a database of their own, so that the windows' own audited calls
 	// (with their measured durations) never show.
@@ -103,6 +104,9 @@ func newGoldenGUI(t *testing.T, a fyne.App, d *goldenData, agents *supervisor.Su
 
 	def(mcpserver.Define(mcpserver.MethodRepositoryList, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, _ mcpserver.NoArgs) (mcpserver.RepositoryList, error) {
 		return mcpserver.RepositoryList{Repositories: d.repos}, nil
+	}))
+	def(mcpserver.Define(mcpserver.MethodSandboxGet, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, _ mcpserver.NoArgs) (mcpserver.SandboxSettings, error) {
+		return d.sandbox, nil
 	}))
 	def(mcpserver.Define(mcpserver.MethodSessionList, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, _ store.SessionFilter) (mcpserver.SessionListResult, error) {
 		return mcpserver.SessionListResult{Sessions: d.sessions}, nil
