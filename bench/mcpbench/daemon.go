@@ -44,7 +44,7 @@ func buildDaemon(root, dir string) (daemonBinary, error) {
 	start := time.Now()
 	out := filepath.Join(dir, "switchboard")
 	if err := goBuild(root, out, ".", true); err != nil {
-		return daemonBinary{}, fmt.Errorf("build the switchboard binary (it needs cgo and the packages of scripts/deps.sh; -servers without %s and -daemon=false skip it): %w", serverDaemon, err)
+		return daemonBinary{}, fmt.Errorf("build the switchboard binary (it needs cgo and the packages of scripts/deps.sh; -servers without %s, -daemon=false and -gobench=false skip it): %w", serverDaemon, err)
 	}
 	return daemonBinary{path: out, built: time.Since(start)}, nil
 }

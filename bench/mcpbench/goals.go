@@ -32,6 +32,8 @@ func goals() []goal {
 		{"audit filter (1 record in 100) over 1,000,000: p99 under 200 ms", "audit_query/1m/outcome=capability_missing/p99", false, false, 200_000},
 		{"agent output via the supervisor: at least 0.8 of the bare PTY copy", "pty_output/supervised/mb_per_sec", true, true, 0.8},
 		{"screen shows a 10 MB burst's last line: worst lag under 1 s", "pty_screen_lag/worst", false, false, 1000},
+		{"agent output, confined by bubblewrap: at least 0.95 of the same agent unconfined", "pty_output/confined/mb_per_sec", true, true, 0.95},
+		{"agent start, confined by bubblewrap: under 50 ms more than unconfined (median)", "agent_start/confined/overhead/p50", false, false, 50},
 	}, workspaceGoals()...)
 }
 

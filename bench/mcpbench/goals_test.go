@@ -62,6 +62,12 @@ func TestGoalsNameRows(t *testing.T) {
 			// which a tree may not have yet (mcpbench skips them then).
 			continue
 		}
+		if strings.Contains(tg.row, "/confined/") && !slices.ContainsFunc(rows, func(r jsonRow) bool { return strings.Contains(r.Name, "/confined/") }) {
+			// The confined rows need bubblewrap: a run where it cannot
+			// make a sandbox writes none (its summary says why), and so
+			// did every run before the rows were added.
+			continue
+		}
 		if _, _, measured := tg.check(rows); !measured {
 			t.Errorf("goal %q reads row %q, which bench/latest.json does not have (with a ratio, if it needs one)", tg.what, tg.row)
 		}

@@ -39,8 +39,10 @@
 // git doing the same alone; and the Changes view's benchmarks in ./app/
 // run when that package has them. Agent CLI rows (agentcli.go) time Start
 // agent to the first tool call of Claude Code, Codex and Gemini CLI on the
-// stand-in model, beside the supervisor's stand-in agent. -only runs a
-// subset of these sections.
+// stand-in model, beside the supervisor's stand-in agent. Go benchmarks
+// (gobench.go) give the supervisor's PTY rows, a confined agent's start
+// and output beside an unconfined one's, and the emulator comparison.
+// -only runs a subset of these sections.
 //
 // It prints the detail tables and one summary table of every headline
 // figure beside its baseline, and writes the same numbers as JSON rows (see
@@ -137,7 +139,7 @@ func main() {
 	flag.BoolVar(&cfg.daemon, "daemon", true, "also time the real daemon's headless starts")
 	flag.IntVar(&cfg.daemonStarts, "daemon-starts", 5, "headless starts of each kind (fresh data dir, restart) to time")
 	flag.DurationVar(&cfg.idle, "idle", time.Second, "how long a child server rests after its first answer before its idle RSS is read")
-	flag.BoolVar(&cfg.gobench, "gobench", true, "also run the supervisor's PTY benchmarks and bench/vtcompare with go test, and put their figures in the summary")
+	flag.BoolVar(&cfg.gobench, "gobench", true, "also run the supervisor's PTY benchmarks (an agent supervised, and confined by bubblewrap), a confined agent's start, and bench/vtcompare with go test, and put their figures in the summary")
 	flag.BoolVar(&cfg.workspace, "workspace", true, "also measure the workspace rows (worktree.go, diffland.go): agent start with a worktree, switchboard diff, switchboard land, each beside git alone")
 	flag.IntVar(&cfg.wsFiles, "worktree-files", 20_000, "files in the workspace rows' generated repository")
 	flag.IntVar(&cfg.wsStarts, "worktree-starts", 5, "agent starts with a worktree to time (and as many git worktree adds)")
@@ -238,7 +240,9 @@ func run(ctx context.Context, cfg config) error {
 			return err
 		}
 	}
-	if slices.Contains(cfg.servers, serverDaemon) || cfg.daemon && cfg.want(sectionDaemon) {
+	// The confined rows start their agents through it too: it is the
+	// sandbox helper a person's agents run through.
+	if slices.Contains(cfg.servers, serverDaemon) || cfg.daemon && cfg.want(sectionDaemon) || cfg.gobench && cfg.want(sectionGoBench) {
 		fmt.Fprintf(os.Stderr, "mcpbench: building the switchboard binary (cgo)…\n")
 		if env.daemon, err = buildDaemon(cfg.root, dir); err != nil {
 			return err
@@ -334,8 +338,8 @@ func run(ctx context.Context, cfg config) error {
 
 	var gb []goBench
 	if cfg.gobench && cfg.want(sectionGoBench) {
-		fmt.Fprintf(os.Stderr, "mcpbench: the supervisor's PTY benchmarks and bench/vtcompare (go test)…\n")
-		if gb, err = runGoBenches(cfg.root); err != nil {
+		fmt.Fprintf(os.Stderr, "mcpbench: the supervisor's PTY and confined-start benchmarks and bench/vtcompare (go test)…\n")
+		if gb, err = runGoBenches(cfg.root, env.daemon.path); err != nil {
 			return err
 		}
 	}
