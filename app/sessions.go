@@ -299,6 +299,10 @@ func (w *sessionsWindow) refreshLoop(changed <-chan struct{}) {
 				// Repainting a list costs a frame; only when a badge moved.
 				w.shownBadges = badges
 				w.list.Refresh()
+				if w.selected != "" {
+					// Its header says the same (stopping…, the state).
+					w.loadDetail(mcpserver.TransportGUIView)
+				}
 			}
 		})
 	}
@@ -382,7 +386,11 @@ func (w *sessionsWindow) loadDetail(t mcpserver.Transport) {
 	w.detail = d
 	s := d.Session
 	w.header.SetText(w.title(s))
-	line := fmt.Sprintf("%s · %s · started %s", s.ID, s.State, s.StartedAt.Local().Format(time.DateTime))
+	state := string(s.State)
+	if a, ok := w.agent(s.ID); ok && a.Status() == supervisor.StatusStopping {
+		state = statusBadge(supervisor.StatusStopping)
+	}
+	line := fmt.Sprintf("%s · %s · started %s", s.ID, state, s.StartedAt.Local().Format(time.DateTime))
 	if s.PID != 0 {
 		line += fmt.Sprintf(" · pid %d", s.PID)
 	}

@@ -339,8 +339,9 @@ func (s *Session) Resize(cols, rows int) error {
 	return s.process().Resize(uint16(cols), uint16(rows))
 }
 
-// Stop ends the agent: an interrupt to its process group, then after grace
-// a terminate (with a hangup), then after grace a kill. With kill it goes straight to the
+// Stop ends the agent: an interrupt to its terminal's foreground job, then
+// after grace a terminate (with a hangup) to its session, then a second
+// later a kill of everything it started. With kill it goes straight to the
 // kill. It returns once the agent has exited and the session is cleaned up,
 // or when ctx ends.
 func (s *Session) Stop(ctx context.Context, kill bool) (Exit, error) {
@@ -371,8 +372,14 @@ func (s *Session) Stop(ctx context.Context, kill bool) (Exit, error) {
 			proc.SignalGroup(syscall.SIGHUP)
 		}
 		wait := s.cfg.StopGrace
-		if i == len(steps)-1 {
+		switch {
+		case i == len(steps)-1:
 			wait = time.Hour // after the kill there is nothing left but to wait
+		case sig == syscall.SIGTERM:
+			// The interrupt had the grace; a terminate and a hangup are
+			// asked to end at once, and a second later the kill comes:
+			// a stop ends within the grace and two seconds.
+			wait = min(wait, time.Second)
 		}
 		timer := time.NewTimer(wait)
 		select {

@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
@@ -196,4 +198,56 @@ func TestResumeOfARevokedSessionAsks(t *testing.T) {
 	if again := sessionOf(t, d, first.ID); again.State != store.SessionRunning || again.TokenKeyID == first.TokenKeyID {
 		t.Errorf("the resumed session: %+v", again)
 	}
+}
+
+// Quitting with three agents that ignore the interrupt, the terminate and
+// the hangup, each with a child that left its session, takes at most 10 s
+// and leaves no process of theirs behind.
+func TestQuitEndsEveryAgent(t *testing.T) {
+	paths := newPaths(t)
+	d := start(t, Config{Paths: paths, Keyring: keyring.NewMemory()})
+	repo := registerRepo(t, d.Registry(), personRepo(t, map[string]string{"README": "a project\n"}))
+	mark := fmt.Sprintf("50%d", os.Getpid())
+	script := "trap '' INT TERM HUP; setsid sleep " + mark + ".1 & (sleep " + mark + ".2 &); echo ready; while :; do sleep 1; done"
+	d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "stubborn", Name: "Stubborn", Command: "/bin/sh",
+		Args: []string{"-c", script}, Prompt: store.PromptNone}})
+	for range 3 {
+		started := d.gui("agent.start", mcpserver.AgentStartArgs{Profile: "stubborn", RepositoryID: repo.ID}).Value.(mcpserver.AgentStarted)
+		s, _ := d.Registry().Agents().Get(started.SessionID)
+		waitFor(t, func() bool { return strings.Contains(s.Terminal().Text(), "ready") })
+	}
+	var pids []int
+	waitFor(t, func() bool { pids = procsWith(mark); return len(pids) == 6 })
+	begin := time.Now()
+	d.stop()
+	took := time.Since(begin)
+	if took > 10*time.Second {
+		t.Errorf("quitting took %v, want at most 10 s", took)
+	}
+	t.Logf("figure: quit with three stubborn agents took %v", took)
+	waitFor(t, func() bool { return len(procsWith(mark)) == 0 })
+}
+
+// procsWith returns the pids of the running sleeps (not zombies) whose
+// argument starts with mark.
+func procsWith(mark string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.HasPrefix(string(cmd), "sleep\x00"+mark) {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {
+			if i := strings.LastIndexByte(string(stat), ')'); i > 0 && len(stat) > i+2 && stat[i+2] == 'Z' {
+				continue
+			}
+		}
+		pids = append(pids, pid)
+	}
+	return pids
 }
