@@ -18,6 +18,7 @@ run: deps-run build
 
 build:
 	$(GO) build -o $(BIN) .
+	CGO_ENABLED=0 $(GO) build -o bin/switchboard-sandbox ./cmd/switchboard-sandbox
 
 deps-run:
 	@sh scripts/deps.sh run
@@ -151,7 +152,7 @@ ICON_SIZES := 16 22 24 32 48 64 128 256
 BINDIR = $(PREFIX)/bin
 APPSDIR = $(PREFIX)/share/applications
 ICONDIR = $(PREFIX)/share/icons/hicolor
-INSTALLED = $(BINDIR)/switchboard $(APPSDIR)/$(APPID).desktop \
+INSTALLED = $(BINDIR)/switchboard $(BINDIR)/switchboard-sandbox $(APPSDIR)/$(APPID).desktop \
 	$(foreach s,$(ICON_SIZES),$(ICONDIR)/$(s)x$(s)/apps/$(APPID).png)
 # Exec= takes PREFIX as it is, and make splits words at spaces, so PREFIX
 # keeps to characters that need no quoting in either.
@@ -173,6 +174,7 @@ install: build
 	umask 022 && install -d -m 0755 '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(APPSDIR)' \
 		$(foreach s,$(ICON_SIZES),'$(DESTDIR)$(ICONDIR)/$(s)x$(s)/apps')
 	install -m 0755 $(BIN) '$(DESTDIR)$(BINDIR)/switchboard'
+	install -m 0755 bin/switchboard-sandbox '$(DESTDIR)$(BINDIR)/switchboard-sandbox'
 	install -m 0644 bin/$(APPID).desktop '$(DESTDIR)$(APPSDIR)/$(APPID).desktop'
 	@for s in $(ICON_SIZES); do \
 		src=assets/hicolor/$$s.png; [ $$s = 256 ] && src=assets/app.png; \

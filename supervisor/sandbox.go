@@ -223,3 +223,24 @@ func homePolicy(p *confine.Policy, prof store.Profile, env []string) error {
 	}
 	return nil
 }
+
+// HelperName is the small sandbox helper's file name
+// (cmd/switchboard-sandbox), looked for beside the running binary.
+const HelperName = "switchboard-sandbox"
+
+// helperPath is the default sandbox helper: HelperName beside this binary
+// (it starts in a few milliseconds, the app's binary in about thirty),
+// else this binary when it answers confine.HelperArg, else "".
+func helperPath() string {
+	self, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if fi, err := os.Stat(filepath.Join(filepath.Dir(self), HelperName)); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return filepath.Join(filepath.Dir(self), HelperName)
+	}
+	if confine.HelperInstalled() {
+		return self
+	}
+	return ""
+}

@@ -55,10 +55,11 @@ type Config struct {
 	// is dropped and the newest kept (recording_cap.go).
 	RecordingCap int64
 
-	// Helper is the binary that runs confine.HelperArg (default: this
-	// one, when it called confine.RunHelper; "" confines nothing, and a
-	// launch that asks for confinement is refused); Bwrap names
-	// bubblewrap ("bwrap" on PATH; "-" for none).
+	// Helper is the binary that runs confine.HelperArg (default:
+	// switchboard-sandbox beside this one, else this one when it called
+	// confine.RunHelper; "" confines nothing, and a launch that asks for
+	// confinement is refused); Bwrap names bubblewrap ("bwrap" on PATH;
+	// "-" for none).
 	Helper, Bwrap string
 	// Support, when set, is what confines agents here instead of
 	// confine.Probe's answer (tests that take bubblewrap away).
@@ -92,8 +93,8 @@ func (c *Config) defaults() {
 	if c.Exited == nil {
 		c.Exited = func(string, Exit) {}
 	}
-	if c.Helper == "" && confine.HelperInstalled() {
-		c.Helper, _ = os.Executable()
+	if c.Helper == "" {
+		c.Helper = helperPath()
 	}
 	if c.Bwrap == "" {
 		c.Bwrap = "bwrap"

@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
+
+	"github.com/switchboard-dev/switchboard/supervisor"
 )
 
 // serverDaemon is the real switchboard binary, headless, in a child process.
@@ -45,6 +47,11 @@ func buildDaemon(root, dir string) (daemonBinary, error) {
 	out := filepath.Join(dir, "switchboard")
 	if err := goBuild(root, out, ".", true); err != nil {
 		return daemonBinary{}, fmt.Errorf("build the switchboard binary (it needs cgo and the packages of scripts/deps.sh; -servers without %s, -daemon=false and -gobench=false skip it): %w", serverDaemon, err)
+	}
+	// Its sandbox helper beside it, as make build and make install lay
+	// them: confined agents start through it.
+	if err := goBuild(root, filepath.Join(dir, supervisor.HelperName), "./cmd/switchboard-sandbox", false); err != nil {
+		return daemonBinary{}, fmt.Errorf("build the sandbox helper: %w", err)
 	}
 	return daemonBinary{path: out, built: time.Since(start)}, nil
 }

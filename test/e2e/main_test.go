@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/supervisor"
 )
 
 // binPath is the binary built once by TestMain.
@@ -39,6 +41,15 @@ func TestMain(m *testing.M) {
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building switchboard:", err)
+		os.Exit(1)
+	}
+	// Its sandbox helper beside it, as make build and make install lay
+	// them: the agents of the tests start confined through it.
+	helper := exec.Command("go", "build", "-o", filepath.Join(dir, supervisor.HelperName), "./cmd/switchboard-sandbox")
+	helper.Dir, helper.Env = root, append(os.Environ(), "CGO_ENABLED=0")
+	helper.Stdout, helper.Stderr = os.Stderr, os.Stderr
+	if err := helper.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building switchboard-sandbox:", err)
 		os.Exit(1)
 	}
 	code := m.Run()

@@ -55,6 +55,7 @@ func runMake(t *testing.T, wantOK bool, args ...string) string {
 func installed() map[string]fs.FileMode {
 	want := map[string]fs.FileMode{
 		"bin/switchboard":                          0o755,
+		"bin/switchboard-sandbox":                  0o755,
 		"share/applications/" + appID + ".desktop": 0o644,
 	}
 	for _, s := range iconSizes {
