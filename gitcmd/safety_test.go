@@ -12,48 +12,6 @@ import (
 	"github.com/switchboard-dev/switchboard/gitcmd/gittest"
 )
 
-// hookNames are the hooks the calls below would run, were hooks on.
-var hookNames = []string{"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-checkout",
-	"post-merge", "reference-transaction", "pre-push", "post-rewrite"}
-
-// trap plants in repo's shared .git what an agent could have: every hook
-// in .git/hooks and, named by a relative core.hooksPath (as husky and
-// lefthook set it), in a tracked folder of the work tree, and a
-// core.fsmonitor command. Each writes a marker file named after itself in
-// the folder it returns.
-func trap(t *testing.T, repo string) (markers string) {
-	t.Helper()
-	markers = t.TempDir()
-	for _, name := range hookNames {
-		body := "#!/bin/sh\ntouch '" + filepath.Join(markers, name) + "'\n"
-		for _, dir := range []string{filepath.Join(repo, ".git", "hooks"), filepath.Join(repo, ".husky")} {
-			gittest.WriteFile(t, filepath.Join(dir, name), body)
-			if err := os.Chmod(filepath.Join(dir, name), 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	git(t, repo, "add", ".husky")
-	git(t, repo, "commit", "-q", "-m", "hooks")
-	git(t, repo, "config", "core.hooksPath", ".husky")
-	git(t, repo, "config", "core.fsmonitor", "touch '"+filepath.Join(markers, "fsmonitor")+"'; false #")
-	return markers
-}
-
-// ran lists the markers written so far.
-func ran(t *testing.T, markers string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(markers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 // plainGit runs git as a person would, outside gitcmd, in dir.
 func plainGit(t *testing.T, dir string, args ...string) {
 	t.Helper()
@@ -71,7 +29,7 @@ func TestRunStartsNoHookNorFSMonitor(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	repo := newRepo(t)
-	markers := trap(t, repo)
+	markers := gittest.PlantTraps(t, repo)
 	remote := t.TempDir()
 	git(t, remote, "init", "-q", "--bare")
 	git(t, repo, "remote", "add", "origin", remote)
@@ -98,19 +56,19 @@ func TestRunStartsNoHookNorFSMonitor(t *testing.T) {
 		if _, err := Run(ctx, repo, c.args...); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if got := ran(t, markers); len(got) > 0 {
+		if got := gittest.Fired(t, markers); len(got) > 0 {
 			t.Fatalf("after %s, these ran: %v", c.name, got)
 		}
 	}
 	if _, err := Run(ctx, wt, "commit", "-q", "--allow-empty", "-m", "in the worktree"); err != nil {
 		t.Fatal(err)
 	}
-	if got := ran(t, markers); len(got) > 0 {
+	if got := gittest.Fired(t, markers); len(got) > 0 {
 		t.Fatalf("a commit in a linked worktree ran %v", got)
 	}
 
 	plainGit(t, repo, "commit", "-q", "--allow-empty", "-m", "as the person")
-	got := strings.Join(ran(t, markers), " ")
+	got := strings.Join(gittest.Fired(t, markers), " ")
 	for _, want := range []string{"pre-commit", "commit-msg", "post-commit", "reference-transaction", "fsmonitor"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("plain git ran %q, not %s: the trap is not set", got, want)
@@ -123,7 +81,7 @@ func TestRunStartsNoHookNorFSMonitor(t *testing.T) {
 func TestSafeConfigEnv(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t)
-	markers := trap(t, repo)
+	markers := gittest.PlantTraps(t, repo)
 	parent := append(os.Environ(), "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=.husky")
 	var env []string
 	for _, kv := range parent {
@@ -139,7 +97,7 @@ func TestSafeConfigEnv(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	if got := ran(t, markers); len(got) > 0 {
+	if got := gittest.Fired(t, markers); len(got) > 0 {
 		t.Fatalf("with SafeConfigEnv, these ran: %v", got)
 	}
 }
@@ -192,7 +150,7 @@ func TestRunTreeIgnoresTheWorktreesGitFile(t *testing.T) {
 			t.Fatalf("%v: %v", args, err)
 		}
 	}
-	if got := ran(t, markers); len(got) > 0 {
+	if got := gittest.Fired(t, markers); len(got) > 0 {
 		t.Fatalf("the worktree's own git folder's config ran: %v", got)
 	}
 	out, err := RunTree(ctx, tr, "rev-parse", "--absolute-git-dir", "--git-common-dir", "--abbrev-ref", "HEAD")
@@ -207,7 +165,7 @@ func TestRunTreeIgnoresTheWorktreesGitFile(t *testing.T) {
 	}
 	// The same status as git finds the repository itself runs the trap.
 	plainGit(t, tr.WorkTree, "status")
-	if got := ran(t, markers); len(got) != 1 {
+	if got := gittest.Fired(t, markers); len(got) != 1 {
 		t.Errorf("plain git in the worktree ran %v, want the fsmonitor: the trap is not set", got)
 	}
 }

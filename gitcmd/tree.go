@@ -148,7 +148,7 @@ func checkCommonDir(t Tree) error {
 	if !filepath.IsAbs(named) {
 		named = filepath.Join(t.GitDir, named)
 	}
-	if sameFolder(named, t.CommonDir) {
+	if SameFolder(named, t.CommonDir) {
 		return nil
 	}
 	return fmt.Errorf("%w: %s names %s, not %s", ErrUntrustedTree, filepath.Join(t.GitDir, "commondir"), named, t.CommonDir)
@@ -177,8 +177,8 @@ func checkWorktreeConfig(ctx context.Context, t Tree) error {
 	return fmt.Errorf("%w: %s would be read (extensions.worktreeConfig is set), and whoever works in the worktree can write it", ErrUntrustedTree, file)
 }
 
-// sameFolder reports whether a and b are one folder, links resolved.
-func sameFolder(a, b string) bool {
+// SameFolder reports whether a and b are one folder, links resolved.
+func SameFolder(a, b string) bool {
 	if filepath.Clean(a) == filepath.Clean(b) {
 		return true
 	}

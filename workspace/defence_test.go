@@ -3,7 +3,6 @@ package workspace
 import (
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -12,34 +11,6 @@ import (
 	"github.com/switchboard-dev/switchboard/gitcmd"
 	"github.com/switchboard-dev/switchboard/gitcmd/gittest"
 )
-
-// trapHooks are the hooks the calls below would run, were hooks on.
-var trapHooks = []string{"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-checkout",
-	"post-merge", "reference-transaction", "post-rewrite"}
-
-// plantTraps leaves in repo what an agent running as the person could
-// have: a core.fsmonitor command in the shared .git/config, every hook in
-// .git/hooks and in a tracked folder that a relative core.hooksPath names
-// (as husky and lefthook do). Each writes a file named after itself in
-// the folder returned.
-func plantTraps(t *testing.T, repo string) (markers string) {
-	t.Helper()
-	markers = t.TempDir()
-	for _, name := range trapHooks {
-		body := "#!/bin/sh\necho \"$0\" > '" + filepath.Join(markers, name) + "'\n"
-		for _, dir := range []string{filepath.Join(repo, ".git", "hooks"), filepath.Join(repo, ".husky")} {
-			gittest.WriteFile(t, filepath.Join(dir, name), body)
-			if err := os.Chmod(filepath.Join(dir, name), 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	git(t, repo, "add", ".husky")
-	git(t, repo, "commit", "-q", "-m", "hooks")
-	git(t, repo, "config", "core.hooksPath", ".husky")
-	git(t, repo, "config", "core.fsmonitor", "echo fsmonitor > '"+filepath.Join(markers, "fsmonitor")+"'; false #")
-	return markers
-}
 
 // redirect replaces the worktree's .git file with "gitdir: .evil", a git
 // folder of the agent's own whose config has a core.fsmonitor of its own,
@@ -52,19 +23,6 @@ func redirect(t *testing.T, wt, markers string) {
 	gittest.WriteFile(t, filepath.Join(wt, ".git"), "gitdir: .evil\n")
 }
 
-func markersIn(t *testing.T, markers string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(markers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 // Every kind of git call Switchboard makes, in a repository whose shared
 // .git holds an fsmonitor and hooks, and in agents' worktrees whose .git
 // files lead to git folders of their own: nothing planted runs, and each
@@ -73,7 +31,7 @@ func TestGitCallsTrustNothingTheAgentWrote(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	repo := newRepo(t, "")
-	markers := plantTraps(t, repo)
+	markers := gittest.PlantTraps(t, repo)
 	root := filepath.Join(t.TempDir(), "worktrees")
 	ws := create(t, spec(repo, root))
 	other := spec(repo, root)
@@ -82,7 +40,7 @@ func TestGitCallsTrustNothingTheAgentWrote(t *testing.T) {
 	// The second agent detached its HEAD, so landing looks into its git
 	// folder for a rebase of the base.
 	git(t, ws2.Path, "checkout", "-q", "--detach")
-	if got := markersIn(t, markers); len(got) > 0 {
+	if got := gittest.Fired(t, markers); len(got) > 0 {
 		t.Fatalf("making the worktrees ran %v", got)
 	}
 
@@ -161,7 +119,7 @@ func TestGitCallsTrustNothingTheAgentWrote(t *testing.T) {
 		if err := c.call(); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if got := markersIn(t, markers); len(got) > 0 {
+		if got := gittest.Fired(t, markers); len(got) > 0 {
 			t.Fatalf("%s ran %v", c.name, got)
 		}
 	}
@@ -173,7 +131,7 @@ func TestGitCallsTrustNothingTheAgentWrote(t *testing.T) {
 	if err := Remove(ctx, ws, false); err == nil || !exists(ws.Path) {
 		t.Errorf("Remove of a worktree with its .git redirected = %v", err)
 	}
-	if got := markersIn(t, markers); len(got) > 0 {
+	if got := gittest.Fired(t, markers); len(got) > 0 {
 		t.Fatalf("remove ran %v", got)
 	}
 
@@ -183,7 +141,7 @@ func TestGitCallsTrustNothingTheAgentWrote(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("plain git status: %v: %s", err, out)
 	}
-	if got := markersIn(t, markers); len(got) != 1 || got[0] != "evil" {
+	if got := gittest.Fired(t, markers); len(got) != 1 || got[0] != "evil" {
 		t.Errorf("plain git status in the redirected worktree ran %v, want evil", got)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -131,21 +130,11 @@ func checkoutTree(ctx context.Context, repoPath, path string) (gitcmd.Tree, erro
 		return gitcmd.Tree{}, err
 	}
 	for i, w := range trees {
-		if sameFolder(w.Path, path) {
+		if gitcmd.SameFolder(w.Path, path) {
 			return treeAt(ctx, common, trees, i)
 		}
 	}
 	return gitcmd.Tree{}, fmt.Errorf("%s is no work tree of %s", path, repoPath)
-}
-
-// sameFolder reports whether a and b are one folder, links resolved.
-func sameFolder(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	ra, errA := filepath.EvalSymlinks(a)
-	rb, errB := filepath.EvalSymlinks(b)
-	return errA == nil && errB == nil && ra == rb
 }
 
 // indexHolds reports whether the work tree t, with m.BaseRef checked
