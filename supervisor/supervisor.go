@@ -449,8 +449,9 @@ func sessionVars(spec LaunchSpec, delivery store.PromptDelivery, tokenFile, conf
 
 // agentEnv builds the agent's environment: the user's, without any
 // SWITCHBOARD_* variable of the app's own (its client token above all) or
-// the database's (PG*, DATABASE_URL),
-// then the terminal, the session's variables and the profile's.
+// the database's (PG*, DATABASE_URL), nor for a confined agent the
+// person's SSH, GPG and session-bus addresses; then the terminal, the
+// session's variables and the profile's.
 func agentEnv(base []string, spec LaunchSpec, tokenFile string, vars map[string]string) []string {
 	env := make([]string, 0, len(base)+8)
 	for _, kv := range base {
@@ -462,6 +463,11 @@ func agentEnv(base []string, spec LaunchSpec, tokenFile string, vars map[string]
 			// The team database's address and password (libpq's
 			// variables): an agent would read and write every
 			// instance's queue with them.
+			continue
+		case spec.Policy != nil && (name == "SSH_AUTH_SOCK" || name == "GPG_AGENT_INFO" || name == "DBUS_SESSION_BUS_ADDRESS"):
+			// What the sandbox hides, a confined agent is not pointed
+			// at: the person's SSH and GPG agents sign as them, and the
+			// session bus leads to their keyring.
 			continue
 		}
 		env = append(env, kv)

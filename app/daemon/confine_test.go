@@ -32,6 +32,7 @@ git config --file %[6]q core.fsmonitor 'touch /tmp/pwned' 2>/dev/null && echo ES
 git update-ref refs/heads/main HEAD 2>/dev/null && echo ESCAPED-main
 kill -0 %[7]d 2>/dev/null && echo ESCAPED-signal-app
 [ -n "$PGPASSWORD$PGHOST$DATABASE_URL" ] && echo ESCAPED-pg-env
+[ -n "$SSH_AUTH_SOCK$DBUS_SESSION_BUS_ADDRESS" ] && echo ESCAPED-agent-sockets
 [ -n "$SWITCHBOARD_DATABASE_URL" ] && echo ESCAPED-db-url
 cat %[8]q >/dev/null 2>&1 && echo ESCAPED-hidden-by-settings
 cat "$SWITCHBOARD_MCP_TOKEN_FILE" >/dev/null 2>&1 && echo OK-own-token
@@ -77,6 +78,8 @@ func TestAgentCannotStepAround(t *testing.T) {
 			t.Setenv("PGPASSWORD", "team secret")
 			t.Setenv("PGHOST", "db.internal")
 			t.Setenv("DATABASE_URL", "postgres://u:p@db/x")
+			t.Setenv("SSH_AUTH_SOCK", "/tmp/ssh-test/agent.1")
+			t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:abstract=/tmp/dbus-test")
 			paths := newPaths(t)
 			d := start(t, Config{Paths: paths, Keyring: keyring.NewMemory(), Bwrap: tt.bwrap})
 			reg := d.Registry()
