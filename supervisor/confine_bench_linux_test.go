@@ -23,10 +23,9 @@ import (
 )
 
 // benchHelperEnv names the binary that runs the sandbox helper in these
-// benchmarks. mcpbench gives the switchboard binary, the helper a person's
-// agents start through (its dynamic libraries and Fyne make its exec some
-// 25 ms slower than this test binary's); unset, this test binary is the
-// helper.
+// benchmarks. mcpbench gives switchboard-sandbox, the helper a person's
+// agents start through (make build lays it beside the switchboard
+// binary); unset, this test binary is the helper.
 const benchHelperEnv = "SWITCHBOARD_BENCH_HELPER"
 
 // confinedBench is a supervisor that confines with bubblewrap, a worktree

@@ -55,9 +55,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/switchboard-dev/switchboard/supervisor"
 	"github.com/switchboard-dev/switchboard/supervisor/confine"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -339,7 +341,10 @@ func run(ctx context.Context, cfg config) error {
 	var gb []goBench
 	if cfg.gobench && cfg.want(sectionGoBench) {
 		fmt.Fprintf(os.Stderr, "mcpbench: the supervisor's PTY and confined-start benchmarks and bench/vtcompare (go test)…\n")
-		if gb, err = runGoBenches(cfg.root, env.daemon.path); err != nil {
+		// The helper a person's agents start through: the small one
+		// beside the binary, as make build lays it.
+		helper := filepath.Join(filepath.Dir(env.daemon.path), supervisor.HelperName)
+		if gb, err = runGoBenches(cfg.root, helper); err != nil {
 			return err
 		}
 	}
