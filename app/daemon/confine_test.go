@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/mcpserver/control"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 	"github.com/switchboard-dev/switchboard/supervisor"
@@ -253,4 +254,36 @@ func procsWith(mark string) []int {
 		pids = append(pids, pid)
 	}
 	return pids
+}
+
+// The control socket answers the person and refuses an agent's process,
+// even unconfined (its repository's choice) and even one that left the
+// agent's session with setsid: its process set still holds it.
+func TestControlSocketRefusesAgents(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := newPaths(t)
+	d := start(t, Config{Paths: paths, Keyring: keyring.NewMemory()})
+	repo := registerRepo(t, d.Registry(), personRepo(t, map[string]string{"README": "a project\n"}))
+	d.gui("repository.unconfined", mcpserver.RepositoryUnconfinedArgs{RepositoryID: repo.ID, Unconfined: true})
+	d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "caller", Name: "Caller", Command: "/bin/sh",
+		Args: []string{"-c", "setsid " + self + "; echo DONE; sleep 600"}, Prompt: store.PromptNone,
+		Env: []string{controlClientEnv + "=" + paths.ControlSocket()}}})
+	started := d.gui("agent.start", mcpserver.AgentStartArgs{Profile: "caller", RepositoryID: repo.ID}).Value.(mcpserver.AgentStarted)
+	if started.Confinement == nil || started.Confinement.Level != supervisor.LevelNone {
+		t.Fatalf("the caller runs %+v, want not confined", started.Confinement)
+	}
+	s, _ := d.Registry().Agents().Get(started.SessionID)
+	var screen string
+	waitFor(t, func() bool { screen = s.Terminal().Text(); return strings.Contains(screen, "DONE") })
+	// The refusal is one long line, wrapped on the agent's screen.
+	if joined := strings.ReplaceAll(screen, "\n", ""); !strings.Contains(joined, "CONTROL-REFUSED") || !strings.Contains(joined, "inside agent session "+started.SessionID) {
+		t.Errorf("an agent's setsid child called the control socket; the screen shows:\n%s", screen)
+	}
+	// The person, from this test's own process, is answered.
+	if _, err := control.NewClient(paths.ControlSocket()).Hello(context.Background()); err != nil {
+		t.Errorf("the person's own call: %v", err)
+	}
 }
