@@ -100,7 +100,7 @@ func TestEveryObjectMethodIsScoped(t *testing.T) {
 		"status": true, "repository.register": true, "repository.list": true, "audit.verify": true,
 		"profile.list": true, "profile.put": true, "profile.delete": true, "agent.list": true,
 		"tools.search": true, "tools.describe": true, "resource.policies": true, "resource.tools_catalog": true,
-		"resource.repositories": true, "question.list": true, "connection.get": true, "connection.put": true,
+		"resource.repositories": true, "question.list": true, "connection.get": true, "connection.put": true, "sandbox.get": true, "sandbox.put": true,
 		"token.create": true, "token.list": true, "token.revoke": true, "token.rotate": true, "token.client": true,
 		"work.expire_leases": true, "prompt.workflow": true, "workspace.list": true,
 		"token.revoke_stale_ephemeral": true, "client_token.import": true, "client_token.adopt": true,
