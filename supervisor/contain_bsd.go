@@ -15,3 +15,6 @@ func intoCgroup(*syscall.SysProcAttr, *confine.Cgroup) {}
 
 // parentPID is unknown here without /proc: a set is its process group.
 func parentPID(int) (int, error) { return 0, errors.New("no /proc") }
+
+// reapable is false: the helper's subreaper is Linux's (macOS has none).
+func reapable() bool { return false }

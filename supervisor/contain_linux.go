@@ -27,3 +27,7 @@ func parentPID(pid int) (int, error) {
 	}
 	return strconv.Atoi(string(f))
 }
+
+// reapable reports whether the sandbox helper can hold an agent as a child
+// subreaper here: Linux can.
+func reapable() bool { return true }

@@ -53,6 +53,8 @@ func TestStopEndsEscapedChildren(t *testing.T) {
 		{"pid namespace", probed, true, HoldPIDNamespace, probed.BwrapWhy},
 		{"cgroup", confine.Support{Cgroup: probed.Cgroup}, false, HoldCgroup, probed.CgroupWhy},
 		{"landlock and cgroup", confine.Support{Cgroup: probed.Cgroup, Landlock: probed.Landlock}, true, HoldCgroup, probed.CgroupWhy},
+		{"subreaper", confine.Support{}, false, HoldSubreaper, ""},
+		{"landlock and subreaper", confine.Support{Landlock: probed.Landlock}, true, HoldSubreaper, ""},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -49,16 +49,25 @@ func (b box) command(spec Spec) (*exec.Cmd, *procSet, error) {
 		attr.Setctty = false
 		set.holder = HoldPIDNamespace
 	case b.checked != nil:
-		args = confine.HelperArgs(confine.HelperOptions{Landlock: b.checked}, spec.Path, spec.Args)
 		path = b.helper
 	}
-	if set.holder != HoldPIDNamespace && b.cgroup != "" {
+	switch {
+	case set.holder == HoldPIDNamespace:
+	case b.cgroup != "":
 		cg, err := confine.NewCgroup(b.cgroup, b.name+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
 		if err != nil {
 			return nil, nil, fmt.Errorf("hold its processes: %w", err)
 		}
 		intoCgroup(attr, cg)
 		set.cg, set.holder = cg, HoldCgroup
+	case b.helper != "" && reapable():
+		// Neither a namespace nor a cgroup: the helper stays as the
+		// agent's parent and a subreaper, and holds what it starts.
+		set.holder = HoldSubreaper
+	}
+	if b.checked != nil && b.bwrap == "" || set.holder == HoldSubreaper {
+		args = confine.HelperArgs(confine.HelperOptions{Landlock: landlockOf(b), Reap: set.holder == HoldSubreaper}, spec.Path, spec.Args)
+		path = b.helper
 	}
 	cmd := exec.Command(path, args...)
 	cmd.SysProcAttr = attr
@@ -102,6 +111,14 @@ func (s *procSet) signal(tty *os.File, sig syscall.Signal) error {
 		var errs []error
 		if s.cg != nil {
 			errs = append(errs, s.cg.Kill())
+		}
+		if s.holder == HoldSubreaper {
+			// The helper ends all it holds and exits; the group's kill
+			// below would end it first, before it could. A helper that
+			// does not exit goes with its group a moment later.
+			errs = append(errs, syscall.Kill(leader, syscall.SIGUSR1))
+			time.AfterFunc(reaperGrace, func() { killGroup(leader, syscall.SIGKILL) })
+			return errors.Join(errs...)
 		}
 		// bubblewrap and the namespace's first process share its group:
 		// killing them ends the namespace, and everything in it.
@@ -153,9 +170,10 @@ func (s *procSet) holds(pid int) bool {
 		return false
 	case s.cg != nil:
 		return s.cg.Holds(pid)
-	case s.holder == HoldPIDNamespace:
+	case s.holder == HoldPIDNamespace, s.holder == HoldSubreaper:
 		// Orphans in a PID namespace go to its first process, which
-		// bubblewrap started: all of it descends from the leader.
+		// bubblewrap started, and a subreaper's to the helper: all of
+		// it descends from the leader.
 		return descends(pid, leader)
 	}
 	sid, _ := unix.Getsid(pid)
@@ -179,4 +197,17 @@ func descends(pid, ancestor int) bool {
 		pid = ppid
 	}
 	return false
+}
+
+// reaperGrace is how long a subreaper helper has to end what it holds
+// after a stop's kill, before its group is killed.
+const reaperGrace = 2 * time.Second
+
+// landlockOf is the Landlock policy the helper applies, nil when b
+// applies none.
+func landlockOf(b box) *confine.Checked {
+	if b.bwrap != "" {
+		return nil
+	}
+	return b.checked
 }

@@ -48,6 +48,9 @@ const (
 	HoldPIDNamespace = "pid namespace"
 	// HoldCgroup: a cgroup v2 leaf; cgroup.kill ends all of it.
 	HoldCgroup = "cgroup"
+	// HoldSubreaper: the sandbox helper stays as the agent's parent and
+	// a child subreaper; orphans come back to it, and it ends them.
+	HoldSubreaper = "subreaper"
 	// HoldGroup: the process group only; a child that starts a session
 	// of its own escapes it.
 	HoldGroup = "process group"
@@ -94,8 +97,11 @@ func (sv *Supervisor) sandboxFor(spec LaunchSpec, command string, env, files []s
 	same := func(s string) string { return s }
 	bx := box{helper: sv.cfg.Helper, cgroup: sup.Cgroup, name: spec.SessionID}
 	conf := Confinement{Level: LevelNone, Processes: HoldGroup, Why: spec.Unconfined}
-	if sup.Cgroup != "" {
+	switch {
+	case sup.Cgroup != "":
 		conf.Processes = HoldCgroup
+	case bx.helper != "" && reapable():
+		conf.Processes = HoldSubreaper
 	}
 	if spec.Policy == nil {
 		if conf.Why == "" {

@@ -30,6 +30,12 @@ type HelperOptions struct {
 	// and with it every abstract Unix socket (a session bus's usual
 	// address) that a mount namespace cannot hide.
 	Scope bool `json:"scope,omitempty"`
+	// Reap keeps the helper as the agent's parent and a child subreaper
+	// (where neither a PID namespace nor a cgroup can hold the agent):
+	// every orphan of the agent comes back to it, and when the agent
+	// exits, or at SIGUSR1 (a stop's kill), it kills all it holds and
+	// exits with the agent's status.
+	Reap bool `json:"reap,omitempty"`
 }
 
 // HelperArgs returns the arguments after the binary's path that run

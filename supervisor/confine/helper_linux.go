@@ -34,5 +34,8 @@ func becomeAgent(opts HelperOptions, path string, argv []string) error {
 			return err
 		}
 	}
+	if opts.Reap {
+		return reap(path, argv)
+	}
 	return syscall.Exec(path, argv, os.Environ())
 }
