@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -216,5 +218,33 @@ func waitGone(t *testing.T, pids []int) {
 		if running(pid) {
 			t.Errorf("process %d still runs", pid)
 		}
+	}
+}
+
+func TestReachable(t *testing.T) {
+	dir, err := os.MkdirTemp("/tmp", "reach-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	bin := filepath.Join(dir, "pkg", "cli.js")
+	link := filepath.Join(dir, "bin", "cli")
+	for _, d := range []string{filepath.Dir(bin), filepath.Dir(link)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(bin, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../pkg/cli.js", link); err != nil {
+		t.Fatal(err)
+	}
+	got := reachable(link)
+	if want := []string{bin, dir, dir}; !slices.Equal(got, want) {
+		t.Errorf("reachable(%s) = %q, want %q", link, got, want)
+	}
+	if got := reachable("/bin/sh"); len(got) != 1 || strings.HasPrefix(got[0], "/tmp") {
+		t.Errorf("reachable(/bin/sh) = %q, want its resolved file alone", got)
 	}
 }

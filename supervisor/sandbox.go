@@ -128,14 +128,14 @@ func (sv *Supervisor) sandboxFor(spec LaunchSpec, command string, env, files []s
 		for _, f := range files {
 			p.Files = append(p.Files, confine.File{Src: f, Dst: inside(f)})
 		}
-		// The helper and the agent's own binary are bound back where a
-		// hidden folder (or the private /tmp of a test) would take them
-		// away.
-		p.ReadOnly = append(p.ReadOnly, bx.helper)
+		// The helper and the agent's own program are bound back where a
+		// hidden folder or the private /tmp would take them away (a
+		// build or a checkout under /tmp: a CLI installed there by npm
+		// is a link to a script among its packages, all of which it
+		// needs).
+		p.ReadOnly = append(p.ReadOnly, reachable(bx.helper)...)
 		if bin, err := exec.LookPath(command); err == nil {
-			if bin, err = filepath.EvalSymlinks(bin); err == nil {
-				p.ReadOnly = append(p.ReadOnly, bin)
-			}
+			p.ReadOnly = append(p.ReadOnly, reachable(bin)...)
 		}
 		c, err := confine.Check(p)
 		if err != nil {
@@ -249,4 +249,24 @@ func helperPath() string {
 		return self
 	}
 	return ""
+}
+
+// reachable is what must be bound back for program path to run in a
+// sandbox: the file its links lead to, and for a path under /tmp, which
+// the sandbox replaces, the whole folder under /tmp it lies in (its link
+// and what that leads to, both). Every path returned is one Check takes:
+// none leads elsewhere through a link.
+func reachable(path string) []string {
+	var out []string
+	r, err := filepath.EvalSymlinks(path)
+	if err == nil {
+		out = append(out, r)
+	}
+	for _, p := range []string{path, r} {
+		if rest, ok := strings.CutPrefix(p, "/tmp/"); ok {
+			top, _, _ := strings.Cut(rest, "/")
+			out = append(out, "/tmp/"+top)
+		}
+	}
+	return out
 }
