@@ -208,7 +208,7 @@ func (r *report) goBenchRows() []jsonRow {
 // the start to the agent's first line on the screen (median and p90, and
 // their difference, which the goal reads).
 func (r *report) confinedRows() []jsonRow {
-	const ptyLabel = "the same, agent confined by bubblewrap (helper: the switchboard binary)"
+	const ptyLabel = "the same, agent confined by bubblewrap (helper: switchboard-sandbox)"
 	var out []jsonRow
 	conf, ok1 := r.goBench("BenchmarkPTYConfined", "confined-MB/s")
 	unconf, ok2 := r.goBench("BenchmarkPTYConfined", "unconfined-MB/s")
@@ -221,7 +221,7 @@ func (r *report) confinedRows() []jsonRow {
 	}
 
 	const bench = "BenchmarkConfinedStart"
-	startLabel := "agent start to its first line on screen, confined by bubblewrap (helper: the switchboard binary): median (p90)"
+	startLabel := "agent start to its first line on screen, confined by bubblewrap (helper: switchboard-sandbox): median (p90)"
 	m := map[string]float64{}
 	for _, unit := range []string{"confined-ms", "confined-p90-ms", "unconfined-ms", "unconfined-p90-ms", "overhead-ms", "overhead-p90-ms", "starts"} {
 		v, ok := r.goBench(bench, unit)
@@ -231,7 +231,7 @@ func (r *report) confinedRows() []jsonRow {
 		}
 		m[unit] = v
 	}
-	startLabel = fmt.Sprintf("agent start to its first line on screen, confined by bubblewrap (helper: the switchboard binary), %.0f starts: median (p90)", m["starts"])
+	startLabel = fmt.Sprintf("agent start to its first line on screen, confined by bubblewrap (helper: switchboard-sandbox), %.0f starts: median (p90)", m["starts"])
 	withP90 := func(p50, p90 float64) string {
 		return fmt.Sprintf("%s (p90 %s)", fmtValue(p50, "ms"), fmtValue(p90, "ms"))
 	}
