@@ -156,7 +156,7 @@ func (sv *Supervisor) sandboxFor(spec LaunchSpec, command string, env, files []s
 		conf.Why = fmt.Sprintf("%s; Landlock ABI %d hides and guards the files, but /tmp and other processes are shared", sup.BwrapWhy, sup.Landlock)
 		return bx, conf, same, nil
 	}
-	return box{}, Confinement{}, nil, fmt.Errorf("%w: %s, and this kernel has no Landlock; install bubblewrap (Debian and Ubuntu: apt install bubblewrap), or let this repository's agents run unconfined (switchboard repo set ID --unconfined confirm)", errNoSandbox, sup.BwrapWhy)
+	return box{}, Confinement{}, nil, fmt.Errorf("%w: %s, and this kernel has no Landlock; to run this repository's agents unconfined all the same: switchboard repo set ID --unconfined confirm", errNoSandbox, sup.BwrapWhy)
 }
 
 // errNoSandbox is the cause of a launch refused because nothing here can
