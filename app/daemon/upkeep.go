@@ -109,6 +109,13 @@ func (d *Daemon) sweepLostSessions(ctx context.Context) error {
 	}
 	for _, s := range lost {
 		reason := "Switchboard stopped while it ran"
+		// Its files first: by the time its processes are gone, so is
+		// its token.
+		for _, f := range supervisor.SessionFiles(d.cfg.Paths.Runtime, s.ID) {
+			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+				d.log.Warn("remove a lost session's file", "session", s.ID, "err", err)
+			}
+		}
 		if found, err := supervisor.StopStale(ctx, s.PID, s.ProcStart, 3*time.Second); err != nil {
 			d.log.Error("stop an agent orphaned by an earlier run", "session", s.ID, "pid", s.PID, "err", err)
 		} else if found {
@@ -118,11 +125,6 @@ func (d *Daemon) sweepLostSessions(ctx context.Context) error {
 			d.log.Error("end what an orphaned agent left in its cgroup", "session", s.ID, "err", err)
 		} else if found && !strings.Contains(reason, "stopped") {
 			reason += "; what its orphaned agent left running was stopped"
-		}
-		for _, f := range supervisor.SessionFiles(d.cfg.Paths.Runtime, s.ID) {
-			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
-				d.log.Warn("remove a lost session's file", "session", s.ID, "err", err)
-			}
 		}
 		d.findLostConversation(ctx, s)
 		d.usage.exited(s.ID) // what its CLI wrote before it died, before its end
