@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor/confine"
+	"golang.org/x/sys/unix"
 )
 
 // findProcs returns the pids whose command line holds mark.
@@ -110,15 +112,7 @@ func TestStopEndsEscapedChildren(t *testing.T) {
 			// The kernel ends a namespace's processes as its first one
 			// exits, a moment after bubblewrap has: within the 2 s the
 			// product promises past the grace.
-			deadline = time.Now().Add(2 * time.Second)
-			for _, pid := range pids {
-				for running(pid) && time.Now().Before(deadline) {
-					time.Sleep(10 * time.Millisecond)
-				}
-				if running(pid) {
-					t.Errorf("child %d still runs 2 s after Stop", pid)
-				}
-			}
+			waitGone(t, pids)
 		})
 	}
 }
@@ -150,14 +144,10 @@ func TestLeftoversOfACrash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		args := append(confine.BwrapArgs(c), "sh", "-c", "trap '' TERM; setsid sleep "+mark+" & exec sleep 1000")
+		args := append(confine.BwrapArgs(c), "sh", "-c", "trap '' TERM; "+readyScript(mark))
 		cmd := exec.Command(probed.Bwrap, args...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go cmd.Wait() // an earlier run's: reaped here only so it leaves no zombie
-		waitProcs(t, mark, 1)
+		startReady(t, cmd) // an earlier run's agent
 		start, err := ProcStart(cmd.Process.Pid)
 		if err != nil {
 			t.Fatal(err)
@@ -176,13 +166,9 @@ func TestLeftoversOfACrash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command("sh", "-c", "setsid sleep "+mark+" & exec sleep 1000")
+		cmd := exec.Command("sh", "-c", readyScript(mark))
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, UseCgroupFD: true, CgroupFD: cg.FD()}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go cmd.Wait()
-		waitProcs(t, mark, 1)
+		startReady(t, cmd)
 		sv := New(Config{RuntimeDir: t.TempDir(), RecordingsDir: t.TempDir(), Support: &confine.Support{Cgroup: probed.Cgroup}})
 		if found, err := sv.EndLeftovers("ses_other"); found || err != nil {
 			t.Errorf("another session's leftovers: %v, %v; want none", found, err)
@@ -194,28 +180,47 @@ func TestLeftoversOfACrash(t *testing.T) {
 	})
 }
 
-// waitProcs waits until n processes run with mark in their command line.
-func waitProcs(t *testing.T, mark string, n int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(findProcs(t, mark)) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("no process with %s started", mark)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+// readyScript leaves a child out of its session running "sleep mark",
+// says "ready" once that sleep runs, and becomes a long sleep itself.
+func readyScript(mark string) string {
+	return "setsid sleep " + mark + " & until pgrep -f '^sleep " + mark + "' >/dev/null; do :; done; echo ready; exec sleep 1000"
 }
 
-// waitGone waits (2 s at most: the kernel ends a namespace's processes a
-// moment after its first) until none of pids runs.
+// startReady starts cmd, an earlier run's agent running readyScript, and
+// waits for its word that its child runs. Its Wait is called here only so
+// that it leaves no zombie.
+func startReady(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if line != "ready\n" {
+		t.Fatalf("the agent said %q, %v; want ready", line, err)
+	}
+	go cmd.Wait()
+}
+
+// waitGone waits until none of pids runs, on each one's pidfd, which the
+// kernel makes readable when the process exits; 2 s in all at most, the
+// most the product promises past a stop's grace (the kernel ends a
+// namespace's processes a moment after its first).
 func waitGone(t *testing.T, pids []int) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Second)
 	for _, pid := range pids {
-		for running(pid) && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
+		fd, err := unix.PidfdOpen(pid, 0)
+		if err != nil {
+			continue // gone already
 		}
-		if running(pid) {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, _ := unix.Poll(fds, int(max(time.Until(deadline), 0)/time.Millisecond))
+		unix.Close(fd)
+		if n == 0 && running(pid) {
 			t.Errorf("process %d still runs", pid)
 		}
 	}
