@@ -9,10 +9,13 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -75,6 +78,11 @@ type DB struct {
 // migrations and returns it. The folder is made 0700 and the file 0600: the
 // database holds token hashes and must stay the owner's.
 func Open(path string, opts Options) (*DB, error) {
+	if isDatabaseURL(path) {
+		// bbolt would make a file of that name; the server is
+		// OpenPostgres's to reach.
+		return nil, fmt.Errorf("open %s: a database URL, not a file: it is opened with OpenPostgres (--database)", redactURL(path))
+	}
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
 	}
@@ -104,6 +112,35 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// isDatabaseURL reports whether path is a PostgreSQL database URL (or
+// key=value connection string) rather than a file path: Open would make a
+// bbolt file of that name, as a test once did.
+func isDatabaseURL(path string) bool {
+	lower := strings.ToLower(path)
+	if strings.HasPrefix(lower, "postgres:") || strings.HasPrefix(lower, "postgresql:") {
+		return true
+	}
+	keys := map[string]bool{"host": true, "hostaddr": true, "dbname": true, "user": true,
+		"password": true, "port": true, "sslmode": true, "search_path": true}
+	// A query after the name: "postgres?host=/run/postgresql".
+	if _, query, ok := strings.Cut(path, "?"); ok {
+		if q, err := url.ParseQuery(query); err == nil {
+			for k := range q {
+				if keys[strings.ToLower(k)] {
+					return true
+				}
+			}
+		}
+	}
+	// key=value pairs: "host=/run/postgresql dbname=switchboard".
+	fields := strings.Fields(path)
+	if len(fields) == 0 {
+		return false
+	}
+	key, _, ok := strings.Cut(fields[0], "=")
+	return ok && keys[strings.ToLower(key)]
 }
 
 func newDB(opts Options) *DB {
@@ -161,69 +198,36 @@ func (tx *Tx) Writable() bool { return tx.tx.Writable() }
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(*Tx) error) error {
 	if db.pg != nil {
-		return db.pg.run(false, nil, func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
+		return db.pg.run(context.Background(), false, nil, func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
 	}
 	return db.bolt.View(func(btx *bolt.Tx) error {
 		return fn(&Tx{tx: kvTx{bolt: btx}, db: db, now: db.now().UTC()})
 	})
 }
 
-// Read runs fn in a read-only transaction, as View does, for a function
-// that may run more than once: it must only read, and set what it returns
-// afresh each time it runs. On PostgreSQL, when the instance holds what
-// fn reads as of the database's clock, fn runs from that, with no
-// transaction on the server (one round trip, to read the clock: the
-// answers are those of a snapshot taken then); if fn asks for anything
-// the instance does not hold, it runs again from the start in a
-// transaction. On bbolt Read is View.
-func (db *DB) Read(fn func(*Tx) error) error {
-	if db.pg != nil {
-		return db.pg.read(func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
-	}
-	return db.View(fn)
-}
+// Read runs fn as View does. It stays until its callers move to View:
+// on either engine it is View.
+func (db *DB) Read(fn func(*Tx) error) error { return db.View(fn) }
 
-// Peek runs fn as Read does, for a check that its caller makes again
-// inside the transaction that acts on it: on PostgreSQL fn runs first on
-// what the instance last knew of the database, if the server showed it
-// current within the last second, with no round trip to the server, and
-// that answer stands if fn succeeds. It may be behind another instance's
-// commits of that second, so a revocation made there may not show yet,
-// which the transaction's own check catches; a failure (something
-// another instance made may be missing) is never taken from it, fn runs
-// again as Read runs it. On bbolt Peek is View.
-func (db *DB) Peek(fn func(*Tx) error) error {
-	if db.pg != nil {
-		return db.pg.peek(func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
-	}
-	return db.View(fn)
-}
+// Peek runs fn as View does. It stays until its callers move to View:
+// on either engine it is View.
+func (db *DB) Peek(fn func(*Tx) error) error { return db.View(fn) }
 
 // Update runs fn in a read-write transaction and commits (with fsync) when fn
 // returns nil. Only one Update runs at a time, on PostgreSQL across every
 // instance that shares the database.
 func (db *DB) Update(fn func(*Tx) error) error {
 	if db.pg != nil {
-		return db.pg.run(true, nil, func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
+		return db.pg.run(context.Background(), true, nil, func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
 	}
 	return db.bolt.Update(func(btx *bolt.Tx) error {
 		return fn(&Tx{tx: kvTx{bolt: btx}, db: db, now: db.now().UTC()})
 	})
 }
 
-// Write runs fn in a read-write transaction, as Update does, for a
-// function that may run more than once: it must set what it returns, and
-// anything it keeps outside the transaction, afresh each time it runs.
-// On PostgreSQL fn runs first on the instance's snapshot with no lock
-// held, and commits only if no other transaction committed since; else
-// it runs again from where the database is now (kv_pg_optimistic.go). On
-// bbolt Write is Update.
-func (db *DB) Write(fn func(*Tx) error) error {
-	if db.pg != nil {
-		return db.pg.write(func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
-	}
-	return db.Update(fn)
-}
+// Write runs fn as Update does. It stays until its callers move to
+// Update: on either engine it is Update.
+func (db *DB) Write(fn func(*Tx) error) error { return db.Update(fn) }
 
 // Check runs bbolt's consistency check over the whole file and returns the
 // first problem found.

@@ -11,14 +11,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // pgMaxConns bounds the connections one instance holds: one writer at a
-// time (the writer lock), and readers beside it. Eight agents drained a
-// queue at 271 claims/s with 8, 285 with 16, 290 with 24.
+// time (the writer lock), and readers beside it.
 const pgMaxConns = 16
 
 // pgConnectTimeout bounds one connection attempt. A server that is away
@@ -32,8 +30,6 @@ type pgEngine struct {
 	pool    *pgxpool.Pool
 	where   string // the URL without its password, for messages
 	timeout time.Duration
-
-	cache pgCache
 
 	// stopListen stops the listener OnSignal started; nil if none.
 	stopListen func()
@@ -77,32 +73,37 @@ func OpenPostgres(rawURL string, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// run runs fn in one transaction: a write transaction takes the writer
-// lock first and commits when fn and the engine succeeded; a read runs on
-// a snapshot (REPEATABLE READ) and takes no lock.
+// run runs fn in one transaction, bounded by ctx and the engine's timeout:
+// a write takes the writer lock first and commits when fn and the engine
+// succeeded; a read runs on a snapshot (REPEATABLE READ) and takes no
+// lock. setup is SQL run first, after the lock: the tables, as the store
+// opens.
 //
-// setup is SQL run first, after the lock: the tables, as the store opens.
-func (e *pgEngine) run(writable bool, setup []string, fn func(kvTx) error) error {
+// A caller that leaves (ctx ends) stops its work on the server too: pgx
+// answers a context that ends during a statement, a wait for the writer
+// lock included, with a cancel request and closes that connection, and
+// the server rolls its transaction back.
+func (e *pgEngine) run(ctx context.Context, writable bool, setup []string, fn func(kvTx) error) error {
 	if e.closed.Load() {
 		return errDBClosed
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
+	tctx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
-	conn, err := e.pool.Acquire(ctx)
+	conn, err := e.pool.Acquire(tctx)
 	if err != nil {
-		return pgFailure("connect", err)
+		return pgFailure(ctx, "connect", err)
 	}
-	t := &pgTx{e: e, ctx: ctx, conn: conn.Conn(), writable: writable, buckets: map[string]*pgBucket{}}
+	t := &pgTx{ctx: tctx, caller: ctx, conn: conn.Conn(), writable: writable, buckets: map[string]*pgBucket{}}
 	defer func() {
 		if !writable && t.err == nil {
 			// A read's outcome is settled once fn has its answers: its
 			// rollback changes nothing, so the caller does not wait for
 			// it. DB.Close waits (the pool closes when every connection
 			// is back).
-			go t.end(conn)
+			go pgEnd(conn)
 			return
 		}
-		t.end(conn) // after a commit, only the release
+		pgEnd(conn) // after a commit, only the release
 	}()
 	if err := t.begin(setup); err != nil {
 		return err
@@ -113,150 +114,44 @@ func (e *pgEngine) run(writable bool, setup []string, fn func(kvTx) error) error
 	if t.err != nil {
 		return t.err
 	}
-	if err != nil {
+	if err != nil || !writable {
 		return err
 	}
-	if !writable {
-		return nil
-	}
-	if err := t.commit(); err != nil {
-		e.cache.forget()
-		// A commit whose answer was lost may have committed: the
-		// caller was told nothing was acknowledged, and a retry meets
-		// what it did (lease_lost, invalid_state), never a double.
-		return err
-	}
-	e.cache.committed(t.tick, t, t.dropped)
-	return nil
+	return t.commit()
 }
 
-// errCacheShort ends a transaction run from the instance cache
-// (pgEngine.readCached) when fn asks for what the cache does not hold.
-var errCacheShort = errors.New("postgres: the instance does not hold what the read asked for")
-
-// read runs fn as DB.Read does: from the instance cache if it can, else
-// in a transaction.
-func (e *pgEngine) read(fn func(kvTx) error) error {
-	if err := e.readCached(fn); err != errCacheShort {
-		return err
+// pgEnd ends the transaction on conn if it is still open (a read's, one
+// that failed, or one whose commit did not get through) and gives the
+// connection back to the pool. The rollback has its own deadline: the
+// transaction's may be what ended it. A connection the rollback cannot
+// reach is left inside its transaction, which the pool closes rather than
+// reuse.
+func pgEnd(conn *pgxpool.Conn) {
+	defer conn.Release()
+	if conn.Conn().PgConn().TxStatus() == 'I' {
+		return
 	}
-	return e.run(false, nil, fn)
-}
-
-// peek runs fn as DB.Peek does: from the instance cache as it is, with no
-// round trip, if fn succeeds there and the server showed the cache's
-// clock within pgPeekFresh (an instance that has been idle asks it);
-// else as read does.
-func (e *pgEngine) peek(fn func(kvTx) error) error {
-	if e.closed.Load() {
-		return errDBClosed
-	}
-	if at, seqs := e.cache.recent(pgPeekFresh); seqs != nil {
-		// A run from the cache never asks the server: no deadline.
-		t := &pgTx{e: e, ctx: context.Background(), cached: true, tick: at, seqs: seqs, buckets: map[string]*pgBucket{}}
-		if err := fn(kvTx{pg: t}); err == nil && t.err == nil {
-			return nil
-		}
-	}
-	return e.read(fn)
-}
-
-// readCached runs fn from the instance cache when the cache is as of the
-// database's clock: then the cache holds the database as a snapshot taken
-// now would show it, for every key it holds, and a read none of whose
-// answers come from the server needs no snapshot there (nor the two
-// statements that open and close one). It returns errCacheShort, whether
-// fn ran or not, when it cannot answer all of fn from the cache.
-func (e *pgEngine) readCached(fn func(kvTx) error) error {
-	if e.closed.Load() {
-		return errDBClosed
-	}
-	at, seqs := e.cache.buckets()
-	if seqs == nil {
-		return errCacheShort
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	tick, changes, err := e.readClockChanges(ctx, at)
-	if err != nil {
-		return err
-	}
-	if tick == at {
-		e.cache.confirm(at)
-	} else {
-		// Another instance wrote, or this one did meanwhile: the log
-		// says which keys to drop.
-		if seqs = e.cache.catchUp(at, tick, changes); seqs == nil {
-			return errCacheShort
-		}
-		at = tick
-	}
-	t := &pgTx{e: e, ctx: ctx, cached: true, tick: at, seqs: seqs, buckets: map[string]*pgBucket{}}
-	err = fn(kvTx{pg: t})
-	if t.err != nil {
-		return t.err
-	}
-	return err
-}
-
-// readClockChanges reads the clock and the change log's entries since
-// tick at, in one statement and so as of one snapshot.
-func (e *pgEngine) readClockChanges(ctx context.Context, at uint64) (uint64, []pgChange, error) {
-	rows, err := e.pool.Query(ctx, pgReadClockChanges, int64(at), pgCatchUp)
-	if err != nil {
-		return 0, nil, pgFailure("read the clock", err)
-	}
-	return scanClockChanges(rows, "read the clock")
-}
-
-// scanClockChanges reads rows of the clock and the change log's entries
-// joined to it (none joined: one row, the clock alone), as
-// pgReadClockChanges and sb_commit answer them, each row's first columns
-// into lead. It closes rows.
-func scanClockChanges(rows pgx.Rows, what string, lead ...any) (uint64, []pgChange, error) {
-	defer rows.Close()
-	var tick int64
-	var changes []pgChange
-	for rows.Next() {
-		var (
-			chTick    *int64
-			buckets   []string
-			keys      [][]byte
-			vals      [][]byte
-			seqNames  []string
-			seqValues []int64
-			whole     *bool
-		)
-		dest := append(lead[:len(lead):len(lead)], &tick, &chTick, &buckets, &keys, &vals, &seqNames, &seqValues, &whole)
-		if err := rows.Scan(dest...); err != nil {
-			return 0, nil, pgFailure(what, err)
-		}
-		if chTick == nil {
-			continue // the clock where the cache is: no entry joined
-		}
-		c, err := scanChange(*chTick, buckets, keys, vals, seqNames, seqValues, whole != nil && *whole)
-		if err != nil {
-			return 0, nil, err
-		}
-		changes = append(changes, c)
-	}
-	if err := rows.Err(); err != nil {
-		return 0, nil, pgFailure(what, err)
-	}
-	return uint64(tick), changes, nil
+	conn.Exec(ctx, "ROLLBACK")
 }
 
 // errDBClosed is a transaction on a closed DB.
 var errDBClosed = errors.New("postgres: the database is closed")
 
 // pgFailure wraps the failure of a statement the engine ran for what it
-// was doing. The server being away (a lost or refused connection, a
-// deadline, the server shutting down or starting up, too many
-// connections) is ErrUnavailable, store_unavailable to the caller, who may
-// try again; an error the server gave about the statement itself
-// (a bug: a missing table, a bad query) is not, and fails the call as an
-// internal error, since trying again would meet it again.
-func pgFailure(what string, err error) error {
+// was doing, on behalf of a caller whose context is caller. A caller that
+// left (its context ended) gets its context's error: nobody waits for the
+// answer, and the server was not at fault. The server being away (a lost
+// or refused connection, a deadline, the server shutting down or starting
+// up, too many connections) is ErrUnavailable, store_unavailable to the
+// caller, who may try again; an error the server gave about the statement
+// itself (a bug: a missing table, a bad query) is not, and fails the call
+// as an internal error, since trying again would meet it again.
+func pgFailure(caller context.Context, what string, err error) error {
+	if caller.Err() != nil {
+		return fmt.Errorf("postgres: %s: %w (%v)", what, context.Cause(caller), err)
+	}
 	if pgUnavailable(err) {
 		return fmt.Errorf("postgres: %s: %w: %w", what, ErrUnavailable, err)
 	}

@@ -34,7 +34,7 @@ func TestPgFailureCodes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := pgFailure("read packets", c.err)
+			err := pgFailure(context.Background(), "read packets", c.err)
 			if got := CodeOf(err); got != c.want {
 				t.Errorf("%v: code %s, want %s", err, got, c.want)
 			}

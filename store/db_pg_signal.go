@@ -9,6 +9,7 @@ package store
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -27,7 +28,7 @@ const pgListenRetry = time.Second
 // own waiters itself; on bbolt, which has one instance, Notify does
 // nothing.
 func (tx *Tx) Notify(key string) {
-	if t := tx.tx.pg; t != nil && t.writable && key != "" {
+	if t := tx.tx.pg; t != nil && t.writable && key != "" && !slices.Contains(t.notes, key) {
 		t.notes = append(t.notes, key)
 	}
 }

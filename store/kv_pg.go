@@ -3,41 +3,28 @@ package store
 // The PostgreSQL engine: the store's buckets as rows of two tables (see
 // docs/team-mode.md). Keys are bytea, which PostgreSQL orders byte by byte
 // as bbolt orders its keys, so a cursor is an ordered range read in
-// batches.
+// batches (kv_pg_cursor.go).
+//
+// A transaction is a server transaction on one connection: a write takes
+// the writer lock first, so writes happen one at a time across every
+// instance, as in one bbolt file; a read runs on a REPEATABLE READ
+// snapshot and takes no lock. Nothing is kept between transactions.
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// pgSchema makes the engine's tables and functions. It runs under the
-// writer lock, so instances starting together make them once.
+// pgSchema makes the engine's tables. It runs under the writer lock, so
+// instances starting together make them once.
 var pgSchema = []string{
 	`CREATE TABLE IF NOT EXISTS sb_buckets (
 		name text PRIMARY KEY,
 		seq  bigint NOT NULL DEFAULT 0
-	)`,
-	// The clock every write transaction moves (kv_pg_cache.go).
-	`CREATE TABLE IF NOT EXISTS sb_clock (
-		one  bool PRIMARY KEY DEFAULT true CHECK (one),
-		tick bigint NOT NULL
-	)`,
-	`INSERT INTO sb_clock (tick) VALUES (0) ON CONFLICT DO NOTHING`,
-	// What each write transaction changed, by its tick, for the other
-	// instances' caches (kv_pg_changes.go).
-	`CREATE TABLE IF NOT EXISTS sb_changes (
-		tick       bigint  PRIMARY KEY,
-		buckets    text[]  NOT NULL,
-		keys       bytea[] NOT NULL,
-		vals       bytea[] NOT NULL,
-		seq_names  text[]  NOT NULL,
-		seq_values bigint[] NOT NULL,
-		whole      bool    NOT NULL
 	)`,
 	`CREATE TABLE IF NOT EXISTS sb_kv (
 		bucket text  NOT NULL REFERENCES sb_buckets (name) ON DELETE CASCADE,
@@ -45,32 +32,53 @@ var pgSchema = []string{
 		value  bytea NOT NULL,
 		PRIMARY KEY (bucket, key)
 	)`,
-	pgCompression,
-	pgApplyFunc,
-	pgCommitFunc,
+	// The engine before this one kept an instance cache checked against
+	// a clock (sb_clock) and a change log (sb_changes). An instance of
+	// that version still running beside this one would trust its cache
+	// past writes that no longer move the clock; dropping them makes it
+	// fail loudly instead.
+	`DROP FUNCTION IF EXISTS sb_commit, sb_apply`,
+	`DROP TABLE IF EXISTS sb_changes, sb_clock`,
+	// lz4 costs the server less than its default pglz for the values; a
+	// server without lz4 (or older than 14) keeps its default, since it
+	// is only ever a matter of speed.
+	`DO $$ BEGIN
+		ALTER TABLE sb_kv ALTER COLUMN value SET COMPRESSION lz4;
+	EXCEPTION WHEN OTHERS THEN NULL;
+	END $$`,
 }
 
-// pgCompression has the server compress the values (and the change log's
-// arrays of them) with lz4 rather than its default pglz, which took a
-// few percent of the server's time in the team drain, for a few percent
-// more claims a second there. A server built without lz4 (or older than
-// 14) keeps its default: it is only ever a matter of speed.
-const pgCompression = `DO $$
-	BEGIN
-		IF (SELECT attcompression FROM pg_attribute
-			WHERE attrelid = 'sb_changes'::regclass AND attname = 'vals') <> 'l' THEN
-			ALTER TABLE sb_changes ALTER COLUMN keys SET COMPRESSION lz4, ALTER COLUMN vals SET COMPRESSION lz4;
-			ALTER TABLE sb_kv ALTER COLUMN value SET COMPRESSION lz4;
-		END IF;
-	EXCEPTION WHEN OTHERS THEN
-		NULL;
-	END $$`
-
-// pgWriterLock is the key of the transaction-level advisory lock a write
-// under the lock takes first (DB.Update; DB.Write's after its optimistic
-// tries): those writers are serialized across instances as bbolt
-// serializes them in one file. The number is "sbwriter" in ASCII.
+// pgWriterLock is the key of the transaction-level advisory lock every
+// write transaction takes first: writers are serialized across instances
+// as bbolt serializes them in one file. The number is "sbwriter" in ASCII.
 const pgWriterLock int64 = 0x7362777269746572
+
+// The statements that open a transaction, sent in one batch with the read
+// of the buckets rather than on their own (pgx's BeginTx), which saves a
+// round trip per transaction.
+const (
+	pgBeginRead   = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+	pgBeginWrite  = "BEGIN ISOLATION LEVEL READ COMMITTED"
+	pgTakeLock    = "SELECT pg_advisory_xact_lock($1)"
+	pgReadBuckets = "SELECT name, seq FROM sb_buckets"
+)
+
+// pgApply writes what a transaction has buffered, in one statement however
+// many keys: its puts and deletes, the sequences it moved, and its
+// signals, which PostgreSQL delivers when the transaction commits and
+// never if it rolls back. A statement per key cost the server more than
+// the rest of the call.
+const pgApply = `WITH put AS (
+		INSERT INTO sb_kv (bucket, key, value) SELECT * FROM unnest($1::text[], $2::bytea[], $3::bytea[])
+		ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value
+	), del AS (
+		DELETE FROM sb_kv USING unnest($4::text[], $5::bytea[]) AS d (bucket, key)
+		WHERE sb_kv.bucket = d.bucket AND sb_kv.key = d.key
+	), seq AS (
+		UPDATE sb_buckets SET seq = u.seq FROM unnest($6::text[], $7::bigint[]) AS u (name, seq)
+		WHERE sb_buckets.name = u.name
+	)
+	SELECT count(pg_notify('` + pgSignalChannel + `', n)) FROM unnest($8::text[]) AS n`
 
 // pgTx is one transaction of the PostgreSQL engine. The store's bucket
 // methods return no error (bbolt's reads cannot fail), so the first error
@@ -78,219 +86,80 @@ const pgWriterLock int64 = 0x7362777269746572
 // transaction ends with that error, rolled back, whatever the store made of
 // the missing answers.
 type pgTx struct {
-	e        *pgEngine
-	ctx      context.Context
-	conn     *pgx.Conn // a pool's, inside the transaction
-	writable bool
-	// cached says the transaction runs from the instance cache, with no
-	// connection (pgEngine.readCached): it may not ask the server.
-	cached bool
-	// optimistic says the transaction is a write run on the instance's
-	// snapshot, outside any server transaction (kv_pg_optimistic.go):
-	// what it reads from the server must be as of the snapshot's tick.
-	optimistic bool
-	// seqs is every bucket and its sequence as the transaction began,
-	// shared with the instance cache and so never changed in place
-	// (ownSeqs copies it first); buckets holds the buckets the
-	// transaction has used, made from it as they are asked for.
-	seqs      map[string]uint64
-	seqsOwned bool
-	buckets   map[string]*pgBucket
-	// tick is the clock the transaction sees the database at (a write's
-	// own tick: the state before it is tick-1); dropped and created say
-	// it dropped or made a bucket.
-	tick             uint64
-	dropped, created bool
-	notes            []string // signal keys to NOTIFY at commit (Tx.Notify)
-	err              error
+	// ctx bounds every statement: the caller's context with the
+	// transaction's deadline. caller is the caller's alone, to tell a
+	// caller that left from a server that failed.
+	ctx, caller context.Context
+	conn        *pgx.Conn // a pool's, inside the transaction
+	writable    bool
+	// seqs is every bucket and its sequence as the transaction began;
+	// buckets holds those the transaction has used.
+	seqs    map[string]uint64
+	buckets map[string]*pgBucket
+	// dirty says some bucket holds writes not yet sent; notes are the
+	// signal keys to send (Tx.Notify).
+	dirty bool
+	notes []string
+	err   error
 }
 
-// fail records err as the transaction's failure, if it is the first.
+// fail records the failure of a statement the transaction ran for what,
+// if it is the first.
 func (t *pgTx) fail(what string, err error) {
 	if t.err == nil {
-		t.err = pgFailure(what, err)
+		t.err = pgFailure(t.caller, what, err)
 	}
 }
 
-// server reports whether the transaction may ask the server. One run
-// from the instance cache may not: it ends, with errCacheShort, to run
-// again in a transaction.
-func (t *pgTx) server() bool {
-	if t.cached {
-		if t.err == nil {
-			t.err = errCacheShort
-		}
-		return false
-	}
-	return true
-}
-
-// The statements that open a transaction. They are sent in the batch of
-// its first reads rather than on their own (pgx's BeginTx), which saves a
-// round trip per transaction.
-const (
-	pgBeginRead  = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
-	pgBeginWrite = "BEGIN ISOLATION LEVEL READ COMMITTED"
-)
-
-// The reads of the clock and the buckets that begin a transaction. The
-// buckets' rows come back only when the clock is not where the instance
-// cache knows them ($1, -1 for nowhere): a few dozen rows each
-// transaction otherwise, for nothing.
-const (
-	pgReadClock = `SELECT c.tick, b.name, b.seq FROM sb_clock c
-		LEFT JOIN sb_buckets b ON c.tick <> $1`
-	pgMoveClock   = "UPDATE sb_clock SET tick = tick + 1 RETURNING tick"
-	pgReadBuckets = "SELECT name, seq FROM sb_buckets WHERE (SELECT tick - 1 FROM sb_clock) <> $1"
-)
-
-// begin opens the transaction, takes the writer lock (for a write
-// transaction), runs setup after it when there is one (the tables, as the
-// store opens), and learns the clock and every bucket's sequence, in one
-// round trip: there are a few dozen buckets, and a call touches several.
+// begin opens the transaction, takes the writer lock (for a write), runs
+// setup after it when there is one (the tables, as the store opens), and
+// reads every bucket's sequence: there are a few dozen buckets, and a call
+// touches several. All in one round trip but when setup runs.
 func (t *pgTx) begin(setup []string) error {
-	// The buckets as the cache knows them, taken before the server is
-	// asked: the cache may move on while the answer is on its way.
-	at, seqs := t.e.cache.buckets()
-	known := int64(-1)
-	if seqs != nil {
-		known = int64(at)
-	}
 	var b pgx.Batch
-	if !t.writable {
-		// A read's first statement fixes the snapshot the rest reads.
+	if t.writable {
+		b.Queue(pgBeginWrite)
+		b.Queue(pgTakeLock, pgWriterLock)
+	} else {
 		b.Queue(pgBeginRead)
-		b.Queue(pgReadClock, known)
-		b.Queue(pgReadChanges, known, pgCatchUp)
-		res := t.conn.SendBatch(t.ctx, &b)
-		defer res.Close()
-		if _, err := res.Exec(); err != nil {
-			return pgFailure("begin", err)
-		}
-		rows, err := res.Query()
-		if err != nil {
-			return pgFailure("read the clock", err)
-		}
-		if err := t.readBuckets(rows, true); err != nil {
-			return err
-		}
-		current, err := t.catchUp(res, at, t.tick, seqs)
-		if err != nil {
-			return err
-		}
-		if !current {
-			t.e.cache.restart(t.tick, t.seqs)
-		}
-		return t.closeBatch(res, "read the clock")
 	}
 	if len(setup) > 0 {
-		// As the store opens: the lock and the tables on their own, since
-		// a batch prepares every statement before it runs the first (and
-		// the read of sb_buckets cannot be prepared before it exists).
-		if _, err := t.conn.Exec(t.ctx, pgBeginWrite); err != nil {
-			return pgFailure("begin", err)
-		}
-		if _, err := t.conn.Exec(t.ctx, "SELECT pg_advisory_xact_lock($1)", pgWriterLock); err != nil {
-			return pgFailure("take the writer lock", err)
+		// On their own: a batch prepares every statement before it runs
+		// the first, and the read of sb_buckets cannot be prepared
+		// before the table exists.
+		if err := t.conn.SendBatch(t.ctx, &b).Close(); err != nil {
+			return pgFailure(t.caller, "begin", err)
 		}
 		for _, q := range setup {
 			if _, err := t.conn.Exec(t.ctx, q); err != nil {
-				return pgFailure("make the tables", err)
+				return pgFailure(t.caller, "make the tables", err)
 			}
 		}
-	} else {
-		b.Queue(pgBeginWrite)
-		b.Queue("SELECT pg_advisory_xact_lock($1)", pgWriterLock)
+		b = pgx.Batch{}
 	}
-	b.Queue(pgMoveClock)
-	b.Queue(pgReadBuckets, known)
-	b.Queue(pgReadChanges, known, pgCatchUp)
+	b.Queue(pgReadBuckets)
 	res := t.conn.SendBatch(t.ctx, &b)
 	defer res.Close()
-	if len(setup) == 0 {
+	for range b.Len() - 1 {
 		if _, err := res.Exec(); err != nil {
-			return pgFailure("begin", err)
-		}
-		if _, err := res.Exec(); err != nil {
-			return pgFailure("take the writer lock", err)
+			return pgFailure(t.caller, "begin", err)
 		}
 	}
-	var tick int64
-	if err := res.QueryRow().Scan(&tick); err != nil {
-		return pgFailure("move the clock", err)
-	}
-	t.tick = uint64(tick)
 	rows, err := res.Query()
 	if err != nil {
-		return pgFailure("read the buckets", err)
+		return pgFailure(t.caller, "read the buckets", err)
 	}
-	if err := t.readBuckets(rows, false); err != nil {
-		return err
-	}
-	// A cache that cannot catch up starts again when this commits.
-	if _, err := t.catchUp(res, at, t.tick-1, seqs); err != nil {
-		return err
-	}
-	return t.closeBatch(res, "read the buckets")
-}
-
-// catchUp reads the change log's entries since at, the tick the cache was
-// as of (with seqs, its buckets, nil if it knew none) from res, and moves
-// the cache on by them to tick to, the state the transaction sees, and
-// reports whether the cache is as of to. When the cache was as of to
-// already, the transaction takes the buckets from it, the same as the
-// server's: a map it may share.
-func (t *pgTx) catchUp(res pgx.BatchResults, at, to uint64, seqs map[string]uint64) (bool, error) {
-	rows, err := res.Query()
-	if err != nil {
-		return false, pgFailure("read the change log", err)
-	}
-	changes, err := readChanges(rows)
-	if err != nil || seqs == nil {
-		return false, err
-	}
-	if to == at {
-		t.seqs = seqs
-		return true, nil
-	}
-	// The transaction keeps the buckets the server gave it.
-	return t.e.cache.catchUp(at, to, changes) != nil, nil
-}
-
-// closeBatch closes res, whose results have all been read.
-func (t *pgTx) closeBatch(res pgx.BatchResults, what string) error {
-	if err := res.Close(); err != nil {
-		return fmt.Errorf("postgres: %s: %w: %w", what, ErrUnavailable, err)
-	}
-	return nil
-}
-
-// readBuckets reads the buckets' names and sequences from rows into
-// t.seqs, and with withTick the clock first in each row (with no bucket,
-// when the cache knows them).
-func (t *pgTx) readBuckets(rows pgx.Rows, withTick bool) error {
-	defer rows.Close()
 	t.seqs = map[string]uint64{}
-	for rows.Next() {
-		var name *string
-		var tick int64
-		var seq *int64
-		var err error
-		if withTick {
-			err = rows.Scan(&tick, &name, &seq)
-			t.tick = uint64(tick)
-		} else {
-			err = rows.Scan(&name, &seq)
-		}
-		if err != nil {
-			return pgFailure("read the buckets", err)
-		}
-		if name != nil {
-			t.seqs[*name] = uint64(*seq)
-		}
+	var name string
+	var seq int64
+	if _, err := pgx.ForEachRow(rows, []any{&name, &seq}, func() error {
+		t.seqs[name] = uint64(seq)
+		return nil
+	}); err != nil {
+		return pgFailure(t.caller, "read the buckets", err)
 	}
-	if err := rows.Err(); err != nil {
-		return pgFailure("read the buckets", err)
+	if err := res.Close(); err != nil {
+		return pgFailure(t.caller, "begin", err)
 	}
 	return nil
 }
@@ -306,20 +175,6 @@ func (t *pgTx) bucket(name []byte) *pgBucket {
 	}
 	seq, ok := t.seqs[string(name)]
 	if !ok {
-		if t.optimistic || t.cached {
-			// Another instance may have made it since the snapshot,
-			// which the cache cannot catch up past: the write runs
-			// again under the lock, the read in a transaction, either
-			// of which reads the buckets there are. Until it ends, the
-			// bucket answers nothing.
-			if t.err == nil {
-				t.err = errNeedLock
-				if t.cached {
-					t.err = errCacheShort
-				}
-			}
-			return &pgBucket{t: t, name: string(name)}
-		}
 		return nil
 	}
 	b := &pgBucket{t: t, name: string(name), seq: seq}
@@ -327,28 +182,9 @@ func (t *pgTx) bucket(name []byte) *pgBucket {
 	return b
 }
 
-// ownSeqs makes t.seqs the transaction's own, to change.
-func (t *pgTx) ownSeqs() {
-	if !t.seqsOwned {
-		t.seqs, t.seqsOwned = maps.Clone(t.seqs), true
-	}
-}
-
-// seqsAfter returns every bucket and its sequence as the transaction
-// leaves them.
-func (t *pgTx) seqsAfter() map[string]uint64 {
-	seqs, owned := t.seqs, t.seqsOwned
-	for _, b := range t.buckets {
-		if seqs[b.name] != b.seq {
-			if !owned {
-				seqs, owned = maps.Clone(seqs), true
-			}
-			seqs[b.name] = b.seq
-		}
-	}
-	return seqs
-}
-
+// createBucket and deleteBucket run at once, not at commit: only
+// migrations make or drop buckets, and a write buffered for a bucket must
+// find its row there.
 func (t *pgTx) createBucket(name []byte, ifMissing bool) (*pgBucket, error) {
 	if t.err != nil {
 		return nil, t.err
@@ -362,34 +198,23 @@ func (t *pgTx) createBucket(name []byte, ifMissing bool) (*pgBucket, error) {
 		}
 		return b, nil
 	}
-	if t.optimistic {
-		t.err = errNeedLock // buckets are made under the lock
-		return nil, t.err
-	}
 	if _, err := t.conn.Exec(t.ctx, "INSERT INTO sb_buckets (name) VALUES ($1)", string(name)); err != nil {
 		t.fail("create bucket "+string(name), err)
 		return nil, t.err
 	}
-	b := &pgBucket{t: t, name: string(name)}
-	t.created = true
-	t.ownSeqs()
-	t.seqs[b.name] = 0
-	t.buckets[b.name] = b
-	return b, nil
+	t.seqs[string(name)] = 0
+	return t.bucket(name), nil
 }
 
 func (t *pgTx) deleteBucket(name []byte) error {
 	if t.err != nil {
 		return t.err
 	}
-	if !t.server() {
-		return t.err
+	if !t.writable {
+		return errors.New("delete bucket: the transaction is read-only")
 	}
-	if t.optimistic {
-		t.err = errNeedLock
-		return t.err
-	}
-	// The bucket's rows go with it (ON DELETE CASCADE).
+	// The bucket's rows go with it (ON DELETE CASCADE), and so do the
+	// writes buffered for it, with its pgBucket.
 	tag, err := t.conn.Exec(t.ctx, "DELETE FROM sb_buckets WHERE name = $1", string(name))
 	if err != nil {
 		t.fail("delete bucket "+string(name), err)
@@ -398,26 +223,80 @@ func (t *pgTx) deleteBucket(name []byte) error {
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("delete bucket %s: there is none", name)
 	}
-	t.ownSeqs()
 	delete(t.seqs, string(name))
 	delete(t.buckets, string(name))
-	t.dropped = true
 	return nil
 }
 
-// pgBucket is a bucket of a pgTx. Its sequence is read with it and
-// written back at commit: writers are serialized (or, optimistic, commit
-// only on the snapshot they read), so no other transaction moves it
-// meanwhile. For the same reason what the transaction has read or written
-// is kept: a key is read from the server once, and writes are sent
-// together at commit, cursors laying them over the rows they read.
+// queueWrites adds to b the statement that sends what the transaction has
+// buffered, if it has any, and empties the buffer.
+func (t *pgTx) queueWrites(b *pgx.Batch) {
+	if !t.dirty && len(t.notes) == 0 {
+		return
+	}
+	// Empty arrays, never NULL: unnest of NULL is an error.
+	putB, putK, putV := []string{}, [][]byte{}, [][]byte{}
+	delB, delK := []string{}, [][]byte{}
+	seqN, seqV := []string{}, []int64{}
+	for _, bk := range t.buckets {
+		for k := range bk.pending {
+			if v := bk.known[k]; v.ok {
+				putB, putK, putV = append(putB, bk.name), append(putK, []byte(k)), append(putV, v.v)
+			} else {
+				delB, delK = append(delB, bk.name), append(delK, []byte(k))
+			}
+		}
+		if bk.seqDirty {
+			seqN, seqV = append(seqN, bk.name), append(seqV, int64(bk.seq))
+		}
+		bk.pending, bk.seqDirty = nil, false
+	}
+	b.Queue(pgApply, putB, putK, putV, delB, delK, seqN, seqV, t.notes)
+	t.dirty, t.notes = false, nil
+}
+
+// commit sends the buffered writes and COMMIT, in one round trip. An error
+// may leave the outcome unknown: the connection may have broken after the
+// server committed. The caller was told nothing was acknowledged, and a
+// retry meets what it did (lease_lost, invalid_state), never a double.
+func (t *pgTx) commit() error {
+	var b pgx.Batch
+	t.queueWrites(&b)
+	b.Queue("COMMIT")
+	res := t.conn.SendBatch(t.ctx, &b)
+	defer res.Close()
+	var tag []byte
+	for range b.Len() {
+		ct, err := res.Exec()
+		if err != nil {
+			return pgFailure(t.caller, "commit", err)
+		}
+		tag = []byte(ct.String())
+	}
+	if err := res.Close(); err != nil {
+		return pgFailure(t.caller, "commit", err)
+	}
+	// A transaction that failed answers COMMIT with ROLLBACK, and no
+	// error; none should reach here failed, but nothing may be
+	// acknowledged that was not committed.
+	if string(tag) != "COMMIT" {
+		return fmt.Errorf("postgres: commit: %w: the server rolled the transaction back (%s)", ErrUnavailable, tag)
+	}
+	return nil
+}
+
+// pgBucket is a bucket of a pgTx. Its sequence is read as the transaction
+// begins and written back with its keys: writers are serialized, so no
+// other transaction moves it meanwhile. What the transaction has read or
+// written is kept, so a key is read from the server once, and writes are
+// sent together: at commit, or before a cursor next reads the server.
 type pgBucket struct {
 	t        *pgTx
 	name     string
 	seq      uint64
 	seqDirty bool
 	known    map[string]pgValue // keys read or written in this transaction
-	pending  map[string]bool    // keys written, sent at commit
+	pending  map[string]bool    // keys written and not sent yet
 }
 
 // pgValue is a key's value as the transaction sees it; ok is false for a
@@ -444,19 +323,11 @@ func (b *pgBucket) get(key []byte) []byte {
 	if e, ok := b.known[string(key)]; ok {
 		return e.v
 	}
-	// What the instance knows as of the state this transaction sees: for
-	// a write, the tick before its own.
-	if e, ok := t.e.cache.get(t.seen(), b.name, string(key)); ok {
-		if len(b.known) < pgMaxKnown {
-			b.remember(string(key), e.v, e.ok)
-		}
-		return e.v
-	}
-	if !t.server() {
-		return nil
-	}
-	v, found := t.readKey(b.name, key)
-	if t.err != nil {
+	var v []byte
+	err := t.conn.QueryRow(t.ctx, "SELECT value FROM sb_kv WHERE bucket = $1 AND key = $2", b.name, bytes.Clone(key)).Scan(&v)
+	found := err == nil
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		t.fail("read "+b.name, err)
 		return nil
 	}
 	if found && v == nil {
@@ -465,45 +336,7 @@ func (b *pgBucket) get(key []byte) []byte {
 	if len(b.known) < pgMaxKnown {
 		b.remember(string(key), v, found)
 	}
-	if !t.writable {
-		// A write's reads join the cache when it commits.
-		t.e.cache.put(t.tick, b.name, string(key), pgValue{v, found})
-	}
 	return v
-}
-
-// seen is the tick of the state the transaction sees: for a write, the
-// tick before its own.
-func (t *pgTx) seen() uint64 {
-	if t.writable {
-		return t.tick - 1
-	}
-	return t.tick
-}
-
-// readKey reads key of bucket from the server. An optimistic write reads
-// it with the clock, to learn that its snapshot is gone.
-func (t *pgTx) readKey(bucket string, key []byte) (v []byte, found bool) {
-	var err error
-	if t.optimistic {
-		var tick int64
-		err = t.conn.QueryRow(t.ctx, `SELECT c.tick, k.key IS NOT NULL, k.value FROM sb_clock c
-			LEFT JOIN sb_kv k ON k.bucket = $1 AND k.key = $2`, bucket, bytes.Clone(key)).Scan(&tick, &found, &v)
-		if err == nil && !t.at(uint64(tick)) {
-			return nil, false
-		}
-	} else {
-		err = t.conn.QueryRow(t.ctx, "SELECT value FROM sb_kv WHERE bucket = $1 AND key = $2", bucket, bytes.Clone(key)).Scan(&v)
-		found = err == nil
-		if errors.Is(err, pgx.ErrNoRows) {
-			err = nil
-		}
-	}
-	if err != nil {
-		t.fail("read "+bucket, err)
-		return nil, false
-	}
-	return v, found
 }
 
 func (b *pgBucket) remember(key string, v []byte, ok bool) {
@@ -527,7 +360,6 @@ func (b *pgBucket) write(op string, key, value []byte, ok bool) error {
 	if b.pending == nil {
 		b.pending = map[string]bool{}
 	}
-	k := string(key)
 	if ok {
 		value = bytes.Clone(value)
 		if value == nil {
@@ -535,25 +367,14 @@ func (b *pgBucket) write(op string, key, value []byte, ok bool) error {
 		}
 	}
 	// Kept past pgMaxKnown too: a pending write is read back from here.
-	b.remember(k, value, ok)
-	b.pending[k] = true
+	b.remember(string(key), value, ok)
+	b.pending[string(key)] = true
+	t.dirty = true
 	return nil
 }
 
 func (b *pgBucket) put(key, value []byte) error { return b.write("put", key, value, true) }
 func (b *pgBucket) delete(key []byte) error     { return b.write("delete", key, nil, false) }
-
-func (b *pgBucket) nextSequence() (uint64, error) {
-	if b.t.err != nil {
-		return 0, b.t.err
-	}
-	if !b.t.writable {
-		return 0, errors.New("next sequence: the transaction is read-only")
-	}
-	b.seq++
-	b.seqDirty = true
-	return b.seq, nil
-}
 
 func (b *pgBucket) setSequence(n uint64) error {
 	if b.t.err != nil {
@@ -562,8 +383,15 @@ func (b *pgBucket) setSequence(n uint64) error {
 	if !b.t.writable {
 		return errors.New("set sequence: the transaction is read-only")
 	}
-	b.seq, b.seqDirty = n, true
+	b.seq, b.seqDirty, b.t.dirty = n, true, true
 	return nil
+}
+
+func (b *pgBucket) nextSequence() (uint64, error) {
+	if err := b.setSequence(b.seq + 1); err != nil {
+		return 0, err
+	}
+	return b.seq, nil
 }
 
 func (b *pgBucket) forEach(fn func(k, v []byte) error) error {

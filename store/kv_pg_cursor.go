@@ -6,7 +6,8 @@ package store
 import (
 	"bytes"
 	"fmt"
-	"slices"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // pgCursorBatch bounds the rows a cursor reads ahead in one query; it
@@ -16,11 +17,12 @@ const (
 	pgCursorBatch = 256
 )
 
-// pgCursor walks a bucket in key order, reading rows ahead in batches, in
-// the direction it last moved, with the transaction's own writes laid
-// over each batch. Rows written by the transaction after a batch was read
-// are seen from the next batch on, as bbolt's cursors see writes only
-// where they have not been yet.
+// pgCursor walks a bucket in key order, reading rows ahead in batches in
+// the direction it last moved. The transaction's buffered writes go to the
+// server in the same round trip as each batch's query, before it, so a
+// batch shows them. Rows written after a batch was read are seen from the
+// next batch on, as bbolt's cursors see writes only where they have not
+// been yet.
 type pgCursor struct {
 	b     *pgBucket
 	rows  []pgRow // the batch, in the direction of travel
@@ -46,35 +48,26 @@ func (c *pgCursor) read(from []byte, incl, desc bool) ([]byte, []byte) {
 	if c.batch == 0 {
 		c.batch = pgCursorFirst
 	}
-	for {
-		if t.err != nil {
-			return c.failed()
-		}
-		last, ok := c.readHeld(from, incl, desc)
-		if !ok {
-			if t.err != nil || !t.server() {
-				return c.failed()
-			}
-			if last, ok = c.readServer(from, incl, desc); !ok {
-				return c.failed()
-			}
-			c.full = len(c.rows) == c.batch
-		}
-		c.batch = min(2*c.batch, pgCursorBatch)
-		c.overlay(from, incl, last)
-		if len(c.rows) > 0 || !c.full {
-			return c.here(desc)
-		}
-		// The transaction deleted every row the batch read, and there
-		// may be more beyond them.
-		from, incl = last, false
+	if t.err != nil || !c.query(from, incl, desc) {
+		c.rows, c.i, c.off = c.rows[:0], 0, 1 // every later step answers nothing
+		return nil, nil
 	}
+	c.full = len(c.rows) == c.batch
+	c.batch = min(2*c.batch, pgCursorBatch)
+	if c.i < len(c.rows) {
+		c.off = 0
+		return c.rows[c.i].k, c.rows[c.i].v
+	}
+	c.off = 1
+	if desc {
+		c.off = -1
+	}
+	return nil, nil
 }
 
-// readServer reads the batch's rows as the server has them, and returns
-// the last one's key. An optimistic write's read carries the clock, to
-// learn that its snapshot is gone (kv_pg_optimistic.go).
-func (c *pgCursor) readServer(from []byte, incl, desc bool) ([]byte, bool) {
+// query reads the batch's rows, after the transaction's buffered writes,
+// and reports whether it did.
+func (c *pgCursor) query(from []byte, incl, desc bool) bool {
 	t := c.b.t
 	op, order := ">", "ASC"
 	if desc {
@@ -90,135 +83,39 @@ func (c *pgCursor) readServer(from []byte, incl, desc bool) ([]byte, bool) {
 		args = append(args, from)
 	}
 	q += fmt.Sprintf(" ORDER BY key %s LIMIT %d", order, c.batch)
-	rows, ok := t.queryRows(c.b.name, q, order, args...)
-	if !ok {
-		return nil, false
+	var b pgx.Batch
+	t.queueWrites(&b)
+	b.Queue(q, args...)
+	res := t.conn.SendBatch(t.ctx, &b)
+	defer res.Close()
+	for range b.Len() - 1 {
+		if _, err := res.Exec(); err != nil {
+			t.fail("write "+c.b.name, err)
+			return false
+		}
 	}
-	c.rows = append(c.rows, rows...)
-	if len(rows) == 0 {
-		return nil, true
-	}
-	return rows[len(rows)-1].k, true
-}
-
-// queryRows runs q, a query of the key and value of bucket's rows in
-// order (ASC or DESC), and returns them. An optimistic write's query
-// carries the clock, and one past its snapshot ends the write.
-func (t *pgTx) queryRows(bucket, q, order string, args ...any) ([]pgRow, bool) {
-	if t.optimistic {
-		q = "SELECT c.tick, r.key, r.value FROM sb_clock c LEFT JOIN LATERAL (" + q + ") r ON true ORDER BY r.key " + order
-	}
-	rows, err := t.conn.Query(t.ctx, q, args...)
+	rows, err := res.Query()
 	if err != nil {
-		t.fail("read "+bucket, err)
-		return nil, false
+		t.fail("read "+c.b.name, err)
+		return false
 	}
-	defer rows.Close()
-	var out []pgRow
-	for rows.Next() {
-		var r pgRow
-		var tick int64
-		if t.optimistic {
-			err = rows.Scan(&tick, &r.k, &r.v)
-		} else {
-			err = rows.Scan(&r.k, &r.v)
-		}
-		if err != nil {
-			t.fail("read "+bucket, err)
-			return nil, false
-		}
-		if t.optimistic && !t.at(uint64(tick)) {
-			return nil, false
-		}
-		if r.k == nil {
-			continue // an optimistic read of an empty range: the clock alone
-		}
+	var r pgRow
+	if _, err := pgx.ForEachRow(rows, []any{&r.k, &r.v}, func() error {
 		if r.v == nil {
 			r.v = []byte{}
 		}
-		out = append(out, r)
+		c.rows = append(c.rows, r)
+		r = pgRow{} // Scan reuses no slice of a row already kept
+		return nil
+	}); err != nil {
+		t.fail("read "+c.b.name, err)
+		return false
 	}
-	if err := rows.Err(); err != nil {
-		t.fail("read "+bucket, err)
-		return nil, false
+	if err := res.Close(); err != nil {
+		t.fail("read "+c.b.name, err)
+		return false
 	}
-	return out, true
-}
-
-// overlay lays the transaction's own writes to the bucket over the batch
-// just read: writes are sent at commit, so the server's rows are the
-// bucket as the transaction began. The batch stands for the keys from
-// from (exclusive unless incl; nil: the bucket's end) to its last row
-// last, or on to the bucket's other end when it was not full; a written
-// key in that span is added, replaced or taken out.
-func (c *pgCursor) overlay(from []byte, incl bool, last []byte) {
-	b := c.b
-	if len(b.pending) == 0 {
-		return
-	}
-	// before reports that key x comes before y in the direction of travel.
-	before := func(x, y []byte) bool {
-		if c.desc {
-			return bytes.Compare(x, y) > 0
-		}
-		return bytes.Compare(x, y) < 0
-	}
-	inSpan := func(k []byte) bool {
-		if from != nil && (before(k, from) || (!incl && bytes.Equal(k, from))) {
-			return false
-		}
-		return !c.full || !before(last, k)
-	}
-	var touched bool
-	written := map[string]bool{}
-	for k := range b.pending {
-		if inSpan([]byte(k)) {
-			written[k], touched = true, true
-		}
-	}
-	if !touched {
-		return
-	}
-	rows := c.rows[:0:0]
-	for _, r := range c.rows {
-		if !written[string(r.k)] {
-			rows = append(rows, r)
-		}
-	}
-	for k := range written {
-		if e := b.known[k]; e.ok {
-			rows = append(rows, pgRow{[]byte(k), e.v})
-		}
-	}
-	slices.SortFunc(rows, func(x, y pgRow) int {
-		if c.desc {
-			return bytes.Compare(y.k, x.k)
-		}
-		return bytes.Compare(x.k, y.k)
-	})
-	c.rows = rows
-}
-
-// failed leaves the cursor off the bucket's end after a read that failed
-// (the transaction ends with the error): every later step answers
-// nothing.
-func (c *pgCursor) failed() ([]byte, []byte) {
-	c.rows, c.i, c.off = c.rows[:0], 0, 1
-	return nil, nil
-}
-
-// here returns the current row, or nil with the cursor off the end it ran
-// past.
-func (c *pgCursor) here(desc bool) ([]byte, []byte) {
-	if c.i < len(c.rows) {
-		c.off = 0
-		return c.rows[c.i].k, c.rows[c.i].v
-	}
-	c.off = 1
-	if desc {
-		c.off = -1
-	}
-	return nil, nil
+	return true
 }
 
 func (c *pgCursor) first() ([]byte, []byte) {
@@ -257,8 +154,12 @@ func (c *pgCursor) step(desc bool) ([]byte, []byte) {
 			return c.rows[c.i].k, c.rows[c.i].v
 		}
 		if !c.full {
-			c.edge, c.i = c.rows[c.i].k, len(c.rows)
-			return c.here(desc)
+			// Off the end: the rows read show there is nothing beyond.
+			c.edge, c.i, c.off = c.rows[c.i].k, len(c.rows), 1
+			if desc {
+				c.off = -1
+			}
+			return nil, nil
 		}
 	}
 	// The batch is spent, or the cursor turns: read on from the current

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 
@@ -80,7 +81,7 @@ func (db *DB) migrate() error {
 	if db.pg != nil {
 		// The tables are made under the writer lock: two instances
 		// starting at once make them, and apply each migration, once.
-		return db.pg.run(true, pgSchema, func(tx kvTx) error { return migrateKV(tx, migrations) })
+		return db.pg.run(context.Background(), true, pgSchema, func(tx kvTx) error { return migrateKV(tx, migrations) })
 	}
 	return applyMigrations(db.bolt, migrations)
 }
