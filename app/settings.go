@@ -46,6 +46,8 @@ type settingsWindow struct {
 	tokens   mcpserver.TokenList
 
 	repoList    *widget.List
+	repoSel     string         // the selected repository's id: selection is identity
+	repoConfine *widget.Button // lets the selected repository's agents run unconfined, or not
 	profileList *widget.List
 	tokenList   *widget.List
 	profileSel  int
@@ -139,6 +141,7 @@ func (w *settingsWindow) reload() {
 	}
 	w.repos, w.profiles, w.tokens = repos.Repositories, profiles.Profiles, tokens
 	w.repoList.Refresh()
+	w.reselectRepo()
 	w.profileList.Refresh()
 	w.tokenList.Refresh()
 }
@@ -164,47 +167,6 @@ func setTwoLines(o fyne.CanvasObject, title, sub string) {
 	box := o.(*fyne.Container)
 	box.Objects[0].(*widget.Label).SetText(title)
 	box.Objects[1].(*widget.Label).SetText(sub)
-}
-
-func (w *settingsWindow) reposTab() fyne.CanvasObject {
-	w.repoList = widget.NewList(
-		func() int { return len(w.repos) },
-		twoLines,
-		func(i widget.ListItemID, o fyne.CanvasObject) {
-			r := w.repos[i]
-			title := r.Name
-			if r.Unconfined != nil {
-				// The person chose it; it stays in sight.
-				title += "  ⚠ agents unconfined"
-			}
-			setTwoLines(o, title, r.Path+"  ·  "+r.ID)
-		})
-	add := widget.NewButtonWithIcon(labelAddRepo, theme.FolderNewIcon(), func() {
-		dialog.ShowFolderOpen(func(dir fyne.ListableURI, err error) {
-			if err != nil || dir == nil {
-				return
-			}
-			w.addRepository(dir.Path())
-		}, w.win)
-	})
-	add.Importance = widget.HighImportance
-	note := widget.NewLabel("Agents work only in registered folders; a session token reaches one repository.")
-	return container.NewBorder(container.NewHBox(add, note), nil, nil, nil, w.repoList)
-}
-
-// addRepository registers path (the folder picker's choice).
-func (w *settingsWindow) addRepository(path string) {
-	out, err := invoke(w.g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: path})
-	if err != nil {
-		w.fail("register "+path, err)
-		return
-	}
-	if out.Created {
-		w.status.SetText("Registered " + out.Repository.Path + " as " + out.Repository.ID)
-	} else {
-		w.status.SetText(out.Repository.Path + " was registered already (" + out.Repository.ID + ")")
-	}
-	w.reload()
 }
 
 func (w *settingsWindow) profilesTab() fyne.CanvasObject {
