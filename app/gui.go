@@ -89,7 +89,7 @@ func call[In, Out any](g *gui, t mcpserver.Transport, name mcpserver.Name[In, Ou
 func callWithin[In, Out any](g *gui, timeout time.Duration, t mcpserver.Transport, name mcpserver.Name[In, Out], in In) (Out, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	out, err := mcpserver.Invoke(ctx, g.core.Registry(), mcpserver.Operator, t, name, in)
+	out, err := mcpserver.Invoke(ctx, g.core.Registry(), mcpserver.OperatorPrincipal(), t, name, in)
 	g.noteStore(err)
 	return out, err
 }

@@ -88,7 +88,7 @@ func (r *Registry) workspaceFor(ctx context.Context, sessionID string, plan work
 		r.log.Info("copied .worktreeinclude files", "session", sessionID, "files", inc.Files, "bytes", inc.Bytes, "reflinks", inc.Cloned, "skipped", inc.Skipped)
 	}
 	ws := store.Workspace{Path: made.Path, Branch: made.Branch, BaseBranch: made.BaseBranch, BaseCommit: made.BaseCommit}
-	if _, err := Invoke(ctx, r, Operator, TransportSupervisor, MethodAgentWorkspace, AgentWorkspaceArgs{SessionID: sessionID, Workspace: ws}); err != nil {
+	if _, err := Invoke(ctx, r, OperatorPrincipal(), TransportSupervisor, MethodAgentWorkspace, AgentWorkspaceArgs{SessionID: sessionID, Workspace: ws}); err != nil {
 		return abandon(fmt.Errorf("record the worktree: %w", err))
 	}
 	return &agentWorkspace{Workspace: ws, dir: filepath.Join(ws.Path, sub)}, "worktree", nil

@@ -315,7 +315,7 @@ func profileList(ctx context.Context, c *cli, args []string) error {
 			name += " (edited)"
 		}
 		var modes []string
-		for _, m := range store.Permissions {
+		for _, m := range store.Permissions() {
 			if p.Offers(m) {
 				modes = append(modes, string(m))
 			}

@@ -214,7 +214,7 @@ func (l localCaller) Call(ctx context.Context, method string, args any) (control
 		}
 		raw = b
 	}
-	return control.ResponseFor(l.reg.Invoke(ctx, mcpserver.Operator, mcpserver.TransportRPC, method, raw)), nil
+	return control.ResponseFor(l.reg.Invoke(ctx, mcpserver.OperatorPrincipal(), mcpserver.TransportRPC, method, raw)), nil
 }
 
 // call runs the method name with in and returns its result. A denial is

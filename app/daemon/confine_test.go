@@ -163,7 +163,7 @@ func TestUnconfinedRepository(t *testing.T) {
 	}
 	d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "modes", Name: "Modes", Command: "/bin/sh", Args: []string{"-c", "sleep 60"},
 		Prompt: store.PromptNone, Permissions: map[store.Permission][]string{store.PermissionAsk: nil, store.PermissionAuto: {"--auto"}}}})
-	_, err := mcpserver.Invoke(context.Background(), d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart,
+	_, err := mcpserver.Invoke(context.Background(), d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStart,
 		mcpserver.AgentStartArgs{Profile: "modes", RepositoryID: repo.ID, Permission: store.PermissionAuto, ConfirmFullAuto: true})
 	if err == nil || !strings.Contains(err.Error(), "full auto runs only confined") {
 		t.Errorf("full auto in an unconfined repository: %v, want it refused", err)
@@ -194,7 +194,7 @@ func TestResumeOfARevokedSessionAsks(t *testing.T) {
 	mustOK(t, d.Registry().WaitTidy(ctx))
 
 	resume := func(confirm bool) error {
-		_, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentResume,
+		_, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentResume,
 			mcpserver.AgentResumeArgs{SessionID: first.ID, ConfirmRevoked: confirm})
 		return err
 	}

@@ -176,7 +176,7 @@ func (w *usageWatch) read(ctx context.Context, id string) (changed bool) {
 	if su.recorded && u == su.last {
 		return false
 	}
-	_, err = mcpserver.Invoke(ctx, w.d.reg, mcpserver.Operator, mcpserver.TransportSupervisor, mcpserver.MethodAgentUsage,
+	_, err = mcpserver.Invoke(ctx, w.d.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportSupervisor, mcpserver.MethodAgentUsage,
 		mcpserver.AgentUsageArgs{SessionID: id, Usage: u})
 	if err != nil {
 		w.d.log.Warn("usage: record", "session", id, "err", err)

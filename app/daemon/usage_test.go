@@ -37,14 +37,14 @@ func usageDaemon(t *testing.T, every time.Duration) (*running, store.Repository)
 	t.Setenv("SHELL", "/bin/sh")
 	d := start(t, Config{Paths: newPaths(t), Keyring: keyring.NewMemory(), UsageEvery: every})
 	repo := registerRepo(t, d.Registry(), personRepo(t, map[string]string{"README": "a project\n"}))
-	_, err := mcpserver.Invoke(context.Background(), d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: fakeClaude()})
+	_, err := mcpserver.Invoke(context.Background(), d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: fakeClaude()})
 	mustOK(t, err)
 	return d, repo
 }
 
 func (d *running) gui(method string, args any) mcpserver.Result {
 	d.t.Helper()
-	return invokeJSON(d.t, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, method, args)
+	return invokeJSON(d.t, d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, method, args)
 }
 
 func invokeJSON(t *testing.T, reg *mcpserver.Registry, p mcpserver.Principal, tr mcpserver.Transport, method string, args any) mcpserver.Result {

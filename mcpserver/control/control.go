@@ -205,7 +205,7 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, Response{Error: store.CodeInvalidRequest, Message: "request is not a JSON call object"})
 		return
 	}
-	res := s.reg.Invoke(r.Context(), mcpserver.Operator, mcpserver.TransportRPC, req.Method, req.Args)
+	res := s.reg.Invoke(r.Context(), mcpserver.OperatorPrincipal(), mcpserver.TransportRPC, req.Method, req.Args)
 	writeJSON(w, http.StatusOK, ResponseFor(res))
 }
 
