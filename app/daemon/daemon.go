@@ -103,8 +103,7 @@ type Daemon struct {
 	// stopLoops ends the background loops (lease expiry).
 	stopLoops context.CancelFunc
 
-	// releaseInstance lets go of the data folder's instance (team mode;
-	// nil with bbolt, whose file lock holds it).
+	// releaseInstance lets go of the data folder's instance.
 	releaseInstance func()
 
 	mu sync.Mutex
@@ -139,17 +138,15 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err == nil {
 		return nil, &AlreadyRunningError{Endpoint: h.Endpoint, PID: h.PID}
 	}
-	if cfg.DatabaseURL != "" {
-		release, err := lockInstance(cfg.Paths)
-		if errors.Is(err, errInstanceLocked) {
-			return nil, &AlreadyRunningError{Endpoint: ReadEndpoint(cfg.Paths)}
-		}
-		if err != nil {
-			return nil, err
-		}
-		d.releaseInstance = release
-		cleanup = append(cleanup, release)
+	release, err := lockInstance(cfg.Paths)
+	if errors.Is(err, errInstanceLocked) {
+		return nil, &AlreadyRunningError{Endpoint: ReadEndpoint(cfg.Paths)}
 	}
+	if err != nil {
+		return nil, err
+	}
+	d.releaseInstance = release
+	cleanup = append(cleanup, release)
 	d.db, err = OpenStore(cfg.Paths, cfg.DatabaseURL, 0)
 	if errors.Is(err, store.ErrLocked) {
 		return nil, &AlreadyRunningError{Endpoint: ReadEndpoint(cfg.Paths)}
@@ -183,7 +180,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if cfg.DatabaseURL != "" {
 		// Running, in the other instances' eyes, before the sweeps
 		// below end this instance's sessions of the run before.
-		if err := d.beat(); err != nil {
+		if err := d.beat(ctx); err != nil {
 			return nil, err
 		}
 		d.reg.HearOtherInstances()

@@ -93,6 +93,12 @@ func runApp(args []string, tray Tray) int {
 		fmt.Println("switchboard", Version)
 		return 0
 	}
+	fromFlag := false
+	fs.Visit(func(f *flag.Flag) { fromFlag = fromFlag || f.Name == "database" })
+	if msg := databaseFlagError(*database, fromFlag); msg != "" {
+		fmt.Fprintln(os.Stderr, "switchboard:", msg)
+		return 2
+	}
 	listen, err := mcpserver.ParseListenAddr(*addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "switchboard: --mcp-http-addr:", err)
