@@ -26,6 +26,8 @@ const maxListedFiles = 20
 //
 // The commit is made even if the completion then fails (a lease lost in
 // between): it is on the session's own branch, where nothing is lost.
+//
+// It also reads the session's usage, which the completion records.
 func (r *Registry) commitWork(c *Call) (any, error) {
 	var in CompleteArgs
 	if err := c.Decode(&in); err != nil {
@@ -52,9 +54,9 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.refreshSessionUsage(c, ses.ID)
+	done := &completion{usage: r.sessionUsage(c, ses.ID)}
 	if ses.Workspace == nil {
-		return nil, nil
+		return done, nil
 	}
 	ws := gitWorkspace(ses.Workspace, target.RepoPath)
 	from, err := rangeStart(c.Ctx, ws, ses, p)
@@ -84,8 +86,17 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 	}
 	// The commit made here ran none of the repository's hooks
 	// (workspace.CommitAll says why); the packet says so.
-	return &store.PacketChanges{SessionID: ses.ID, Branch: ws.Branch, BaseBranch: ws.BaseBranch, From: from, To: head,
-		Files: len(stat.Files), Added: stat.Added, Deleted: stat.Deleted, HooksNotRun: created}, nil
+	done.changes = &store.PacketChanges{SessionID: ses.ID, Branch: ws.Branch, BaseBranch: ws.BaseBranch, From: from, To: head,
+		Files: len(stat.Files), Added: stat.Added, Deleted: stat.Deleted, HooksNotRun: created}
+	return done, nil
+}
+
+// completion is what commitWork hands work.complete's handler: the range
+// of commits the packet's work made (nil outside a worktree) and the
+// session's usage to record (nil when there is none yet).
+type completion struct {
+	changes *store.PacketChanges
+	usage   *store.Usage
 }
 
 // listFiles names at most maxListedFiles files, and how many more there are.

@@ -219,4 +219,16 @@ func TestUsageAtCompletion(t *testing.T) {
 	if p := d.packet(pkt.ID); !hasCounts(p.Usage, 2400, 80) {
 		t.Errorf("completed packet's usage %+v, want 2400 in, 80 out", p.Usage)
 	}
+	// Recorded by the completion itself, in its own transaction: no
+	// agent.usage call of its own (the poll waits an hour here).
+	var nested []store.AuditRecord
+	if err := d.Registry().DB().View(func(tx *store.Tx) (err error) {
+		nested, err = tx.QueryAudit(store.AuditFilter{Method: string(mcpserver.MethodAgentUsage)})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(nested) > 0 {
+		t.Errorf("the completion's usage came through %d agent.usage calls, want none", len(nested))
+	}
 }
