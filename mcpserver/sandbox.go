@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/switchboard-dev/switchboard/gitcmd"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor/confine"
 	"github.com/switchboard-dev/switchboard/workspace"
@@ -35,14 +34,13 @@ func (r *Registry) policyFor(ctx context.Context, repoPath string, ws *store.Wor
 		return nil, nil
 	}
 	p := &confine.Policy{Hidden: slices.Concat(sb.Hidden, hidden)}
-	out, err := gitcmd.Run(ctx, repoPath, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	common, err := workspace.CommonDir(ctx, repoPath)
 	if err != nil {
 		if ws != nil {
-			return nil, fmt.Errorf("find the repository's .git: %w", err)
+			return nil, err
 		}
-		out = nil // not a git repository: only its folder
+		common = "" // not a git repository: only its folder
 	}
-	common := strings.TrimSpace(string(out))
 	if ws == nil {
 		p.Dir = repoPath
 		p.Writable = append(p.Writable, repoPath)
