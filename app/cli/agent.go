@@ -12,8 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/app/daemon/control"
 	"github.com/switchboard-dev/switchboard/mcpserver"
-	"github.com/switchboard-dev/switchboard/mcpserver/control"
 	"github.com/switchboard-dev/switchboard/store"
 )
 

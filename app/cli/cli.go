@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/app/daemon"
+	"github.com/switchboard-dev/switchboard/app/daemon/control"
 	"github.com/switchboard-dev/switchboard/mcpserver"
-	"github.com/switchboard-dev/switchboard/mcpserver/control"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 )

@@ -12,8 +12,8 @@ import (
 
 	"github.com/switchboard-dev/switchboard/app/cli"
 	"github.com/switchboard-dev/switchboard/app/daemon"
+	"github.com/switchboard-dev/switchboard/app/daemon/control"
 	"github.com/switchboard-dev/switchboard/mcpserver"
-	"github.com/switchboard-dev/switchboard/mcpserver/control"
 	"github.com/switchboard-dev/switchboard/store"
 )
 

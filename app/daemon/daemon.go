@@ -18,8 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/app/daemon/control"
 	"github.com/switchboard-dev/switchboard/mcpserver"
-	"github.com/switchboard-dev/switchboard/mcpserver/control"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 	"github.com/switchboard-dev/switchboard/supervisor"

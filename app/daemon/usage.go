@@ -11,7 +11,7 @@ import (
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
-	"github.com/switchboard-dev/switchboard/usage"
+	"github.com/switchboard-dev/switchboard/supervisor/usage"
 )
 
 // DefaultUsageEvery is how often the daemon reads the usage of the agents
