@@ -27,6 +27,9 @@ type Core interface {
 	// Listen is where the MCP listener was bound, and where that address
 	// came from.
 	Listen() (mcpserver.ListenAddr, daemon.ListenSource)
+	// SetShowWindow sets what a second launch of the app asks for: the
+	// main window in front.
+	SetShowWindow(show func() bool)
 }
 
 // callTimeout bounds a GUI call: a registry call is one transaction, but
@@ -39,6 +42,9 @@ type gui struct {
 	core Core
 	log  *slog.Logger
 	quit func()
+	// noTray is set when no tray host ran at start: the main window is
+	// then the only way in, and closing it asks whether to quit.
+	noTray bool
 
 	// The open windows, nil when closed; on the Fyne goroutine only.
 	sessions *sessionsWindow

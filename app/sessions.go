@@ -22,14 +22,16 @@ import (
 
 // Sessions window labels, also what the tests tap.
 const (
-	titleSessions  = "Switchboard — Sessions"
-	labelSessions  = "Sessions…"
-	labelStop      = "Stop"
-	labelKill      = "Kill"
-	labelAnswer    = "Answer"
-	labelNoSession = "Select a session on the left."
-	frameInterval  = time.Second / 30
-	listRefresh    = time.Second
+	titleSessions   = "Switchboard — Sessions"
+	labelSessions   = "Sessions…"
+	labelStop       = "Stop"
+	labelKill       = "Kill"
+	labelAnswer     = "Answer"
+	labelNoSession  = "Select a session on the left."
+	labelFirstRepo  = "No repository yet: add one in Settings… ▸ Repositories (the %s menu), then start an agent on it."
+	labelFirstAgent = "No agent has run yet: Start agent ▸ a profile ▸ a repository, in the %s menu."
+	frameInterval   = time.Second / 30
+	listRefresh     = time.Second
 )
 
 // sessionsWindow lists the sessions and shows one: its live terminal (for an
@@ -139,7 +141,8 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 	right.SetOffset(0.72)
 	main := container.NewHSplit(w.list, container.NewBorder(top, nil, nil, nil, right))
 	main.SetOffset(0.24)
-	w.win.SetContent(main)
+	w.win.SetContent(container.NewBorder(g.noTrayNotice(), nil, nil, nil, main))
+	g.closeWithoutTray(w.win)
 	g.place(w.win, windowSessions, func() {
 		close(w.stopRefresh)
 		if w.cancelFrames != nil {
@@ -154,6 +157,8 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 	changed := g.core.Registry().Changed()
 	w.reload()
 	go w.refreshLoop(changed)
+	g.sessions = w
+	g.windowMenu(g.menuModel())
 	return w
 }
 
@@ -255,7 +260,26 @@ func (w *sessionsWindow) reload() {
 	w.shownBadges = w.badges()
 	if w.selected != "" {
 		w.loadDetail(mcpserver.TransportGUIView)
+	} else {
+		w.header.SetText(w.emptyHeader())
 	}
+}
+
+// emptyHeader says what to do next when no session is selected: a
+// newcomer with nothing yet is told where to start.
+func (w *sessionsWindow) emptyHeader() string {
+	switch {
+	case len(w.sessions) > 0:
+		return labelNoSession
+	}
+	menu := "tray"
+	if w.g.noTray {
+		menu = "Switchboard"
+	}
+	if len(w.repos) == 0 {
+		return fmt.Sprintf(labelFirstRepo, menu)
+	}
+	return fmt.Sprintf(labelFirstAgent, menu)
 }
 
 // refreshLoop keeps the window current while it is open: it re-reads the

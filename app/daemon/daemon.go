@@ -109,6 +109,9 @@ type Daemon struct {
 	mu sync.Mutex
 	// clientToken is the raw client token. Guarded by mu.
 	clientToken string
+	// showWindow puts the app's window in front (SetShowWindow); nil
+	// while it has none. Guarded by mu.
+	showWindow func() bool
 }
 
 // Start opens everything and starts serving. On any error it has released
@@ -254,7 +257,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	// goroutine gets to run; a failed Start must let go of it before it
 	// returns, or a retry finds it "in use".
 	cleanup = append(cleanup, func() { ctlLn.Close() })
-	d.ctlSrv = control.NewServer(d.reg, d.hello, d.log)
+	d.ctlSrv = control.NewServer(d.reg, d.hello, d.show, d.log)
 	d.serve("control socket", func() error { return d.ctlSrv.Serve(ctlLn) })
 	cleanup = append(cleanup, func() { d.ctlSrv.Shutdown(context.Background()) })
 
@@ -359,6 +362,23 @@ func (d *Daemon) serve(name string, fn func() error) {
 
 func (d *Daemon) hello() control.Hello {
 	return control.Hello{PID: os.Getpid(), Endpoint: d.endpoint, Version: d.cfg.Version}
+}
+
+// SetShowWindow sets what a second launch of the app asks for over the
+// control socket: show puts the app's window in front and reports whether
+// it could. The GUI sets it once it runs; headless, nothing does.
+func (d *Daemon) SetShowWindow(show func() bool) {
+	d.mu.Lock()
+	d.showWindow = show
+	d.mu.Unlock()
+}
+
+// show runs the window's show, if any.
+func (d *Daemon) show() bool {
+	d.mu.Lock()
+	show := d.showWindow
+	d.mu.Unlock()
+	return show != nil && show()
 }
 
 // Close stops every agent, then the servers, removes the runtime files and
