@@ -51,6 +51,8 @@ type gui struct {
 	work     *workWindow
 	audit    *auditWindow
 	settings *settingsWindow
+	// changes are the open Changes windows, one per packet or session.
+	changes map[changesSource]*changesView
 
 	// Every open window that place gave a size, to remember at quit.
 	placed map[fyne.Window]windowPlace
