@@ -230,6 +230,7 @@ func TestChangesApproveConflictSendBack(t *testing.T) {
 	defer v.on(func() { v.win.Close() })
 
 	test.Tap(v.review.approve)
+	g.busy.Wait() // the landing, off the Fyne goroutine
 	verdicts, lands := f.calls()
 	if len(verdicts) != 1 || verdicts[0].Verdict != store.VerdictApprove || len(lands) != 1 || lands[0].PacketID != changesPkt {
 		t.Fatalf("verdicts %+v, lands %+v", verdicts, lands)

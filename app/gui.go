@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -36,6 +37,11 @@ type Core interface {
 // a person must never face a frozen menu.
 const callTimeout = 10 * time.Second
 
+// landTimeout bounds a landing from the GUI: work.land's own time (git
+// merges in a temporary worktree of a repository of any size), not a
+// view's.
+const landTimeout = 2 * time.Minute
+
 // gui holds what the tray and the windows share.
 type gui struct {
 	app  fyne.App
@@ -66,6 +72,20 @@ type gui struct {
 	tooltip func(string)
 
 	startup startupConfig // where the start-at-login entry is (startup.go)
+
+	// busy counts the calls background runs; tests wait on it.
+	busy sync.WaitGroup
+}
+
+// background runs fn off the Fyne goroutine: a call that may take longer
+// than a frame (a landing) must not freeze every window meanwhile. fn
+// hands its outcome back through fyne.Do.
+func (g *gui) background(fn func()) {
+	g.busy.Add(1)
+	go func() {
+		defer g.busy.Done()
+		fn()
+	}()
 }
 
 // invoke runs the method name with in as the person at the screen and
