@@ -396,16 +396,18 @@ func (w *settingsWindow) createToken() {
 	for _, c := range store.AgentCapabilities() {
 		capNames = append(capNames, string(c))
 	}
+	// Least capability by default: reading status, on one repository,
+	// for 30 days. More is a choice the person makes, box by box.
 	caps := widget.NewCheckGroup(capNames, nil)
-	caps.SetSelected(capNames)
+	caps.SetSelected([]string{string(store.CapStatusRead)})
 	repoNames := []string{"all repositories"}
 	for _, r := range w.repos {
 		repoNames = append(repoNames, r.Name+" ("+r.ID+")")
 	}
 	repo := widget.NewSelect(repoNames, nil)
-	repo.SetSelectedIndex(0)
+	repo.SetSelectedIndex(min(1, len(w.repos)))
 	expiry := widget.NewSelect([]string{"never", "1 hour", "1 day", "30 days"}, nil)
-	expiry.SetSelected("never")
+	expiry.SetSelected("30 days")
 	form := []*widget.FormItem{
 		widget.NewFormItem("Label", label), widget.NewFormItem("Capabilities", caps),
 		widget.NewFormItem("Repository", repo), widget.NewFormItem("Expires", expiry),
@@ -440,7 +442,12 @@ func (w *settingsWindow) createToken() {
 func (w *settingsWindow) showSecret(t mcpserver.TokenCreated) {
 	secret := widget.NewEntry()
 	secret.SetText(t.Secret)
-	copyBtn := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { w.g.app.Clipboard().SetContent(t.Secret) })
+	var copyBtn *widget.Button
+	copyBtn = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
+		w.g.app.Clipboard().SetContent(t.Secret)
+		copyBtn.SetText("Copied")
+		copyBtn.SetIcon(theme.ConfirmIcon())
+	})
 	msg := widget.NewLabel(fmt.Sprintf("Token %s created. Copy it now: Switchboard keeps only its hash.", t.Token.KeyID))
 	msg.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustom("New token", "Done", container.NewVBox(msg, container.NewBorder(nil, nil, nil, copyBtn, secret)), w.win)

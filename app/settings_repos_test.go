@@ -3,9 +3,13 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/switchboard-dev/switchboard/store"
 )
 
 // A repository's agents are let run unconfined from the Repositories tab,
@@ -71,5 +75,33 @@ func TestSettingsRepositoryConfinement(t *testing.T) {
 	test.Tap(dialogButton(t, w.win, "Cancel"))
 	if r, _ := w.selectedRepo(); r.Unconfined != nil {
 		t.Error("Cancel let the repository's agents run unconfined")
+	}
+}
+
+// A new token's form starts from the least: reading status, on one
+// repository, for 30 days; copying its secret says so.
+func TestSettingsNewTokenDefaults(t *testing.T) {
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken, keyring: "available"}, log, func() {})
+	g.showSettings()
+	w := g.settings
+	w.addRepository(t.TempDir())
+	w.createToken()
+	top := w.win.Canvas().Overlays().Top()
+	caps, _ := findIn(top, func(*widget.CheckGroup) bool { return true })
+	if caps == nil || !slices.Equal(caps.Selected, []string{string(store.CapStatusRead)}) {
+		t.Errorf("capabilities ticked at first: %v, want only %s", caps.Selected, store.CapStatusRead)
+	}
+	var selects []string
+	findIn(top, func(s *widget.Select) bool { selects = append(selects, s.Selected); return false })
+	if want := []string{w.repos[0].Name + " (" + w.repos[0].ID + ")", "30 days"}; !slices.Equal(selects, want) {
+		t.Errorf("repository and expiry at first: %q, want %q", selects, want)
+	}
+	test.Tap(dialogButton(t, w.win, "Create"))
+	copyBtn := dialogButton(t, w.win, "Copy")
+	test.Tap(copyBtn)
+	if copyBtn.Text != "Copied" || a.Clipboard().Content() == "" {
+		t.Errorf("after Copy: the button reads %q, the clipboard holds %d bytes", copyBtn.Text, len(a.Clipboard().Content()))
 	}
 }
