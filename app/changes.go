@@ -363,7 +363,11 @@ func (v *changesView) fail(what string, err error) {
 	v.showStatus(what+": "+err.Error(), widget.DangerImportance)
 }
 
-func (v *changesView) note(text string) { v.showStatus(text, widget.MediumImportance) }
+// note shows an outcome in the status line, for a while (expire).
+func (v *changesView) note(text string) {
+	v.showStatus(text, widget.MediumImportance)
+	expire(v.status, text)
+}
 
 func (v *changesView) showStatus(text string, imp widget.Importance) {
 	v.status.Importance = imp

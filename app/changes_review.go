@@ -236,7 +236,7 @@ func (r *changesReview) approveAndLand() {
 	}
 	v := r.v
 	r.approve.Disable()
-	v.note("Landing on " + v.base + "…")
+	v.showStatus("Landing on "+v.base+"…", widget.MediumImportance)
 	args := mcpserver.WorkLandArgs{PacketID: v.src.packetID}
 	v.g.background(func() {
 		res, err := callWithin(v.g, landTimeout, mcpserver.TransportGUI, mcpserver.MethodWorkLand, args)
@@ -254,7 +254,7 @@ func (r *changesReview) showLanding(res mcpserver.LandResult, err error) {
 	if err != nil {
 		var d *store.Denial
 		if errors.As(err, &d) && d.Code == store.CodeMergeConflict {
-			r.v.note("")
+			r.v.status.SetText("")
 			r.showConflict(d)
 			return
 		}

@@ -146,6 +146,12 @@ func (w *settingsWindow) reload() {
 	w.tokenList.Refresh()
 }
 
+// note shows an outcome in the status line, for a while (expire).
+func (w *settingsWindow) note(text string) {
+	w.status.SetText(text)
+	expire(w.status, text)
+}
+
 func (w *settingsWindow) fail(what string, err error) {
 	w.g.log.Warn("settings", "call", what, "err", err)
 	w.status.SetText(what + ": " + err.Error())
@@ -264,7 +270,7 @@ func (w *settingsWindow) editProfile(p store.Profile) {
 			w.fail("save profile", err)
 			return
 		}
-		w.status.SetText("Saved profile " + np.ID)
+		w.note("Saved profile " + np.ID)
 		w.reload()
 	}, w.win)
 	d.Resize(fyne.NewSize(620, 560))
@@ -335,7 +341,7 @@ func (w *settingsWindow) tokensTab() fyne.CanvasObject {
 				w.fail("rotate", err)
 				return
 			}
-			w.status.SetText("The client token was rotated; the tray copies the new one.")
+			w.note("The client token was rotated; the tray copies the new one.")
 			w.reload()
 		}, w.win)
 	})

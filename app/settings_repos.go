@@ -126,9 +126,9 @@ func (w *settingsWindow) askConfinement() {
 			return
 		}
 		if out.Repository.Unconfined != nil {
-			w.status.SetText("Agents started in " + r.Name + " now run unconfined.")
+			w.note("Agents started in " + r.Name + " now run unconfined.")
 		} else {
-			w.status.SetText("Agents started in " + r.Name + " run confined again.")
+			w.note("Agents started in " + r.Name + " run confined again.")
 		}
 		w.reload()
 	}, w.win)
@@ -144,9 +144,9 @@ func (w *settingsWindow) addRepository(path string) {
 		return
 	}
 	if out.Created {
-		w.status.SetText("Registered " + out.Repository.Path + " as " + out.Repository.ID)
+		w.note("Registered " + out.Repository.Path + " as " + out.Repository.ID)
 	} else {
-		w.status.SetText(out.Repository.Path + " was registered already (" + out.Repository.ID + ")")
+		w.note(out.Repository.Path + " was registered already (" + out.Repository.ID + ")")
 	}
 	w.reload()
 }
