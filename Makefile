@@ -7,7 +7,7 @@ export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
 BIN := bin/switchboard
 # Packages that must build and test without cgo (SPEC §1).
-PURE := ./store/... ./mcpserver/... ./supervisor/... ./app/daemon/... ./app/cli/... ./bench/mcpbench/ ./gitcmd/... ./workspace/ ./internal/... ./usage/... ./test/standinmodel/
+PURE := ./store/... ./mcpserver/... ./supervisor/... ./app/daemon/... ./app/cli/... ./bench/mcpbench/ ./gitcmd/... ./workspace/ ./internal/... ./test/standinmodel/
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
 .PHONY: run test build deps-run deps-test deps-cross test-pure test-postgres test-team test-gui test-e2e bench fuzz soak vet vet-cross cross clean

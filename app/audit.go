@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -46,7 +47,10 @@ type auditWindow struct {
 	selected *store.AuditRecord
 
 	method, outcome, keyID, session, transport, repository *widget.SelectEntry
-	from, to, text                                         *widget.Entry
+	// methodNames maps the method filter's options, in words, to the
+	// methods' names.
+	methodNames    map[string]string
+	from, to, text *widget.Entry
 	// refreshes shows the app's own refresh reads (store.AuditRecord.IsView),
 	// which the log keeps apart and the window leaves out by default.
 	refreshes *widget.Check
@@ -127,9 +131,13 @@ func newAuditWindow(g *gui) *auditWindow {
 		return e
 	}
 	var methods []string
+	w.methodNames = map[string]string{}
 	for _, m := range g.core.Registry().Methods() {
-		methods = append(methods, m.Name)
+		words := methodWords(m.Name)
+		w.methodNames[words] = m.Name
+		methods = append(methods, words)
 	}
+	slices.Sort(methods)
 	w.method = sel("method", methods...)
 	w.outcome = sel("outcome", "ok", outcomeNotOK)
 	w.keyID = sel("key id")

@@ -8,12 +8,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
@@ -60,7 +62,26 @@ func (w *auditWindow) pickExport(format string) {
 		}()
 	}, w.win)
 	d.SetFileName("switchboard-audit." + format)
+	// The picker would start in the process's folder, which may be a
+	// repository of the person's: an export belongs in Downloads, or home.
+	if dir := exportFolder(os.Getenv("HOME")); dir != "" {
+		if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
+			d.SetLocation(l)
+		}
+	}
 	d.Show()
+}
+
+// exportFolder is where an export is offered first: home's Downloads when
+// there is one, else home; "" without a home.
+func exportFolder(home string) string {
+	if home == "" {
+		return ""
+	}
+	if fi, err := os.Stat(filepath.Join(home, "Downloads")); err == nil && fi.IsDir() {
+		return filepath.Join(home, "Downloads")
+	}
+	return home
 }
 
 // csvText defuses a field a spreadsheet would run as a formula. A denied

@@ -106,3 +106,21 @@ func TestAuditExportCSVDefusesFormulas(t *testing.T) {
 		t.Fatalf("export = %q; want the method defused with a leading quote", recs)
 	}
 }
+
+// An export is offered in Downloads, or home without one: never in
+// whatever folder the app was started from, which may be a repository.
+func TestExportFolder(t *testing.T) {
+	home := t.TempDir()
+	if got := exportFolder(home); got != home {
+		t.Errorf("without Downloads: %q, want home %q", got, home)
+	}
+	if err := os.Mkdir(filepath.Join(home, "Downloads"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := exportFolder(home), filepath.Join(home, "Downloads"); got != want {
+		t.Errorf("with Downloads: %q, want %q", got, want)
+	}
+	if got := exportFolder(""); got != "" {
+		t.Errorf("without a home: %q", got)
+	}
+}

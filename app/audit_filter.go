@@ -95,8 +95,12 @@ func parseAuditTime(s string, now time.Time) (time.Time, error) {
 // readQuery reads the filters.
 func (w *auditWindow) readQuery() (auditQuery, error) {
 	var q auditQuery
+	method := strings.TrimSpace(w.method.Text)
+	if name, ok := w.methodNames[method]; ok {
+		method = name // chosen from the list, in words
+	}
 	q.filter = store.AuditFilter{
-		Method:     strings.TrimSpace(w.method.Text),
+		Method:     method,
 		Outcome:    strings.TrimSpace(w.outcome.Text),
 		KeyID:      strings.TrimSpace(w.keyID.Text),
 		SessionID:  strings.TrimSpace(w.session.Text),
@@ -117,4 +121,14 @@ func (w *auditWindow) readQuery() (auditQuery, error) {
 		return q, err
 	}
 	return q, nil
+}
+
+// methodWords names a method for a person: "work.await_packet" reads
+// "Work: await packet". A name typed by hand in the filter still works.
+func methodWords(name string) string {
+	group, rest, ok := strings.Cut(name, ".")
+	if !ok || group == "" {
+		return strings.ReplaceAll(name, "_", " ")
+	}
+	return strings.ToUpper(group[:1]) + strings.ReplaceAll(group[1:], "_", " ") + ": " + strings.ReplaceAll(rest, "_", " ")
 }

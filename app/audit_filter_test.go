@@ -24,3 +24,17 @@ func TestParseAuditTime(t *testing.T) {
 		t.Error("nonsense time accepted")
 	}
 }
+
+func TestMethodWords(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, want string }{
+		{"work.await_packet", "Work: await packet"},
+		{"client_token.rotate", "Client token: rotate"},
+		{"tools.search", "Tools: search"},
+		{"odd", "odd"},
+	} {
+		if got := methodWords(tt.name); got != tt.want {
+			t.Errorf("methodWords(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -322,6 +322,11 @@ func TestAuditPaging(t *testing.T) {
 	if count != fmt.Sprintf("%d matching records", n/10) {
 		t.Errorf("count line = %q", count)
 	}
+	// The same method chosen from the list, where it reads in words.
+	setFilters(w, methodWords("work.list"), "", "")
+	if got := loadedRows(t, w); len(got) != n/10 {
+		t.Errorf("%q shows %d rows, want %d", methodWords("work.list"), len(got), n/10)
+	}
 }
 
 func TestAuditChainVerified(t *testing.T) {

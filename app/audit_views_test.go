@@ -67,7 +67,7 @@ func TestAuditHourHasNoRefreshReads(t *testing.T) {
 			time.Sleep(time.Minute)
 			if minute%5 == 0 {
 				// A call from outside the GUI: the CLI's, over RPC.
-				_, err := mcpserver.Invoke(context.Background(), reg, mcpserver.Operator, mcpserver.TransportRPC, mcpserver.MethodWorkCreate,
+				_, err := mcpserver.Invoke(context.Background(), reg, mcpserver.OperatorPrincipal(), mcpserver.TransportRPC, mcpserver.MethodWorkCreate,
 					mcpserver.WorkCreateArgs{RepositoryID: repo.Repository.ID, Title: fmt.Sprintf("packet %d", minute)})
 				if err != nil {
 					t.Fatal(err)

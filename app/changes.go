@@ -87,22 +87,44 @@ type changesView struct {
 	stop chan struct{}
 }
 
-// showPacketChanges opens the Changes view of a packet's commits.
+// showPacketChanges opens the Changes view of a packet's commits, or
+// brings forward the one already open.
 func (g *gui) showPacketChanges(packetID string) *changesView {
-	v := newChangesView(g, changesSource{packetID: packetID})
-	v.win.Show()
-	v.load()
+	v, opened := g.changesView(changesSource{packetID: packetID})
+	if opened {
+		v.load()
+	}
 	return v
 }
 
 // showSessionChanges opens the Changes view of a live session's worktree,
-// read again every changesRefreshEvery while open.
+// read again every changesRefreshEvery while open, or brings forward the
+// one already open.
 func (g *gui) showSessionChanges(sessionID string) *changesView {
-	v := newChangesView(g, changesSource{sessionID: sessionID})
-	v.win.Show()
-	v.load()
-	go v.refreshLoop(changesRefreshEvery)
+	v, opened := g.changesView(changesSource{sessionID: sessionID})
+	if opened {
+		v.load()
+		go v.refreshLoop(changesRefreshEvery)
+	}
 	return v
+}
+
+// changesView shows src's Changes window: the one open, brought forward,
+// or a new one (opened is then true). A second click never stacks a
+// second window over the first.
+func (g *gui) changesView(src changesSource) (v *changesView, opened bool) {
+	if v, ok := g.changes[src]; ok {
+		v.win.Show()
+		v.win.RequestFocus()
+		return v, false
+	}
+	v = newChangesView(g, src)
+	if g.changes == nil {
+		g.changes = map[changesSource]*changesView{}
+	}
+	g.changes[src] = v
+	v.win.Show()
+	return v, true
 }
 
 func newChangesView(g *gui, src changesSource) *changesView {
@@ -141,7 +163,10 @@ func newChangesView(g *gui, src changesSource) *changesView {
 	split.SetOffset(0.28)
 	bottom := container.NewVBox(v.review.box, v.status)
 	v.win.SetContent(container.NewBorder(container.NewVBox(head, widget.NewSeparator()), bottom, nil, nil, split))
-	g.place(v.win, windowChanges, func() { close(v.stop) })
+	g.place(v.win, windowChanges, func() {
+		close(v.stop)
+		delete(g.changes, src)
+	})
 	return v
 }
 
@@ -338,7 +363,11 @@ func (v *changesView) fail(what string, err error) {
 	v.showStatus(what+": "+err.Error(), widget.DangerImportance)
 }
 
-func (v *changesView) note(text string) { v.showStatus(text, widget.MediumImportance) }
+// note shows an outcome in the status line, for a while (expire).
+func (v *changesView) note(text string) {
+	v.showStatus(text, widget.MediumImportance)
+	expire(v.status, text)
+}
 
 func (v *changesView) showStatus(text string, imp widget.Importance) {
 	v.status.Importance = imp

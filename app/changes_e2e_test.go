@@ -133,6 +133,7 @@ func TestChangesApproveLandsOrSendsBack(t *testing.T) {
 			v := e.g.showPacketChanges(e.pkt.ID)
 			defer v.on(func() { v.win.Close() })
 			test.Tap(v.review.approve)
+			e.g.busy.Wait() // the landing, off the Fyne goroutine
 			got := workGetPacket(t, e.g, e.pkt.ID).Packet
 			if !conflict {
 				main, err := gitcmd.Run(ctx, e.repo, "show", "main:greet.go")

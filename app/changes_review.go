@@ -224,17 +224,37 @@ func (r *changesReview) rejectPacket() {
 	_ = r.verdict(store.VerdictReject, strings.TrimSpace(r.notes.Text), nil, "Packet rejected: its changes will not land.")
 }
 
-// approveAndLand approves a packet in review, then lands it.
+// approveAndLand approves a packet in review, then lands it. The landing
+// runs off the Fyne goroutine, with a landing's own time (landTimeout):
+// git may take a while on a large repository, and the window must neither
+// freeze nor cut the landing short meanwhile. The buttons wait.
 func (r *changesReview) approveAndLand() {
 	if r.v.packet.State == store.PacketInReview {
 		if r.verdict(store.VerdictApprove, strings.TrimSpace(r.notes.Text), nil, "Approved.") != nil {
 			return
 		}
 	}
-	res, err := invoke(r.v.g, mcpserver.MethodWorkLand, mcpserver.WorkLandArgs{PacketID: r.v.src.packetID})
+	v := r.v
+	r.approve.Disable()
+	v.showStatus("Landing on "+v.base+"…", widget.MediumImportance)
+	args := mcpserver.WorkLandArgs{PacketID: v.src.packetID}
+	v.g.background(func() {
+		res, err := callWithin(v.g, landTimeout, mcpserver.TransportGUI, mcpserver.MethodWorkLand, args)
+		fyne.Do(func() {
+			v.mu.Lock()
+			defer v.mu.Unlock()
+			r.approve.Enable()
+			r.showLanding(res, err)
+		})
+	})
+}
+
+// showLanding shows a landing's outcome.
+func (r *changesReview) showLanding(res mcpserver.LandResult, err error) {
 	if err != nil {
 		var d *store.Denial
 		if errors.As(err, &d) && d.Code == store.CodeMergeConflict {
+			r.v.status.SetText("")
 			r.showConflict(d)
 			return
 		}

@@ -230,6 +230,7 @@ func TestChangesApproveConflictSendBack(t *testing.T) {
 	defer v.on(func() { v.win.Close() })
 
 	test.Tap(v.review.approve)
+	g.busy.Wait() // the landing, off the Fyne goroutine
 	verdicts, lands := f.calls()
 	if len(verdicts) != 1 || verdicts[0].Verdict != store.VerdictApprove || len(lands) != 1 || lands[0].PacketID != changesPkt {
 		t.Fatalf("verdicts %+v, lands %+v", verdicts, lands)
@@ -383,5 +384,27 @@ func TestWorkChangesButton(t *testing.T) {
 	}
 	if !slices.Contains(titles, titleChanges+" — Greet several people at once") {
 		t.Fatalf("windows %q", titles)
+	}
+}
+
+// One Changes window per packet: opening it again brings the open one
+// forward rather than stacking another, and once closed it opens anew.
+func TestChangesOneWindowPerPacket(t *testing.T) {
+	a := test.NewTempApp(t)
+	f := &changesFake{diff: readSmallDiff(t)}
+	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), f)
+	v := g.showPacketChanges(changesPkt)
+	open := len(a.Driver().AllWindows())
+	if again := g.showPacketChanges(changesPkt); again != v {
+		t.Error("a second click opened a second Changes window")
+	}
+	if n := len(a.Driver().AllWindows()); n != open {
+		t.Errorf("%d windows open after the second click, %d before", n, open)
+	}
+	v.on(func() { v.win.Close() })
+	if again := g.showPacketChanges(changesPkt); again == v {
+		t.Error("after closing, the closed window came back")
+	} else {
+		again.on(func() { again.win.Close() })
 	}
 }

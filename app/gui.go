@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -27,11 +28,19 @@ type Core interface {
 	// Listen is where the MCP listener was bound, and where that address
 	// came from.
 	Listen() (mcpserver.ListenAddr, daemon.ListenSource)
+	// SetShowWindow sets what a second launch of the app asks for: the
+	// main window in front.
+	SetShowWindow(show func() bool)
 }
 
 // callTimeout bounds a GUI call: a registry call is one transaction, but
 // a person must never face a frozen menu.
 const callTimeout = 10 * time.Second
+
+// landTimeout bounds a landing from the GUI: work.land's own time (git
+// merges in a temporary worktree of a repository of any size), not a
+// view's.
+const landTimeout = 2 * time.Minute
 
 // gui holds what the tray and the windows share.
 type gui struct {
@@ -39,12 +48,17 @@ type gui struct {
 	core Core
 	log  *slog.Logger
 	quit func()
+	// noTray is set when no tray host ran at start: the main window is
+	// then the only way in, and closing it asks whether to quit.
+	noTray bool
 
 	// The open windows, nil when closed; on the Fyne goroutine only.
 	sessions *sessionsWindow
 	work     *workWindow
 	audit    *auditWindow
 	settings *settingsWindow
+	// changes are the open Changes windows, one per packet or session.
+	changes map[changesSource]*changesView
 
 	// Every open window that place gave a size, to remember at quit.
 	placed map[fyne.Window]windowPlace
@@ -58,6 +72,20 @@ type gui struct {
 	tooltip func(string)
 
 	startup startupConfig // where the start-at-login entry is (startup.go)
+
+	// busy counts the calls background runs; tests wait on it.
+	busy sync.WaitGroup
+}
+
+// background runs fn off the Fyne goroutine: a call that may take longer
+// than a frame (a landing) must not freeze every window meanwhile. fn
+// hands its outcome back through fyne.Do.
+func (g *gui) background(fn func()) {
+	g.busy.Add(1)
+	go func() {
+		defer g.busy.Done()
+		fn()
+	}()
 }
 
 // invoke runs the method name with in as the person at the screen and
@@ -89,7 +117,7 @@ func call[In, Out any](g *gui, t mcpserver.Transport, name mcpserver.Name[In, Ou
 func callWithin[In, Out any](g *gui, timeout time.Duration, t mcpserver.Transport, name mcpserver.Name[In, Out], in In) (Out, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	out, err := mcpserver.Invoke(ctx, g.core.Registry(), mcpserver.Operator, t, name, in)
+	out, err := mcpserver.Invoke(ctx, g.core.Registry(), mcpserver.OperatorPrincipal(), t, name, in)
 	g.noteStore(err)
 	return out, err
 }

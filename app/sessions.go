@@ -3,12 +3,15 @@ package app
 import (
 	"context"
 	"fmt"
+	"image/color"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
@@ -22,14 +25,18 @@ import (
 
 // Sessions window labels, also what the tests tap.
 const (
-	titleSessions  = "Switchboard — Sessions"
-	labelSessions  = "Sessions…"
-	labelStop      = "Stop"
-	labelKill      = "Kill"
-	labelAnswer    = "Answer"
-	labelNoSession = "Select a session on the left."
-	frameInterval  = time.Second / 30
-	listRefresh    = time.Second
+	titleSessions   = "Switchboard — Sessions"
+	labelSessions   = "Sessions…"
+	labelStop       = "Stop"
+	labelKill       = "Kill"
+	labelAnswer     = "Answer"
+	labelNoSession  = "Select a session on the left."
+	labelFirstRepo  = "No repository yet: add one in Settings… ▸ Repositories (the %s menu), then start an agent on it."
+	labelFirstAgent = "No agent has run yet: Start agent ▸ a profile ▸ a repository, in the %s menu."
+	frameInterval   = time.Second / 30
+	listRefresh     = time.Second
+	// sessionsListMinWidth is the least width of the sessions list.
+	sessionsListMinWidth = 240
 )
 
 // sessionsWindow lists the sessions and shows one: its live terminal (for an
@@ -42,6 +49,7 @@ type sessionsWindow struct {
 	sessions []store.Session             // shown in list; on the Fyne goroutine only
 	repos    map[string]store.Repository // by id, for names; on the Fyne goroutine only
 	selected string                      // session id; on the Fyne goroutine only
+	row      int                         // selected's row in list, -1 for none; on the Fyne goroutine only
 
 	header    *widget.Label
 	status    *widget.Label
@@ -108,6 +116,10 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 
 	w.header = widget.NewLabelWithStyle(labelNoSession, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	w.status = widget.NewLabel("")
+	// A long header or status line is cut, not laid out whole: at its full
+	// width it would set the window's least width and squeeze the list.
+	w.header.Truncation = fyne.TextTruncateEllipsis
+	w.status.Truncation = fyne.TextTruncateEllipsis
 	w.stop = widget.NewButtonWithIcon(labelStop, theme.MediaStopIcon(), func() { w.stopAgent(false) })
 	w.kill = widget.NewButtonWithIcon(labelKill, theme.CancelIcon(), func() { w.stopAgent(true) })
 	w.kill.Importance = widget.DangerImportance
@@ -137,9 +149,14 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 	top := container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(w.changes, w.resume, w.stop, w.kill)), container.NewVBox(w.header, w.status))
 	right := container.NewHSplit(w.termBox, w.side)
 	right.SetOffset(0.72)
-	main := container.NewHSplit(w.list, container.NewBorder(top, nil, nil, nil, right))
+	// The list keeps a width its rows can be read at, however the divider
+	// is dragged.
+	listFloor := canvas.NewRectangle(color.Transparent)
+	listFloor.SetMinSize(fyne.NewSize(sessionsListMinWidth, 0))
+	main := container.NewHSplit(container.NewStack(listFloor, w.list), container.NewBorder(top, nil, nil, nil, right))
 	main.SetOffset(0.24)
-	w.win.SetContent(main)
+	w.win.SetContent(container.NewBorder(g.noTrayNotice(), nil, nil, nil, main))
+	g.closeWithoutTray(w.win)
 	g.place(w.win, windowSessions, func() {
 		close(w.stopRefresh)
 		if w.cancelFrames != nil {
@@ -154,6 +171,8 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 	changed := g.core.Registry().Changed()
 	w.reload()
 	go w.refreshLoop(changed)
+	g.sessions = w
+	g.windowMenu(g.menuModel())
 	return w
 }
 
@@ -252,10 +271,42 @@ func (w *sessionsWindow) reload() {
 	w.sessions = list.Sessions
 	w.listed.Store(&list.Sessions)
 	w.list.Refresh()
+	w.reselect()
 	w.shownBadges = w.badges()
 	if w.selected != "" {
 		w.loadDetail(mcpserver.TransportGUIView)
+	} else {
+		w.header.SetText(w.emptyHeader())
 	}
+}
+
+// reselect highlights the shown session's row, where it is now: rows move
+// as sessions start, and a highlight left on the old row would point at
+// another session than the one shown (and Stop at the wrong agent).
+func (w *sessionsWindow) reselect() {
+	w.row = slices.IndexFunc(w.sessions, func(s store.Session) bool { return s.ID == w.selected })
+	if w.row >= 0 {
+		w.list.Select(w.row) // OnSelected finds it already shown
+	} else {
+		w.list.UnselectAll()
+	}
+}
+
+// emptyHeader says what to do next when no session is selected: a
+// newcomer with nothing yet is told where to start.
+func (w *sessionsWindow) emptyHeader() string {
+	switch {
+	case len(w.sessions) > 0:
+		return labelNoSession
+	}
+	menu := "tray"
+	if w.g.noTray {
+		menu = "Switchboard"
+	}
+	if len(w.repos) == 0 {
+		return fmt.Sprintf(labelFirstRepo, menu)
+	}
+	return fmt.Sprintf(labelFirstAgent, menu)
 }
 
 // refreshLoop keeps the window current while it is open: it re-reads the
@@ -314,11 +365,7 @@ func (w *sessionsWindow) selectSession(id string) {
 		return
 	}
 	w.selected = id
-	for i, s := range w.sessions {
-		if s.ID == id {
-			w.list.Select(i)
-		}
-	}
+	w.reselect()
 	if w.cancelFrames != nil {
 		w.cancelFrames()
 		w.cancelFrames = nil

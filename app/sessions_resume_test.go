@@ -40,7 +40,7 @@ func TestSessionsResume(t *testing.T) {
 	started, err := invoke(g, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "talker", RepositoryID: repo.Repository.ID, Prompt: "go"})
 	mustDo(t, err)
 	// The app went away with it running: what a quit records.
-	ended, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportSupervisor, mcpserver.MethodSessionEnd,
+	ended, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportSupervisor, mcpserver.MethodSessionEnd,
 		mcpserver.SessionEndArgs{SessionID: started.SessionID, Reason: "stopped", WithApp: true})
 	mustDo(t, err)
 	conv := ended.Session.ConversationID

@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/app/termview"
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
 )
 
 // The tray's path to a terminal: Start agent ▸ Shell ▸ repository opens the
@@ -79,5 +80,49 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("no %s within 10 s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Selection is identity: the highlighted row stays on the session shown
+// when new sessions push it down the list, and the window keeps showing
+// that session.
+func TestSessionsSelectionFollowsTheSession(t *testing.T) {
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
+	repo, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir(), Name: "demo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func() string {
+		t.Helper()
+		var s store.Session
+		if err := g.core.Registry().DB().Update(func(tx *store.Tx) (err error) {
+			s, err = tx.CreateSession(store.SessionSpec{Kind: store.SessionExternal, RepositoryID: repo.Repository.ID})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return s.ID
+	}
+	first := open()
+	open()
+	g.showSessions(first)
+	w := g.sessions
+	if row := w.row; row < 0 || w.sessions[row].ID != first {
+		t.Fatalf("the highlighted row %d is not the session shown (%s)", row, first)
+	}
+	for range 3 {
+		open()
+	}
+	w.reload()
+	row := w.row
+	if row < 0 || w.sessions[row].ID != first || w.selected != first {
+		t.Errorf("after three new sessions the highlight is on row %d, the window shows %s; want %s's row", row, w.selected, first)
+	}
+	// A click on the highlighted row keeps the same session.
+	w.list.OnSelected(row)
+	if w.selected != first {
+		t.Errorf("clicking the highlighted row showed %s, not %s", w.selected, first)
 	}
 }

@@ -46,6 +46,8 @@ type settingsWindow struct {
 	tokens   mcpserver.TokenList
 
 	repoList    *widget.List
+	repoSel     string         // the selected repository's id: selection is identity
+	repoConfine *widget.Button // lets the selected repository's agents run unconfined, or not
 	profileList *widget.List
 	tokenList   *widget.List
 	profileSel  int
@@ -139,8 +141,15 @@ func (w *settingsWindow) reload() {
 	}
 	w.repos, w.profiles, w.tokens = repos.Repositories, profiles.Profiles, tokens
 	w.repoList.Refresh()
+	w.reselectRepo()
 	w.profileList.Refresh()
 	w.tokenList.Refresh()
+}
+
+// note shows an outcome in the status line, for a while (expire).
+func (w *settingsWindow) note(text string) {
+	w.status.SetText(text)
+	expire(w.status, text)
 }
 
 func (w *settingsWindow) fail(what string, err error) {
@@ -164,47 +173,6 @@ func setTwoLines(o fyne.CanvasObject, title, sub string) {
 	box := o.(*fyne.Container)
 	box.Objects[0].(*widget.Label).SetText(title)
 	box.Objects[1].(*widget.Label).SetText(sub)
-}
-
-func (w *settingsWindow) reposTab() fyne.CanvasObject {
-	w.repoList = widget.NewList(
-		func() int { return len(w.repos) },
-		twoLines,
-		func(i widget.ListItemID, o fyne.CanvasObject) {
-			r := w.repos[i]
-			title := r.Name
-			if r.Unconfined != nil {
-				// The person chose it; it stays in sight.
-				title += "  ⚠ agents unconfined"
-			}
-			setTwoLines(o, title, r.Path+"  ·  "+r.ID)
-		})
-	add := widget.NewButtonWithIcon(labelAddRepo, theme.FolderNewIcon(), func() {
-		dialog.ShowFolderOpen(func(dir fyne.ListableURI, err error) {
-			if err != nil || dir == nil {
-				return
-			}
-			w.addRepository(dir.Path())
-		}, w.win)
-	})
-	add.Importance = widget.HighImportance
-	note := widget.NewLabel("Agents work only in registered folders; a session token reaches one repository.")
-	return container.NewBorder(container.NewHBox(add, note), nil, nil, nil, w.repoList)
-}
-
-// addRepository registers path (the folder picker's choice).
-func (w *settingsWindow) addRepository(path string) {
-	out, err := invoke(w.g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: path})
-	if err != nil {
-		w.fail("register "+path, err)
-		return
-	}
-	if out.Created {
-		w.status.SetText("Registered " + out.Repository.Path + " as " + out.Repository.ID)
-	} else {
-		w.status.SetText(out.Repository.Path + " was registered already (" + out.Repository.ID + ")")
-	}
-	w.reload()
 }
 
 func (w *settingsWindow) profilesTab() fyne.CanvasObject {
@@ -302,7 +270,7 @@ func (w *settingsWindow) editProfile(p store.Profile) {
 			w.fail("save profile", err)
 			return
 		}
-		w.status.SetText("Saved profile " + np.ID)
+		w.note("Saved profile " + np.ID)
 		w.reload()
 	}, w.win)
 	d.Resize(fyne.NewSize(620, 560))
@@ -373,7 +341,7 @@ func (w *settingsWindow) tokensTab() fyne.CanvasObject {
 				w.fail("rotate", err)
 				return
 			}
-			w.status.SetText("The client token was rotated; the tray copies the new one.")
+			w.note("The client token was rotated; the tray copies the new one.")
 			w.reload()
 		}, w.win)
 	})
@@ -434,16 +402,18 @@ func (w *settingsWindow) createToken() {
 	for _, c := range store.AgentCapabilities() {
 		capNames = append(capNames, string(c))
 	}
+	// Least capability by default: reading status, on one repository,
+	// for 30 days. More is a choice the person makes, box by box.
 	caps := widget.NewCheckGroup(capNames, nil)
-	caps.SetSelected(capNames)
+	caps.SetSelected([]string{string(store.CapStatusRead)})
 	repoNames := []string{"all repositories"}
 	for _, r := range w.repos {
 		repoNames = append(repoNames, r.Name+" ("+r.ID+")")
 	}
 	repo := widget.NewSelect(repoNames, nil)
-	repo.SetSelectedIndex(0)
+	repo.SetSelectedIndex(min(1, len(w.repos)))
 	expiry := widget.NewSelect([]string{"never", "1 hour", "1 day", "30 days"}, nil)
-	expiry.SetSelected("never")
+	expiry.SetSelected("30 days")
 	form := []*widget.FormItem{
 		widget.NewFormItem("Label", label), widget.NewFormItem("Capabilities", caps),
 		widget.NewFormItem("Repository", repo), widget.NewFormItem("Expires", expiry),
@@ -478,7 +448,12 @@ func (w *settingsWindow) createToken() {
 func (w *settingsWindow) showSecret(t mcpserver.TokenCreated) {
 	secret := widget.NewEntry()
 	secret.SetText(t.Secret)
-	copyBtn := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { w.g.app.Clipboard().SetContent(t.Secret) })
+	var copyBtn *widget.Button
+	copyBtn = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
+		w.g.app.Clipboard().SetContent(t.Secret)
+		copyBtn.SetText("Copied")
+		copyBtn.SetIcon(theme.ConfirmIcon())
+	})
 	msg := widget.NewLabel(fmt.Sprintf("Token %s created. Copy it now: Switchboard keeps only its hash.", t.Token.KeyID))
 	msg.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustom("New token", "Done", container.NewVBox(msg, container.NewBorder(nil, nil, nil, copyBtn, secret)), w.win)

@@ -304,7 +304,7 @@ func (p *worktreesPane) discard(e mcpserver.WorkspaceEntry) {
 			if err != nil {
 				p.w.fail("discard the worktree of "+e.SessionID, err)
 			} else {
-				p.w.status.SetText("Discarded " + out.Workspace.Path + "; branch " + out.Workspace.Branch + " keeps its commits.")
+				p.w.note("Discarded " + out.Workspace.Path + "; branch " + out.Workspace.Branch + " keeps its commits.")
 			}
 			p.load()
 			if p.discarded != nil {

@@ -329,7 +329,7 @@ func TestSettingsWorktreesDiscardReal(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := store.Workspace{Path: made.Path, Branch: made.Branch, BaseBranch: made.BaseBranch, BaseCommit: made.BaseCommit}
-	if _, err := mcpserver.Invoke(ctx, g.core.Registry(), mcpserver.Operator, mcpserver.TransportSupervisor, mcpserver.MethodAgentWorkspace, mcpserver.AgentWorkspaceArgs{SessionID: ses, Workspace: ws}); err != nil {
+	if _, err := mcpserver.Invoke(ctx, g.core.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportSupervisor, mcpserver.MethodAgentWorkspace, mcpserver.AgentWorkspaceArgs{SessionID: ses, Workspace: ws}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(made.Path, "plan.txt"), []byte("the plan\n"), 0o600); err != nil {

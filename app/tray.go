@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	fyneapp "fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/systray"
-	"github.com/godbus/dbus/v5"
 
 	"github.com/switchboard-dev/switchboard/assets"
 	"github.com/switchboard-dev/switchboard/internal/autostart"
@@ -71,7 +69,8 @@ type Backend interface {
 // done. It must be called from the main goroutine and blocks. It returns nil on a normal quit,
 // whichever of the two caused it.
 //
-// No window is shown: the tray is the whole interface at start. RunTray returns an error
+// The tray is the interface; the window opens at start only where nobody would otherwise see
+// the app (openAtStart), and whenever it is launched again. RunTray returns an error
 // without starting Fyne when no tray can appear at all (no display, or on Linux and the BSDs
 // no D-Bus session bus for the StatusNotifierItem), so the caller can fall back to running
 // headless instead of leaving an invisible process behind.
@@ -79,7 +78,8 @@ func RunTray(ctx context.Context, core Core, log *slog.Logger) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if err := checkTrayHost(log); err != nil {
+	trayHost, err := checkTrayHost(log)
+	if err != nil {
 		return err
 	}
 
@@ -113,6 +113,8 @@ func RunTray(ctx context.Context, core Core, log *slog.Logger) error {
 		// refreshTray sets the tooltip when this changes, not before.
 		g.tooltip(trayTooltip(true))
 	}
+
+	g.openAtStart(trayHost, model)
 
 	stopped := make(chan struct{})
 	defer close(stopped)
@@ -190,6 +192,7 @@ func (g *gui) refreshTray(desk desktop.App, shown trayModel, changed <-chan stru
 				g.tooltip(trayTooltip(m.storeDown))
 			}
 			desk.SetSystemTrayMenu(g.trayMenu(m))
+			g.windowMenu(m)
 		})
 	}
 }
@@ -558,34 +561,4 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-// checkTrayHost refuses to start where no tray can appear, and warns where one may appear only
-// later. On Linux and the BSDs Fyne's tray is a StatusNotifierItem on the D-Bus session bus:
-// without a bus it logs and carries on with nothing visible, leaving the user no way to quit.
-// A missing StatusNotifierWatcher is only a warning, because a panel that starts later picks
-// the item up.
-func checkTrayHost(log *slog.Logger) error {
-	switch runtime.GOOS {
-	case "linux", "freebsd", "openbsd", "netbsd":
-	default:
-		return nil
-	}
-	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-		return errors.New("tray: no display (neither DISPLAY nor WAYLAND_DISPLAY is set)")
-	}
-	conn, err := dbus.ConnectSessionBus()
-	if err != nil {
-		return fmt.Errorf("tray: no D-Bus session bus for the system tray: %w", err)
-	}
-	defer conn.Close()
-	var hasWatcher bool
-	err = conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher").Store(&hasWatcher)
-	switch {
-	case err != nil:
-		log.Warn("tray: cannot ask the session bus for a tray host", "err", err)
-	case !hasWatcher:
-		log.Warn("tray: no StatusNotifierWatcher on the session bus; the tray icon appears once a panel with tray support runs")
-	}
-	return nil
 }

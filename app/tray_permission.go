@@ -68,7 +68,7 @@ func (g *gui) startPermission() store.Permission {
 func (g *gui) permissionItems(rebuild func()) []*fyne.MenuItem {
 	chosen := g.startPermission()
 	var items []*fyne.MenuItem
-	for _, p := range store.Permissions {
+	for _, p := range store.Permissions() {
 		it := fyne.NewMenuItem(permissionLabels[p], func() {
 			g.app.Preferences().SetString(prefStartPermission, string(p))
 			g.log.Info("tray: start permission", "permission", p)

@@ -43,7 +43,10 @@ type fakeCore struct {
 	Backend
 	reg    *mcpserver.Registry
 	agents *supervisor.Supervisor
+	show   func() bool
 }
+
+func (f *fakeCore) SetShowWindow(show func() bool) { f.show = show }
 
 func (f *fakeCore) Registry() *mcpserver.Registry  { return f.reg }
 func (f *fakeCore) Agents() *supervisor.Supervisor { return f.agents }

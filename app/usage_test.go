@@ -16,7 +16,7 @@ import (
 func recordUsage(t *testing.T, g *gui, ses string, u store.Usage) {
 	t.Helper()
 	b, _ := json.Marshal(mcpserver.AgentUsageArgs{SessionID: ses, Usage: u})
-	if res := g.core.Registry().Invoke(context.Background(), mcpserver.Operator, mcpserver.TransportSupervisor, string(mcpserver.MethodAgentUsage), b); res.Err != nil {
+	if res := g.core.Registry().Invoke(context.Background(), mcpserver.OperatorPrincipal(), mcpserver.TransportSupervisor, string(mcpserver.MethodAgentUsage), b); res.Err != nil {
 		t.Fatal(res.Err)
 	}
 }

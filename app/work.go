@@ -209,9 +209,10 @@ func (w *workWindow) fail(what string, err error) {
 	w.showStatus(what+": "+err.Error(), widget.DangerImportance)
 }
 
-// note shows an outcome in the status line.
+// note shows an outcome in the status line, for a while (expire).
 func (w *workWindow) note(text string) {
 	w.showStatus(text, widget.MediumImportance)
+	expire(w.status, text)
 }
 
 // showStatus shows the status line, laying the window out again: the

@@ -271,7 +271,7 @@ func workAgentCall(t *testing.T, g *gui, method string, args any) mcpserver.Resu
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := g.core.Registry().Invoke(context.Background(), mcpserver.Operator, mcpserver.TransportMCP, method, b)
+	res := g.core.Registry().Invoke(context.Background(), mcpserver.OperatorPrincipal(), mcpserver.TransportMCP, method, b)
 	if res.Err != nil {
 		t.Fatalf("%s: %v", method, res.Err)
 	}

@@ -39,7 +39,7 @@ func newObjectWorld(t *testing.T) *objectWorld {
 	w.stranger = TokenPrincipal(stranger)
 
 	create := func(repo string) string {
-		res := f.invoke(Operator, TransportGUI, "work.create", fmt.Sprintf(`{"repository_id":%q,"title":"t"}`, repo))
+		res := f.invoke(OperatorPrincipal(), TransportGUI, "work.create", fmt.Sprintf(`{"repository_id":%q,"title":"t"}`, repo))
 		wantCode(t, res, "ok")
 		return res.Value.(PacketResult).Packet.ID
 	}
@@ -181,7 +181,7 @@ func TestWriteScopedToPacketRepository(t *testing.T) {
 		{Capability: store.CapArtifactWrite, Repositories: []string{a.ID}},
 	}})
 	p := TokenPrincipal(tok)
-	res := f.invoke(Operator, TransportGUI, "work.create", fmt.Sprintf(`{"repository_id":%q,"title":"t","expected_artifacts":[{"name":"report"}]}`, b.ID))
+	res := f.invoke(OperatorPrincipal(), TransportGUI, "work.create", fmt.Sprintf(`{"repository_id":%q,"title":"t","expected_artifacts":[{"name":"report"}]}`, b.ID))
 	wantCode(t, res, "ok")
 	pkt := res.Value.(PacketResult).Packet.ID
 	res = f.invoke(p, TransportMCP, "session.report", fmt.Sprintf(`{"kind":"ready","repository_id":%q}`, b.ID))
@@ -219,7 +219,7 @@ func TestReportScopedToSessionRepository(t *testing.T) {
 		})
 	}
 	// The operator opens no session in no repository either.
-	wantCode(t, f.invoke(Operator, TransportGUI, "session.report", `{"kind":"ready"}`), store.CodeInvalidArgument)
+	wantCode(t, f.invoke(OperatorPrincipal(), TransportGUI, "session.report", `{"kind":"ready"}`), store.CodeInvalidArgument)
 }
 
 // status and repository.list answer within the token's scope.
@@ -250,7 +250,7 @@ func TestStatusScopedToToken(t *testing.T) {
 	if len(scoped.repos) != 1 || scoped.repos[0] != w.repoB.ID {
 		t.Errorf("scoped token lists %v, want [%s]", scoped.repos, w.repoB.ID)
 	}
-	all := look(Operator)
+	all := look(OperatorPrincipal())
 	if all.counts.Scoped || all.counts.Repositories != 3 || all.counts.Tokens != 2 || all.counts.AuditRecords == 0 || len(all.repos) != 3 {
 		t.Errorf("operator sees %+v and %v", all.counts, all.repos)
 	}

@@ -73,7 +73,7 @@ func TestAgentStartPermission(t *testing.T) {
 		{"auto in a plain folder", AgentStartArgs{Profile: "modes", RepositoryID: plain.ID, Permission: store.PermissionAuto, ConfirmFullAuto: true}, store.CodeAgentUnavailable, "only in a worktree", ""},
 	}
 	for _, s := range steps {
-		res := f.invoke(Operator, TransportGUI, string(MethodAgentStart), startArgs(t, s.in))
+		res := f.invoke(OperatorPrincipal(), TransportGUI, string(MethodAgentStart), startArgs(t, s.in))
 		wantCode(t, res, s.code)
 		if s.code != "ok" {
 			if !strings.Contains(res.Err.Error(), s.msg) {
@@ -119,7 +119,7 @@ func TestRepositoryFullAuto(t *testing.T) {
 	git := f.registerRepo(t, personGitRepo(t, map[string]string{"a.txt": "a\n"}))
 	fullAuto := func(confirmed bool) *store.FullAutoConfirmation {
 		t.Helper()
-		res := f.invoke(Operator, TransportGUI, string(MethodRepositoryFullAuto), fmt.Sprintf(`{"repository_id":%q,"confirmed":%v}`, git.ID, confirmed))
+		res := f.invoke(OperatorPrincipal(), TransportGUI, string(MethodRepositoryFullAuto), fmt.Sprintf(`{"repository_id":%q,"confirmed":%v}`, git.ID, confirmed))
 		wantCode(t, res, "ok")
 		return res.Value.(RepositoryResult).Repository.FullAuto
 	}
@@ -127,10 +127,10 @@ func TestRepositoryFullAuto(t *testing.T) {
 	if c := fullAuto(true); c == nil || c.By != "gui" {
 		t.Fatalf("confirmed: %+v", c)
 	}
-	wantCode(t, f.invoke(Operator, TransportGUI, string(MethodAgentStart), auto), "ok")
+	wantCode(t, f.invoke(OperatorPrincipal(), TransportGUI, string(MethodAgentStart), auto), "ok")
 	if c := fullAuto(false); c != nil {
 		t.Fatalf("withdrawn: %+v", c)
 	}
-	wantCode(t, f.invoke(Operator, TransportGUI, string(MethodAgentStart), auto), store.CodeInvalidState)
-	wantCode(t, f.invoke(Operator, TransportGUI, string(MethodRepositoryFullAuto), `{"repository_id":"repo_none","confirmed":true}`), store.CodeRepoNotRegistered)
+	wantCode(t, f.invoke(OperatorPrincipal(), TransportGUI, string(MethodAgentStart), auto), store.CodeInvalidState)
+	wantCode(t, f.invoke(OperatorPrincipal(), TransportGUI, string(MethodRepositoryFullAuto), `{"repository_id":"repo_none","confirmed":true}`), store.CodeRepoNotRegistered)
 }

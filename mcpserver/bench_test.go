@@ -161,7 +161,7 @@ func BenchmarkRegistryInvokePacketObject(b *testing.B) {
 	tok, _ := f.createToken(b, store.TokenSpec{Label: "scoped", Kind: store.KindSession, Grants: []store.Grant{
 		{Capability: store.CapWorkRead, Repositories: []string{repo.ID}},
 	}})
-	res := f.invoke(Operator, TransportGUI, "work.create", fmt.Sprintf(`{"repository_id":%q,"title":"t"}`, repo.ID))
+	res := f.invoke(OperatorPrincipal(), TransportGUI, "work.create", fmt.Sprintf(`{"repository_id":%q,"title":"t"}`, repo.ID))
 	if res.Err != nil {
 		b.Fatal(res.Err)
 	}
@@ -169,7 +169,7 @@ func BenchmarkRegistryInvokePacketObject(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		p    Principal
-	}{{"operator", Operator}, {"scoped-token", TokenPrincipal(tok)}} {
+	}{{"operator", OperatorPrincipal()}, {"scoped-token", TokenPrincipal(tok)}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

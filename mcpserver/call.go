@@ -109,5 +109,7 @@ func (w waitFor) Error() string { return "waiting on " + w.key }
 
 // WaitFor asks the registry to run the call again when key is signalled, or
 // with Final set once d has passed (wall-clock time: the transaction clock
-// may be a test's).
+// may be a test's). What the handler wrote before it is committed, not
+// rolled back, so a long poll must return it before it writes anything it
+// would not write on every try.
 func (c *Call) WaitFor(key string, d time.Duration) error { return waitFor{key, d} }

@@ -1,9 +1,12 @@
 package mcpserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/store"
@@ -128,4 +131,67 @@ func BenchmarkRegistryInvokeParallel(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A long poll that finds nothing yet leaves its batch alone: its first try
+// commits with the others rather than failing, which would roll them back
+// and run them again.
+func TestEmptyLongPollKeepsItsBatch(t *testing.T) {
+	f := newFixture(t)
+	f.createClientToken(t)
+	repo := f.registerRepo(t, t.TempDir())
+	p := TokenPrincipal(f.token(t, f.clientKeyID(t)))
+	opened := f.invoke(p, TransportMCP, "session.report", fmt.Sprintf(`{"kind":"ready","repository_id":%q}`, repo.ID))
+	wantCode(t, opened, "ok")
+	ses := opened.Value.(ReportResult).SessionID
+
+	g := f.reg.commit
+	queued := func(n int) {
+		for {
+			g.mu.Lock()
+			got := len(g.pending)
+			g.mu.Unlock()
+			if got == n {
+				return
+			}
+			runtime.Gosched()
+		}
+	}
+	// Hold the lead so that the poll's first try and another call's write
+	// queue into one batch.
+	release, started := make(chan struct{}), make(chan struct{})
+	go g.update(func(tx *store.Tx) error {
+		close(started)
+		<-release
+		return nil
+	})
+	<-started
+	// The write first: the poll's failing try would come after it ran.
+	var runs atomic.Int32
+	wrote := make(chan error, 1)
+	go func() {
+		wrote <- g.update(func(tx *store.Tx) error {
+			runs.Add(1)
+			return tx.SetSetting("beside-the-poll", "v")
+		})
+	}()
+	queued(1)
+	ctx, cancel := context.WithCancel(context.Background())
+	polled := make(chan error, 1)
+	go func() {
+		_, err := Invoke(ctx, f.reg, p, TransportMCP, MethodWorkAwaitPacket, AwaitArgs{RepositoryID: repo.ID, SessionID: ses, WaitSeconds: 60})
+		polled <- err
+	}()
+	queued(2)
+	close(release)
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+	cancel() // the poll's last try, now
+	if err := <-polled; err != nil {
+		t.Fatalf("the poll: %v", err)
+	}
+	if n := runs.Load(); n != 1 {
+		t.Errorf("the write beside an empty long poll ran %d times, want once", n)
+	}
 }

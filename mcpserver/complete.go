@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/switchboard-dev/switchboard/gitcmd"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/workspace"
 )
@@ -26,6 +25,8 @@ const maxListedFiles = 20
 //
 // The commit is made even if the completion then fails (a lease lost in
 // between): it is on the session's own branch, where nothing is lost.
+//
+// It also reads the session's usage, which the completion records.
 func (r *Registry) commitWork(c *Call) (any, error) {
 	var in CompleteArgs
 	if err := c.Decode(&in); err != nil {
@@ -52,9 +53,9 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.refreshSessionUsage(c, ses.ID)
+	done := &completion{usage: r.sessionUsage(c, ses.ID)}
 	if ses.Workspace == nil {
-		return nil, nil
+		return done, nil
 	}
 	ws := gitWorkspace(ses.Workspace, target.RepoPath)
 	from, err := rangeStart(c.Ctx, ws, ses, p)
@@ -84,8 +85,17 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 	}
 	// The commit made here ran none of the repository's hooks
 	// (workspace.CommitAll says why); the packet says so.
-	return &store.PacketChanges{SessionID: ses.ID, Branch: ws.Branch, BaseBranch: ws.BaseBranch, From: from, To: head,
-		Files: len(stat.Files), Added: stat.Added, Deleted: stat.Deleted, HooksNotRun: created}, nil
+	done.changes = &store.PacketChanges{SessionID: ses.ID, Branch: ws.Branch, BaseBranch: ws.BaseBranch, From: from, To: head,
+		Files: len(stat.Files), Added: stat.Added, Deleted: stat.Deleted, HooksNotRun: created}
+	return done, nil
+}
+
+// completion is what commitWork hands work.complete's handler: the range
+// of commits the packet's work made (nil outside a worktree) and the
+// session's usage to record (nil when there is none yet).
+type completion struct {
+	changes *store.PacketChanges
+	usage   *store.Usage
 }
 
 // listFiles names at most maxListedFiles files, and how many more there are.
@@ -97,79 +107,17 @@ func listFiles(files []string) string {
 }
 
 // rangeStart is the commit a packet's range starts from on the session's
-// branch: the packet's changes are the commits from it to the branch's
-// head, and its write scope is checked on what changed since it.
-//
-// The first guess is where the packet's work began: the head of the
-// session's last completion (Workspace.Done), or the base commit for its
-// first; for a packet sent back to the session that made its changes, the
-// start of that earlier range, so the packet's range is all of its
-// commits. But the base branch may have moved since, and the agent brought
-// it in: the "send back, rebase onto the base and resolve" loop. Then the
-// guess is no longer on the branch (a rebase rewrote it) or is behind the
-// merge-base of the branch and the base (a rebase or a merge of the base
-// moved past it), and the range starts at that merge-base instead, so that
-// it holds the agent's own change and not the other work it was rebased
-// onto. The uncommitted changes do not matter here: they become a commit
-// on top of HEAD.
+// branch (workspace.RangeStart): the first guess is where the packet's work
+// began, the head of the session's last completion (Workspace.Done), or the
+// base commit for its first; for a packet sent back to the session that
+// made its changes, the start of that earlier range, so the packet's range
+// is all of its commits.
 func rangeStart(ctx context.Context, ws workspace.Workspace, ses store.Session, p store.Packet) (string, error) {
 	start := ses.Workspace.Done
 	if p.Changes != nil && p.Changes.SessionID == ses.ID && p.Landed == nil && p.Changes.From != "" {
 		start = p.Changes.From
 	}
-	if start == "" {
-		start = ws.BaseCommit
-	}
-	// HEAD is the worktree's own: git is given its git folders from the
-	// repository's records, not from the worktree's .git file.
-	t, err := ws.Tree(ctx)
-	if err != nil {
-		return "", err
-	}
-	base := "refs/heads/" + ws.BaseBranch
-	if _, err := gitcmd.RunTree(ctx, t, "rev-parse", "--verify", "--quiet", base+"^{commit}"); err != nil {
-		if code, ok := gitcmd.ExitCode(err); ok && code == 1 {
-			return start, nil // the base branch is gone: nothing moved to measure against
-		}
-		return "", fmt.Errorf("find base branch %s: %w", ws.BaseBranch, err)
-	}
-	out, err := gitcmd.RunTree(ctx, t, "merge-base", "HEAD", base)
-	if code, ok := gitcmd.ExitCode(err); ok && code == 1 {
-		return start, nil // no common history: the base tells nothing
-	} else if err != nil {
-		return "", fmt.Errorf("merge-base of %s and %s: %w", ws.Branch, ws.BaseBranch, err)
-	}
-	mergeBase := strings.TrimSpace(string(out))
-	if mergeBase == start {
-		return start, nil
-	}
-	onBranch, err := isAncestor(ctx, t, start, "HEAD")
-	if err != nil {
-		return "", err
-	}
-	if !onBranch {
-		return mergeBase, nil
-	}
-	behind, err := isAncestor(ctx, t, start, mergeBase)
-	if err != nil {
-		return "", err
-	}
-	if behind {
-		return mergeBase, nil
-	}
-	return start, nil
-}
-
-// isAncestor reports whether commit a is b or an ancestor of b in the work
-// tree t.
-func isAncestor(ctx context.Context, t gitcmd.Tree, a, b string) (bool, error) {
-	_, err := gitcmd.RunTree(ctx, t, "merge-base", "--is-ancestor", a, b)
-	if code, ok := gitcmd.ExitCode(err); ok && code == 1 {
-		return false, nil
-	} else if err != nil {
-		return false, fmt.Errorf("is %s an ancestor of %s: %w", a, b, err)
-	}
-	return true, nil
+	return workspace.RangeStart(ctx, ws, start)
 }
 
 // checkCodeScope refuses, as write_scope_violation, a file changed in the
@@ -179,7 +127,7 @@ func isAncestor(ctx context.Context, t gitcmd.Tree, a, b string) (bool, error) {
 // below that top (a folder of a larger repository): a path is matched from
 // that folder, and a file outside the folder is outside every scope.
 func checkCodeScope(ctx context.Context, ws workspace.Workspace, from string, target store.ArtifactTarget) error {
-	sub, err := subfolder(ctx, target.RepoPath)
+	sub, err := workspace.Subfolder(ctx, target.RepoPath)
 	if err != nil {
 		return err
 	}

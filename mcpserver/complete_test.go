@@ -95,7 +95,7 @@ func newGitAgent(t *testing.T, f *fixture, repo store.Repository, root string) *
 		t.Fatal(err)
 	}
 	rec := store.Workspace{Path: ws.Path, Branch: ws.Branch, BaseBranch: ws.BaseBranch, BaseCommit: ws.BaseCommit}
-	if _, err := Invoke(ctx, f.reg, Operator, TransportSupervisor, MethodAgentWorkspace, AgentWorkspaceArgs{SessionID: ses, Workspace: rec}); err != nil {
+	if _, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportSupervisor, MethodAgentWorkspace, AgentWorkspaceArgs{SessionID: ses, Workspace: rec}); err != nil {
 		t.Fatal(err)
 	}
 	return &gitAgent{f: f, p: p, ses: ses, ws: ws}
@@ -126,7 +126,7 @@ func TestCompletionScopeInASubfolder(t *testing.T) {
 	f.createClientToken(t)
 	repo := f.registerRepo(t, filepath.Join(top, "app"))
 	a := newGitAgent(t, f, repo, t.TempDir())
-	if _, err := Invoke(context.Background(), f.reg, Operator, TransportGUI, MethodWorkCreate, WorkCreateArgs{RepositoryID: repo.ID, Title: "Parse", WriteScope: []string{"src/"}}); err != nil {
+	if _, err := Invoke(context.Background(), f.reg, OperatorPrincipal(), TransportGUI, MethodWorkCreate, WorkCreateArgs{RepositoryID: repo.ID, Title: "Parse", WriteScope: []string{"src/"}}); err != nil {
 		t.Fatal(err)
 	}
 	got := a.claim(t, repo.ID)
@@ -168,12 +168,12 @@ func TestCompletionRangeOfASentBackPacket(t *testing.T) {
 	f.createClientToken(t)
 	repo := f.registerRepo(t, dir)
 	a := newGitAgent(t, f, repo, t.TempDir())
-	if _, err := Invoke(ctx, f.reg, Operator, TransportGUI, MethodWorkCreate, WorkCreateArgs{RepositoryID: repo.ID, Title: "A", WriteScope: []string{"a.txt"}}); err != nil {
+	if _, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportGUI, MethodWorkCreate, WorkCreateArgs{RepositoryID: repo.ID, Title: "A", WriteScope: []string{"a.txt"}}); err != nil {
 		t.Fatal(err)
 	}
 	sendBack := func(id string) {
 		t.Helper()
-		if _, err := Invoke(ctx, f.reg, Operator, TransportGUI, MethodReviewVerdict, VerdictArgs{PacketID: id, Verdict: store.VerdictRequestChanges, Notes: "more"}); err != nil {
+		if _, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportGUI, MethodReviewVerdict, VerdictArgs{PacketID: id, Verdict: store.VerdictRequestChanges, Notes: "more"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -219,7 +219,7 @@ func TestSentBackFreedWhenItsMakerEnds(t *testing.T) {
 	f.createClientToken(t)
 	repo := f.registerRepo(t, dir)
 	maker, other := newGitAgent(t, f, repo, t.TempDir()), newGitAgent(t, f, repo, t.TempDir())
-	if _, err := Invoke(ctx, f.reg, Operator, TransportGUI, MethodWorkCreate, WorkCreateArgs{RepositoryID: repo.ID, Title: "A"}); err != nil {
+	if _, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportGUI, MethodWorkCreate, WorkCreateArgs{RepositoryID: repo.ID, Title: "A"}); err != nil {
 		t.Fatal(err)
 	}
 	got := maker.claim(t, repo.ID)
@@ -228,7 +228,7 @@ func TestSentBackFreedWhenItsMakerEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Invoke(ctx, f.reg, Operator, TransportGUI, MethodReviewVerdict, VerdictArgs{PacketID: p.ID, Verdict: store.VerdictRequestChanges, Notes: "more"}); err != nil {
+	if _, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportGUI, MethodReviewVerdict, VerdictArgs{PacketID: p.ID, Verdict: store.VerdictRequestChanges, Notes: "more"}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -43,7 +43,7 @@ func TestGitForAnAgentTrustsNothingItWrote(t *testing.T) {
 	f.createClientToken(t)
 	repo := f.registerRepo(t, dir)
 	a := newGitAgent(t, f, repo, t.TempDir())
-	if _, err := Invoke(ctx, f.reg, Operator, TransportGUI, MethodWorkCreate, WorkCreateArgs{RepositoryID: repo.ID, Title: "A"}); err != nil {
+	if _, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportGUI, MethodWorkCreate, WorkCreateArgs{RepositoryID: repo.ID, Title: "A"}); err != nil {
 		t.Fatal(err)
 	}
 	got := a.claim(t, repo.ID)
@@ -54,7 +54,7 @@ func TestGitForAnAgentTrustsNothingItWrote(t *testing.T) {
 	testGit(t, evil, "config", "core.fsmonitor", "touch '"+filepath.Join(markers, "evil")+"'; false #")
 	gittest.WriteFile(t, filepath.Join(a.ws.Path, ".git"), "gitdir: .evil\n")
 
-	d, err := Invoke(ctx, f.reg, Operator, TransportGUI, MethodSessionDiff, SessionDiffArgs{SessionID: a.ses})
+	d, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportGUI, MethodSessionDiff, SessionDiffArgs{SessionID: a.ses})
 	if err != nil || !strings.Contains(d.Diff, "+a, by the agent") {
 		t.Fatalf("session diff: %v\n%s", err, d.Diff)
 	}
@@ -67,12 +67,12 @@ func TestGitForAnAgentTrustsNothingItWrote(t *testing.T) {
 		t.Errorf("the commit %s is not on the worktree's branch (at %s)", p.Changes.To, tip)
 	}
 	noMarker("work.complete")
-	list, err := Invoke(ctx, f.reg, Operator, TransportGUI, MethodWorkspaceList, NoArgs{})
+	list, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportGUI, MethodWorkspaceList, NoArgs{})
 	if err != nil || len(list.Workspaces) != 1 || list.Workspaces[0].State == nil || list.Workspaces[0].State.Branch != a.ws.Branch {
 		t.Fatalf("workspace list: %+v, %v", list.Workspaces, err)
 	}
 	noMarker("workspace.list")
-	landed, err := Invoke(ctx, f.reg, Operator, TransportGUI, MethodWorkLand, WorkLandArgs{PacketID: p.ID})
+	landed, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportGUI, MethodWorkLand, WorkLandArgs{PacketID: p.ID})
 	if err != nil || strings.TrimSpace(testGit(t, dir, "rev-parse", "main")) != landed.Commit {
 		t.Fatalf("land: %+v, %v", landed, err)
 	}

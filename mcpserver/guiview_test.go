@@ -18,7 +18,7 @@ func TestGUIViewRefusesMutatingMethods(t *testing.T) {
 			continue
 		}
 		mutating++
-		res := f.invoke(Operator, TransportGUIView, m.Name, `{"path":"/src/a","label":"x"}`)
+		res := f.invoke(OperatorPrincipal(), TransportGUIView, m.Name, `{"path":"/src/a","label":"x"}`)
 		wantCode(t, res, store.CodeToolHidden)
 		if res.Value != nil {
 			t.Errorf("%s over %s returned a value", m.Name, TransportGUIView)
@@ -33,12 +33,12 @@ func TestGUIViewRefusesMutatingMethods(t *testing.T) {
 	}
 	// Nothing was changed: repository.register and token.create were
 	// among them.
-	if repos := f.invoke(Operator, TransportGUI, "repository.list", ""); len(repos.Value.(RepositoryList).Repositories) != 0 {
+	if repos := f.invoke(OperatorPrincipal(), TransportGUI, "repository.list", ""); len(repos.Value.(RepositoryList).Repositories) != 0 {
 		t.Errorf("repositories after refused calls: %+v", repos.Value)
 	}
 
 	// Reads work over it, and are views.
-	read := f.invoke(Operator, TransportGUIView, "repository.list", "")
+	read := f.invoke(OperatorPrincipal(), TransportGUIView, "repository.list", "")
 	wantCode(t, read, "ok")
 	if rec := f.auditRecord(t, read.AuditID); !rec.IsView() {
 		t.Errorf("a read over %s is not a view: %+v", TransportGUIView, rec)
@@ -61,12 +61,12 @@ func TestGUIViewRefusesMutatingMethods(t *testing.T) {
 		}
 	}
 	// audit.query over the registry takes the same switch.
-	q := f.invoke(Operator, TransportRPC, "audit.query", `{"views":true,"limit":1000}`)
+	q := f.invoke(OperatorPrincipal(), TransportRPC, "audit.query", `{"views":true,"limit":1000}`)
 	wantCode(t, q, "ok")
 	if n := len(q.Value.(AuditRecords).Records); n != len(all) {
 		t.Errorf("audit.query views:true: %d records, want %d", n, len(all))
 	}
-	v := f.invoke(Operator, TransportRPC, "audit.verify", "")
+	v := f.invoke(OperatorPrincipal(), TransportRPC, "audit.verify", "")
 	if out := v.Value.(AuditVerifyResult); !out.OK || out.Verification.Views != 1 {
 		t.Errorf("audit.verify: %+v", out)
 	}

@@ -155,7 +155,7 @@ func TestLostInstanceSweep(t *testing.T) {
 	if err != nil || len(again.Lost) != 0 {
 		t.Fatalf("a second sweep: %+v %v", again, err)
 	}
-	st, err := Invoke(t.Context(), regB, Operator, TransportRPC, MethodTeamStatus, NoArgs{})
+	st, err := Invoke(t.Context(), regB, OperatorPrincipal(), TransportRPC, MethodTeamStatus, NoArgs{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,12 +48,12 @@ func TestInvokeTyped(t *testing.T) {
 		}))
 	ctx := context.Background()
 
-	got, err := Invoke(ctx, reg, Operator, TransportGUI, echo, echoArgs{Word: "hi"})
+	got, err := Invoke(ctx, reg, OperatorPrincipal(), TransportGUI, echo, echoArgs{Word: "hi"})
 	if err != nil || got != (echoed{Word: "hi", Times: 2}) {
 		t.Errorf("echo = %+v, %v; want {hi 2}", got, err)
 	}
 
-	got, err = Invoke(ctx, reg, Operator, TransportGUI, refuse, echoArgs{Word: "way"})
+	got, err = Invoke(ctx, reg, OperatorPrincipal(), TransportGUI, refuse, echoArgs{Word: "way"})
 	if store.CodeOf(err) != store.CodeInvalidArgument || !strings.Contains(err.Error(), "no way") {
 		t.Errorf("refuse: err %v, want the handler's invalid_argument denial", err)
 	}
@@ -61,23 +61,23 @@ func TestInvokeTyped(t *testing.T) {
 		t.Errorf("refuse returned %+v with its error, want the zero value", got)
 	}
 
-	got, err = Invoke(ctx, reg, Operator, TransportGUI, replaced, echoArgs{Word: "then"})
+	got, err = Invoke(ctx, reg, OperatorPrincipal(), TransportGUI, replaced, echoArgs{Word: "then"})
 	if err != nil || got != (echoed{Word: "then", Times: 3}) {
 		t.Errorf("replaced = %+v, %v; want {then 3} decoded from the hook's map", got, err)
 	}
 
-	got, err = Invoke(ctx, reg, Operator, TransportGUI, garbled, echoArgs{Word: "x"})
+	got, err = Invoke(ctx, reg, OperatorPrincipal(), TransportGUI, garbled, echoArgs{Word: "x"})
 	if err == nil || !strings.Contains(err.Error(), "decode the result of test.garbled") || got != (echoed{}) {
 		t.Errorf("garbled = %+v, %v; want a decode error and the zero value", got, err)
 	}
 
-	if _, err := Invoke(ctx, reg, Operator, TransportGUI, missing, echoArgs{}); store.CodeOf(err) != store.CodeMethodUnknown {
+	if _, err := Invoke(ctx, reg, OperatorPrincipal(), TransportGUI, missing, echoArgs{}); store.CodeOf(err) != store.CodeMethodUnknown {
 		t.Errorf("unregistered name: err %v, want method_unknown", err)
 	}
 
 	// Arguments that do not encode never reach the registry.
 	const unencodable Name[func(), echoed] = "test.echo"
-	if _, err := Invoke(ctx, reg, Operator, TransportGUI, unencodable, func() {}); err == nil || !strings.Contains(err.Error(), "encode the arguments of test.echo") {
+	if _, err := Invoke(ctx, reg, OperatorPrincipal(), TransportGUI, unencodable, func() {}); err == nil || !strings.Contains(err.Error(), "encode the arguments of test.echo") {
 		t.Errorf("unencodable arguments: err %v", err)
 	}
 

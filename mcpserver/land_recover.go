@@ -216,7 +216,7 @@ func (r *Registry) RecoverWorkspaces(ctx context.Context) error {
 		}
 	}
 	for _, l := range landings {
-		out, err := Invoke(ctx, r, Operator, TransportStartup, MethodWorkLandRecover, WorkLandRecoverArgs{PacketID: l.PacketID})
+		out, err := Invoke(ctx, r, OperatorPrincipal(), TransportStartup, MethodWorkLandRecover, WorkLandRecoverArgs{PacketID: l.PacketID})
 		if err != nil {
 			r.log.Error("settle a landing an earlier run was killed in", "packet", l.PacketID, "commit", l.NewCommit, "err", err)
 			continue

@@ -81,7 +81,7 @@ func TestNoTokenLeaks(t *testing.T) {
 	}
 	// A rotation whose new token cannot be kept logs a warning.
 	e.env.rotateErr = errors.New("keyring unavailable")
-	rotated := e.invoke(Operator, TransportRPC, "token.rotate", "")
+	rotated := e.invoke(OperatorPrincipal(), TransportRPC, "token.rotate", "")
 	wantCode(t, rotated, "ok")
 	newRaw := rotated.Value.(TokenCreated).Secret
 

@@ -236,7 +236,7 @@ func TestEightAgentsDrainPackets(t *testing.T) {
 		ExpectedArtifacts: []store.ExpectedArtifact{{Name: "report", Kind: "markdown"}}}
 	args, _ := json.Marshal(spec)
 	for i := range packets {
-		if res := f.reg.Invoke(t.Context(), Operator, TransportRPC, "work.create", args); res.Err != nil {
+		if res := f.reg.Invoke(t.Context(), OperatorPrincipal(), TransportRPC, "work.create", args); res.Err != nil {
 			t.Fatalf("work.create %d: %v", i, res.Err)
 		}
 	}
@@ -430,7 +430,7 @@ func TestPausedAgentLosesLease(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	res := f.reg.Invoke(ctx, Operator, TransportSupervisor, "work.expire_leases", nil)
+	res := f.reg.Invoke(ctx, OperatorPrincipal(), TransportSupervisor, "work.expire_leases", nil)
 	wantCode(t, res, "ok")
 	if got := res.Value.(ExpiredLeases).Packets; len(got) != 1 || got[0] != pkt {
 		t.Fatalf("work.expire_leases returned %v, want [%s]", got, pkt)
@@ -514,7 +514,7 @@ func TestExpiredLeaseIsTraced(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.clock.Add(2 * time.Second)
-	wantCode(t, f.reg.Invoke(ctx, Operator, TransportSupervisor, "work.expire_leases", nil), "ok")
+	wantCode(t, f.reg.Invoke(ctx, OperatorPrincipal(), TransportSupervisor, "work.expire_leases", nil), "ok")
 	f.view(t, func(tx *store.Tx) error {
 		evs, err := tx.TraceEvents(ready.SessionID, 0, 1000)
 		for _, ev := range evs {

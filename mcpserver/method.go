@@ -53,8 +53,8 @@ type Principal struct {
 	SessionID string
 }
 
-// Operator is the principal of the GUI and the CLI.
-var Operator = Principal{Operator: true}
+// OperatorPrincipal is the principal of the GUI and the CLI.
+func OperatorPrincipal() Principal { return Principal{Operator: true} }
 
 // TokenPrincipal is the principal of an authenticated token.
 func TokenPrincipal(t store.Token) Principal {

@@ -51,9 +51,10 @@ type Options struct {
 	// Sandbox confines supervised agents; nil starts them unconfined
 	// (a registry without the app's folders, in tests).
 	Sandbox *Sandbox
-	// RefreshUsage, when set, reads and records a supervised session's
-	// token usage now (the daemon's agent.usage), so that a completion
-	// gives its packet the reply that asked for it.
+	// RefreshUsage, when set, reads a supervised session's token usage
+	// now (the daemon reads its CLI's files), so that a completion records
+	// it in its own transaction and gives its packet the reply that asked
+	// for it.
 	RefreshUsage UsageRefresher
 	// InstanceGrace is how long an instance sharing the database may go
 	// without a heartbeat before it is taken for lost (team mode); 0 is

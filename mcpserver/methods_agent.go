@@ -440,7 +440,7 @@ func (r *Registry) launch(ctx context.Context, spec supervisor.LaunchSpec, plan 
 func (r *Registry) recordProcess(ctx context.Context, s *supervisor.Session) {
 	conf := s.Info().Confinement
 	args, _ := json.Marshal(AgentStartedArgs{SessionID: s.ID(), PID: s.PID(), ProcStart: s.ProcStart(), Confinement: &conf})
-	if res := r.Invoke(ctx, Operator, TransportSupervisor, "agent.started", args); res.Err != nil && store.CodeOf(res.Err) != store.CodeInvalidState {
+	if res := r.Invoke(ctx, OperatorPrincipal(), TransportSupervisor, "agent.started", args); res.Err != nil && store.CodeOf(res.Err) != store.CodeInvalidState {
 		// invalid_state: the agent already exited and its session ended.
 		r.log.Error("record an agent's process", "session", s.ID(), "err", res.Err)
 	}
@@ -508,5 +508,5 @@ func (r *Registry) WaitTidy(ctx context.Context) error {
 // recorded.
 func (r *Registry) EndSession(ctx context.Context, args SessionEndArgs) error {
 	b, _ := json.Marshal(args)
-	return r.Invoke(ctx, Operator, TransportSupervisor, "session.end", b).Err
+	return r.Invoke(ctx, OperatorPrincipal(), TransportSupervisor, "session.end", b).Err
 }

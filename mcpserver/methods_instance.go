@@ -175,6 +175,6 @@ func (r *Registry) SweepLostInstances(ctx context.Context) (InstanceSwept, error
 	if err != nil || !silent {
 		return InstanceSwept{}, err
 	}
-	return Invoke(ctx, r, Operator, TransportSupervisor, MethodInstanceSweepLost,
+	return Invoke(ctx, r, OperatorPrincipal(), TransportSupervisor, MethodInstanceSweepLost,
 		InstanceSweepArgs{GraceMillis: r.instanceGrace.Milliseconds()})
 }

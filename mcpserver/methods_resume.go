@@ -208,7 +208,7 @@ func (r *Registry) findConversation(ctx context.Context, s *supervisor.Session, 
 			r.log.Warn("the agent's conversation id was not found; its session cannot be resumed", "session", spec.SessionID, "err", err)
 			return
 		}
-		if _, err := Invoke(ctx, r, Operator, TransportSupervisor, MethodAgentStarted, AgentStartedArgs{SessionID: spec.SessionID, ConversationID: id}); err != nil {
+		if _, err := Invoke(ctx, r, OperatorPrincipal(), TransportSupervisor, MethodAgentStarted, AgentStartedArgs{SessionID: spec.SessionID, ConversationID: id}); err != nil {
 			r.log.Warn("record the agent's conversation id", "session", spec.SessionID, "err", err)
 		}
 	}()

@@ -33,7 +33,7 @@ func TestConnectionSettings(t *testing.T) {
 	f := newFixture(t)
 	get := func() ConnectionSettings {
 		t.Helper()
-		res := f.invoke(Operator, TransportGUI, "connection.get", "")
+		res := f.invoke(OperatorPrincipal(), TransportGUI, "connection.get", "")
 		if res.Err != nil {
 			t.Fatal(res.Err)
 		}
@@ -63,7 +63,7 @@ func TestConnectionSettings(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			before := get()
 			args, _ := json.Marshal(c.in)
-			res := f.invoke(Operator, TransportGUI, "connection.put", string(args))
+			res := f.invoke(OperatorPrincipal(), TransportGUI, "connection.put", string(args))
 			if c.want == nil {
 				wantCode(t, res, store.CodeInvalidArgument)
 				if got := get(); got.ListenAddr != before.ListenAddr || !slices.Equal(got.AllowOrigins, before.AllowOrigins) {
@@ -104,7 +104,7 @@ func TestSavedOriginsApplyAtOnce(t *testing.T) {
 	put := func(origins ...string) {
 		t.Helper()
 		args, _ := json.Marshal(ConnectionSettings{AllowOrigins: origins})
-		if res := e.invoke(Operator, TransportGUI, "connection.put", string(args)); res.Err != nil {
+		if res := e.invoke(OperatorPrincipal(), TransportGUI, "connection.put", string(args)); res.Err != nil {
 			t.Fatal(res.Err)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 
 // startup calls name as the daemon does while it starts.
 func startup[In, Out any](f *fixture, name Name[In, Out], in In) (Out, error) {
-	return Invoke(context.Background(), f.reg, Operator, TransportStartup, name, in)
+	return Invoke(context.Background(), f.reg, OperatorPrincipal(), TransportStartup, name, in)
 }
 
 // clientKeyID is the key id the database records as the client token's.
@@ -77,7 +77,7 @@ func TestStartupMethodsRefuseOtherTransports(t *testing.T) {
 		for _, c := range []struct {
 			p  Principal
 			tr Transport
-		}{{Operator, TransportRPC}, {Operator, TransportGUI}, {Operator, TransportSupervisor}, {TokenPrincipal(agent), TransportMCP}} {
+		}{{OperatorPrincipal(), TransportRPC}, {OperatorPrincipal(), TransportGUI}, {OperatorPrincipal(), TransportSupervisor}, {TokenPrincipal(agent), TransportMCP}} {
 			wantCode(t, f.invoke(c.p, c.tr, method, args), store.CodeToolHidden)
 		}
 	}

@@ -36,7 +36,7 @@ func (f *fixture) authenticate(t testing.TB, raw string) (store.Token, error) {
 func TestTokenCreate(t *testing.T) {
 	f := newFixture(t)
 	args := `{"label":"ci","kind":"session","expires_in_seconds":60}`
-	res := f.invoke(Operator, TransportRPC, "token.create", args)
+	res := f.invoke(OperatorPrincipal(), TransportRPC, "token.create", args)
 	wantCode(t, res, "ok")
 	created := res.Value.(TokenCreated)
 	tok, err := f.authenticate(t, created.Secret)
@@ -71,7 +71,7 @@ func TestTokenCreate(t *testing.T) {
 
 	// Explicit grants, scoped.
 	repo := f.registerRepo(t, "/src/a")
-	res = f.invoke(Operator, TransportRPC, "token.create", fmt.Sprintf(`{"label":"a","grants":[{"capability":"work:read","repositories":[%q]}]}`, repo.ID))
+	res = f.invoke(OperatorPrincipal(), TransportRPC, "token.create", fmt.Sprintf(`{"label":"a","grants":[{"capability":"work:read","repositories":[%q]}]}`, repo.ID))
 	wantCode(t, res, "ok")
 	if g := res.Value.(TokenCreated).Token.Grants; len(g) != 1 || g[0].Capability != store.CapWorkRead || g[0].Repositories[0] != repo.ID {
 		t.Errorf("grants %+v", g)
@@ -89,7 +89,7 @@ func TestTokenCreate(t *testing.T) {
 		`{"expires_in_seconds":-60}`, // nor a token that never expires
 	} {
 		before := len(f.audit(t))
-		wantCode(t, f.invoke(Operator, TransportRPC, "token.create", bad), store.CodeInvalidArgument)
+		wantCode(t, f.invoke(OperatorPrincipal(), TransportRPC, "token.create", bad), store.CodeInvalidArgument)
 		var n int
 		f.view(t, func(tx *store.Tx) error { toks, err := tx.Tokens(); n = len(toks); return err })
 		if n != 2 {
@@ -108,13 +108,13 @@ func TestTokenListHoldsNoSecrets(t *testing.T) {
 	revoked, revokedRaw := f.createToken(t, store.TokenSpec{Label: "revoked", Grants: allGrants()})
 	past := f.clock.Now().Add(-time.Second)
 	_, expiredRaw := f.createToken(t, store.TokenSpec{Label: "expired", ExpiresAt: &past})
-	wantCode(t, f.invoke(Operator, TransportRPC, "token.revoke", fmt.Sprintf(`{"keyid":%q}`, revoked.KeyID)), "ok")
+	wantCode(t, f.invoke(OperatorPrincipal(), TransportRPC, "token.revoke", fmt.Sprintf(`{"keyid":%q}`, revoked.KeyID)), "ok")
 
 	for _, tc := range []struct {
 		args string
 		want int
 	}{{"", 2}, {`{"all":false}`, 2}, {`{"all":true}`, 4}} {
-		res := f.invoke(Operator, TransportRPC, "token.list", tc.args)
+		res := f.invoke(OperatorPrincipal(), TransportRPC, "token.list", tc.args)
 		wantCode(t, res, "ok")
 		b, err := json.Marshal(res.Value)
 		if err != nil {
@@ -149,17 +149,17 @@ func TestTokenRevoke(t *testing.T) {
 	client, clientRaw := f.createClientToken(t)
 	other, otherRaw := f.createToken(t, store.TokenSpec{Label: "other", Grants: allGrants()})
 
-	res := f.invoke(Operator, TransportRPC, "token.revoke", fmt.Sprintf(`{"keyid":%q}`, other.KeyID))
+	res := f.invoke(OperatorPrincipal(), TransportRPC, "token.revoke", fmt.Sprintf(`{"keyid":%q}`, other.KeyID))
 	wantCode(t, res, "ok")
 	if _, err := f.authenticate(t, otherRaw); store.CodeOf(err) != store.CodeTokenRevoked {
 		t.Errorf("revoked token authenticates with %v", err)
 	}
 	// Revoking twice is fine; an unknown key id is not found.
-	wantCode(t, f.invoke(Operator, TransportRPC, "token.revoke", fmt.Sprintf(`{"keyid":%q}`, other.KeyID)), "ok")
-	wantCode(t, f.invoke(Operator, TransportRPC, "token.revoke", `{"keyid":"0000000000000000"}`), store.CodeNotFound)
+	wantCode(t, f.invoke(OperatorPrincipal(), TransportRPC, "token.revoke", fmt.Sprintf(`{"keyid":%q}`, other.KeyID)), "ok")
+	wantCode(t, f.invoke(OperatorPrincipal(), TransportRPC, "token.revoke", `{"keyid":"0000000000000000"}`), store.CodeNotFound)
 
 	// The client token is rotated, never revoked.
-	res = f.invoke(Operator, TransportRPC, "token.revoke", fmt.Sprintf(`{"keyid":%q}`, client.KeyID))
+	res = f.invoke(OperatorPrincipal(), TransportRPC, "token.revoke", fmt.Sprintf(`{"keyid":%q}`, client.KeyID))
 	wantCode(t, res, store.CodeInvalidArgument)
 	if _, err := f.authenticate(t, clientRaw); err != nil {
 		t.Errorf("client token after a refused revoke: %v", err)
@@ -189,7 +189,7 @@ func TestTokenRotateClient(t *testing.T) {
 		})
 		seen = append(seen, fmt.Sprintf("setting=%s new=%v old=%s", setting, newErr, store.CodeOf(oldErr)))
 	}
-	res := f.invoke(Operator, TransportGUI, "token.rotate", "")
+	res := f.invoke(OperatorPrincipal(), TransportGUI, "token.rotate", "")
 	wantCode(t, res, "ok")
 	created := res.Value.(TokenCreated)
 	if got := f.env.rotations(); len(got) != 1 || got[0] != created.Secret {
@@ -208,19 +208,19 @@ func TestTokenRotateClient(t *testing.T) {
 
 	// Rotation by explicit key id works the same, and is refused for the
 	// key id just revoked.
-	res = f.invoke(Operator, TransportRPC, "token.rotate", fmt.Sprintf(`{"keyid":%q}`, nt.KeyID))
+	res = f.invoke(OperatorPrincipal(), TransportRPC, "token.rotate", fmt.Sprintf(`{"keyid":%q}`, nt.KeyID))
 	wantCode(t, res, "ok")
 	if n := len(f.env.rotations()); n != 2 {
 		t.Errorf("%d rotations handed over, want 2", n)
 	}
-	res = f.invoke(Operator, TransportRPC, "token.rotate", fmt.Sprintf(`{"keyid":%q}`, nt.KeyID))
+	res = f.invoke(OperatorPrincipal(), TransportRPC, "token.rotate", fmt.Sprintf(`{"keyid":%q}`, nt.KeyID))
 	wantCode(t, res, store.CodeTokenRevoked)
 	if n := len(f.env.rotations()); n != 2 {
 		t.Errorf("a refused rotation handed over a token (%d calls)", n)
 	}
 
 	// token.client answers what the Env holds.
-	cl := f.invoke(Operator, TransportRPC, "token.client", "")
+	cl := f.invoke(OperatorPrincipal(), TransportRPC, "token.client", "")
 	wantCode(t, cl, "ok")
 	got := cl.Value.(ClientToken)
 	if got.Secret != f.env.rotations()[1] {
@@ -240,7 +240,7 @@ func TestTokenRotateClientKeepFails(t *testing.T) {
 	f := newFixture(t)
 	f.createClientToken(t)
 	f.env.rotateErr = errors.New("keyring unavailable")
-	res := f.invoke(Operator, TransportGUI, "token.rotate", "")
+	res := f.invoke(OperatorPrincipal(), TransportGUI, "token.rotate", "")
 	wantCode(t, res, "ok")
 	raw := res.Value.(TokenCreated).Secret
 	if _, err := f.authenticate(t, raw); err != nil {
@@ -262,7 +262,7 @@ func TestTokenRotateOther(t *testing.T) {
 	old, oldRaw := f.createToken(t, store.TokenSpec{Label: "sess", Kind: store.KindSession, SessionID: "ses_9", ExpiresAt: &exp,
 		Grants: []store.Grant{{Capability: store.CapWorkClaim, Repositories: []string{"repo_a"}}}})
 
-	res := f.invoke(Operator, TransportRPC, "token.rotate", fmt.Sprintf(`{"keyid":%q}`, old.KeyID))
+	res := f.invoke(OperatorPrincipal(), TransportRPC, "token.rotate", fmt.Sprintf(`{"keyid":%q}`, old.KeyID))
 	wantCode(t, res, "ok")
 	nt := res.Value.(TokenCreated).Token
 	if nt.SessionID != "ses_9" || nt.Kind != store.KindSession || nt.ExpiresAt == nil || !nt.ExpiresAt.Equal(exp) || fmt.Sprint(nt.Grants) != fmt.Sprint(old.Grants) {
@@ -280,19 +280,19 @@ func TestTokenRotateOther(t *testing.T) {
 		}
 		return nil
 	})
-	wantCode(t, f.invoke(Operator, TransportRPC, "token.rotate", `{"keyid":"ffffffffffffffff"}`), store.CodeNotFound)
+	wantCode(t, f.invoke(OperatorPrincipal(), TransportRPC, "token.rotate", `{"keyid":"ffffffffffffffff"}`), store.CodeNotFound)
 }
 
 // Without a client token recorded, rotate with no key id is not found and
 // touches nothing.
 func TestTokenRotateNoClient(t *testing.T) {
 	f := newFixture(t)
-	wantCode(t, f.invoke(Operator, TransportRPC, "token.rotate", ""), store.CodeNotFound)
+	wantCode(t, f.invoke(OperatorPrincipal(), TransportRPC, "token.rotate", ""), store.CodeNotFound)
 	// fakeEnv answers "", which the database does not know.
-	wantCode(t, f.invoke(Operator, TransportRPC, "token.client", ""), store.CodeNotFound)
+	wantCode(t, f.invoke(OperatorPrincipal(), TransportRPC, "token.client", ""), store.CodeNotFound)
 	if n := len(f.env.rotations()); n != 0 {
 		t.Errorf("ClientTokenRotated called %d times", n)
 	}
 	r := New(f.db, Options{}) // the offline Env holds no client token
-	wantCode(t, r.Invoke(t.Context(), Operator, TransportRPC, "token.client", nil), store.CodeNotFound)
+	wantCode(t, r.Invoke(t.Context(), OperatorPrincipal(), TransportRPC, "token.client", nil), store.CodeNotFound)
 }

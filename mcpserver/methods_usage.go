@@ -11,9 +11,10 @@ import (
 // CLI's own files give it (the daemon reads them with the usage package).
 const MethodAgentUsage Name[AgentUsageArgs, struct{}] = "agent.usage"
 
-// UsageRefresher reads and records a supervised session's usage now
-// (Options.RefreshUsage).
-type UsageRefresher func(ctx context.Context, sessionID string)
+// UsageRefresher reads a supervised session's usage now, as its CLI's
+// files give it (Options.RefreshUsage); ok is false when there is none to
+// record yet.
+type UsageRefresher func(ctx context.Context, sessionID string) (u store.Usage, ok bool)
 
 // AgentUsageArgs are the arguments of agent.usage: the session's usage so
 // far, all of it (not an increment), or Source "none" for a CLI that
@@ -55,12 +56,17 @@ func withUsage(tx *store.Tx, agents []supervisor.Info) []AgentInfo {
 	return out
 }
 
-// refreshSessionUsage has the daemon read a session's usage before a
-// lease ends (work.complete's Prepare, once the call is authorized), so
-// the packet's share includes the reply that ended it rather than waiting
-// for the next poll.
-func (r *Registry) refreshSessionUsage(c *Call, sessionID string) {
-	if r.refreshUsage != nil {
-		r.refreshUsage(c.Ctx, sessionID)
+// sessionUsage has the daemon read a session's usage before a lease ends
+// (work.complete's Prepare, once the call is authorized), so that the
+// completion records it in its own transaction and the packet's share
+// includes the reply that ended it rather than waiting for the next poll.
+// nil when there is nothing to record.
+func (r *Registry) sessionUsage(c *Call, sessionID string) *store.Usage {
+	if r.refreshUsage == nil {
+		return nil
 	}
+	if u, ok := r.refreshUsage(c.Ctx, sessionID); ok {
+		return &u
+	}
+	return nil
 }

@@ -351,10 +351,21 @@ func (r *Registry) registerWork() {
 			if err != nil {
 				return PacketResult{}, err
 			}
-			changes, _ := prepared.(*store.PacketChanges) // nil outside a worktree
+			var done completion
+			if d, ok := prepared.(*completion); ok {
+				done = *d
+			}
+			changes := done.changes // nil outside a worktree
 			ses, err := c.session(in.SessionID)
 			if err != nil {
 				return PacketResult{}, err
+			}
+			if done.usage != nil {
+				// Before the packet completes: its share of the session's
+				// usage includes the reply that completed it.
+				if _, err := c.Tx.RecordSessionUsage(ses, *done.usage); err != nil {
+					return PacketResult{}, err
+				}
 			}
 			p, err := c.Tx.CompletePacket(in.PacketID, ses, in.LeaseID, in.Summary, changes)
 			if err != nil {

@@ -20,7 +20,7 @@ func TestAwaitCarriesWorkspace(t *testing.T) {
 	p := TokenPrincipal(tok)
 
 	for _, repo := range []string{a.ID, b.ID} {
-		if _, err := Invoke(ctx, f.reg, Operator, TransportGUI, MethodWorkCreate, WorkCreateArgs{RepositoryID: repo, Title: "t"}); err != nil {
+		if _, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportGUI, MethodWorkCreate, WorkCreateArgs{RepositoryID: repo, Title: "t"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -28,7 +28,7 @@ func TestAwaitCarriesWorkspace(t *testing.T) {
 	wantCode(t, opened, "ok")
 	ses := opened.Value.(ReportResult).SessionID
 	ws := store.Workspace{Path: "/data/worktrees/" + a.ID + "/" + ses, Branch: "switchboard/x-fix", BaseBranch: "main", BaseCommit: strings.Repeat("ab", 20)}
-	if _, err := Invoke(ctx, f.reg, Operator, TransportSupervisor, MethodAgentWorkspace, AgentWorkspaceArgs{SessionID: ses, Workspace: ws}); err != nil {
+	if _, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportSupervisor, MethodAgentWorkspace, AgentWorkspaceArgs{SessionID: ses, Workspace: ws}); err != nil {
 		t.Fatalf("agent.workspace: %v", err)
 	}
 
@@ -47,16 +47,16 @@ func TestRepositoryConfigure(t *testing.T) {
 	ctx := context.Background()
 	repo := f.registerRepo(t, "/src/a")
 	set := RepositoryConfigureArgs{RepositoryID: repo.ID, RepositorySettings: store.RepositorySettings{Isolation: store.IsolationNone, Base: "develop"}}
-	out, err := Invoke(ctx, f.reg, Operator, TransportRPC, MethodRepositoryConfigure, set)
+	out, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportRPC, MethodRepositoryConfigure, set)
 	if err != nil || out.Repository.RepositorySettings != set.RepositorySettings {
 		t.Fatalf("repository.configure = %+v, %v", out, err)
 	}
-	list, err := Invoke(ctx, f.reg, Operator, TransportRPC, MethodRepositoryList, NoArgs{})
+	list, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportRPC, MethodRepositoryList, NoArgs{})
 	if err != nil || len(list.Repositories) != 1 || list.Repositories[0].Base != "develop" || list.Repositories[0].Isolation != store.IsolationNone {
 		t.Fatalf("repository.list after configure: %+v, %v", list, err)
 	}
 	set.Isolation = "vm"
-	if _, err := Invoke(ctx, f.reg, Operator, TransportRPC, MethodRepositoryConfigure, set); store.CodeOf(err) != store.CodeInvalidArgument {
+	if _, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportRPC, MethodRepositoryConfigure, set); store.CodeOf(err) != store.CodeInvalidArgument {
 		t.Errorf("configure with isolation vm: %v", err)
 	}
 }

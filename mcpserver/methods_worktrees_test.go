@@ -40,7 +40,7 @@ func TestWorkspaceListDiskBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		ws := store.Workspace{Path: made.Path, Branch: made.Branch, BaseBranch: made.BaseBranch, BaseCommit: made.BaseCommit}
-		if _, err := Invoke(ctx, f.reg, Operator, TransportSupervisor, MethodAgentWorkspace, AgentWorkspaceArgs{SessionID: ses, Workspace: ws}); err != nil {
+		if _, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportSupervisor, MethodAgentWorkspace, AgentWorkspaceArgs{SessionID: ses, Workspace: ws}); err != nil {
 			t.Fatal(err)
 		}
 		return ses, made
@@ -61,7 +61,7 @@ func TestWorkspaceListDiskBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	list, err := Invoke(ctx, f.reg, Operator, TransportGUI, MethodWorkspaceList, NoArgs{})
+	list, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportGUI, MethodWorkspaceList, NoArgs{})
 	if err != nil {
 		t.Fatal(err)
 	}

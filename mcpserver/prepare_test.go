@@ -68,7 +68,7 @@ func TestPrepareHook(t *testing.T) {
 	f.reg.Register(m)
 	args := fmt.Sprintf(`{"packet_id":%q}`, pkt)
 
-	res := f.invoke(Operator, TransportRPC, "test.prepare", args)
+	res := f.invoke(OperatorPrincipal(), TransportRPC, "test.prepare", args)
 	wantCode(t, res, "ok")
 	if res.Value != "fix it" || viewed != 1 || !outside {
 		t.Fatalf("operator: value %v, viewed %d, outside %v", res.Value, viewed, outside)
@@ -84,7 +84,7 @@ func TestPrepareHook(t *testing.T) {
 	// Prepare's denial is the handler's to return: the operator gets it,
 	// the caller out of scope still gets only the scope denial.
 	fail = "deny"
-	if res := f.invoke(Operator, TransportRPC, "test.prepare", args); res.Code() != store.CodeInvalidState || f.auditRecord(t, res.AuditID).Outcome != string(store.CodeInvalidState) {
+	if res := f.invoke(OperatorPrincipal(), TransportRPC, "test.prepare", args); res.Code() != store.CodeInvalidState || f.auditRecord(t, res.AuditID).Outcome != string(store.CodeInvalidState) {
 		t.Errorf("operator with a failing Prepare: %v", res.Err)
 	}
 	res = f.invoke(stranger, TransportMCP, "test.prepare", args)
@@ -95,5 +95,5 @@ func TestPrepareHook(t *testing.T) {
 
 	// A panic in Prepare is an internal error, not a crash.
 	fail = "panic"
-	wantCode(t, f.invoke(Operator, TransportRPC, "test.prepare", args), store.CodeInternal)
+	wantCode(t, f.invoke(OperatorPrincipal(), TransportRPC, "test.prepare", args), store.CodeInternal)
 }

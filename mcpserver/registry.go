@@ -28,8 +28,10 @@ type Registry struct {
 	// origins caches the browser origins saved in Settings.
 	origins savedOrigins
 	methods map[string]*Method
-	order   []string
-	agents  *supervisor.Supervisor // nil where no agents run
+	// tools maps each method's MCP tool name to it.
+	tools  map[string]*Method
+	order  []string
+	agents *supervisor.Supervisor // nil where no agents run
 	// worktrees is Options.Worktrees.
 	worktrees string
 	sandbox   *Sandbox // nil: agents start unconfined
@@ -61,7 +63,7 @@ func NewRegistry(db *store.DB, opts Options) *Registry {
 	}
 	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, agents: opts.Agents, worktrees: opts.Worktrees, sandbox: opts.Sandbox,
 		instanceGrace: cmp.Or(opts.InstanceGrace, DefaultInstanceGrace),
-		methods:       map[string]*Method{}, commit: newGroupCommitter(db), sig: newSignals()}
+		methods:       map[string]*Method{}, tools: map[string]*Method{}, commit: newGroupCommitter(db), sig: newSignals()}
 }
 
 // HearOtherInstances has the instances that share the registry's database
@@ -98,12 +100,11 @@ func (r *Registry) Register(m Method) {
 	_, m.takesRepository = schema.Properties["repository_id"]
 	// Two names that map to one tool name would leave one method unreachable
 	// over MCP: the SDK silently replaces a tool added under a taken name.
-	for _, n := range r.order {
-		if ToolName(n) == ToolName(m.Name) {
-			panic("mcpserver: methods " + n + " and " + m.Name + " share the tool name " + ToolName(m.Name))
-		}
+	tool := ToolName(m.Name)
+	if other, dup := r.tools[tool]; dup {
+		panic("mcpserver: methods " + other.Name + " and " + m.Name + " share the tool name " + tool)
 	}
-	r.methods[m.Name] = &m
+	r.methods[m.Name], r.tools[tool] = &m, &m
 	r.order = append(r.order, m.Name)
 }
 
@@ -206,11 +207,7 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 		if waitKey != "" {
 			wake = r.sig.wait(waitKey)
 		}
-		if m.Flags&Slow != 0 {
-			res, err = r.attemptView(call, rec, start)
-		} else {
-			res, err = r.attempt(call, rec, start)
-		}
+		res, err = r.attempt(call, rec, start)
 		var wf waitFor
 		if !errors.As(err, &wf) {
 			break
@@ -287,30 +284,65 @@ func (r *Registry) TraceChanged(sessionID string) <-chan struct{} {
 	return r.sig.wait(traceKey(sessionID))
 }
 
-// attempt runs the call once in a shared transaction. The function may run
-// more than once (group commit retries a batch without a failed member), so
-// it starts from a clean slate each time.
+// attempt runs the call once: authorization, the handler and its audit
+// record in one write transaction shared with other calls (group commit),
+// which may run it more than once, so it starts from a clean slate each
+// time. A Slow call's handler reads in a transaction of its own first, so
+// that a long read holds up nobody's writes; its token is checked again in
+// the write, so a token revoked during the read still makes it a denial.
+//
+// A long poll with nothing yet (its handler returned WaitFor) leaves no
+// audit record and commits what it did (the token's use): failing it would
+// roll back, and run again, every other call in its batch.
 func (r *Registry) attempt(call *Call, rec store.AuditRecord, start time.Time) (Result, error) {
-	res := Result{Method: rec.Method}
+	slow := call.Method.Flags&Slow != 0
+	read := Result{Method: rec.Method}
+	if slow {
+		var failed error
+		err := r.db.View(func(tx *store.Tx) error {
+			call.reset(tx)
+			if read.Err = authorize(tx, call); read.Err == nil {
+				read.Value, failed = runHandler(call.Method, call)
+			}
+			return nil
+		})
+		if err != nil {
+			return read, err
+		}
+		if failed != nil {
+			return read, errRollback{failed}
+		}
+	}
+	var res Result
+	var wait waitFor
 	err := r.commit.update(func(tx *store.Tx) error {
 		call.reset(tx)
-		res.Value, res.Err, res.AuditID = nil, nil, ""
+		res, wait = read, waitFor{}
 		rec.DurationMicros = time.Since(start).Microseconds()
-		if err := authorize(tx, call); err != nil {
-			// Nothing was written: the denial's record commits right here.
-			res.Err = err
+		if res.Err == nil {
+			if err := authorize(tx, call); err != nil {
+				// Nothing was written: the denial's record commits here.
+				res.Err, res.Value = err, nil
+			} else {
+				if err := markUsed(tx, call); err != nil {
+					return err
+				}
+				rec.Repository = call.RepositoryID
+				if !slow {
+					v, err := runHandler(call.Method, call)
+					if errors.As(err, &wait) {
+						return nil
+					}
+					if err != nil {
+						return errRollback{err}
+					}
+					res.Value = v
+				}
+			}
+		}
+		rec.Outcome = "ok"
+		if res.Err != nil {
 			rec.Outcome = string(res.Code())
-		} else {
-			if err := markUsed(tx, call); err != nil {
-				return err
-			}
-			rec.Repository = call.RepositoryID
-			v, err := runHandler(call.Method, call)
-			if err != nil {
-				return errRollback{err}
-			}
-			res.Value = v
-			rec.Outcome = "ok"
 		}
 		if rec.SessionID == "" && ownSession(tx, call.SessionID, rec.KeyID) {
 			// An external agent names its session in the arguments.
@@ -326,71 +358,9 @@ func (r *Registry) attempt(call *Call, rec store.AuditRecord, start time.Time) (
 		}
 		return traceCall(tx, call.SessionID, &rec)
 	})
-	var rb errRollback
-	if errors.As(err, &rb) {
-		var wf waitFor
-		if errors.As(rb.err, &wf) {
-			return res, wf
-		}
+	if err == nil && wait.key != "" {
+		return res, wait
 	}
-	return res, err
-}
-
-// attemptView runs a Slow call: the handler in a read transaction, then the
-// audit record in the shared write transaction, where the token is checked
-// again (and marked used), so a token revoked during the read still makes
-// the call a denial.
-func (r *Registry) attemptView(call *Call, rec store.AuditRecord, start time.Time) (Result, error) {
-	res := Result{Method: rec.Method}
-	var failed error
-	err := r.db.View(func(tx *store.Tx) error {
-		call.reset(tx)
-		if err := authorize(tx, call); err != nil {
-			res.Err = err
-			return nil
-		}
-		v, err := runHandler(call.Method, call)
-		if err != nil {
-			failed = err
-			return nil
-		}
-		res.Value = v
-		return nil
-	})
-	if err != nil {
-		return res, err
-	}
-	if failed != nil {
-		return res, errRollback{failed}
-	}
-	err = r.commit.update(func(tx *store.Tx) error {
-		call.reset(tx)
-		res.AuditID = ""
-		rec.DurationMicros = time.Since(start).Microseconds()
-		if res.Err == nil {
-			if err := authorize(tx, call); err != nil {
-				res.Err, res.Value = err, nil
-			} else {
-				if err := markUsed(tx, call); err != nil {
-					return err
-				}
-				rec.Repository = call.RepositoryID
-			}
-		}
-		rec.Outcome = "ok"
-		if res.Err != nil {
-			rec.Outcome = string(res.Code())
-		}
-		if err := tx.AppendAudit(&rec); err != nil {
-			return err
-		}
-		res.AuditID = rec.ID
-		if call.Method.Flags&ReadOnly == 0 {
-			// The other instances' windows follow changes too.
-			tx.Notify(changedKey)
-		}
-		return traceCall(tx, call.SessionID, &rec)
-	})
 	return res, err
 }
 
@@ -473,12 +443,8 @@ func (r *Registry) MethodForTool(name string) (*Method, bool) {
 	if m, ok := r.methods[name]; ok {
 		return m, true
 	}
-	for _, n := range r.order {
-		if ToolName(n) == name {
-			return r.methods[n], true
-		}
-	}
-	return nil, false
+	m, ok := r.tools[name]
+	return m, ok
 }
 
 // ---- authorization: the one place tokens and grants are looked at ----

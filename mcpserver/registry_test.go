@@ -105,7 +105,7 @@ func TestInvokeUnknownMethod(t *testing.T) {
 	for _, tc := range []struct {
 		p  Principal
 		tr Transport
-	}{{p, TransportMCP}, {Operator, TransportRPC}} {
+	}{{p, TransportMCP}, {OperatorPrincipal(), TransportRPC}} {
 		res := f.invoke(tc.p, tc.tr, "no.such_method", `{"a":1}`)
 		wantCode(t, res, store.CodeMethodUnknown)
 		rec := f.auditRecord(t, res.AuditID)
@@ -123,7 +123,7 @@ func TestInvokeHiddenMethod(t *testing.T) {
 	grants := append(allGrants(), store.Grant{Capability: store.CapAdmin, Repositories: []string{"*"}})
 	tok, _ := f.createToken(t, store.TokenSpec{Label: "admin-ish", Grants: grants})
 	for _, tr := range []Transport{TransportMCP, TransportMCPSSE, TransportMCPStdio} {
-		for _, p := range []Principal{TokenPrincipal(tok), Operator} {
+		for _, p := range []Principal{TokenPrincipal(tok), OperatorPrincipal()} {
 			res := f.invoke(p, tr, "token.list", "")
 			wantCode(t, res, store.CodeToolHidden)
 			if res.Value != nil {
@@ -136,7 +136,7 @@ func TestInvokeHiddenMethod(t *testing.T) {
 		}
 	}
 	for _, tr := range []Transport{TransportRPC, TransportGUI} {
-		res := f.invoke(Operator, tr, "token.list", "")
+		res := f.invoke(OperatorPrincipal(), tr, "token.list", "")
 		wantCode(t, res, "ok")
 	}
 }
@@ -304,7 +304,7 @@ func TestInvokeSuccessAudit(t *testing.T) {
 	tok, _ := f.createToken(t, store.TokenSpec{Label: "session", Kind: store.KindSession, SessionID: "ses_1", Grants: allGrants()})
 	repo := f.registerRepo(t, "/src/app")
 	args := fmt.Sprintf(`{"repository_id":%q}`, repo.ID)
-	f.invoke(Operator, TransportRPC, "nope", "") // a record to chain to
+	f.invoke(OperatorPrincipal(), TransportRPC, "nope", "") // a record to chain to
 	before := len(f.audit(t))
 
 	res := f.invoke(TokenPrincipal(tok), TransportMCPStdio, "status", args)
@@ -339,7 +339,7 @@ func TestInvokeSuccessAudit(t *testing.T) {
 		t.Errorf("status counted %d audit records before its own, want %d", st.Counts.AuditRecords, before)
 	}
 
-	op := f.invoke(Operator, TransportGUI, "status", "")
+	op := f.invoke(OperatorPrincipal(), TransportGUI, "status", "")
 	wantCode(t, op, "ok")
 	if p := op.Value.(StatusResult).Principal; p != "operator" {
 		t.Errorf("operator status principal %q", p)
@@ -370,13 +370,13 @@ func TestInvokeTouchesToken(t *testing.T) {
 func TestRepositoryMethods(t *testing.T) {
 	f := newFixture(t)
 	tok, _ := f.createClientToken(t)
-	res := f.invoke(Operator, TransportRPC, "repository.register", `{"path":"/src/web","name":"web"}`)
+	res := f.invoke(OperatorPrincipal(), TransportRPC, "repository.register", `{"path":"/src/web","name":"web"}`)
 	wantCode(t, res, "ok")
 	repo := res.Value.(RepositoryRegistered).Repository
 	if !strings.HasPrefix(repo.ID, "repo_") || repo.Name != "web" || repo.Path != "/src/web" {
 		t.Errorf("registered %+v", repo)
 	}
-	wantCode(t, f.invoke(Operator, TransportRPC, "repository.register", `{"path":"relative"}`), store.CodeInvalidArgument)
+	wantCode(t, f.invoke(OperatorPrincipal(), TransportRPC, "repository.register", `{"path":"relative"}`), store.CodeInvalidArgument)
 	// Not over MCP, whatever the token.
 	wantCode(t, f.invoke(TokenPrincipal(tok), TransportMCP, "repository.register", `{"path":"/src/x"}`), store.CodeToolHidden)
 
@@ -409,11 +409,11 @@ func TestAuditQueryAndVerify(t *testing.T) {
 	r.Invoke(t.Context(), cp, TransportMCP, "test.deny", nil)
 	r.Invoke(t.Context(), cp, TransportMCP, "test.fail", nil)
 	r.Invoke(t.Context(), cp, TransportMCP, "test.ok", nil)
-	created := f.invoke(Operator, TransportRPC, "token.create", `{"label":"x","kind":"session"}`)
+	created := f.invoke(OperatorPrincipal(), TransportRPC, "token.create", `{"label":"x","kind":"session"}`)
 	wantCode(t, created, "ok")
-	f.invoke(Operator, TransportRPC, "token.rotate", "")
-	f.invoke(Operator, TransportRPC, "token.revoke", fmt.Sprintf(`{"keyid":%q}`, created.Value.(TokenCreated).Token.KeyID))
-	f.invoke(Operator, TransportGUI, "repository.register", `{"path":"/src/a"}`)
+	f.invoke(OperatorPrincipal(), TransportRPC, "token.rotate", "")
+	f.invoke(OperatorPrincipal(), TransportRPC, "token.revoke", fmt.Sprintf(`{"keyid":%q}`, created.Value.(TokenCreated).Token.KeyID))
+	f.invoke(OperatorPrincipal(), TransportGUI, "repository.register", `{"path":"/src/a"}`)
 	total := len(f.audit(t))
 	if total != 13 {
 		t.Fatalf("%d audit records, want 13 (one per call)", total)
@@ -435,7 +435,7 @@ func TestAuditQueryAndVerify(t *testing.T) {
 	}
 	wantCode(t, f.invoke(TokenPrincipal(fresh), TransportMCP, "audit.query", `{"bogus":1}`), store.CodeInvalidArgument)
 
-	v := f.invoke(Operator, TransportRPC, "audit.verify", "")
+	v := f.invoke(OperatorPrincipal(), TransportRPC, "audit.verify", "")
 	wantCode(t, v, "ok")
 	out := remarshal(t, v.Value).(map[string]any)
 	if out["ok"] != true {
@@ -498,7 +498,7 @@ func TestAuditQueryScopedToken(t *testing.T) {
 	if n := len(res.Value.(AuditRecords).Records); n != 3 {
 		t.Errorf("client token sees %d status records, want 3", n)
 	}
-	wantCode(t, f.invoke(Operator, TransportRPC, "audit.query", ``), "ok")
+	wantCode(t, f.invoke(OperatorPrincipal(), TransportRPC, "audit.query", ``), "ok")
 }
 
 // When the database fails, the call is an internal error, logged, and
@@ -508,7 +508,7 @@ func TestInvokeDatabaseClosed(t *testing.T) {
 	if err := f.db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	res := f.invoke(Operator, TransportRPC, "status", "")
+	res := f.invoke(OperatorPrincipal(), TransportRPC, "status", "")
 	if res.Code() != store.CodeInternal || res.AuditID != "" || res.Value != nil {
 		t.Errorf("on a closed database: %+v", res)
 	}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/switchboard-dev/switchboard/gitcmd"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor/confine"
 	"github.com/switchboard-dev/switchboard/workspace"
@@ -24,7 +23,7 @@ type Sandbox struct {
 
 // policyFor is what session agent may reach: its worktree, and in the
 // repository's .git only what a worktree must write (the objects, its own
-// admin folder, Switchboard's branches and their logs), never the config,
+// admin folder, its own branch's ref folder and its log), never the config,
 // the hooks, info/ or the person's branches, which would let it run code
 // as the person at their next git or move their main. An agent in the
 // repository's folder itself may write the folder, but not .git's config,
@@ -35,14 +34,13 @@ func (r *Registry) policyFor(ctx context.Context, repoPath string, ws *store.Wor
 		return nil, nil
 	}
 	p := &confine.Policy{Hidden: slices.Concat(sb.Hidden, hidden)}
-	out, err := gitcmd.Run(ctx, repoPath, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	common, err := workspace.CommonDir(ctx, repoPath)
 	if err != nil {
 		if ws != nil {
-			return nil, fmt.Errorf("find the repository's .git: %w", err)
+			return nil, err
 		}
-		out = nil // not a git repository: only its folder
+		common = "" // not a git repository: only its folder
 	}
-	common := strings.TrimSpace(string(out))
 	if ws == nil {
 		p.Dir = repoPath
 		p.Writable = append(p.Writable, repoPath)
@@ -66,14 +64,32 @@ func (r *Registry) policyFor(ctx context.Context, repoPath string, ws *store.Wor
 	// What in its own admin folder points git elsewhere stays as git made
 	// it.
 	p.ReadOnly = append(p.ReadOnly, filepath.Join(admin, "commondir"), filepath.Join(admin, "gitdir"))
+	own, err := ownRefFolder(ws.Branch)
+	if err != nil {
+		return nil, err
+	}
 	for _, d := range []string{"refs/heads", "logs/refs/heads"} {
-		dir := filepath.Join(common, d, strings.TrimSuffix(workspace.BranchPrefix, "/"))
+		dir := filepath.Join(common, d, own)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("make %s: %w", d, err)
 		}
 		p.Writable = append(p.Writable, dir)
 	}
 	return p, nil
+}
+
+// ownRefFolder is the folder under refs/heads that holds branch and no
+// other agent's: git updates a ref by writing a lock file beside it and
+// renaming it into place, so the writable unit is a folder, and each
+// session's branch has one of its own (switchboard/<short id>/<slug>). A
+// branch made before that (switchboard/<short id>-<slug>) shares
+// switchboard/ with the branches of that time.
+func ownRefFolder(branch string) (string, error) {
+	rest, ok := strings.CutPrefix(branch, workspace.BranchPrefix)
+	if !ok || rest == "" || strings.Contains(branch, "..") {
+		return "", fmt.Errorf("the session's branch %q is not one Switchboard made", branch)
+	}
+	return filepath.Dir(filepath.FromSlash(branch)), nil
 }
 
 // worktreeAdmin finds the worktree's folder under common/worktrees by the

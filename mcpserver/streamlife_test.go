@@ -146,7 +146,7 @@ func TestStreamsEndWithTheirToken(t *testing.T) {
 			prepare: func(t *testing.T, e *eventsEnv) (string, string, func()) {
 				tok, raw := e.createToken(t, store.TokenSpec{Label: "viewer", Grants: allGrants()})
 				return raw, e.startSession(t), func() {
-					wantCode(t, e.invoke(Operator, TransportGUI, "token.revoke", `{"keyid":"`+tok.KeyID+`"}`), "ok")
+					wantCode(t, e.invoke(OperatorPrincipal(), TransportGUI, "token.revoke", `{"keyid":"`+tok.KeyID+`"}`), "ok")
 				}
 			},
 			status:  http.StatusUnauthorized,
@@ -170,7 +170,7 @@ func TestStreamsEndWithTheirToken(t *testing.T) {
 			prepare: func(t *testing.T, e *eventsEnv) (string, string, func()) {
 				raw, ses := e.sessionToken(t, true)
 				return raw, ses, func() {
-					wantCode(t, e.invoke(Operator, TransportGUI, "session.end", `{"session_id":"`+ses+`"}`), "ok")
+					wantCode(t, e.invoke(OperatorPrincipal(), TransportGUI, "session.end", `{"session_id":"`+ses+`"}`), "ok")
 				}
 			},
 			status:  http.StatusUnauthorized,
@@ -182,7 +182,7 @@ func TestStreamsEndWithTheirToken(t *testing.T) {
 			prepare: func(t *testing.T, e *eventsEnv) (string, string, func()) {
 				raw, ses := e.sessionToken(t, false)
 				return raw, ses, func() {
-					wantCode(t, e.invoke(Operator, TransportGUI, "session.end", `{"session_id":"`+ses+`"}`), "ok")
+					wantCode(t, e.invoke(OperatorPrincipal(), TransportGUI, "session.end", `{"session_id":"`+ses+`"}`), "ok")
 				}
 			},
 			status:  http.StatusBadRequest,

@@ -39,7 +39,7 @@ func bubbleToken(t *testing.T, reg *Registry, spec store.TokenSpec) store.Token 
 
 func bubbleInvoke(t *testing.T, reg *Registry, method, args string) {
 	t.Helper()
-	if res := reg.Invoke(t.Context(), Operator, TransportGUI, method, []byte(args)); res.Err != nil {
+	if res := reg.Invoke(t.Context(), OperatorPrincipal(), TransportGUI, method, []byte(args)); res.Err != nil {
 		t.Fatalf("%s: %v", method, res.Err)
 	}
 }
@@ -138,7 +138,7 @@ func TestAliveLifetimes(t *testing.T) {
 		reg := bubbleRegistry(t)
 		tok := bubbleToken(t, reg, store.TokenSpec{Label: "watched"})
 
-		op, stopOp := reg.Alive(t.Context(), Operator)
+		op, stopOp := reg.Alive(t.Context(), OperatorPrincipal())
 		time.Sleep(24 * time.Hour)
 		wantLive(t, op, "the operator, a day on")
 		stopOp()

@@ -79,7 +79,7 @@ func (f *fixture) createPacket(t *testing.T, repo string, extra map[string]any) 
 		args[k] = v
 	}
 	b, _ := json.Marshal(args)
-	res := f.reg.Invoke(t.Context(), Operator, TransportRPC, "work.create", b)
+	res := f.reg.Invoke(t.Context(), OperatorPrincipal(), TransportRPC, "work.create", b)
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
@@ -217,7 +217,7 @@ func TestQuestionAndAnswer(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	res := f.reg.Invoke(t.Context(), Operator, TransportRPC, "session.answer", json.RawMessage(fmt.Sprintf(`{"question_id":%q,"answer":"main"}`, q)))
+	res := f.reg.Invoke(t.Context(), OperatorPrincipal(), TransportRPC, "session.answer", json.RawMessage(fmt.Sprintf(`{"question_id":%q,"answer":"main"}`, q)))
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
@@ -240,7 +240,7 @@ func TestSessionEndReleasesLeases(t *testing.T) {
 	pkt := f.createPacket(t, repo.ID, nil)
 	ses := a.ok("session_report", map[string]any{"kind": "ready", "repository_id": repo.ID})["session_id"].(string)
 	lease := a.ok("work_await_packet", map[string]any{"repository_id": repo.ID, "session_id": ses})["lease_id"].(string)
-	res := f.reg.Invoke(t.Context(), Operator, TransportRPC, "session.end", json.RawMessage(fmt.Sprintf(`{"session_id":%q,"reason":"exit 0"}`, ses)))
+	res := f.reg.Invoke(t.Context(), OperatorPrincipal(), TransportRPC, "session.end", json.RawMessage(fmt.Sprintf(`{"session_id":%q,"reason":"exit 0"}`, ses)))
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}

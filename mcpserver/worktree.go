@@ -6,10 +6,8 @@ import (
 	"net"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/gitcmd"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 	"github.com/switchboard-dev/switchboard/workspace"
@@ -63,7 +61,7 @@ func (r *Registry) workspaceFor(ctx context.Context, sessionID string, plan work
 		}
 		return nil, "none: " + plan.repo.Path + " is not a git repository", nil
 	}
-	sub, err := subfolder(ctx, plan.repo.Path)
+	sub, err := workspace.Subfolder(ctx, plan.repo.Path)
 	if err != nil {
 		return nil, "", err
 	}
@@ -88,7 +86,7 @@ func (r *Registry) workspaceFor(ctx context.Context, sessionID string, plan work
 		r.log.Info("copied .worktreeinclude files", "session", sessionID, "files", inc.Files, "bytes", inc.Bytes, "reflinks", inc.Cloned, "skipped", inc.Skipped)
 	}
 	ws := store.Workspace{Path: made.Path, Branch: made.Branch, BaseBranch: made.BaseBranch, BaseCommit: made.BaseCommit}
-	if _, err := Invoke(ctx, r, Operator, TransportSupervisor, MethodAgentWorkspace, AgentWorkspaceArgs{SessionID: sessionID, Workspace: ws}); err != nil {
+	if _, err := Invoke(ctx, r, OperatorPrincipal(), TransportSupervisor, MethodAgentWorkspace, AgentWorkspaceArgs{SessionID: sessionID, Workspace: ws}); err != nil {
 		return abandon(fmt.Errorf("record the worktree: %w", err))
 	}
 	return &agentWorkspace{Workspace: ws, dir: filepath.Join(ws.Path, sub)}, "worktree", nil
@@ -131,14 +129,4 @@ func portBlockFree(first int) bool {
 		ln.Close()
 	}
 	return true
-}
-
-// subfolder is where path lies below the top of its git work tree ("" at
-// the top), as git says it.
-func subfolder(ctx context.Context, path string) (string, error) {
-	out, err := gitcmd.Run(ctx, path, "rev-parse", "--show-prefix")
-	if err != nil {
-		return "", fmt.Errorf("find %s in its repository: %w", path, err)
-	}
-	return filepath.FromSlash(strings.TrimSuffix(strings.TrimSuffix(string(out), "\n"), "/")), nil
 }

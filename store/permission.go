@@ -24,8 +24,10 @@ const (
 	PermissionAuto Permission = "auto"
 )
 
-// Permissions are the modes, from the most careful.
-var Permissions = []Permission{PermissionAsk, PermissionEdits, PermissionAuto}
+// Permissions returns the modes, from the most careful.
+func Permissions() []Permission {
+	return []Permission{PermissionAsk, PermissionEdits, PermissionAuto}
+}
 
 // Or returns p, or ask when p is empty.
 func (p Permission) Or() Permission {
@@ -37,10 +39,10 @@ func (p Permission) Or() Permission {
 
 // Valid reports whether p is a mode (or empty, which is ask).
 func (p Permission) Valid() bool {
-	return p == "" || slices.Contains(Permissions, p)
+	return p == "" || slices.Contains(Permissions(), p)
 }
 
-// CheckPermission refuses a mode that is not one of Permissions.
+// CheckPermission refuses a mode that is not one of Permissions().
 func CheckPermission(p Permission) error {
 	if !p.Valid() {
 		return Deny(CodeInvalidArgument, "permission must be %q, %q or %q, not %q", PermissionAsk, PermissionEdits, PermissionAuto, shortText(string(p)))

@@ -61,7 +61,7 @@ func TestProfilePermissions(t *testing.T) {
 			} else if err == nil || !strings.Contains(err.Error(), tt.want) || CodeOf(err) != CodeInvalidArgument {
 				t.Fatalf("Validate = %v, want invalid_argument with %q", err, tt.want)
 			}
-			for _, m := range Permissions {
+			for _, m := range Permissions() {
 				want := false
 				for _, o := range tt.offers {
 					want = want || o.Or() == m

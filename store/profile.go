@@ -61,7 +61,7 @@ type Profile struct {
 	// the Trust* values, "" for nothing.
 	Trust string `json:"trust,omitempty"`
 	// Usage names where the CLI records its token counts, read by the
-	// usage package: one of UsageSources ("claude", "codex", "gemini"),
+	// usage package: one of usageSources ("claude", "codex", "gemini"),
 	// "" for a CLI that records none (its sessions say so).
 	Usage string `json:"usage,omitempty"`
 	// Hooks names how the CLI reports its own state to Switchboard (one of
@@ -200,8 +200,8 @@ func (p *Profile) Validate() error {
 	default:
 		return Deny(CodeInvalidArgument, "profile trust must be %q, %q, %q or empty, not %q", TrustClaude, TrustCodex, TrustGemini, p.Trust)
 	}
-	if p.Usage != "" && !slices.Contains(UsageSources, p.Usage) {
-		return Deny(CodeInvalidArgument, "profile usage must be one of %s or empty, not %q", strings.Join(UsageSources, ", "), p.Usage)
+	if p.Usage != "" && !slices.Contains(usageSources, p.Usage) {
+		return Deny(CodeInvalidArgument, "profile usage must be one of %s or empty, not %q", strings.Join(usageSources, ", "), p.Usage)
 	}
 	switch p.Hooks {
 	case "", HooksClaude:
@@ -267,10 +267,10 @@ func (p *Profile) Offers(m Permission) bool {
 	return ok
 }
 
-// Placeholders are the template names a profile may use.
+// placeholders are the template names a profile may use.
 // {conversation_id} is the session's conversation id, given only to a
 // profile's Conversation templates (empty elsewhere).
-var Placeholders = []string{"endpoint", "token_file", "mcp_config", "session_id", "repository_id", "repository_path", "prompt", "conversation_id"}
+var placeholders = []string{"endpoint", "token_file", "mcp_config", "session_id", "repository_id", "repository_path", "prompt", "conversation_id"}
 
 func checkTemplate(t string) error {
 	if !utf8.ValidString(t) || strings.ContainsRune(t, 0) {
@@ -287,8 +287,8 @@ func checkTemplate(t string) error {
 		for n < len(t) && isPlaceholderByte(t[n]) {
 			n++
 		}
-		if n > i+1 && n < len(t) && t[n] == '}' && !slices.Contains(Placeholders, t[i+1:n]) {
-			return Deny(CodeInvalidArgument, "profile template %q names {%s}; known: %s", t, t[i+1:n], strings.Join(Placeholders, ", "))
+		if n > i+1 && n < len(t) && t[n] == '}' && !slices.Contains(placeholders, t[i+1:n]) {
+			return Deny(CodeInvalidArgument, "profile template %q names {%s}; known: %s", t, t[i+1:n], strings.Join(placeholders, ", "))
 		}
 	}
 	return nil

@@ -44,8 +44,8 @@ const (
 	UsageNone   = "none"
 )
 
-// UsageSources are the sources a profile may name.
-var UsageSources = []string{UsageClaude, UsageCodex, UsageGemini}
+// usageSources are the sources a profile may name.
+var usageSources = []string{UsageClaude, UsageCodex, UsageGemini}
 
 // maxUsageCount bounds one count: far beyond any session (a billion
 // tokens is thousands of dollars), low enough that sums never overflow.

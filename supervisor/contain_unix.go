@@ -31,7 +31,8 @@ type procSet struct {
 
 // command builds the command that starts spec in b: bubblewrap running the
 // helper, which takes the terminal in a session of its own and becomes the
-// program; or the helper applying Landlock; or the program itself. Each
+// program; or macOS's sandbox-exec, which becomes the program; or the
+// helper applying Landlock; or the program itself. Each
 // but bubblewrap's starts inside a cgroup leaf where one can be made.
 func (b box) command(spec Spec) (*exec.Cmd, *procSet, error) {
 	path, args := spec.Path, spec.Args
@@ -48,8 +49,10 @@ func (b box) command(spec Spec) (*exec.Cmd, *procSet, error) {
 		// end the namespace before the agent's grace.
 		attr.Setctty = false
 		set.holder = HoldPIDNamespace
-	case b.checked != nil:
-		path = b.helper
+	case b.seatbelt != "":
+		path = b.seatbelt
+		args = append(confine.SeatbeltArgs(*b.checked), spec.Path)
+		args = append(args, spec.Args...)
 	}
 	switch {
 	case set.holder == HoldPIDNamespace:
@@ -65,8 +68,8 @@ func (b box) command(spec Spec) (*exec.Cmd, *procSet, error) {
 		// agent's parent and a subreaper, and holds what it starts.
 		set.holder = HoldSubreaper
 	}
-	if b.checked != nil && b.bwrap == "" || set.holder == HoldSubreaper {
-		args = confine.HelperArgs(confine.HelperOptions{Landlock: landlockOf(b), Reap: set.holder == HoldSubreaper}, spec.Path, spec.Args)
+	if ll := b.landlock(); ll != nil || set.holder == HoldSubreaper {
+		args = confine.HelperArgs(confine.HelperOptions{Landlock: ll, Reap: set.holder == HoldSubreaper}, spec.Path, spec.Args)
 		path = b.helper
 	}
 	cmd := exec.Command(path, args...)
@@ -203,10 +206,10 @@ func descends(pid, ancestor int) bool {
 // after a stop's kill, before its group is killed.
 const reaperGrace = 2 * time.Second
 
-// landlockOf is the Landlock policy the helper applies, nil when b
-// applies none.
-func landlockOf(b box) *confine.Checked {
-	if b.bwrap != "" {
+// landlock is the Landlock policy the helper applies, nil when b applies
+// none (bubblewrap or Seatbelt confines, or nothing does).
+func (b box) landlock() *confine.Checked {
+	if b.bwrap != "" || b.seatbelt != "" {
 		return nil
 	}
 	return b.checked

@@ -23,8 +23,8 @@ import (
 // session's token as bearer token.
 const ClaudeHookPath = "/hooks/claude/"
 
-// ClaudeHookEvents are the hook events a session's settings subscribe to.
-var ClaudeHookEvents = []string{"Notification", "Stop", "UserPromptSubmit", "PostToolUse"}
+// claudeHookEvents are the hook events a session's settings subscribe to.
+var claudeHookEvents = []string{"Notification", "Stop", "UserPromptSubmit", "PostToolUse"}
 
 // claudeHookTimeout is how long Claude Code waits for Switchboard, in
 // seconds: a hook blocks the agent while it runs, and the call is a
@@ -62,7 +62,7 @@ func addHooks(sv *Supervisor, spec LaunchSpec, _ map[string]string, x *launchExt
 }
 
 // ClaudeHookSettings is a Claude Code settings document whose hooks POST
-// each of ClaudeHookEvents to the listener of endpoint (the MCP URL) with
+// each of claudeHookEvents to the listener of endpoint (the MCP URL) with
 // the bearer token read from $SWITCHBOARD_MCP_TOKEN.
 func ClaudeHookSettings(endpoint string) ([]byte, error) {
 	u, err := url.Parse(endpoint)
@@ -80,7 +80,7 @@ func ClaudeHookSettings(endpoint string) ([]byte, error) {
 		Hooks []hook `json:"hooks"`
 	}
 	hooks := map[string][]matcher{}
-	for _, ev := range ClaudeHookEvents {
+	for _, ev := range claudeHookEvents {
 		at := url.URL{Scheme: u.Scheme, Host: u.Host, Path: ClaudeHookPath + ev}
 		hooks[ev] = []matcher{{Hooks: []hook{{
 			Type: "http", URL: at.String(),

@@ -47,7 +47,7 @@ func PermissionArgs(p store.Profile, m store.Permission, euid int) ([]string, er
 	m = m.Or()
 	if !p.Offers(m) {
 		var offered []string
-		for _, o := range store.Permissions {
+		for _, o := range store.Permissions() {
 			if p.Offers(o) {
 				offered = append(offered, string(o))
 			}

@@ -80,7 +80,7 @@ func TestPermissionBuiltins(t *testing.T) {
 	// Every built-in with modes offers all three, so the tray's choice
 	// means the same for each.
 	for _, p := range Builtins() {
-		if len(p.Permissions) > 0 && len(p.Permissions) != len(store.Permissions) {
+		if len(p.Permissions) > 0 && len(p.Permissions) != len(store.Permissions()) {
 			t.Errorf("%s offers %d modes", p.ID, len(p.Permissions))
 		}
 		for _, args := range p.Permissions {

@@ -76,9 +76,10 @@ const insideDir = "/tmp/switchboard"
 // box is how one session's processes are started: the sandbox and the
 // process set. The zero box starts a process as it is, in a process group.
 type box struct {
-	bwrap   string // bubblewrap's path when it confines
-	helper  string // the binary with confine.HelperArg
-	checked *confine.Checked
+	bwrap    string // bubblewrap's path when it confines
+	seatbelt string // macOS's sandbox-exec when it confines
+	helper   string // the binary with confine.HelperArg
+	checked  *confine.Checked
 	// cgroup is the folder a leaf is made in for each process started;
 	// "" when none can be (or bubblewrap's namespace holds them).
 	cgroup string
@@ -109,13 +110,18 @@ func (sv *Supervisor) sandboxFor(spec LaunchSpec, command string, env, files []s
 		}
 		return bx, conf, same, nil
 	}
-	if bx.helper == "" {
-		return box{}, Confinement{}, nil, fmt.Errorf("%w: this program has no sandbox helper (it never called confine.RunHelper)", errNoSandbox)
-	}
 	p := *spec.Policy
 	p.Writable, p.Hidden = slices.Clone(p.Writable), slices.Clone(p.Hidden)
 	if err := homePolicy(&p, spec.Profile, env); err != nil {
 		return box{}, Confinement{}, nil, err
+	}
+	if sup.Seatbelt != "" {
+		// sandbox-exec applies the profile and execs the agent itself:
+		// no helper between them.
+		return seatbeltBox(bx, sup.Seatbelt, p, files, conf)
+	}
+	if bx.helper == "" {
+		return box{}, Confinement{}, nil, fmt.Errorf("%w: this program has no sandbox helper (it never called confine.RunHelper)", errNoSandbox)
 	}
 	switch {
 	case sup.Bwrap != "":
@@ -157,6 +163,23 @@ func (sv *Supervisor) sandboxFor(spec LaunchSpec, command string, env, files []s
 		return bx, conf, same, nil
 	}
 	return box{}, Confinement{}, nil, fmt.Errorf("%w: %s, and this kernel has no Landlock; to run this repository's agents unconfined all the same: switchboard repo set ID --unconfined confirm", errNoSandbox, sup.BwrapWhy)
+}
+
+// seatbeltBox confines with macOS's Seatbelt: the files as on Linux, but
+// /tmp and other processes shared (as under Landlock), and nothing holds
+// a process that leaves the agent's process group.
+func seatbeltBox(bx box, seatbelt string, p confine.Policy, files []string, conf Confinement) (box, Confinement, func(string) string, error) {
+	for _, f := range files {
+		p.Files = append(p.Files, confine.File{Src: f, Dst: f})
+	}
+	c, err := confine.Check(p)
+	if err != nil {
+		return box{}, Confinement{}, nil, err
+	}
+	bx.seatbelt, bx.checked, bx.helper = seatbelt, &c, ""
+	conf.Level, conf.Method, conf.Notes = LevelPartly, "seatbelt", c.Notes
+	conf.Why = "macOS's Seatbelt guards the files, but /tmp and other processes are shared"
+	return bx, conf, func(s string) string { return s }, nil
 }
 
 // errNoSandbox is the cause of a launch refused because nothing here can

@@ -552,7 +552,8 @@ func writePrivate(path string, data []byte) error {
 // confinedNote ends a confined agent's bootstrap prompt: what it can reach,
 // so that it does not spend its turns finding the walls.
 const confinedNote = "You run in a sandbox: you can write the current folder (your working copy, " +
-	"where you commit with git as usual), your CLI's own settings and caches, and /tmp; " +
+	"where you commit with git as usual, on your own branch: other branches are read-only), " +
+	"your CLI's own settings and caches, and /tmp; " +
 	"everything else is read-only, and other agents' worktrees, Switchboard's own folders " +
 	"and the person's keys and credentials are not there at all. The network is open."
 

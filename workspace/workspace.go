@@ -51,7 +51,7 @@ type Workspace struct {
 	// Path is the worktree's folder, with symbolic links in Root resolved
 	// (the path git records for it).
 	Path string `json:"path"`
-	// Branch is the branch created for it, e.g. "switchboard/3f2a9c1e-fix-login".
+	// Branch is the branch created for it, e.g. "switchboard/3f2a9c1e/fix-login".
 	Branch string `json:"branch"`
 	// BaseBranch is the branch it started from and lands on.
 	BaseBranch string `json:"base_branch"`
@@ -310,8 +310,10 @@ func emptyFolder(path string) (made bool, err error) {
 	return false, nil
 }
 
-// BranchName returns "switchboard/<short id>-<slug>": the first 8
-// characters of sessionID after "ses_", and Slug(text).
+// BranchName returns "switchboard/<short id>/<slug>": the first 8
+// characters of sessionID after "ses_", and Slug(text). The short id is a
+// folder of its own so that a confined agent can be given write access to
+// its branch's ref and no other's (git writes a ref's lock file beside it).
 func BranchName(sessionID, text string) (string, error) {
 	if err := checkID("session id", sessionID); err != nil {
 		return "", err
@@ -323,7 +325,7 @@ func BranchName(sessionID, text string) (string, error) {
 	if len(short) > shortIDLen {
 		short = short[:shortIDLen]
 	}
-	return BranchPrefix + short + "-" + Slug(text), nil
+	return BranchPrefix + short + "/" + Slug(text), nil
 }
 
 // Slug makes text into a branch name's tail: lowercase ASCII letters and

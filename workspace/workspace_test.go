@@ -44,10 +44,10 @@ func TestBranchName(t *testing.T) {
 	for _, tt := range []struct {
 		id, text, want string
 	}{
-		{sessionID, "Fix the login bug", "switchboard/3f2a9c1e-fix-the-login-bug"},
-		{"ses_ab", "", "switchboard/ab-agent"},
-		{"ses_AB_cd-ef99", "x", "switchboard/AB_cd-ef-x"},
-		{"ses_3f2a9c1e", strings.Repeat("long ", 20), "switchboard/3f2a9c1e-long-long-long-long-long-long-lo"},
+		{sessionID, "Fix the login bug", "switchboard/3f2a9c1e/fix-the-login-bug"},
+		{"ses_ab", "", "switchboard/ab/agent"},
+		{"ses_AB_cd-ef99", "x", "switchboard/AB_cd-ef/x"},
+		{"ses_3f2a9c1e", strings.Repeat("long ", 20), "switchboard/3f2a9c1e/long-long-long-long-long-long-lo"},
 		{"abc", "x", ""},
 		{"ses_", "x", ""},
 		{"ses_a/b", "x", ""},
@@ -144,7 +144,7 @@ func TestCreate(t *testing.T) {
 
 	want := Workspace{
 		Path:       filepath.Join(root, "repo_0123456789abcdef", sessionID),
-		Branch:     "switchboard/3f2a9c1e-fix-the-login-bug",
+		Branch:     "switchboard/3f2a9c1e/fix-the-login-bug",
 		BaseBranch: "main",
 		BaseCommit: gitLine(t, repo, "rev-parse", "main"),
 		RepoPath:   repo,

@@ -12,8 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/app/daemon/control"
 	"github.com/switchboard-dev/switchboard/mcpserver"
-	"github.com/switchboard-dev/switchboard/mcpserver/control"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -315,7 +315,7 @@ func profileList(ctx context.Context, c *cli, args []string) error {
 			name += " (edited)"
 		}
 		var modes []string
-		for _, m := range store.Permissions {
+		for _, m := range store.Permissions() {
 			if p.Offers(m) {
 				modes = append(modes, string(m))
 			}

@@ -25,7 +25,7 @@ func TestCLIAgentStartPermission(t *testing.T) {
 	d := h.start()
 	defer d.Close(ctx)
 	repoID := line(h.ok("repo", "add", repoDir).stdout)
-	if _, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: store.Profile{
+	if _, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: store.Profile{
 		ID: "modes", Name: "Modes", Command: "/bin/sh", Args: []string{"-c", "sleep 60"}, Prompt: store.PromptNone,
 		Permissions: map[store.Permission][]string{store.PermissionAsk: {"ask"}, store.PermissionEdits: {"edits"}, store.PermissionAuto: {"auto"}},
 	}}); err != nil {

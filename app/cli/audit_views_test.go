@@ -19,7 +19,7 @@ func TestCLIAuditViews(t *testing.T) {
 	reg := d.Registry()
 	refresh := func() {
 		t.Helper()
-		if _, err := mcpserver.Invoke(context.Background(), reg, mcpserver.Operator, mcpserver.TransportGUIView, mcpserver.MethodSessionList, store.SessionFilter{}); err != nil {
+		if _, err := mcpserver.Invoke(context.Background(), reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUIView, mcpserver.MethodSessionList, store.SessionFilter{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/app/daemon"
+	"github.com/switchboard-dev/switchboard/app/daemon/control"
 	"github.com/switchboard-dev/switchboard/mcpserver"
-	"github.com/switchboard-dev/switchboard/mcpserver/control"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 )
@@ -214,7 +214,7 @@ func (l localCaller) Call(ctx context.Context, method string, args any) (control
 		}
 		raw = b
 	}
-	return control.ResponseFor(l.reg.Invoke(ctx, mcpserver.Operator, mcpserver.TransportRPC, method, raw)), nil
+	return control.ResponseFor(l.reg.Invoke(ctx, mcpserver.OperatorPrincipal(), mcpserver.TransportRPC, method, raw)), nil
 }
 
 // call runs the method name with in and returns its result. A denial is

@@ -669,7 +669,7 @@ func TestBridgeRotatedToken(t *testing.T) {
 	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "status"}); err != nil {
 		t.Fatal(err)
 	}
-	res := d.Registry().Invoke(t.Context(), mcpserver.Operator, mcpserver.TransportRPC, "token.rotate", nil)
+	res := d.Registry().Invoke(t.Context(), mcpserver.OperatorPrincipal(), mcpserver.TransportRPC, "token.rotate", nil)
 	if res.Err != nil {
 		t.Fatalf("token.rotate: %v", res.Err)
 	}

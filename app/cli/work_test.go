@@ -12,8 +12,8 @@ import (
 
 	"github.com/switchboard-dev/switchboard/app/cli"
 	"github.com/switchboard-dev/switchboard/app/daemon"
+	"github.com/switchboard-dev/switchboard/app/daemon/control"
 	"github.com/switchboard-dev/switchboard/mcpserver"
-	"github.com/switchboard-dev/switchboard/mcpserver/control"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -29,7 +29,7 @@ func (h *harness) invoke(d *daemon.Daemon, method string, args any) map[string]a
 		h.t.Fatal(err)
 	}
 	reg := h.registry(d)
-	resp := control.ResponseFor(reg.Invoke(context.Background(), mcpserver.Operator, mcpserver.TransportRPC, method, raw))
+	resp := control.ResponseFor(reg.Invoke(context.Background(), mcpserver.OperatorPrincipal(), mcpserver.TransportRPC, method, raw))
 	if d == nil {
 		reg.DB().Close()
 	}

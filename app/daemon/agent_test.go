@@ -38,7 +38,7 @@ func TestAgentThroughTheRegistry(t *testing.T) {
 	call := func(method string, args any) mcpserver.Result {
 		t.Helper()
 		b, _ := json.Marshal(args)
-		res := reg.Invoke(context.Background(), mcpserver.Operator, mcpserver.TransportGUI, method, b)
+		res := reg.Invoke(context.Background(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, method, b)
 		if res.Err != nil {
 			t.Fatalf("%s: %v", method, res.Err)
 		}
@@ -61,7 +61,7 @@ func TestAgentThroughTheRegistry(t *testing.T) {
 	// A profile whose command is missing is refused before anything is made.
 	call("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "ghost", Name: "Ghost", Command: "switchboard-no-such-agent", Prompt: store.PromptNone}})
 	b, _ := json.Marshal(mcpserver.AgentStartArgs{Profile: "ghost", RepositoryID: repo.ID})
-	if res := reg.Invoke(context.Background(), mcpserver.Operator, mcpserver.TransportGUI, "agent.start", b); store.CodeOf(res.Err) != store.CodeAgentUnavailable {
+	if res := reg.Invoke(context.Background(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, "agent.start", b); store.CodeOf(res.Err) != store.CodeAgentUnavailable {
 		t.Errorf("starting an uninstalled profile: %v, want agent_unavailable", res.Err)
 	}
 	if n := len(call("session.list", store.SessionFilter{}).Value.(mcpserver.SessionListResult).Sessions); n != 0 {
@@ -173,7 +173,7 @@ func TestSessionViews(t *testing.T) {
 	call := func(method string, args any) mcpserver.Result {
 		t.Helper()
 		b, _ := json.Marshal(args)
-		res := reg.Invoke(context.Background(), mcpserver.Operator, mcpserver.TransportGUI, method, b)
+		res := reg.Invoke(context.Background(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, method, b)
 		if res.Err != nil {
 			t.Fatalf("%s: %v", method, res.Err)
 		}

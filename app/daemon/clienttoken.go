@@ -95,7 +95,7 @@ func resolveClientToken(ctx context.Context, reg *mcpserver.Registry, envToken s
 // registry call as the operator over the startup transport, audited like
 // any other.
 func startupCall[In, Out any](ctx context.Context, reg *mcpserver.Registry, name mcpserver.Name[In, Out], in In) (Out, error) {
-	return mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportStartup, name, in)
+	return mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportStartup, name, in)
 }
 
 // importEnvToken makes SWITCHBOARD_MCP_TOKEN this run's client token: a

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/app/daemon/control"
 	"github.com/switchboard-dev/switchboard/mcpserver"
-	"github.com/switchboard-dev/switchboard/mcpserver/control"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 	"github.com/switchboard-dev/switchboard/supervisor"
@@ -31,6 +31,8 @@ cat %[2]q >/dev/null 2>&1 && echo ESCAPED-state-db
 { echo 'touch /tmp/pwned' >%[5]q; } 2>/dev/null && echo ESCAPED-hook
 git config --file %[6]q core.fsmonitor 'touch /tmp/pwned' 2>/dev/null && echo ESCAPED-fsmonitor
 git update-ref refs/heads/main HEAD 2>/dev/null && echo ESCAPED-main
+git update-ref %[9]q HEAD 2>/dev/null && echo ESCAPED-other-branch
+git branch --force %[10]q HEAD 2>/dev/null && echo ESCAPED-new-branch
 kill -0 %[7]d 2>/dev/null && echo ESCAPED-signal-app
 [ -n "$PGPASSWORD$PGHOST$DATABASE_URL" ] && echo ESCAPED-pg-env
 [ -n "$SSH_AUTH_SOCK$DBUS_SESSION_BUS_ADDRESS" ] && echo ESCAPED-agent-sockets
@@ -97,7 +99,7 @@ func TestAgentCannotStepAround(t *testing.T) {
 				filepath.Join(paths.Runtime, "sessions", other.SessionID+".token"),
 				paths.DB(), filepath.Join(repoDir, "README"), filepath.Join(other.Workspace.Path, "README"),
 				filepath.Join(repoDir, ".git/hooks/post-checkout"), filepath.Join(repoDir, ".git/config"), os.Getpid(),
-				filepath.Join(secrets, "notes.txt"))
+				filepath.Join(secrets, "notes.txt"), "refs/heads/"+other.Workspace.Branch, "switchboard/planted")
 			d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "hostile", Name: "Hostile",
 				Command: "/bin/sh", Args: []string{"-c", script}, Prompt: store.PromptNone}})
 			started := d.gui("agent.start", mcpserver.AgentStartArgs{Profile: "hostile", RepositoryID: repo.ID}).Value.(mcpserver.AgentStarted)
@@ -121,6 +123,9 @@ func TestAgentCannotStepAround(t *testing.T) {
 			}
 			if git(t, repoDir, "rev-parse", "main") != mainBefore {
 				t.Error("the agent moved the person's main")
+			}
+			if git(t, repoDir, "rev-parse", other.Workspace.Branch) != mainBefore {
+				t.Error("the agent moved the other agent's branch")
 			}
 			if b, _ := os.ReadFile(filepath.Join(repoDir, "README")); string(b) != "a project\n" {
 				t.Errorf("the person's checkout changed: %q", b)
@@ -158,7 +163,7 @@ func TestUnconfinedRepository(t *testing.T) {
 	}
 	d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "modes", Name: "Modes", Command: "/bin/sh", Args: []string{"-c", "sleep 60"},
 		Prompt: store.PromptNone, Permissions: map[store.Permission][]string{store.PermissionAsk: nil, store.PermissionAuto: {"--auto"}}}})
-	_, err := mcpserver.Invoke(context.Background(), d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart,
+	_, err := mcpserver.Invoke(context.Background(), d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStart,
 		mcpserver.AgentStartArgs{Profile: "modes", RepositoryID: repo.ID, Permission: store.PermissionAuto, ConfirmFullAuto: true})
 	if err == nil || !strings.Contains(err.Error(), "full auto runs only confined") {
 		t.Errorf("full auto in an unconfined repository: %v, want it refused", err)
@@ -189,7 +194,7 @@ func TestResumeOfARevokedSessionAsks(t *testing.T) {
 	mustOK(t, d.Registry().WaitTidy(ctx))
 
 	resume := func(confirm bool) error {
-		_, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentResume,
+		_, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentResume,
 			mcpserver.AgentResumeArgs{SessionID: first.ID, ConfirmRevoked: confirm})
 		return err
 	}

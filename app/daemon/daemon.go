@@ -18,8 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/app/daemon/control"
 	"github.com/switchboard-dev/switchboard/mcpserver"
-	"github.com/switchboard-dev/switchboard/mcpserver/control"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 	"github.com/switchboard-dev/switchboard/supervisor"
@@ -103,13 +103,15 @@ type Daemon struct {
 	// stopLoops ends the background loops (lease expiry).
 	stopLoops context.CancelFunc
 
-	// releaseInstance lets go of the data folder's instance (team mode;
-	// nil with bbolt, whose file lock holds it).
+	// releaseInstance lets go of the data folder's instance.
 	releaseInstance func()
 
 	mu sync.Mutex
 	// clientToken is the raw client token. Guarded by mu.
 	clientToken string
+	// showWindow puts the app's window in front (SetShowWindow); nil
+	// while it has none. Guarded by mu.
+	showWindow func() bool
 }
 
 // Start opens everything and starts serving. On any error it has released
@@ -139,17 +141,15 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err == nil {
 		return nil, &AlreadyRunningError{Endpoint: h.Endpoint, PID: h.PID}
 	}
-	if cfg.DatabaseURL != "" {
-		release, err := lockInstance(cfg.Paths)
-		if errors.Is(err, errInstanceLocked) {
-			return nil, &AlreadyRunningError{Endpoint: ReadEndpoint(cfg.Paths)}
-		}
-		if err != nil {
-			return nil, err
-		}
-		d.releaseInstance = release
-		cleanup = append(cleanup, release)
+	release, err := lockInstance(cfg.Paths)
+	if errors.Is(err, errInstanceLocked) {
+		return nil, &AlreadyRunningError{Endpoint: ReadEndpoint(cfg.Paths)}
 	}
+	if err != nil {
+		return nil, err
+	}
+	d.releaseInstance = release
+	cleanup = append(cleanup, release)
 	d.db, err = OpenStore(cfg.Paths, cfg.DatabaseURL, 0)
 	if errors.Is(err, store.ErrLocked) {
 		return nil, &AlreadyRunningError{Endpoint: ReadEndpoint(cfg.Paths)}
@@ -183,7 +183,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if cfg.DatabaseURL != "" {
 		// Running, in the other instances' eyes, before the sweeps
 		// below end this instance's sessions of the run before.
-		if err := d.beat(); err != nil {
+		if err := d.beat(ctx); err != nil {
 			return nil, err
 		}
 		d.reg.HearOtherInstances()
@@ -257,7 +257,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	// goroutine gets to run; a failed Start must let go of it before it
 	// returns, or a retry finds it "in use".
 	cleanup = append(cleanup, func() { ctlLn.Close() })
-	d.ctlSrv = control.NewServer(d.reg, d.hello, d.log)
+	d.ctlSrv = control.NewServer(d.reg, d.hello, d.show, d.log)
 	d.serve("control socket", func() error { return d.ctlSrv.Serve(ctlLn) })
 	cleanup = append(cleanup, func() { d.ctlSrv.Shutdown(context.Background()) })
 
@@ -362,6 +362,23 @@ func (d *Daemon) serve(name string, fn func() error) {
 
 func (d *Daemon) hello() control.Hello {
 	return control.Hello{PID: os.Getpid(), Endpoint: d.endpoint, Version: d.cfg.Version}
+}
+
+// SetShowWindow sets what a second launch of the app asks for over the
+// control socket: show puts the app's window in front and reports whether
+// it could. The GUI sets it once it runs; headless, nothing does.
+func (d *Daemon) SetShowWindow(show func() bool) {
+	d.mu.Lock()
+	d.showWindow = show
+	d.mu.Unlock()
+}
+
+// show runs the window's show, if any.
+func (d *Daemon) show() bool {
+	d.mu.Lock()
+	show := d.showWindow
+	d.mu.Unlock()
+	return show != nil && show()
 }
 
 // Close stops every agent, then the servers, removes the runtime files and

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/app/daemon/control"
 	"github.com/switchboard-dev/switchboard/mcpserver"
-	"github.com/switchboard-dev/switchboard/mcpserver/control"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 )
@@ -508,7 +508,7 @@ func TestStartUsesSavedListenAddr(t *testing.T) {
 	save := func(d *running, addr string) {
 		t.Helper()
 		args, _ := json.Marshal(mcpserver.ConnectionSettings{ListenAddr: addr})
-		if res := d.Registry().Invoke(context.Background(), mcpserver.Operator, mcpserver.TransportGUI, "connection.put", args); res.Err != nil {
+		if res := d.Registry().Invoke(context.Background(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, "connection.put", args); res.Err != nil {
 			t.Fatal(res.Err)
 		}
 	}

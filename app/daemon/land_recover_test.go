@@ -39,12 +39,12 @@ func TestStartSettlesJournaledLandings(t *testing.T) {
 	work := func(file string) (store.Packet, store.Workspace) {
 		t.Helper()
 		reg := d.Registry()
-		started, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID})
+		started, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID})
 		mustOK(t, err)
 		var ses store.Session
 		d.db.View(func(tx *store.Tx) error { ses, _ = tx.Session(started.SessionID); return nil })
 		agent := mcpserver.Principal{KeyID: ses.TokenKeyID, SessionID: ses.ID}
-		_, err = mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: "Add " + file})
+		_, err = mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: "Add " + file})
 		mustOK(t, err)
 		got, err := mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkAwaitPacket, mcpserver.AwaitArgs{RepositoryID: repo.ID, WaitSeconds: -1})
 		mustOK(t, err)
@@ -86,7 +86,7 @@ func TestStartSettlesJournaledLandings(t *testing.T) {
 	// at a path the landing adds.
 	refused, _ := work("refused.txt")
 	writeFile(t, repoDir, "refused.txt", "the person's own\n")
-	_, err = mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkLand, mcpserver.WorkLandArgs{PacketID: refused.ID})
+	_, err = mcpserver.Invoke(ctx, d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkLand, mcpserver.WorkLandArgs{PacketID: refused.ID})
 	if store.CodeOf(err) != store.CodeCheckoutInTheWay {
 		t.Fatalf("landing over the person's file: %v, want checkout_in_the_way", err)
 	}
@@ -127,7 +127,7 @@ func TestStartSettlesJournaledLandings(t *testing.T) {
 	}
 	// The unmoved one lands now, and both packets' files are there.
 	for _, p := range []store.Packet{unmoved, refused} {
-		_, err = mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkLand, mcpserver.WorkLandArgs{PacketID: p.ID})
+		_, err = mcpserver.Invoke(ctx, d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkLand, mcpserver.WorkLandArgs{PacketID: p.ID})
 		mustOK(t, err)
 	}
 	for _, f := range []string{"moved.txt", "unmoved.txt", "refused.txt"} {

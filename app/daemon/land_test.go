@@ -37,12 +37,12 @@ func TestLandTwoAgentsOneLine(t *testing.T) {
 	sessions := map[string]string{} // packet → session
 	work := func(line string) string {
 		t.Helper()
-		started, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID})
+		started, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID})
 		mustOK(t, err)
 		var ses store.Session
 		d.db.View(func(tx *store.Tx) error { ses, _ = tx.Session(started.SessionID); return nil })
 		agent := mcpserver.Principal{KeyID: ses.TokenKeyID, SessionID: ses.ID}
-		_, err = mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: "Greet " + line})
+		_, err = mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: "Greet " + line})
 		mustOK(t, err)
 		got, err := mcpserver.Invoke(ctx, reg, agent, mcpserver.TransportMCP, mcpserver.MethodWorkAwaitPacket, mcpserver.AwaitArgs{RepositoryID: repo.ID, WaitSeconds: -1})
 		mustOK(t, err)
@@ -54,7 +54,7 @@ func TestLandTwoAgentsOneLine(t *testing.T) {
 	}
 	first, second := work("hello, world"), work("hi there")
 	land := func(pkt string) (mcpserver.LandResult, error) {
-		return mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkLand, mcpserver.WorkLandArgs{PacketID: pkt})
+		return mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkLand, mcpserver.WorkLandArgs{PacketID: pkt})
 	}
 
 	landed, err := land(first)
@@ -93,7 +93,7 @@ func TestLandTwoAgentsOneLine(t *testing.T) {
 	// The worktrees: the first landed, the second with one commit not on
 	// main. Discarding one needs its agent stopped, keeps its branch and
 	// so its commit, and takes the folder away.
-	list, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkspaceList, mcpserver.NoArgs{})
+	list, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkspaceList, mcpserver.NoArgs{})
 	mustOK(t, err)
 	states := map[string]string{}
 	var secondWS store.Workspace
@@ -110,13 +110,13 @@ func TestLandTwoAgentsOneLine(t *testing.T) {
 		t.Errorf("workspace states %v", states)
 	}
 	discard := func() error {
-		_, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkspaceDiscard, mcpserver.WorkspaceDiscardArgs{SessionID: sessions[second]})
+		_, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkspaceDiscard, mcpserver.WorkspaceDiscardArgs{SessionID: sessions[second]})
 		return err
 	}
 	if err := discard(); store.CodeOf(err) != store.CodeInvalidState {
 		t.Errorf("discarding a live session's worktree: %v, want invalid_state", err)
 	}
-	_, err = mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: sessions[second]})
+	_, err = mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: sessions[second]})
 	mustOK(t, err)
 	writeFile(t, secondWS.Path, "left.txt", "left uncommitted\n")
 	mustOK(t, discard())
@@ -135,7 +135,7 @@ func TestLandTwoAgentsOneLine(t *testing.T) {
 			firstWS = e.Workspace
 		}
 	}
-	_, err = mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: sessions[first]})
+	_, err = mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: sessions[first]})
 	mustOK(t, err)
 	// The tidy runs after the exit: the folder goes, then the branch.
 	waitFor(t, func() bool {

@@ -24,16 +24,16 @@ func TestLeaseExpiresWithoutPolling(t *testing.T) {
 		}
 		return res
 	}
-	repo := call(mcpserver.Operator, "repository.register", map[string]any{"path": t.TempDir()}).Value.(mcpserver.RepositoryRegistered).Repository
-	pkt := call(mcpserver.Operator, "work.create", map[string]any{"repository_id": repo.ID, "title": "t"}).Value.(mcpserver.PacketResult).Packet
-	ses := call(mcpserver.Operator, "session.report", map[string]any{"kind": "ready", "repository_id": repo.ID}).Value.(mcpserver.ReportResult).SessionID
-	claimed := call(mcpserver.Operator, "work.await_packet", map[string]any{"repository_id": repo.ID, "session_id": ses, "lease_seconds": 1}).Value.(mcpserver.AwaitResult)
+	repo := call(mcpserver.OperatorPrincipal(), "repository.register", map[string]any{"path": t.TempDir()}).Value.(mcpserver.RepositoryRegistered).Repository
+	pkt := call(mcpserver.OperatorPrincipal(), "work.create", map[string]any{"repository_id": repo.ID, "title": "t"}).Value.(mcpserver.PacketResult).Packet
+	ses := call(mcpserver.OperatorPrincipal(), "session.report", map[string]any{"kind": "ready", "repository_id": repo.ID}).Value.(mcpserver.ReportResult).SessionID
+	claimed := call(mcpserver.OperatorPrincipal(), "work.await_packet", map[string]any{"repository_id": repo.ID, "session_id": ses, "lease_seconds": 1}).Value.(mcpserver.AwaitResult)
 	if claimed.Packet == nil || claimed.Packet.ID != pkt.ID {
 		t.Fatalf("claim: %+v", claimed)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		got := call(mcpserver.Operator, "work.get", map[string]any{"packet_id": pkt.ID}).Value.(mcpserver.WorkGetResult).Packet
+		got := call(mcpserver.OperatorPrincipal(), "work.get", map[string]any{"packet_id": pkt.ID}).Value.(mcpserver.WorkGetResult).Packet
 		if got.State == store.PacketState("queued") && got.Lease == nil {
 			break
 		}

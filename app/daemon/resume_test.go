@@ -40,12 +40,12 @@ func testResume(t *testing.T, bin, how string) {
 	if how == "found" {
 		conv = &store.Conversation{ResumeArgs: []string{"--resume={conversation_id}"}, Find: store.FindCodex}
 	}
-	_, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: store.Profile{
+	_, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: store.Profile{
 		ID: "standin", Name: "Stand-in", Command: bin, Args: []string{"agent", "{prompt}"}, Prompt: store.PromptArgument,
 		Conversation: conv,
 	}})
 	mustOK(t, err)
-	started, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart,
+	started, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStart,
 		mcpserver.AgentStartArgs{Profile: "standin", RepositoryID: repo.ID, Prompt: "begin", Cols: 400, Rows: 40})
 	mustOK(t, err)
 	ws := started.Workspace
@@ -64,7 +64,7 @@ func testResume(t *testing.T, bin, how string) {
 	}
 
 	// The agent claims a packet with its own token.
-	_, err = mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: "t"})
+	_, err = mcpserver.Invoke(ctx, d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: "t"})
 	mustOK(t, err)
 	agent := mcpserver.Principal{KeyID: first.TokenKeyID, SessionID: first.ID}
 	claim, err := mcpserver.Invoke(ctx, d.Registry(), agent, mcpserver.TransportMCP, mcpserver.MethodWorkAwaitPacket, mcpserver.AwaitArgs{RepositoryID: repo.ID, WaitSeconds: 1})
@@ -116,13 +116,13 @@ func testResume(t *testing.T, bin, how string) {
 	if pkt.Lease == nil || pkt.Lease.ID != claim.LeaseID {
 		t.Fatalf("after the %s the packet is %s with lease %+v; want still leased as %s", how, pkt.State, pkt.Lease, claim.LeaseID)
 	}
-	sessions, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodSessionList, store.SessionFilter{})
+	sessions, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodSessionList, store.SessionFilter{})
 	mustOK(t, err)
 	if len(sessions.Sessions) != 1 || !sessions.Sessions[0].Resumable() {
 		t.Errorf("session.list does not show the session resumable: %+v", sessions.Sessions)
 	}
 
-	resumed, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentResume, mcpserver.AgentResumeArgs{SessionID: first.ID, Cols: 400, Rows: 40})
+	resumed, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentResume, mcpserver.AgentResumeArgs{SessionID: first.ID, Cols: 400, Rows: 40})
 	mustOK(t, err)
 	if resumed.SessionID != first.ID || resumed.Workspace == nil || *resumed.Workspace != *ws || resumed.PID == 0 {
 		t.Errorf("agent.resume = %+v; want session %s in %s", resumed, first.ID, ws.Path)
@@ -137,7 +137,7 @@ func testResume(t *testing.T, bin, how string) {
 	if _, err := mcpserver.Invoke(ctx, d.Registry(), agent, mcpserver.TransportMCP, mcpserver.MethodWorkAck, mcpserver.LeaseArgs{PacketID: claim.Packet.ID, LeaseID: claim.LeaseID}); err != nil {
 		t.Errorf("ack under the kept lease after the resume: %v", err)
 	}
-	if _, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentResume, mcpserver.AgentResumeArgs{SessionID: first.ID}); store.CodeOf(err) != store.CodeInvalidState {
+	if _, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentResume, mcpserver.AgentResumeArgs{SessionID: first.ID}); store.CodeOf(err) != store.CodeInvalidState {
 		t.Errorf("resuming a running session: %v, want invalid_state", err)
 	}
 }

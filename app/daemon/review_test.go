@@ -36,7 +36,7 @@ func TestSendBackRebaseLand(t *testing.T) {
 	}
 	newAgent := func() agent {
 		t.Helper()
-		started, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID})
+		started, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID})
 		mustOK(t, err)
 		var ses store.Session
 		d.db.View(func(tx *store.Tx) error { ses, _ = tx.Session(started.SessionID); return nil })
@@ -58,11 +58,11 @@ func TestSendBackRebaseLand(t *testing.T) {
 		return out.Packet
 	}
 	land := func(pkt string) (mcpserver.LandResult, error) {
-		return mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkLand, mcpserver.WorkLandArgs{PacketID: pkt})
+		return mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkLand, mcpserver.WorkLandArgs{PacketID: pkt})
 	}
 	work := func(a agent, line string) string {
 		t.Helper()
-		_, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: "Greet " + line})
+		_, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: "Greet " + line})
 		mustOK(t, err)
 		got := await(a)
 		writeFile(t, a.ws.Path, "greet.txt", line+"\n")
@@ -82,13 +82,13 @@ func TestSendBackRebaseLand(t *testing.T) {
 	// Send back, with a line comment on the line that conflicts.
 	comment := store.ReviewComment{Path: "greet.txt", Line: 1, Side: store.SideNew, Text: "keep both greetings"}
 	notes := "rebase onto main and resolve: greet.txt"
-	sent, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodReviewVerdict,
+	sent, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodReviewVerdict,
 		mcpserver.VerdictArgs{PacketID: second, Verdict: store.VerdictRequestChanges, Notes: notes, Comments: []store.ReviewComment{comment}})
 	mustOK(t, err)
 	if p := sent.Packet; p.State != store.PacketQueued || p.Review == nil || p.Review.By != "operator" || p.HeldFor() != two.p.SessionID {
 		t.Fatalf("sent back: %s, review %+v, held for %q", p.State, p.Review, p.HeldFor())
 	}
-	got, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkGet, mcpserver.WorkGetArgs{PacketID: second})
+	got, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkGet, mcpserver.WorkGetArgs{PacketID: second})
 	mustOK(t, err)
 	if r := got.Packet.Review; r == nil || r.Notes != notes || len(r.Comments) != 1 || r.Comments[0] != comment {
 		t.Errorf("work.get's review: %+v", r)
@@ -117,7 +117,7 @@ func TestSendBackRebaseLand(t *testing.T) {
 	if ch == nil || ch.From != main || ch.To != strings.TrimSpace(git(t, dir, "rev-parse", "HEAD")) || ch.Files != 1 || ch.Added != 1 || ch.Deleted != 1 {
 		t.Fatalf("changes after the rebase: %+v, want from main's %s", ch, main)
 	}
-	diff, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkDiff, mcpserver.WorkDiffArgs{PacketID: second})
+	diff, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkDiff, mcpserver.WorkDiffArgs{PacketID: second})
 	mustOK(t, err)
 	if !strings.Contains(diff.Diff, "-hello, world\n") || !strings.Contains(diff.Diff, "+hello, world and hi there\n") || strings.Contains(diff.Diff, "-hello\n") {
 		t.Errorf("the packet's diff is not its own change:\n%s", diff.Diff)

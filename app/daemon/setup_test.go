@@ -54,7 +54,7 @@ func TestSessionSetupIncludeAndPort(t *testing.T) {
 	d := start(t, Config{Paths: newPaths(t), Keyring: keyring.NewMemory()})
 	ctx := context.Background()
 	reg := d.Registry()
-	out, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: repoDir})
+	out, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: repoDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestSessionSetupIncludeAndPort(t *testing.T) {
 	}
 	startShell := func() mcpserver.AgentStarted {
 		t.Helper()
-		got, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{
+		got, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{
 			Profile: "shell", RepositoryID: repo.ID,
 			Prompt: `test -f setup-done && echo "agent-port=$SWITCHBOARD_PORT env=$(cat .env)"`})
 		if err != nil {
@@ -125,13 +125,13 @@ func TestSessionSetupIncludeAndPort(t *testing.T) {
 	if first.Port == second.Port {
 		t.Errorf("two live sessions share port %d", first.Port)
 	}
-	res, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodResourceSession, mcpserver.SessionArg{SessionID: first.SessionID})
+	res, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodResourceSession, mcpserver.SessionArg{SessionID: first.SessionID})
 	if err != nil || res.Session.Port != first.Port {
 		t.Errorf("the session resource: port %d, %v; want %d", res.Session.Port, err, first.Port)
 	}
 
 	// The repository's own command replaces the file; it fails.
-	if _, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodRepositoryConfigure,
+	if _, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodRepositoryConfigure,
 		mcpserver.RepositoryConfigureArgs{RepositoryID: repo.ID, RepositorySettings: store.RepositorySettings{Setup: "echo setup-broke >&2; exit 4"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestStartPrunesLostWorktrees(t *testing.T) {
 	git(t, repoDir, "commit", "-q", "--allow-empty", "-m", "first")
 	paths := newPaths(t)
 	d := start(t, Config{Paths: paths, Listen: mcpserver.ListenAddr{Off: true}, Keyring: keyring.NewMemory()})
-	out, err := mcpserver.Invoke(context.Background(), d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: repoDir})
+	out, err := mcpserver.Invoke(context.Background(), d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: repoDir})
 	if err != nil {
 		t.Fatal(err)
 	}

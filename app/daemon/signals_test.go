@@ -25,19 +25,19 @@ func signalAgents(t *testing.T, n int) (*running, []*supervisor.Session, []strin
 	d := start(t, Config{Paths: newPaths(t), Keyring: keyring.NewMemory()})
 	reg := d.Registry()
 	ctx := context.Background()
-	repo, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir()})
+	repo, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	prof := store.Profile{ID: "hooked", Name: "Hooked", Command: "/bin/sh", Prompt: store.PromptNone, Hooks: store.HooksClaude,
 		Args: []string{"-c", "echo READY; exec sleep 600", "sh"}}
-	if _, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: prof}); err != nil {
+	if _, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: prof}); err != nil {
 		t.Fatal(err)
 	}
 	var sessions []*supervisor.Session
 	var tokens []string
 	for range n {
-		started, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart,
+		started, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStart,
 			mcpserver.AgentStartArgs{Profile: "hooked", RepositoryID: repo.Repository.ID, NoWorktree: true})
 		if err != nil {
 			t.Fatal(err)
@@ -101,7 +101,7 @@ func postHook(t *testing.T, url, token, body string) int {
 // agentInfo is the session as agent.list shows it.
 func agentInfo(t *testing.T, d *running, id string) supervisor.Info {
 	t.Helper()
-	list, err := mcpserver.Invoke(context.Background(), d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentList, mcpserver.NoArgs{})
+	list, err := mcpserver.Invoke(context.Background(), d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentList, mcpserver.NoArgs{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestSessionReportChangesStatus(t *testing.T) {
 	if info.Attention != nil {
 		t.Errorf("attention %+v: the question is announced as a question, not twice", info.Attention)
 	}
-	if _, err := mcpserver.Invoke(context.Background(), d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodSessionAnswer,
+	if _, err := mcpserver.Invoke(context.Background(), d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodSessionAnswer,
 		mcpserver.AnswerArgs{QuestionID: q, Answer: "main"}); err != nil {
 		t.Fatal(err)
 	}

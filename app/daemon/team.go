@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor"
 )
 
 // Team mode: the store on PostgreSQL, shared with other instances
@@ -34,9 +35,11 @@ const (
 var errInstanceLocked = errors.New("the data folder's instance is running in another process")
 
 // lockInstance holds the data folder's instance for this process until
-// release. With bbolt the database file's lock does this; in team mode
-// nothing else would, and two processes running one instance would each
-// end the other's sessions as left over from an earlier run.
+// release, whatever the store: bbolt's file lock guards only the file, so
+// a team-mode start and a bbolt start on one data folder would otherwise
+// both run, supervising agents in the same worktrees; and two team-mode
+// processes of one instance would each end the other's sessions as left
+// over from an earlier run.
 func lockInstance(p Paths) (release func(), err error) {
 	if err := os.MkdirAll(p.Data, 0o700); err != nil {
 		return nil, fmt.Errorf("make the data folder: %w", err)
@@ -98,7 +101,7 @@ func OpenStore(p Paths, databaseURL string, lockTimeout time.Duration) (*store.D
 
 // beat records the first heartbeat, before the startup's sweeps: from then
 // on the instance is running in every other instance's eyes.
-func (d *Daemon) beat() error {
+func (d *Daemon) beat(ctx context.Context) error {
 	host, _ := os.Hostname()
 	was, err := d.reg.BeatInstance(store.InstanceBeat{Host: host, PID: os.Getpid(), Version: d.cfg.Version, Started: d.started})
 	if err != nil {
@@ -107,9 +110,42 @@ func (d *Daemon) beat() error {
 	if was.LostAt != nil && was.StartedAt.Equal(d.started.UTC()) {
 		// Silent for longer than the grace while running (a suspended
 		// laptop, a server away): another instance ended its sessions.
-		d.log.Warn("team: another instance took this one for lost and ended its sessions", "by", was.LostBy, "at", was.LostAt)
+		d.log.Warn("team: another instance took this one for lost and ended its sessions; stopping their agents", "by", was.LostBy, "at", was.LostAt)
+		d.stopSweptAgents(ctx)
 	}
 	return nil
+}
+
+// stopSweptAgents stops the agents whose sessions another instance ended
+// as lost while this one was silent. Their tokens are revoked and their
+// leases given back, so they can only fail; left running they would show
+// as working. Each stops as Stop does (interrupt, grace, then the whole
+// process set), in the background: the heartbeat goes on meanwhile.
+func (d *Daemon) stopSweptAgents(ctx context.Context) {
+	agents := d.reg.Agents()
+	for _, info := range agents.List() {
+		var ended bool
+		err := d.db.View(func(tx *store.Tx) error {
+			s, err := tx.Session(info.SessionID)
+			ended = err == nil && s.EndedAt != nil
+			return err
+		})
+		if err != nil {
+			d.log.Warn("team: read a session that may have been swept", "session", info.SessionID, "err", err)
+			continue
+		}
+		s, ok := agents.Get(info.SessionID)
+		if !ended || !ok {
+			continue
+		}
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			if _, err := s.Stop(ctx, false); err != nil && !errors.Is(err, supervisor.ErrEnded) {
+				d.log.Warn("team: stop a swept session's agent", "session", info.SessionID, "err", err)
+			}
+		}()
+	}
 }
 
 // heartbeat beats every interval and sweeps the instances that stopped
@@ -133,7 +169,7 @@ func (d *Daemon) heartbeat(ctx context.Context, every, grace time.Duration) {
 			return
 		case <-t.C:
 		}
-		err := d.beat()
+		err := d.beat(ctx)
 		if err == nil && !failing && time.Since(reachedSince) > grace {
 			var swept mcpserver.InstanceSwept
 			if swept, err = d.reg.SweepLostInstances(ctx); err == nil && len(swept.Lost) > 0 {

@@ -27,7 +27,7 @@ func (d *Daemon) expireLeases(ctx context.Context) {
 		wait := time.Minute
 		if at, ok := d.reg.NextLeaseExpiry(); ok {
 			if !time.Now().Before(at) {
-				_, err := mcpserver.Invoke(ctx, d.reg, mcpserver.Operator, mcpserver.TransportSupervisor, mcpserver.MethodWorkExpireLeases, mcpserver.NoArgs{})
+				_, err := mcpserver.Invoke(ctx, d.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportSupervisor, mcpserver.MethodWorkExpireLeases, mcpserver.NoArgs{})
 				if err == nil {
 					continue
 				}
@@ -162,7 +162,7 @@ func (d *Daemon) findLostConversation(ctx context.Context, s store.Session) {
 		}
 		return
 	}
-	if _, err := mcpserver.Invoke(ctx, d.reg, mcpserver.Operator, mcpserver.TransportSupervisor, mcpserver.MethodAgentStarted,
+	if _, err := mcpserver.Invoke(ctx, d.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportSupervisor, mcpserver.MethodAgentStarted,
 		mcpserver.AgentStartedArgs{SessionID: s.ID, ConversationID: id}); err != nil {
 		d.log.Warn("record a lost session's conversation", "session", s.ID, "err", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
-	"github.com/switchboard-dev/switchboard/usage"
+	"github.com/switchboard-dev/switchboard/supervisor/usage"
 )
 
 // DefaultUsageEvery is how often the daemon reads the usage of the agents
@@ -108,21 +108,26 @@ func (w *usageWatch) forget(live []store.Session) {
 }
 
 // refresh reads session id's usage now, for a completion
-// (mcpserver.Options.RefreshUsage), so the packet's share includes the
-// reply that completed it. A CLI that writes its file in the background
-// may not have written that reply yet, nor the one before it: Claude Code
-// queues transcript lines and flushes them every 100 ms. refresh then
-// reads until the file has been quiet for the CLI's usage.WriteLag (250
-// ms for Claude Code, 200 for Codex, none for Gemini CLI), at most four
-// times that: what a completion costs in time.
-func (w *usageWatch) refresh(ctx context.Context, id string) {
-	if _, ok := w.d.agents.Get(id); !ok {
-		return
+// (mcpserver.Options.RefreshUsage), which records it in its own
+// transaction, so the packet's share includes the reply that completed it.
+// A CLI that writes its file in the background may not have written that
+// reply yet, nor the one before it: Claude Code queues transcript lines and
+// flushes them every 100 ms. refresh then reads until the file has been
+// quiet for the CLI's usage.WriteLag (250 ms for Claude Code, 200 for
+// Codex, none for Gemini CLI), at most four times that: what a completion
+// costs in time. ok is false when the CLI has written nothing yet.
+func (w *usageWatch) refresh(ctx context.Context, id string) (u store.Usage, ok bool) {
+	if _, running := w.d.agents.Get(id); !running {
+		return store.Usage{}, false
 	}
-	w.read(ctx, id)
 	su, err := w.follow(id)
-	if err != nil || su.r == nil || su.r.WriteLag() == 0 {
-		return
+	if err != nil {
+		w.d.log.Debug("usage: follow session", "session", id, "err", err)
+		return store.Usage{}, false
+	}
+	u, ok = w.current(id, su)
+	if su.r == nil || su.r.WriteLag() == 0 {
+		return u, ok
 	}
 	quiet := su.r.WriteLag()
 	t := time.NewTicker(25 * time.Millisecond)
@@ -131,13 +136,14 @@ func (w *usageWatch) refresh(ctx context.Context, id string) {
 	for time.Since(last) < quiet && time.Since(begin) < 4*quiet {
 		select {
 		case <-ctx.Done():
-			return
+			return u, ok
 		case <-t.C:
 		}
-		if w.read(ctx, id) {
-			last = time.Now()
+		if now, found := w.current(id, su); found && (!ok || now != u) {
+			u, ok, last = now, true, time.Now()
 		}
 	}
+	return u, ok
 }
 
 // exited is the last read of a session whose agent exited, before its end
@@ -151,39 +157,43 @@ func (w *usageWatch) exited(id string) {
 	w.mu.Unlock()
 }
 
-// read reads session id's usage and records it when it changed; changed
-// says it did. Failures are logged: usage is a view of the agent's work,
-// never a reason to stop it.
-func (w *usageWatch) read(ctx context.Context, id string) (changed bool) {
+// current reads session id's usage from its CLI's files; ok is false when
+// the CLI has written nothing yet. A CLI that reports none reads as
+// Source "none". Failures are logged: usage is a view of the agent's
+// work, never a reason to stop it.
+func (w *usageWatch) current(id string, su *sessionUsage) (store.Usage, bool) {
+	su.mu.Lock()
+	defer su.mu.Unlock()
+	if su.r == nil {
+		return store.Usage{Source: store.UsageNone}, true
+	}
+	u, found, err := su.r.Read()
+	if err != nil {
+		w.d.log.Debug("usage: read", "session", id, "err", err)
+	}
+	return u, found
+}
+
+// read reads session id's usage and records it when it changed.
+func (w *usageWatch) read(ctx context.Context, id string) {
 	su, err := w.follow(id)
 	if err != nil {
 		w.d.log.Debug("usage: follow session", "session", id, "err", err)
-		return false
+		return
 	}
+	u, ok := w.current(id, su)
 	su.mu.Lock()
 	defer su.mu.Unlock()
-	u := store.Usage{Source: store.UsageNone}
-	if su.r != nil {
-		var found bool
-		u, found, err = su.r.Read()
-		if err != nil {
-			w.d.log.Debug("usage: read", "session", id, "err", err)
-		}
-		if !found {
-			return false // the CLI has written nothing yet
-		}
+	if !ok || su.recorded && u == su.last {
+		return
 	}
-	if su.recorded && u == su.last {
-		return false
-	}
-	_, err = mcpserver.Invoke(ctx, w.d.reg, mcpserver.Operator, mcpserver.TransportSupervisor, mcpserver.MethodAgentUsage,
+	_, err = mcpserver.Invoke(ctx, w.d.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportSupervisor, mcpserver.MethodAgentUsage,
 		mcpserver.AgentUsageArgs{SessionID: id, Usage: u})
 	if err != nil {
 		w.d.log.Warn("usage: record", "session", id, "err", err)
-		return false
+		return
 	}
 	su.last, su.recorded = u, true
-	return true
 }
 
 // follow returns the follower of session id, making it on first use from

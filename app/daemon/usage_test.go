@@ -37,14 +37,14 @@ func usageDaemon(t *testing.T, every time.Duration) (*running, store.Repository)
 	t.Setenv("SHELL", "/bin/sh")
 	d := start(t, Config{Paths: newPaths(t), Keyring: keyring.NewMemory(), UsageEvery: every})
 	repo := registerRepo(t, d.Registry(), personRepo(t, map[string]string{"README": "a project\n"}))
-	_, err := mcpserver.Invoke(context.Background(), d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: fakeClaude()})
+	_, err := mcpserver.Invoke(context.Background(), d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: fakeClaude()})
 	mustOK(t, err)
 	return d, repo
 }
 
 func (d *running) gui(method string, args any) mcpserver.Result {
 	d.t.Helper()
-	return invokeJSON(d.t, d.Registry(), mcpserver.Operator, mcpserver.TransportGUI, method, args)
+	return invokeJSON(d.t, d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, method, args)
 }
 
 func invokeJSON(t *testing.T, reg *mcpserver.Registry, p mcpserver.Principal, tr mcpserver.Transport, method string, args any) mcpserver.Result {
@@ -218,5 +218,17 @@ func TestUsageAtCompletion(t *testing.T) {
 		"packet_id": claimed.Packet.ID, "session_id": id, "lease_id": claimed.LeaseID, "summary": "done"})
 	if p := d.packet(pkt.ID); !hasCounts(p.Usage, 2400, 80) {
 		t.Errorf("completed packet's usage %+v, want 2400 in, 80 out", p.Usage)
+	}
+	// Recorded by the completion itself, in its own transaction: no
+	// agent.usage call of its own (the poll waits an hour here).
+	var nested []store.AuditRecord
+	if err := d.Registry().DB().View(func(tx *store.Tx) (err error) {
+		nested, err = tx.QueryAudit(store.AuditFilter{Method: string(mcpserver.MethodAgentUsage)})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(nested) > 0 {
+		t.Errorf("the completion's usage came through %d agent.usage calls, want none", len(nested))
 	}
 }

@@ -34,7 +34,7 @@ func mustOK(t *testing.T, err error) {
 // registerRepo registers dir as the operator does, from the GUI.
 func registerRepo(t *testing.T, reg *mcpserver.Registry, dir string) store.Repository {
 	t.Helper()
-	out, err := mcpserver.Invoke(context.Background(), reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: dir})
+	out, err := mcpserver.Invoke(context.Background(), reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: dir})
 	mustOK(t, err)
 	return out.Repository
 }
@@ -90,7 +90,7 @@ func TestAgentStartsInItsOwnWorktree(t *testing.T) {
 	reg := d.Registry()
 	register := func(path string) store.Repository {
 		t.Helper()
-		out, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: path})
+		out, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: path})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func TestAgentStartsInItsOwnWorktree(t *testing.T) {
 		t.Helper()
 		args.Profile = "shell"
 		args.Prompt = `echo "at:$(pwd)"; echo "branch:$SWITCHBOARD_BRANCH base:$SWITCHBOARD_BASE"`
-		out, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart, args)
+		out, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStart, args)
 		if err != nil {
 			t.Fatalf("agent.start: %v", err)
 		}
@@ -169,7 +169,7 @@ func TestAgentStartsInItsOwnWorktree(t *testing.T) {
 		real, _ := filepath.EvalSymlinks(tc.dir)
 		screenOf(got.SessionID, "at:"+real, "branch: base:")
 	}
-	_, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart,
+	_, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStart,
 		mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID, Base: "no-such-branch"})
 	if store.CodeOf(err) != store.CodeWorkspaceUnavailable {
 		t.Errorf("a start from a branch that does not exist: %v, want workspace_unavailable", err)
@@ -182,7 +182,7 @@ func TestAgentStartsInItsOwnWorktree(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{started.SessionID, second.SessionID} {
-		if _, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: id}); err != nil {
+		if _, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStop, mcpserver.AgentStopArgs{SessionID: id}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -215,7 +215,7 @@ func TestCompletionCommitsInTheWorktree(t *testing.T) {
 	reg := d.Registry()
 	repo := registerRepo(t, reg, repoDir)
 	var err error
-	started, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID})
+	started, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID})
 	mustOK(t, err)
 	ws := started.Workspace
 	if ws == nil {
@@ -246,7 +246,7 @@ func TestCompletionCommitsInTheWorktree(t *testing.T) {
 	}
 	create := func(title string, scope ...string) {
 		t.Helper()
-		_, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: title, WriteScope: scope})
+		_, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: title, WriteScope: scope})
 		mustOK(t, err)
 	}
 	before := git(t, repoDir, "status", "--porcelain")
@@ -291,14 +291,14 @@ func TestCompletionCommitsInTheWorktree(t *testing.T) {
 		t.Errorf("second packet's changes %+v, want from %s", p.Changes, c.To)
 	}
 	// The packet's diff is its commits; the session's, its worktree now.
-	pd, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkDiff, mcpserver.WorkDiffArgs{PacketID: pkt})
+	pd, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkDiff, mcpserver.WorkDiffArgs{PacketID: pkt})
 	mustOK(t, err)
 	if pd.From != c.To || pd.To != p.Changes.To || !strings.Contains(pd.Diff, "+and the parser") || strings.Contains(pd.Diff, "parse.go") || pd.Stat == nil || len(pd.Stat.Files) != 1 {
 		t.Errorf("work.diff = %+v", pd)
 	}
 	write("src/lex.go", "package src // lexer\n")
 	write("README", "hello\nand the parser\nand more\n")
-	sd, err := mcpserver.Invoke(ctx, reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodSessionDiff, mcpserver.SessionDiffArgs{SessionID: ses.ID})
+	sd, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodSessionDiff, mcpserver.SessionDiffArgs{SessionID: ses.ID})
 	mustOK(t, err)
 	if sd.From != ws.BaseCommit || !strings.Contains(sd.Diff, "+and more") || !strings.Contains(sd.Diff, "+package src") || len(sd.Untracked) != 1 || sd.Untracked[0] != "src/lex.go" {
 		t.Errorf("session.diff = %+v", sd)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/app/cli"
 	"github.com/switchboard-dev/switchboard/app/daemon"
+	"github.com/switchboard-dev/switchboard/app/daemon/control"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/supervisor/confine"
 )
@@ -93,6 +94,12 @@ func runApp(args []string, tray Tray) int {
 		fmt.Println("switchboard", Version)
 		return 0
 	}
+	fromFlag := false
+	fs.Visit(func(f *flag.Flag) { fromFlag = fromFlag || f.Name == "database" })
+	if msg := databaseFlagError(*database, fromFlag); msg != "" {
+		fmt.Fprintln(os.Stderr, "switchboard:", msg)
+		return 2
+	}
 	listen, err := mcpserver.ParseListenAddr(*addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "switchboard: --mcp-http-addr:", err)
@@ -134,6 +141,12 @@ func runApp(args []string, tray Tray) int {
 	})
 	var running *daemon.AlreadyRunningError
 	if errors.As(err, &running) {
+		// Launched again from a menu, the person wants the window: the
+		// running one shows it, and this one has done its job.
+		if showRunning(paths) {
+			fmt.Println("Switchboard is already running; its window is in front.")
+			return 0
+		}
 		fmt.Fprintln(os.Stderr, "switchboard:", running.Error())
 		return 1
 	}
@@ -168,6 +181,16 @@ func runApp(args []string, tray Tray) int {
 		return 1
 	}
 	return 0
+}
+
+// showRunning asks the Switchboard already running on paths to show its
+// window, and reports whether it did (false when it runs headless, or does
+// not answer within a second).
+func showRunning(paths daemon.Paths) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	shown, err := control.NewClient(paths.ControlSocket()).Show(ctx)
+	return err == nil && shown
 }
 
 // durationFlag defines a duration flag whose default is the variable env

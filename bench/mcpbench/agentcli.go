@@ -269,7 +269,7 @@ func measureAgentKind(ctx context.Context, root string, cfg config, kind, standi
 	err = func() error {
 		profile := kind
 		if kind == agentBaseline {
-			_, err := mcpserver.Invoke(ctx, b.reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: store.Profile{
+			_, err := mcpserver.Invoke(ctx, b.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: store.Profile{
 				ID: agentBaseline, Name: "stand-in agent", Command: standin,
 				Args: []string{"worker", "notes.txt", "done by the stand-in agent"}, Prompt: store.PromptNone,
 			}})
@@ -278,7 +278,7 @@ func measureAgentKind(ctx context.Context, root string, cfg config, kind, standi
 			}
 		}
 		for i := range cfg.agentCLIStart {
-			if _, err := mcpserver.Invoke(ctx, b.reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{
+			if _, err := mcpserver.Invoke(ctx, b.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{
 				RepositoryID: b.repoID, Title: fmt.Sprintf("Packet %d", i+1), Instructions: "Write the notes.",
 				ExpectedArtifacts: []store.ExpectedArtifact{{Name: "notes", Kind: "text"}},
 			}); err != nil {
@@ -320,7 +320,7 @@ func newAgentBench(ctx context.Context, parent, repo string, log *slog.Logger) (
 		return nil, fmt.Errorf("start the daemon: %w", err)
 	}
 	b.reg = b.d.Registry()
-	reg, err := mcpserver.Invoke(ctx, b.reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: repo})
+	reg, err := mcpserver.Invoke(ctx, b.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: repo})
 	if err != nil {
 		b.close(ctx)
 		return nil, fmt.Errorf("register %s: %w", repo, err)
@@ -337,7 +337,7 @@ func (b *wsBench) timeFirstCall(ctx context.Context, profile string, clock *firs
 	var after uint64
 	b.reg.DB().View(func(tx *store.Tx) error { after = tx.LastAuditSeq(); return nil })
 	begun := time.Now()
-	started, err := mcpserver.Invoke(ctx, b.reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart,
+	started, err := mcpserver.Invoke(ctx, b.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStart,
 		mcpserver.AgentStartArgs{Profile: profile, RepositoryID: b.repoID})
 	if err != nil {
 		return 0, 0, fmt.Errorf("agent.start %s: %w", profile, err)

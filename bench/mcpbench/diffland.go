@@ -33,7 +33,7 @@ type benchPacket struct {
 // completes it. The agent stays running; stopAgent ends it.
 func (b *wsBench) makePacket(ctx context.Context, title string, commits []map[int]map[int]string) (benchPacket, error) {
 	var p benchPacket
-	if _, err := mcpserver.Invoke(ctx, b.reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkCreate,
+	if _, err := mcpserver.Invoke(ctx, b.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkCreate,
 		mcpserver.WorkCreateArgs{RepositoryID: b.repoID, Title: title}); err != nil {
 		return p, fmt.Errorf("work.create: %w", err)
 	}
@@ -108,7 +108,7 @@ func (b *wsBench) measureDiff(ctx context.Context, files, lines, n int) (diffRes
 		res.bytes = out.n
 
 		begun = time.Now()
-		d, err := mcpserver.Invoke(ctx, b.reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodWorkDiff, mcpserver.WorkDiffArgs{PacketID: p.id})
+		d, err := mcpserver.Invoke(ctx, b.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkDiff, mcpserver.WorkDiffArgs{PacketID: p.id})
 		if err != nil {
 			return res, fmt.Errorf("work.diff: %w", err)
 		}

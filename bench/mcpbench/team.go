@@ -373,7 +373,7 @@ func wakeRounds(ctx context.Context, from, on *target, repoID string, rounds int
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		res := from.reg.Invoke(ctx, mcpserver.Operator, mcpserver.TransportRPC, "work.create", create)
+		res := from.reg.Invoke(ctx, mcpserver.OperatorPrincipal(), mcpserver.TransportRPC, "work.create", create)
 		created := time.Now()
 		if res.Err != nil {
 			return nil, fmt.Errorf("round %d: work.create: %w", i+1, res.Err)

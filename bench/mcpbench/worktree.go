@@ -80,13 +80,13 @@ func newWSBench(ctx context.Context, dir, parent string, files int, log *slog.Lo
 		return nil, err
 	}
 	begun = time.Now()
-	reg, err := mcpserver.Invoke(ctx, b.reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: b.repo})
+	reg, err := mcpserver.Invoke(ctx, b.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: b.repo})
 	if err != nil {
 		return fail(fmt.Errorf("register %s: %w", b.repo, err))
 	}
 	b.registered = time.Since(begun)
 	b.repoID = reg.Repository.ID
-	_, err = mcpserver.Invoke(ctx, b.reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: store.Profile{
+	_, err = mcpserver.Invoke(ctx, b.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: store.Profile{
 		ID: benchProfile, Name: "mcpbench agent", Command: "sh",
 		Args:   []string{"-c", "echo " + benchReady + "; exec sleep 600"},
 		Prompt: store.PromptNone,
@@ -107,7 +107,7 @@ func (b *wsBench) close(ctx context.Context) error {
 
 // startAgent starts the bench agent on the repository, with a worktree.
 func (b *wsBench) startAgent(ctx context.Context) (mcpserver.AgentStarted, error) {
-	started, err := mcpserver.Invoke(ctx, b.reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStart,
+	started, err := mcpserver.Invoke(ctx, b.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStart,
 		mcpserver.AgentStartArgs{Profile: benchProfile, RepositoryID: b.repoID})
 	if err != nil {
 		return started, fmt.Errorf("agent.start: %w", err)
@@ -159,7 +159,7 @@ func (b *wsBench) stopAgent(ctx context.Context, started mcpserver.AgentStarted,
 		return fmt.Errorf("no agent runs as %s", started.SessionID)
 	}
 	deadline := time.Now().Add(2 * time.Minute)
-	_, err := mcpserver.Invoke(ctx, b.reg, mcpserver.Operator, mcpserver.TransportGUI, mcpserver.MethodAgentStop,
+	_, err := mcpserver.Invoke(ctx, b.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStop,
 		mcpserver.AgentStopArgs{SessionID: started.SessionID, Kill: true})
 	if err != nil {
 		// agent.stop waits for the session's end, which removes an empty

@@ -80,7 +80,7 @@ func run(duration time.Duration, nClients, nStreams int) error {
 	reg := d.Registry()
 	operator := func(method string, args any, out any) error {
 		b, _ := json.Marshal(args)
-		res := reg.Invoke(context.Background(), mcpserver.Operator, mcpserver.TransportRPC, method, b)
+		res := reg.Invoke(context.Background(), mcpserver.OperatorPrincipal(), mcpserver.TransportRPC, method, b)
 		if res.Err != nil {
 			return fmt.Errorf("%s: %w", method, res.Err)
 		}

@@ -5,21 +5,21 @@ package confine
 import (
 	"context"
 	"errors"
+	"os"
+	"runtime"
 	"time"
 )
 
-// Support is what this machine offers for confining agents: nothing yet
-// off Linux (macOS's Seatbelt profile is made from the same policy, but
-// not yet run).
-type Support struct {
-	Bwrap, BwrapWhy   string
-	Landlock          int
-	Cgroup, CgroupWhy string
-}
-
-// Probe reports that nothing confines agents on this system.
+// Probe finds what confines agents off Linux: macOS's sandbox-exec, where
+// it is installed; nothing elsewhere.
 func Probe(context.Context, string) Support {
-	return Support{BwrapWhy: "bubblewrap is Linux only", CgroupWhy: "cgroups are Linux only"}
+	s := Support{BwrapWhy: "bubblewrap is Linux only", CgroupWhy: "cgroups are Linux only"}
+	if runtime.GOOS == "darwin" {
+		if fi, err := os.Stat(SeatbeltPath); err == nil && fi.Mode().IsRegular() {
+			s.Seatbelt = SeatbeltPath
+		}
+	}
+	return s
 }
 
 // LandlockABI is 0: Landlock is Linux only.

@@ -19,8 +19,8 @@ const SeatbeltPath = "/usr/bin/sandbox-exec"
 // never read as an option.
 //
 // sandbox-exec does not change folder: the caller starts it in c.Dir.
-// The supervisor runs agents with it on macOS in a later step; for now
-// the profile is made and tested everywhere, and run nowhere.
+// The supervisor runs agents with it on macOS; the profile is made and
+// tested everywhere.
 func SeatbeltArgs(c Checked) []string {
 	return []string{"-p", SeatbeltProfile(c), "--"}
 }

@@ -46,8 +46,8 @@ func TestProfileFlagsInHelp(t *testing.T) {
 					}
 				}
 			}
-			if len(p.Permissions) != len(store.Permissions) {
-				t.Errorf("%s maps %d of the %d permission modes", p.ID, len(p.Permissions), len(store.Permissions))
+			if len(p.Permissions) != len(store.Permissions()) {
+				t.Errorf("%s maps %d of the %d permission modes", p.ID, len(p.Permissions), len(store.Permissions()))
 			}
 			for mode, args := range p.Permissions {
 				for _, a := range flagsOf(args) {

@@ -24,7 +24,7 @@ import (
 // test machine does: as root that mode runs with the variable set.
 func TestRealCLIModes(t *testing.T) {
 	for _, c := range []realCLI{claudeCLI, codexCLI, geminiCLI} {
-		for _, mode := range store.Permissions {
+		for _, mode := range store.Permissions() {
 			t.Run(c.profile+"/"+string(mode), func(t *testing.T) {
 				if _, err := supervisor.PermissionArgs(builtinProfile(t, c.profile), mode, os.Geteuid()); err != nil && strings.Contains(err.Error(), supervisor.ErrBypassAsRoot.Error()) {
 					user := c.user

@@ -71,7 +71,7 @@ func startServer(t *testing.T, reg *mcpserver.Registry) (string, *Server) {
 	if err != nil {
 		t.Fatalf("Listen: %v", err)
 	}
-	s := NewServer(reg, func() Hello { return testHello }, slog.New(slog.DiscardHandler))
+	s := NewServer(reg, func() Hello { return testHello }, nil, slog.New(slog.DiscardHandler))
 	serve(t, s, ln)
 	return path, s
 }
@@ -324,7 +324,7 @@ func TestServeBadRequests(t *testing.T) {
 
 func TestCheckPeer(t *testing.T) {
 	reg, _ := newRegistry(t)
-	s := NewServer(reg, func() Hello { return testHello }, slog.New(slog.DiscardHandler))
+	s := NewServer(reg, func() Hello { return testHello }, nil, slog.New(slog.DiscardHandler))
 	reached := 0
 	h := s.checkPeer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		reached++
@@ -373,7 +373,7 @@ func TestStrangerRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(reg, func() Hello { return testHello }, slog.New(slog.DiscardHandler))
+	s := NewServer(reg, func() Hello { return testHello }, nil, slog.New(slog.DiscardHandler))
 	connContext := s.http.ConnContext
 	var strangers atomic.Bool // connections accepted while set are "another user's"
 	strangers.Store(true)
@@ -467,5 +467,41 @@ func TestResponseFor(t *testing.T) {
 	failed := ResponseFor(mcpserver.Result{Method: "m", Err: io.ErrUnexpectedEOF})
 	if failed.OK || failed.Error != store.CodeInternal || failed.Message == "" {
 		t.Errorf("failed: %+v", failed)
+	}
+}
+
+// A second launch asks the running program to show its window: the answer
+// says whether it has one to show (a headless one has none).
+func TestShow(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		show  func() bool
+		shown bool
+	}{
+		{"window", func() bool { return true }, true},
+		{"window gone", func() bool { return false }, false},
+		{"headless", nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := socketPath(t)
+			ln, err := Listen(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := 0
+			show := tt.show
+			if show != nil {
+				show = func() bool { calls++; return tt.show() }
+			}
+			reg, _ := newRegistry(t)
+			serve(t, NewServer(reg, func() Hello { return testHello }, show, slog.New(slog.DiscardHandler)), ln)
+			shown, err := NewClient(path).Show(t.Context())
+			if err != nil || shown != tt.shown {
+				t.Fatalf("Show: %v, %v; want %v", shown, err, tt.shown)
+			}
+			if tt.show != nil && calls != 1 {
+				t.Errorf("the window's show ran %d times, want once", calls)
+			}
+		})
 	}
 }

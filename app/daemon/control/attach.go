@@ -24,7 +24,7 @@ const attachProtocol = "switchboard-attach"
 func (s *Server) serveAttach(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("session_id")
 	args, _ := json.Marshal(mcpserver.AgentArgs{SessionID: id})
-	res := s.reg.Invoke(r.Context(), mcpserver.Operator, mcpserver.TransportRPC, "agent.attach", args)
+	res := s.reg.Invoke(r.Context(), mcpserver.OperatorPrincipal(), mcpserver.TransportRPC, "agent.attach", args)
 	if res.Err != nil {
 		writeJSON(w, http.StatusConflict, ResponseFor(res))
 		return

@@ -101,19 +101,29 @@ type Hello struct {
 
 type peerKey struct{}
 
+// Shown is what POST /v1/show answers: whether the running program put its
+// window in front (false when it runs without one, headless).
+type Shown struct {
+	Shown bool `json:"shown"`
+}
+
 // Server serves the registry on a control socket.
 type Server struct {
 	reg   *mcpserver.Registry
 	hello func() Hello
+	show  func() bool
 	log   *slog.Logger
 	http  *http.Server
 }
 
-// NewServer returns a server for reg; hello describes the running program.
-func NewServer(reg *mcpserver.Registry, hello func() Hello, log *slog.Logger) *Server {
-	s := &Server{reg: reg, hello: hello, log: log}
+// NewServer returns a server for reg; hello describes the running program,
+// and show puts its window in front, reporting whether it has one (a
+// second launch of the app asks for it).
+func NewServer(reg *mcpserver.Registry, hello func() Hello, show func() bool, log *slog.Logger) *Server {
+	s := &Server{reg: reg, hello: hello, show: show, log: log}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/hello", s.serveHello)
+	mux.HandleFunc("POST /v1/show", s.serveShow)
 	mux.HandleFunc("POST /v1/call", s.serveCall)
 	mux.HandleFunc("GET /v1/attach", s.serveAttach)
 	s.http = &http.Server{
@@ -198,6 +208,10 @@ func (s *Server) serveHello(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.hello())
 }
 
+func (s *Server) serveShow(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, Shown{Shown: s.show != nil && s.show()})
+}
+
 func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 	var req Request
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBytes))
@@ -205,7 +219,7 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, Response{Error: store.CodeInvalidRequest, Message: "request is not a JSON call object"})
 		return
 	}
-	res := s.reg.Invoke(r.Context(), mcpserver.Operator, mcpserver.TransportRPC, req.Method, req.Args)
+	res := s.reg.Invoke(r.Context(), mcpserver.OperatorPrincipal(), mcpserver.TransportRPC, req.Method, req.Args)
 	writeJSON(w, http.StatusOK, ResponseFor(res))
 }
 
@@ -244,6 +258,17 @@ func (c *Client) Hello(ctx context.Context) (Hello, error) {
 		return Hello{}, err
 	}
 	return h, nil
+}
+
+// Show asks the running program to put its window in front; shown is false
+// when it runs without one.
+func (c *Client) Show(ctx context.Context) (shown bool, err error) {
+	var out Shown
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://switchboard/v1/show", nil)
+	if err := c.do(req, &out); err != nil {
+		return false, err
+	}
+	return out.Shown, nil
 }
 
 // Call runs method with args (any JSON-encodable value, or nil) and returns
