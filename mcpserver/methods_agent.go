@@ -394,7 +394,11 @@ func (r *Registry) launch(ctx context.Context, spec supervisor.LaunchSpec, plan 
 		return nil, store.Deny(code, "%s", reason)
 	}
 	ws, isolation, err := r.workspaceFor(ctx, spec.SessionID, plan)
-	if err != nil {
+	var d *store.Denial
+	switch {
+	case errors.As(err, &d):
+		return fail(d.Code, d.Reason) // already says what to do
+	case err != nil:
 		return fail(store.CodeWorkspaceUnavailable, "no worktree: "+err.Error())
 	}
 	if ws != nil {
