@@ -56,6 +56,8 @@ func TestStartShellAndTypeIntoIt(t *testing.T) {
 	waitUntil(t, "Stop enabled", func() bool { return !w.stop.Disabled() })
 	if got := w.status.Text; !strings.Contains(got, " · SWITCHBOARD_PORT 4") {
 		t.Errorf("the live session's status line lacks its port block: %q", got)
+	} else if strings.Contains(got, permissionText(store.PermissionAsk)) {
+		t.Errorf("a shell, which has no permission modes, is said to %q: %q", permissionText(store.PermissionAsk), got)
 	}
 	onUI(func() { test.Tap(w.stop) })
 	waitUntil(t, "the agent stopped", func() bool { return agent.Exit() != nil })
