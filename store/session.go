@@ -109,12 +109,15 @@ type Session struct {
 	Kind SessionKind `json:"kind"`
 	// Instance is the Switchboard instance that runs the session, in
 	// team mode (instance.go); "" with a database of one instance.
-	Instance     string       `json:"instance,omitempty"`
-	RepositoryID string       `json:"repository_id,omitempty"`
-	Profile      string       `json:"profile,omitempty"`
-	TokenKeyID   string       `json:"keyid,omitempty"`
-	State        SessionState `json:"state"`
-	PID          int          `json:"pid,omitempty"`
+	Instance     string `json:"instance,omitempty"`
+	RepositoryID string `json:"repository_id,omitempty"`
+	Profile      string `json:"profile,omitempty"`
+	// Packet is the packet a person started the session on (agent.start
+	// with a packet): held for it while it lives (Packet.ReservedFor).
+	Packet     string       `json:"packet_id,omitempty"`
+	TokenKeyID string       `json:"keyid,omitempty"`
+	State      SessionState `json:"state"`
+	PID        int          `json:"pid,omitempty"`
 	// ProcStart is the agent process's start time as the kernel counts it
 	// (clock ticks since boot), so a later run can tell the agent from an
 	// unrelated process that reused its pid before it stops anything.
@@ -242,6 +245,9 @@ type SessionSpec struct {
 	ConversationID string
 	// Permission is a supervised session's mode ("" is ask).
 	Permission Permission
+	// Packet is the packet the session is started on, which the caller
+	// reserves for it (ReservePacket) in the same transaction.
+	Packet string
 }
 
 // CreateSession records a new session. A supervised session starts in
@@ -301,6 +307,7 @@ func (tx *Tx) CreateSession(spec SessionSpec) (Session, error) {
 		Instance:     tx.db.instance,
 		RepositoryID: spec.RepositoryID,
 		Profile:      spec.Profile,
+		Packet:       spec.Packet,
 		TokenKeyID:   spec.TokenKeyID,
 		State:        state,
 		PID:          spec.PID,
