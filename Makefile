@@ -31,7 +31,11 @@ deps-cross:
 
 test: deps-test vet vet-cross test-pure test-shared test-gui test-e2e test-install cross
 
+# vet also checks that every module of the tree is tidy and that the
+# modules of their own under bench/ build (scripts/gomod-check.sh): make
+# bench runs go test and go build in them, which stop on an untidy go.mod.
 vet:
+	sh scripts/gomod-check.sh
 	CGO_ENABLED=0 $(GO) vet $(PURE)
 	CGO_ENABLED=0 $(GO) vet ./bench/...
 	CGO_ENABLED=0 $(GO) vet ./app/launch/ ./cmd/...
