@@ -116,6 +116,16 @@ func waitScreen(t *testing.T, s *Session, want string) string {
 	}
 }
 
+// waitStatus waits until s's status is want: a status read off the screen
+// comes once the screen has been still for IdleAfter, which nothing
+// signals.
+func waitStatus(t *testing.T, s *Session, want Status) {
+	t.Helper()
+	if !eventually(t, func() bool { return s.Status() == want }) {
+		t.Fatalf("status %s, want %s", s.Status(), want)
+	}
+}
+
 func waitDone(t *testing.T, s *Session) Exit {
 	t.Helper()
 	select {
@@ -374,22 +384,10 @@ func TestStatusFromScreen(t *testing.T) {
 	}
 	s.Input([]byte("printf 'Proceed? (y/n) '\r"))
 	waitScreen(t, s, "Proceed? (y/n)")
-	deadline := time.Now().Add(5 * time.Second)
-	for s.Status() != StatusNeedsInput {
-		if time.Now().After(deadline) {
-			t.Fatalf("status %s, want needs_input", s.Status())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitStatus(t, s, StatusNeedsInput)
 	s.Input([]byte("clear; echo working\r"))
 	waitScreen(t, s, "working")
-	deadline = time.Now().Add(5 * time.Second)
-	for s.Status() != StatusIdle {
-		if time.Now().After(deadline) {
-			t.Fatalf("status %s, want idle", s.Status())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitStatus(t, s, StatusIdle)
 	s.Stop(context.Background(), true)
 	waitDone(t, s)
 	if s.Status() != StatusExited {
@@ -426,16 +424,20 @@ func TestFramesAreRateLimitedAndCurrent(t *testing.T) {
 	// A loop that changes the screen continuously for a second.
 	s.Input([]byte("i=0; while [ $i -lt 2000 ]; do echo line $i; i=$((i+1)); done; echo FRAMES-END\r"))
 	start := time.Now()
+	end, stop := nearDeadline(t)
+	defer stop()
 	n := 0
 	var last *vt.Snapshot
-	for snap := range frames {
-		n++
-		last = snap
-		if strings.Contains(textOf(snap), "FRAMES-END") {
-			break
-		}
-		if time.Since(start) > 10*time.Second {
-			t.Fatal("no frame showed the end of the output")
+	for last == nil || !strings.Contains(textOf(last), "FRAMES-END") {
+		select {
+		case snap, ok := <-frames:
+			if !ok {
+				t.Fatal("the frames ended before one showed the end of the output")
+			}
+			n++
+			last = snap
+		case <-end:
+			t.Fatal("no frame showed the end of the output by the test's deadline")
 		}
 	}
 	elapsed := time.Since(start)
