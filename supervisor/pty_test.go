@@ -31,10 +31,12 @@ func readUntil(t *testing.T, r io.Reader, want string) string {
 			}
 		}
 	}()
+	end, stop := nearDeadline(t)
+	defer stop()
 	select {
 	case <-found:
 		return buf.String()
-	case <-time.After(10 * time.Second):
+	case <-end:
 		t.Fatalf("no %q in the terminal output", want)
 		return ""
 	}

@@ -63,11 +63,13 @@ func TestSetupRunsBeforeTheAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	end, stop := nearDeadline(t)
+	defer stop()
 	select {
 	case <-s.AgentStarted():
 	case <-s.Done():
 		t.Fatalf("the session ended: %+v\n%s", s.Exit(), s.Terminal().Text())
-	case <-time.After(10 * time.Second):
+	case <-end:
 		t.Fatal("the agent never started")
 	}
 	screen := waitScreen(t, s, "agent-saw-41020")

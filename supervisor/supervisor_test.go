@@ -97,12 +97,14 @@ func standinProfile(t testing.TB, prompt store.PromptDelivery, args ...string) s
 	return store.Profile{ID: "standin", Name: "Stand-in", Command: standinBin(t), Args: args, Prompt: prompt}
 }
 
-// waitScreen waits until the emulated screen holds want.
+// waitScreen waits until the emulated screen holds want, looking again at
+// each change, until the test's deadline comes near.
 func waitScreen(t *testing.T, s *Session, want string) string {
 	t.Helper()
 	ch, stop := s.ScreenChanged()
 	defer stop()
-	deadline := time.After(10 * time.Second)
+	deadline, stopDeadline := nearDeadline(t)
+	defer stopDeadline()
 	for {
 		if text := s.Terminal().Text(); strings.Contains(text, want) {
 			return text
@@ -126,12 +128,15 @@ func waitStatus(t *testing.T, s *Session, want Status) {
 	}
 }
 
+// waitDone waits for s to end, until the test's deadline comes near.
 func waitDone(t *testing.T, s *Session) Exit {
 	t.Helper()
+	end, stop := nearDeadline(t)
+	defer stop()
 	select {
 	case <-s.Done():
 		return *s.Exit()
-	case <-time.After(15 * time.Second):
+	case <-end:
 		t.Fatalf("session %s did not end", s.ID())
 		return Exit{}
 	}
@@ -468,12 +473,14 @@ func TestFramesFollowResize(t *testing.T) {
 	if err := s.Resize(100, 30); err != nil {
 		t.Fatal(err)
 	}
+	end, stop := nearDeadline(t)
+	defer stop()
 	select {
 	case snap := <-frames:
 		if snap.Cols != 100 || snap.Rows != 30 || !strings.Contains(textOf(snap), "ignoring signals") {
 			t.Errorf("frame after the resize: %dx%d %q", snap.Cols, snap.Rows, textOf(snap))
 		}
-	case <-time.After(5 * time.Second):
+	case <-end:
 		t.Fatal("no frame after the resize")
 	}
 }
