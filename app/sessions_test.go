@@ -3,7 +3,6 @@ package app
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -72,18 +71,6 @@ func TestStartShellAndTypeIntoIt(t *testing.T) {
 // tap made straight from the test's goroutine could paint a widget while an
 // agent's frame is painting it.
 func onUI(f func()) { fyne.DoAndWait(f) }
-
-// waitUntil polls cond for up to 10 s.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within 10 s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 // Selection is identity: the highlighted row stays on the session shown
 // when new sessions push it down the list, and the window keeps showing
