@@ -3,6 +3,8 @@ package e2e
 import (
 	"testing"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/internal/testwait"
 )
 
 // The tests' one poll helper. It is for what nothing signals to a test
@@ -11,48 +13,15 @@ import (
 // server, a session's recorded screen, the store read through the CLI.
 // Readiness lines in a process's own output are waited on as they come
 // (proc.waitOutput).
+// The helper is internal/testwait's, under this package's names.
 
-// nearDeadline fires near the test's own deadline (go test -timeout), a
-// tenth of what is left kept to report and clean up, and never when the
-// test has none. A wait bounded by it takes longer on a loaded machine
-// instead of failing: only what never happens fails it.
-func nearDeadline(t testing.TB) (<-chan time.Time, func() bool) {
-	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
-		if deadline, ok := d.Deadline(); ok {
-			timer := time.NewTimer(time.Until(deadline) * 9 / 10)
-			return timer.C, timer.Stop
-		}
-	}
-	return nil, func() bool { return false }
-}
+func eventually(t testing.TB, cond func() bool) bool { return testwait.Eventually(t, cond) }
 
-// eventually looks at cond until it holds, and reports whether it held
-// before the test's deadline came near.
-func eventually(t testing.TB, cond func() bool) bool {
-	end, stop := nearDeadline(t)
-	defer stop()
-	return poll(end, cond)
-}
-
-// poll looks at cond until it holds or end fires, again after a pause that
-// grows from 1 ms to 100 ms, and reports whether it held. A bound of its
-// own is for a wait that may give up without failing (a tray click the app
-// dropped is made again).
-func poll(end <-chan time.Time, cond func() bool) bool {
-	for pause := time.Millisecond; !cond(); pause = min(2*pause, 100*time.Millisecond) {
-		select {
-		case <-end:
-			return cond()
-		case <-time.After(pause):
-		}
-	}
-	return true
-}
-
-// waitUntil is eventually that fails the test, saying what it waited for.
 func waitUntil(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	if !eventually(t, cond) {
-		t.Fatalf("waited until near the test's deadline for %s", what)
-	}
+	testwait.Until(t, what, cond)
 }
+
+func nearDeadline(t testing.TB) (<-chan time.Time, func() bool) { return testwait.NearDeadline(t) }
+
+func poll(end <-chan time.Time, cond func() bool) bool { return testwait.Poll(end, cond) }
