@@ -183,6 +183,11 @@ func (w *sessionsWindow) title(s store.Session) string {
 	if who == "" {
 		who = string(s.Kind)
 	}
+	if s.Name != "" {
+		// What it works on first: two agents of one profile in one
+		// repository read apart.
+		who = s.Name + " · " + who
+	}
 	repo := s.RepositoryID
 	if r, ok := w.repos[s.RepositoryID]; ok {
 		repo = r.Name

@@ -76,6 +76,9 @@ type AgentStartArgs struct {
 	// packet is held for it, its first claim takes it, its prompt names it
 	// and its branch is named after it.
 	PacketID string `json:"packet_id,omitempty"`
+	// Name is what the agent works on, for people; "" takes the packet's
+	// title when there is one.
+	Name string `json:"name,omitempty"`
 }
 
 // AgentStarted is the result of agent.start.
@@ -256,7 +259,7 @@ func (r *Registry) registerAgents() {
 			if prof.Conversation.Makes() {
 				conv = newConversationID()
 			}
-			if _, err := c.Tx.CreateSession(store.SessionSpec{ID: id, Kind: store.SessionSupervised, RepositoryID: repo.ID, Profile: prof.ID, TokenKeyID: tok.KeyID, Port: port, ConversationID: conv, Permission: mode, Packet: pkt.ID}); err != nil {
+			if _, err := c.Tx.CreateSession(store.SessionSpec{ID: id, Kind: store.SessionSupervised, RepositoryID: repo.ID, Profile: prof.ID, TokenKeyID: tok.KeyID, Port: port, ConversationID: conv, Permission: mode, Packet: pkt.ID, Name: cmp.Or(in.Name, pkt.Title)}); err != nil {
 				return AgentStarted{}, err
 			}
 			var packetNote string

@@ -114,7 +114,10 @@ type Session struct {
 	Profile      string `json:"profile,omitempty"`
 	// Packet is the packet a person started the session on (agent.start
 	// with a packet): held for it while it lives (Packet.ReservedFor).
-	Packet     string       `json:"packet_id,omitempty"`
+	Packet string `json:"packet_id,omitempty"`
+	// Name is what the session works on, for people: the packet's title,
+	// or a name given at its start; "" for none.
+	Name       string       `json:"name,omitempty"`
 	TokenKeyID string       `json:"keyid,omitempty"`
 	State      SessionState `json:"state"`
 	PID        int          `json:"pid,omitempty"`
@@ -248,6 +251,8 @@ type SessionSpec struct {
 	// Packet is the packet the session is started on, which the caller
 	// reserves for it (ReservePacket) in the same transaction.
 	Packet string
+	// Name is what the session works on (Session.Name).
+	Name string
 }
 
 // CreateSession records a new session. A supervised session starts in
@@ -277,6 +282,9 @@ func (tx *Tx) CreateSession(spec SessionSpec) (Session, error) {
 	}
 	if len(spec.Profile) > maxSessionName {
 		return Session{}, Deny(CodeInvalidArgument, "profile name longer than %d bytes", maxSessionName)
+	}
+	if err := checkWorkText("session name", spec.Name, maxSessionName, false); err != nil {
+		return Session{}, err
 	}
 	if err := CheckPermission(spec.Permission); err != nil {
 		return Session{}, err
@@ -308,6 +316,7 @@ func (tx *Tx) CreateSession(spec SessionSpec) (Session, error) {
 		RepositoryID: spec.RepositoryID,
 		Profile:      spec.Profile,
 		Packet:       spec.Packet,
+		Name:         spec.Name,
 		TokenKeyID:   spec.TokenKeyID,
 		State:        state,
 		PID:          spec.PID,

@@ -31,8 +31,8 @@ func TestAgentStartedOnAPacket(t *testing.T) {
 		t.Errorf("the agent's prompt does not name its packet %s:\n%s", pkt.ID, screen)
 	}
 	ses := d.session(started.SessionID)
-	if ses.Packet != pkt.ID || ses.Workspace == nil || !strings.HasSuffix(ses.Workspace.Branch, "/fix-the-login-bug") {
-		t.Errorf("session: packet %q, workspace %+v", ses.Packet, ses.Workspace)
+	if ses.Packet != pkt.ID || ses.Name != "Fix the login bug" || ses.Workspace == nil || !strings.HasSuffix(ses.Workspace.Branch, "/fix-the-login-bug") {
+		t.Errorf("session: packet %q, name %q, workspace %+v", ses.Packet, ses.Name, ses.Workspace)
 	}
 	if got := d.packet(pkt.ID); got.ReservedFor != started.SessionID {
 		t.Errorf("the packet is held for %q, want %s", got.ReservedFor, started.SessionID)
