@@ -397,17 +397,12 @@ func BenchmarkAuditMillion(b *testing.B) {
 	b.Logf("open over 1,000,000 records: first rows in %v", time.Since(start))
 	// The chain check started by the opening runs for seconds over a
 	// million records: let it end, so the filters are timed alone.
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		var text string
-		doLocked(w, func() { text = w.chain.Text })
-		if !strings.HasPrefix(text, labelVerifying) {
-			b.Logf("%s; verification took %v after opening", text, time.Since(start).Round(time.Millisecond))
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("chain not verified within a minute")
-		}
-	}
+	var chain string
+	waitUntil(b, "the chain check to end", func() bool {
+		doLocked(w, func() { chain = w.chain.Text })
+		return !strings.HasPrefix(chain, labelVerifying)
+	})
+	b.Logf("%s; verification took %v after opening", chain, time.Since(start).Round(time.Millisecond))
 
 	queries := []struct{ name, method, outcome, text, from string }{
 		{"outcome=!ok", "", outcomeNotOK, "", ""},
@@ -465,16 +460,12 @@ func BenchmarkAuditMillion(b *testing.B) {
 
 // waitIdle waits until w reads no page.
 func waitIdle(b testing.TB, w *auditWindow) {
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	b.Helper()
+	waitUntil(b, "the window to read no page", func() bool {
 		idle := false
 		doLocked(w, func() { idle = len(w.inflight) == 0 && w.reading == 0 && w.view.ready })
-		if idle {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("window still reading after 30 s")
-		}
-	}
+		return idle
+	})
 }
 
 func waitFirstRows(b testing.TB, w *auditWindow) {

@@ -64,6 +64,9 @@ func TestAuditHourHasNoRefreshReads(t *testing.T) {
 
 		agentCalls, clicks := 0, 0
 		for minute := 1; minute <= 60; minute++ {
+			// The bubble's fake clock: the sleep returns once the tray
+			// and the windows have done a minute's refreshes, at once in
+			// real time.
 			time.Sleep(time.Minute)
 			if minute%5 == 0 {
 				// A call from outside the GUI: the CLI's, over RPC.

@@ -48,6 +48,7 @@ type sessionsWindow struct {
 	list     *widget.List
 	sessions []store.Session             // shown in list; on the Fyne goroutine only
 	repos    map[string]store.Repository // by id, for names; on the Fyne goroutine only
+	profiles map[string]store.Profile    // by id, for what they offer; on the Fyne goroutine only
 	selected string                      // session id; on the Fyne goroutine only
 	row      int                         // selected's row in list, -1 for none; on the Fyne goroutine only
 
@@ -182,6 +183,11 @@ func (w *sessionsWindow) title(s store.Session) string {
 	if who == "" {
 		who = string(s.Kind)
 	}
+	if s.Name != "" {
+		// What it works on first: two agents of one profile in one
+		// repository read apart.
+		who = s.Name + " · " + who
+	}
 	repo := s.RepositoryID
 	if r, ok := w.repos[s.RepositoryID]; ok {
 		repo = r.Name
@@ -261,6 +267,12 @@ func (w *sessionsWindow) reload() {
 		w.g.log.Warn("sessions: list", "err", err)
 		return
 	}
+	if profiles, err := view(w.g, mcpserver.MethodProfileList, mcpserver.NoArgs{}); err == nil {
+		w.profiles = map[string]store.Profile{}
+		for _, p := range profiles.Profiles {
+			w.profiles[p.ID] = p.Profile
+		}
+	}
 	if repos, err := view(w.g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{}); err == nil {
 		w.repos = map[string]store.Repository{}
 		for _, r := range repos.Repositories {
@@ -290,6 +302,13 @@ func (w *sessionsWindow) reselect() {
 	} else {
 		w.list.UnselectAll()
 	}
+}
+
+// offersModes reports whether profile id has permission modes to name: a
+// shell has none, and "asks before edits" would not be true of it.
+func (w *sessionsWindow) offersModes(id string) bool {
+	p, ok := w.profiles[id]
+	return !ok || len(p.Permissions) > 0
 }
 
 // emptyHeader says what to do next when no session is selected: a
@@ -445,7 +464,9 @@ func (w *sessionsWindow) loadDetail(t mcpserver.Transport) {
 		line += " · " + ws.Branch
 	}
 	if s.Kind == store.SessionSupervised {
-		line += " · " + permissionText(s.Permission)
+		if w.offersModes(s.Profile) {
+			line += " · " + permissionText(s.Permission)
+		}
 		if a, ok := w.agent(s.ID); ok {
 			line += " · " + a.Info().Confinement.Level
 		}

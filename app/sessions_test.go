@@ -3,7 +3,6 @@ package app
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -56,6 +55,8 @@ func TestStartShellAndTypeIntoIt(t *testing.T) {
 	waitUntil(t, "Stop enabled", func() bool { return !w.stop.Disabled() })
 	if got := w.status.Text; !strings.Contains(got, " · SWITCHBOARD_PORT 4") {
 		t.Errorf("the live session's status line lacks its port block: %q", got)
+	} else if strings.Contains(got, permissionText(store.PermissionAsk)) {
+		t.Errorf("a shell, which has no permission modes, is said to %q: %q", permissionText(store.PermissionAsk), got)
 	}
 	onUI(func() { test.Tap(w.stop) })
 	waitUntil(t, "the agent stopped", func() bool { return agent.Exit() != nil })
@@ -70,18 +71,6 @@ func TestStartShellAndTypeIntoIt(t *testing.T) {
 // tap made straight from the test's goroutine could paint a widget while an
 // agent's frame is painting it.
 func onUI(f func()) { fyne.DoAndWait(f) }
-
-// waitUntil polls cond for up to 10 s.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within 10 s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 // Selection is identity: the highlighted row stays on the session shown
 // when new sessions push it down the list, and the window keeps showing

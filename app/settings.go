@@ -48,6 +48,8 @@ type settingsWindow struct {
 	repoList    *widget.List
 	repoSel     string         // the selected repository's id: selection is identity
 	repoConfine *widget.Button // lets the selected repository's agents run unconfined, or not
+	repoRename  *widget.Button
+	repoRemove  *widget.Button
 	profileList *widget.List
 	tokenList   *widget.List
 	profileSel  int

@@ -16,6 +16,8 @@ import (
 const (
 	labelLetUnconfined = "Run agents unconfined…"
 	labelConfineAgain  = "Confine agents again…"
+	labelRenameRepo    = "Rename…"
+	labelRemoveRepo    = "Remove…"
 )
 
 func (w *settingsWindow) reposTab() fyne.CanvasObject {
@@ -49,13 +51,17 @@ func (w *settingsWindow) reposTab() fyne.CanvasObject {
 	})
 	add.Importance = widget.HighImportance
 	w.repoConfine = widget.NewButtonWithIcon(labelLetUnconfined, theme.WarningIcon(), w.askConfinement)
-	w.repoConfine.Disable()
+	w.repoRename = widget.NewButtonWithIcon(labelRenameRepo, theme.DocumentCreateIcon(), w.askRename)
+	w.repoRemove = widget.NewButtonWithIcon(labelRemoveRepo, theme.DeleteIcon(), w.askRemove)
+	for _, b := range []*widget.Button{w.repoConfine, w.repoRename, w.repoRemove} {
+		b.Disable()
+	}
 	// On a line of its own and wrapped: beside the buttons it would set
 	// the window's least width.
 	note := widget.NewLabel("Agents work only in registered folders; a session token reaches one repository. " +
-		"Select one to change whether its agents run in Switchboard's sandbox.")
+		"Select one to rename it, remove it, or change whether its agents run in Switchboard's sandbox.")
 	note.Wrapping = fyne.TextWrapWord
-	return container.NewBorder(container.NewVBox(container.NewHBox(add, w.repoConfine), note), nil, nil, nil, w.repoList)
+	return container.NewBorder(container.NewVBox(container.NewHBox(add, w.repoRename, w.repoRemove, w.repoConfine), note), nil, nil, nil, w.repoList)
 }
 
 // reselectRepo keeps the selected repository selected through a reload
@@ -85,7 +91,9 @@ func (w *settingsWindow) showRepoActions() {
 	switch {
 	case i < 0:
 		w.repoConfine.SetText(labelLetUnconfined)
-		w.repoConfine.Disable()
+		for _, b := range []*widget.Button{w.repoConfine, w.repoRename, w.repoRemove} {
+			b.Disable()
+		}
 		return
 	case r.Unconfined != nil:
 		w.repoConfine.SetText(labelConfineAgain)
@@ -94,7 +102,55 @@ func (w *settingsWindow) showRepoActions() {
 		w.repoConfine.SetText(labelLetUnconfined)
 		w.repoConfine.SetIcon(theme.WarningIcon())
 	}
-	w.repoConfine.Enable()
+	for _, b := range []*widget.Button{w.repoConfine, w.repoRename, w.repoRemove} {
+		b.Enable()
+	}
+}
+
+// askRename asks for the selected repository's new name.
+func (w *settingsWindow) askRename() {
+	r, i := w.selectedRepo()
+	if i < 0 {
+		return
+	}
+	name := widget.NewEntry()
+	name.SetText(r.Name)
+	dialog.ShowForm("Rename "+r.Name, "Rename", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
+		if !ok {
+			return
+		}
+		out, err := invoke(w.g, mcpserver.MethodRepositoryRename, mcpserver.RepositoryRenameArgs{RepositoryID: r.ID, Name: name.Text})
+		if err != nil {
+			w.fail("rename "+r.Name, err)
+			return
+		}
+		w.note(r.Name + " is now " + out.Repository.Name + ".")
+		w.reload()
+	}, w.win)
+}
+
+// askRemove asks before Switchboard forgets the selected repository.
+func (w *settingsWindow) askRemove() {
+	r, i := w.selectedRepo()
+	if i < 0 {
+		return
+	}
+	msg := widget.NewLabel("Switchboard forgets " + r.Name + ". Its folder " + r.Path + " is left exactly as it is, and its " +
+		"finished packets and sessions stay in the records. This is refused while an agent runs there or work of it is unfinished.")
+	msg.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomConfirm("Remove "+r.Name+"?", "Remove", "Cancel", msg, func(ok bool) {
+		if !ok {
+			return
+		}
+		if _, err := invoke(w.g, mcpserver.MethodRepositoryRemove, mcpserver.RepositoryArgs{RepositoryID: r.ID}); err != nil {
+			w.fail("remove "+r.Name, err)
+			return
+		}
+		w.note("Removed " + r.Name + "; its folder is left as it is.")
+		w.reload()
+	}, w.win)
+	d.Resize(fyne.NewSize(480, 0))
+	d.Show()
 }
 
 // askConfinement asks before the selected repository's agents run

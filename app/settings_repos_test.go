@@ -105,3 +105,31 @@ func TestSettingsNewTokenDefaults(t *testing.T) {
 		t.Errorf("after Copy: the button reads %q, the clipboard holds %d bytes", copyBtn.Text, len(a.Clipboard().Content()))
 	}
 }
+
+// A repository is renamed and removed from its row, after a question;
+// its folder stays.
+func TestSettingsRepositoryRenameRemove(t *testing.T) {
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken, keyring: "available"}, log, func() {})
+	g.showSettings()
+	w := g.settings
+	folder := t.TempDir()
+	w.addRepository(folder)
+	w.repoList.Select(0)
+	test.Tap(w.repoRename)
+	name, _ := findIn(w.win.Canvas().Overlays().Top(), func(*widget.Entry) bool { return true })
+	name.SetText("service")
+	test.Tap(dialogButton(t, w.win, "Rename"))
+	if r, _ := w.selectedRepo(); r.Name != "service" {
+		t.Fatalf("after Rename: %+v", r)
+	}
+	test.Tap(w.repoRemove)
+	test.Tap(dialogButton(t, w.win, "Remove"))
+	if len(w.repos) != 0 || !w.repoRemove.Disabled() {
+		t.Errorf("after Remove: %d repositories, Remove enabled %v", len(w.repos), !w.repoRemove.Disabled())
+	}
+	if _, err := os.Stat(folder); err != nil {
+		t.Errorf("the folder went with it: %v", err)
+	}
+}

@@ -15,6 +15,7 @@ func TestStatusExpires(t *testing.T) {
 		expire(done, "Saved.")
 		expire(newer, "Saved.")
 		newer.SetText("Failed: disk full")
+		// A sleep on the bubble's fake clock: it passes at once.
 		time.Sleep(noteLife - time.Second)
 		synctest.Wait()
 		if done.Text != "Saved." {

@@ -213,19 +213,19 @@ func (g *gui) notifyAttention(before, now trayModel) {
 	}
 	for _, n := range now.notes {
 		if !seen[n.key()] {
-			g.app.SendNotification(n.notification())
+			g.app.SendNotification(n.notification(g.who(n.session, now.repos)))
 			g.log.Info("tray: agent notification notified", "session", n.session, "seq", n.Seq)
 		}
 	}
 	for _, q := range now.questions {
 		if !seen[q.ID] {
-			g.app.SendNotification(fyne.NewNotification("An agent asks", shorten(q.Text, 200)))
+			g.app.SendNotification(fyne.NewNotification(shorten(g.who(q.SessionID, now.repos)+" asks", 200), shorten(q.Text, 200)))
 			g.log.Info("tray: question notified", "question", q.ID, "session", q.SessionID)
 		}
 	}
 	for _, r := range now.escalated {
 		if !seen[r.ID] {
-			g.app.SendNotification(fyne.NewNotification("An agent escalates", shorten(r.Text, 200)))
+			g.app.SendNotification(fyne.NewNotification(shorten(g.who(r.SessionID, now.repos)+" escalates", 200), shorten(r.Text, 200)))
 			g.log.Info("tray: escalation notified", "report", r.ID, "session", r.SessionID)
 		}
 	}
@@ -279,13 +279,30 @@ type agentNote struct {
 // key tells notifications apart across sessions and repeats of the same text.
 func (n agentNote) key() string { return fmt.Sprintf("%s#%d", n.session, n.Seq) }
 
-// notification is the desktop notification for n: the agent's own title and body.
-func (n agentNote) notification() *fyne.Notification {
-	title, body := n.Title, n.Body
-	if title == "" {
-		title = "An agent needs you"
+// notification is the desktop notification for n, from the agent who: its own title and
+// body, after its name (an agent could otherwise pose as another, or as Switchboard).
+func (n agentNote) notification(who string) *fyne.Notification {
+	title := who + " needs you"
+	if n.Title != "" {
+		title = who + ": " + n.Title
 	}
-	return fyne.NewNotification(shorten(title, 200), shorten(body, 200))
+	return fyne.NewNotification(shorten(title, 200), shorten(n.Body, 200))
+}
+
+// who names the agent of session for a notification, by its profile and repository
+// ("claude in demo"); "An agent" when this app does not supervise it.
+func (g *gui) who(session string, repos []store.Repository) string {
+	s, ok := g.core.Agents().Get(session)
+	if !ok {
+		return "An agent"
+	}
+	info := s.Info()
+	for _, r := range repos {
+		if r.ID == info.RepositoryID {
+			return info.Profile + " in " + r.Name
+		}
+	}
+	return info.Profile
 }
 
 func (m trayModel) equal(o trayModel) bool {

@@ -43,7 +43,7 @@ func TestTrayAttentionOnAgentNotification(t *testing.T) {
 		t.Errorf("badge %q", b)
 	}
 	// The tab is a control character: the supervisor dropped it.
-	test.AssertNotificationSent(t, fyne.NewNotification("Shell", "Pick abranch"), func() { g.notifyAttention(before, now) })
+	test.AssertNotificationSent(t, fyne.NewNotification("sh: Shell", "Pick abranch"), func() { g.notifyAttention(before, now) })
 	// The same notification is not announced twice.
 	test.AssertNotificationSent(t, nil, func() { g.notifyAttention(now, g.menuModel()) })
 
@@ -61,12 +61,12 @@ func TestAgentNoteNotification(t *testing.T) {
 		note agentNote
 		want *fyne.Notification
 	}{
-		{"OSC 9 has no title", agentNote{session: "s", Attention: supervisor.Attention{Body: "done", Seq: 1}}, fyne.NewNotification("An agent needs you", "done")},
-		{"OSC 777", agentNote{session: "s", Attention: supervisor.Attention{Title: "Codex", Body: "Approve?", Seq: 1}}, fyne.NewNotification("Codex", "Approve?")},
-		{"bounded", agentNote{session: "s", Attention: supervisor.Attention{Title: long, Body: long}}, fyne.NewNotification(shorten(long, 200), shorten(long, 200))},
+		{"OSC 9 has no title", agentNote{session: "s", Attention: supervisor.Attention{Body: "done", Seq: 1}}, fyne.NewNotification("claude in demo needs you", "done")},
+		{"OSC 777", agentNote{session: "s", Attention: supervisor.Attention{Title: "Codex", Body: "Approve?", Seq: 1}}, fyne.NewNotification("claude in demo: Codex", "Approve?")},
+		{"bounded", agentNote{session: "s", Attention: supervisor.Attention{Title: long, Body: long}}, fyne.NewNotification(shorten("claude in demo: "+long, 200), shorten(long, 200))},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := tt.note.notification()
+			got := tt.note.notification("claude in demo")
 			if got.Title != tt.want.Title || got.Content != tt.want.Content {
 				t.Errorf("notification %q / %q; want %q / %q", got.Title, got.Content, tt.want.Title, tt.want.Content)
 			}

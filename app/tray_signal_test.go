@@ -41,7 +41,7 @@ func TestTrayFollowsAgentSignals(t *testing.T) {
 	if b := statusBadge(s.Status()); b != "⚠ needs you" {
 		t.Errorf("badge %q", b)
 	}
-	test.AssertNotificationSent(t, fyne.NewNotification("Claude Code", "Claude needs your permission to use Bash"),
+	test.AssertNotificationSent(t, fyne.NewNotification("sh: Claude Code", "Claude needs your permission to use Bash"),
 		func() { g.notifyAttention(before, waiting) })
 
 	// Still waiting: the new text is not a new notification.
@@ -60,6 +60,6 @@ func TestTrayFollowsAgentSignals(t *testing.T) {
 	// The next wait is announced again.
 	hook(supervisor.SignalWaiting, "Notification", "Claude needs your permission to use Edit")
 	next := g.menuModel()
-	test.AssertNotificationSent(t, fyne.NewNotification("Claude Code", "Claude needs your permission to use Edit"),
+	test.AssertNotificationSent(t, fyne.NewNotification("sh: Claude Code", "Claude needs your permission to use Edit"),
 		func() { g.notifyAttention(again, next) })
 }

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
@@ -357,13 +356,7 @@ func TestTrayStartAgent(t *testing.T) {
 		t.Fatalf("repository item %q", repo.Label)
 	}
 	repo.Action()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(g.core.Agents().List()) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("no agent started from the tray")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitUntil(t, "an agent started from the tray", func() bool { return len(g.core.Agents().List()) > 0 })
 	info := g.core.Agents().List()[0]
 	if info.Profile != "shell" || info.RepositoryID != reg.Repository.ID {
 		t.Errorf("started %+v", info)
@@ -371,12 +364,8 @@ func TestTrayStartAgent(t *testing.T) {
 	// The agent's shell runs: the icon follows its screen.
 	s, _ := g.core.Agents().Get(info.SessionID)
 	s.Input([]byte("while :; do echo busy; sleep 0.1; done\r"))
-	deadline = time.Now().Add(10 * time.Second)
-	for g.menuModel().state != stateWorking {
-		if time.Now().After(deadline) {
-			t.Fatalf("tray state %v while an agent prints, want working", g.menuModel().state)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !eventually(t, func() bool { return g.menuModel().state == stateWorking }) {
+		t.Fatalf("tray state %v while an agent prints, want working", g.menuModel().state)
 	}
 	if model.equal(g.menuModel()) {
 		t.Error("the model did not change when an agent started working")

@@ -23,7 +23,12 @@ const maxWindowSide = 8192
 type positioner interface {
 	Position() (x, y int, ok bool)
 	SetPosition(x, y int)
+	FitToScreen(frame int)
 }
+
+// titleBar is the room left above a window for the window manager's title
+// bar when it is fitted to the screen.
+const titleBar = 40
 
 // windowKind names a kind of window in the preferences' keys.
 type windowKind string
@@ -88,8 +93,13 @@ func (g *gui) place(win fyne.Window, kind windowKind, onClosed func()) {
 		clampSide(prefs.FloatWithFallback(p.key("width"), float64(p.size.Width)), p.min.Width),
 		clampSide(prefs.FloatWithFallback(p.key("height"), float64(p.size.Height)), p.min.Height))
 	win.Resize(size)
-	if pw, ok := win.(positioner); ok && prefs.Bool(p.key("placed")) {
-		pw.SetPosition(prefs.Int(p.key("x")), prefs.Int(p.key("y")))
+	if pw, ok := win.(positioner); ok {
+		if prefs.Bool(p.key("placed")) {
+			pw.SetPosition(prefs.Int(p.key("x")), prefs.Int(p.key("y")))
+		}
+		// After the place: a window from a larger screen comes back
+		// inside this one.
+		pw.FitToScreen(titleBar)
 	}
 
 	if g.placed == nil {

@@ -69,12 +69,15 @@ type workWindow struct {
 	facts    *widget.Form
 	body     *fyne.Container // sections of the selected packet
 	cancel   *widget.Button
-	requeue  *widget.Button
-	approve  *widget.Button
-	changes  *widget.Button
-	reject   *widget.Button
-	detailUI fyne.CanvasObject // title, buttons and body; hidden with no selection
-	empty    fyne.CanvasObject
+	// startOnBtn starts an agent on the selected queued packet (work_start.go).
+	startOnBtn *widget.Button
+	actions    *fyne.Container // the buttons above the detail
+	requeue    *widget.Button
+	approve    *widget.Button
+	changes    *widget.Button
+	reject     *widget.Button
+	detailUI   fyne.CanvasObject // title, buttons and body; hidden with no selection
+	empty      fyne.CanvasObject
 
 	// bodyScroll scrolls body; refreshed when body changes, so that it
 	// takes the new height (a box refreshed alone does not tell it).
@@ -144,8 +147,9 @@ func newWorkWindow(g *gui) *workWindow {
 	w.reject = widget.NewButtonWithIcon(labelWorkReject, theme.DeleteIcon(), w.askReject)
 	w.reject.Importance = widget.DangerImportance
 
-	actions := container.NewHBox(w.approve, w.changes, w.reject, layout.NewSpacer(), w.requeue, w.cancel)
-	head := container.NewVBox(w.title, w.subtitle, actions, widget.NewSeparator())
+	w.startOnBtn = w.newStartOnButton()
+	w.actions = container.NewHBox(w.startOnBtn, w.approve, w.changes, w.reject, layout.NewSpacer(), w.requeue, w.cancel)
+	head := container.NewVBox(w.title, w.subtitle, w.actions, widget.NewSeparator())
 	w.bodyScroll = container.NewVScroll(w.body)
 	w.detailUI = container.NewBorder(head, nil, nil, nil, w.bodyScroll)
 	w.empty = container.NewCenter(widget.NewLabel(labelWorkNoPacket))

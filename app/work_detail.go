@@ -57,15 +57,14 @@ func (w *workWindow) showDetail() {
 	w.title.SetText(p.Title)
 	w.subtitle.SetText(fmt.Sprintf("%s · %s · %s", workStateText(p.State), w.repoName(p.RepositoryID), p.ID))
 	workSetEnabled(w.cancel, !p.State.Terminal())
+	show(w.startOnBtn, p.State == store.PacketQueued)
 	workSetEnabled(w.requeue, slices.Contains([]store.PacketState{store.PacketFailed, store.PacketCancelled, store.PacketClaimed, store.PacketInProgress}, p.State))
 	inReview := p.State == store.PacketInReview
 	for _, b := range []*widget.Button{w.approve, w.changes, w.reject} {
-		if inReview {
-			b.Show()
-		} else {
-			b.Hide()
-		}
+		show(b, inReview)
 	}
+	// A button shown or hidden leaves its row laid out as it was.
+	w.actions.Refresh()
 
 	review := "not required"
 	if p.ReviewRequired {

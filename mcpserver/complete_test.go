@@ -243,13 +243,7 @@ func TestSentBackFreedWhenItsMakerEnds(t *testing.T) {
 	}()
 	// End the maker once the other agent's poll is parked on the
 	// repository, held off by the packet's maker.
-	deadline := time.Now().Add(5 * time.Second)
-	for !f.reg.sig.hasWaiters(repoKey(repo.ID)) {
-		if time.Now().After(deadline) {
-			t.Fatal("the long poll never waited")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitParked(t, f.reg, repoKey(repo.ID), "the long poll to wait")
 	if err := f.reg.EndSession(ctx, SessionEndArgs{SessionID: maker.ses, Reason: "test"}); err != nil {
 		t.Fatal(err)
 	}

@@ -330,13 +330,7 @@ func (e *eventsEnv) waitEnded(t *testing.T, n int) {
 // waitParked waits until a feed of ses waits for a signal.
 func (e *eventsEnv) waitParked(t *testing.T, ses string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !e.reg.sig.hasWaiters(traceKey(ses)) {
-		if time.Now().After(deadline) {
-			t.Fatal("the feed never waited")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitParked(t, e.reg, traceKey(ses), "the feed to wait")
 }
 
 // feedAudits returns the trace.read audit records, oldest first.

@@ -254,3 +254,12 @@ func remarshal(t testing.TB, v any) any {
 	}
 	return out
 }
+
+// waitParked waits until someone waits on the registry's signal key: a long
+// poll has found nothing and parked, so what the test does next must wake
+// it (its first try is audited only when it answers, so nothing else
+// shows it).
+func waitParked(t testing.TB, reg *Registry, key, what string) {
+	t.Helper()
+	waitUntil(t, what, func() bool { return reg.sig.hasWaiters(key) })
+}

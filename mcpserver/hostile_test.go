@@ -261,6 +261,9 @@ func hostileCases() []hostileCase {
 				b = b[end:]
 			}
 			for len(b) > 0 {
+				// The pause is the attack itself: a client too slow
+				// for the server's read timeouts, which are what the
+				// cases measure (notBefore, within).
 				time.Sleep(every)
 				n := min(len(b), 2)
 				if _, err := c.Write(b[:n]); err != nil {
@@ -381,6 +384,8 @@ func hostileCases() []hostileCase {
 			send: func(c net.Conn, b []byte) error {
 				for i, part := range [][]byte{b[:len(b)-20], b[len(b)-20 : len(b)-10], b[len(b)-10:]} {
 					if i > 0 {
+						// A slow but honest client: the gaps are the
+						// input (the request must still be read whole).
 						time.Sleep(100 * time.Millisecond)
 					}
 					if _, err := c.Write(part); err != nil {
@@ -577,10 +582,7 @@ func TestHostileInputs(t *testing.T) {
 
 	// Every connection was closed: the server keeps no goroutine for any
 	// of them once it has noticed.
-	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	eventually(t, func() bool { return runtime.NumGoroutine() <= before })
 	if after := runtime.NumGoroutine(); after > before {
 		var dump bytes.Buffer
 		pprof.Lookup("goroutine").WriteTo(&dump, 1)

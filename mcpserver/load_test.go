@@ -423,13 +423,7 @@ func TestPausedAgentLosesLease(t *testing.T) {
 		}
 		claimed <- got
 	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for !f.reg.sig.hasWaiters(repoKey(repo.ID)) {
-		if time.Now().After(deadline) {
-			t.Fatal("the other agent's await never waited")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitParked(t, f.reg, repoKey(repo.ID), "the other agent's await to wait")
 	res := f.reg.Invoke(ctx, OperatorPrincipal(), TransportSupervisor, "work.expire_leases", nil)
 	wantCode(t, res, "ok")
 	if got := res.Value.(ExpiredLeases).Packets; len(got) != 1 || got[0] != pkt {

@@ -87,6 +87,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerSandboxSettings()
 	r.registerSessionViews()
 	r.registerWorkspaces()
+	r.registerRepositoryEdits()
 	r.registerDiffs()
 	r.registerLanding()
 	r.registerWorktrees()

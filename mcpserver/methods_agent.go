@@ -72,6 +72,13 @@ type AgentStartArgs struct {
 	// repository, which the first auto start there needs; it goes with
 	// permission auto only.
 	ConfirmFullAuto bool `json:"confirm_full_auto,omitempty"`
+	// PacketID starts the agent on a queued packet of the repository: the
+	// packet is held for it, its first claim takes it, its prompt names it
+	// and its branch is named after it.
+	PacketID string `json:"packet_id,omitempty"`
+	// Name is what the agent works on, for people; "" takes the packet's
+	// title when there is one.
+	Name string `json:"name,omitempty"`
 }
 
 // AgentStarted is the result of agent.start.
@@ -218,7 +225,13 @@ func (r *Registry) registerAgents() {
 			if err := (store.RepositorySettings{Base: in.Base}).Validate(); err != nil {
 				return AgentStarted{}, err
 			}
-			plan := worktreePlan{repo: repo, base: cmp.Or(in.Base, repo.Base), slug: prof.ID, isolation: repo.Isolation}
+			var pkt store.Packet
+			if in.PacketID != "" {
+				if pkt, err = startablePacket(c.Tx, in.PacketID, repo.ID); err != nil {
+					return AgentStarted{}, err
+				}
+			}
+			plan := worktreePlan{repo: repo, base: cmp.Or(in.Base, repo.Base), slug: cmp.Or(pkt.Title, prof.ID), isolation: repo.Isolation}
 			if in.NoWorktree {
 				plan.isolation = store.IsolationNone
 			}
@@ -246,8 +259,15 @@ func (r *Registry) registerAgents() {
 			if prof.Conversation.Makes() {
 				conv = newConversationID()
 			}
-			if _, err := c.Tx.CreateSession(store.SessionSpec{ID: id, Kind: store.SessionSupervised, RepositoryID: repo.ID, Profile: prof.ID, TokenKeyID: tok.KeyID, Port: port, ConversationID: conv, Permission: mode}); err != nil {
+			if _, err := c.Tx.CreateSession(store.SessionSpec{ID: id, Kind: store.SessionSupervised, RepositoryID: repo.ID, Profile: prof.ID, TokenKeyID: tok.KeyID, Port: port, ConversationID: conv, Permission: mode, Packet: pkt.ID, Name: cmp.Or(in.Name, pkt.Title)}); err != nil {
 				return AgentStarted{}, err
+			}
+			var packetNote string
+			if pkt.ID != "" {
+				if _, err := c.Tx.ReservePacket(pkt.ID, id); err != nil {
+					return AgentStarted{}, err
+				}
+				packetNote = packetPrompt(pkt)
 			}
 			open := map[string]any{"profile": prof.ID, "repository_id": repo.ID, "permission": mode}
 			if confirmed {
@@ -259,7 +279,7 @@ func (r *Registry) registerAgents() {
 			}
 			c.SessionID = id
 			spec := supervisor.LaunchSpec{SessionID: id, RepositoryID: repo.ID, Dir: repo.Path, Profile: prof.Profile,
-				Endpoint: endpoint, Token: raw, Prompt: in.Prompt, Cols: in.Cols, Rows: in.Rows, Port: port, ConversationID: conv, Permission: mode}
+				Endpoint: endpoint, Token: raw, Prompt: in.Prompt, PacketNote: packetNote, Cols: in.Cols, Rows: in.Rows, Port: port, ConversationID: conv, Permission: mode}
 			ctx := context.WithoutCancel(c.Ctx)
 			c.Then(func(any) (any, error) { return r.launch(ctx, spec, plan) })
 			return AgentStarted{SessionID: id, Profile: prof.ID, RepositoryID: repo.ID, Port: port, Permission: mode}, nil
@@ -394,7 +414,11 @@ func (r *Registry) launch(ctx context.Context, spec supervisor.LaunchSpec, plan 
 		return nil, store.Deny(code, "%s", reason)
 	}
 	ws, isolation, err := r.workspaceFor(ctx, spec.SessionID, plan)
-	if err != nil {
+	var d *store.Denial
+	switch {
+	case errors.As(err, &d):
+		return fail(d.Code, d.Reason) // already says what to do
+	case err != nil:
 		return fail(store.CodeWorkspaceUnavailable, "no worktree: "+err.Error())
 	}
 	if ws != nil {

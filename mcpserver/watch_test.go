@@ -44,6 +44,12 @@ func bubbleInvoke(t *testing.T, reg *Registry, method, args string) {
 	}
 }
 
+// advance moves the bubble's fake clock on by d: in a synctest bubble
+// a sleep returns once every goroutine of the bubble is blocked and the
+// clock has been moved to its end, at once in real time. It is the one way
+// to make the watcher's timers fire; no test here waits out real time.
+func advance(d time.Duration) { time.Sleep(d) }
+
 // wantLive fails unless ctx is still live once every goroutine of the
 // bubble has settled.
 func wantLive(t *testing.T, ctx context.Context, when string) {
@@ -73,9 +79,9 @@ func TestAliveExpiry(t *testing.T) {
 		tok := bubbleToken(t, reg, store.TokenSpec{Label: "hour", ExpiresAt: &exp})
 		alive, stop := reg.Alive(t.Context(), TokenPrincipal(tok))
 		defer stop()
-		time.Sleep(time.Hour - time.Nanosecond)
+		advance(time.Hour - time.Nanosecond)
 		wantLive(t, alive, "just before the expiry")
-		time.Sleep(time.Nanosecond)
+		advance(time.Nanosecond)
 		wantEnded(t, alive, store.CodeTokenExpired, "at the expiry")
 	})
 }
@@ -94,7 +100,7 @@ func TestAliveDebounced(t *testing.T) {
 
 		// Commits by others wake the watcher, which finds the token live.
 		bubbleInvoke(t, reg, "token.revoke", `{"keyid":"`+other.KeyID+`"}`)
-		time.Sleep(aliveCheckGap)
+		advance(aliveCheckGap)
 		wantLive(t, alive, "after another token's revocation")
 
 		start := time.Now()
@@ -103,7 +109,7 @@ func TestAliveDebounced(t *testing.T) {
 		}
 		bubbleInvoke(t, reg, "token.revoke", `{"keyid":"`+tok.KeyID+`"}`)
 		wantLive(t, alive, "in the gap after the last check")
-		time.Sleep(aliveCheckGap - time.Since(start))
+		advance(aliveCheckGap - time.Since(start))
 		wantEnded(t, alive, store.CodeTokenRevoked, "one gap after the flood began")
 	})
 }
@@ -123,7 +129,7 @@ func TestAliveSessionEnd(t *testing.T) {
 		}
 		alive, stop := reg.Alive(t.Context(), TokenPrincipal(tok))
 		defer stop()
-		time.Sleep(aliveCheckGap)
+		advance(aliveCheckGap)
 		wantLive(t, alive, "while the session runs")
 		bubbleInvoke(t, reg, "session.end", `{"session_id":"ses_watched"}`)
 		wantEnded(t, alive, store.CodeInvalidState, "after the session ended")
@@ -139,7 +145,7 @@ func TestAliveLifetimes(t *testing.T) {
 		tok := bubbleToken(t, reg, store.TokenSpec{Label: "watched"})
 
 		op, stopOp := reg.Alive(t.Context(), OperatorPrincipal())
-		time.Sleep(24 * time.Hour)
+		advance(24 * time.Hour)
 		wantLive(t, op, "the operator, a day on")
 		stopOp()
 		if !errors.Is(context.Cause(op), context.Canceled) {

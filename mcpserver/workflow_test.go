@@ -177,13 +177,7 @@ func TestAwaitPacketLongPoll(t *testing.T) {
 	}()
 	// Create the packet once the poll is waiting (its first try is audited
 	// only when it answers, so wait for the registry's waiter instead).
-	deadline := time.Now().Add(5 * time.Second)
-	for !f.reg.sig.hasWaiters(repoKey(repo.ID)) {
-		if time.Now().After(deadline) {
-			t.Fatal("the long poll never waited")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitParked(t, f.reg, repoKey(repo.ID), "the long poll to wait")
 	pkt := f.createPacket(t, repo.ID, nil)
 	select {
 	case ans := <-got:
@@ -210,13 +204,7 @@ func TestQuestionAndAnswer(t *testing.T) {
 	}
 	got := make(chan map[string]any, 1)
 	go func() { got <- a.ok("session_await_answer", map[string]any{"question_id": q, "wait_seconds": 30}) }()
-	deadline := time.Now().Add(5 * time.Second)
-	for !f.reg.sig.hasWaiters(questionKey(q)) {
-		if time.Now().After(deadline) {
-			t.Fatal("await_answer never waited")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitParked(t, f.reg, questionKey(q), "await_answer to wait")
 	res := f.reg.Invoke(t.Context(), OperatorPrincipal(), TransportRPC, "session.answer", json.RawMessage(fmt.Sprintf(`{"question_id":%q,"answer":"main"}`, q)))
 	if res.Err != nil {
 		t.Fatal(res.Err)

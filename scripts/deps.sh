@@ -56,8 +56,10 @@ if [ -n "$missing" ]; then
 fi
 
 # The end-to-end tests drive the server with the official TypeScript MCP SDK
-# and the conformance suite (test/node), which need Node.js and npm.
-if [ "$mode" = test ] && ! command -v npm >/dev/null 2>&1; then
+# and the conformance suite (test/node), which need Node.js and npm; make
+# bench installs the pinned agent CLIs (test/agents) with npm ci to time
+# their starts, and without npm prints those rows as skipped.
+if { [ "$mode" = test ] || [ "$mode" = bench ]; } && ! command -v npm >/dev/null 2>&1; then
 	sudo=""
 	if [ "$(id -u)" -ne 0 ]; then
 		sudo="sudo"

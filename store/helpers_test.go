@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/internal/pgtest"
 )
 
 // fakeClock is a settable clock for Options.Now. It is safe for concurrent
@@ -82,7 +84,10 @@ func helperCommand(ctx context.Context, t *testing.T, mode, dbPath string) *exec
 		t.Fatalf("os.Executable: %v", err)
 	}
 	cmd := exec.CommandContext(ctx, exe, "-test.run=^TestHelperProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), envHelperMode+"="+mode, envHelperDB+"="+dbPath)
+	// The child opens a bbolt file and ends by os.Exit or SIGKILL, so its
+	// TestMain must not start a PostgreSQL server for the suite (initdb
+	// and a start for nothing, and a server no cleanup ever stops).
+	cmd.Env = append(os.Environ(), envHelperMode+"="+mode, envHelperDB+"="+dbPath, pgtest.SuiteEnv+"=")
 	return cmd
 }
 

@@ -109,12 +109,18 @@ type Session struct {
 	Kind SessionKind `json:"kind"`
 	// Instance is the Switchboard instance that runs the session, in
 	// team mode (instance.go); "" with a database of one instance.
-	Instance     string       `json:"instance,omitempty"`
-	RepositoryID string       `json:"repository_id,omitempty"`
-	Profile      string       `json:"profile,omitempty"`
-	TokenKeyID   string       `json:"keyid,omitempty"`
-	State        SessionState `json:"state"`
-	PID          int          `json:"pid,omitempty"`
+	Instance     string `json:"instance,omitempty"`
+	RepositoryID string `json:"repository_id,omitempty"`
+	Profile      string `json:"profile,omitempty"`
+	// Packet is the packet a person started the session on (agent.start
+	// with a packet): held for it while it lives (Packet.ReservedFor).
+	Packet string `json:"packet_id,omitempty"`
+	// Name is what the session works on, for people: the packet's title,
+	// or a name given at its start; "" for none.
+	Name       string       `json:"name,omitempty"`
+	TokenKeyID string       `json:"keyid,omitempty"`
+	State      SessionState `json:"state"`
+	PID        int          `json:"pid,omitempty"`
 	// ProcStart is the agent process's start time as the kernel counts it
 	// (clock ticks since boot), so a later run can tell the agent from an
 	// unrelated process that reused its pid before it stops anything.
@@ -242,6 +248,11 @@ type SessionSpec struct {
 	ConversationID string
 	// Permission is a supervised session's mode ("" is ask).
 	Permission Permission
+	// Packet is the packet the session is started on, which the caller
+	// reserves for it (ReservePacket) in the same transaction.
+	Packet string
+	// Name is what the session works on (Session.Name).
+	Name string
 }
 
 // CreateSession records a new session. A supervised session starts in
@@ -272,6 +283,9 @@ func (tx *Tx) CreateSession(spec SessionSpec) (Session, error) {
 	if len(spec.Profile) > maxSessionName {
 		return Session{}, Deny(CodeInvalidArgument, "profile name longer than %d bytes", maxSessionName)
 	}
+	if err := checkWorkText("session name", spec.Name, maxSessionName, false); err != nil {
+		return Session{}, err
+	}
 	if err := CheckPermission(spec.Permission); err != nil {
 		return Session{}, err
 	}
@@ -301,6 +315,8 @@ func (tx *Tx) CreateSession(spec SessionSpec) (Session, error) {
 		Instance:     tx.db.instance,
 		RepositoryID: spec.RepositoryID,
 		Profile:      spec.Profile,
+		Packet:       spec.Packet,
+		Name:         spec.Name,
 		TokenKeyID:   spec.TokenKeyID,
 		State:        state,
 		PID:          spec.PID,

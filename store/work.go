@@ -200,6 +200,10 @@ type Packet struct {
 	// request_changes, what the next claimer must address. Nil until a
 	// first verdict (and on packets reviewed before reviews had comments).
 	Review *PacketReview `json:"review,omitempty"`
+	// ReservedFor is the session a person started on this packet: while
+	// that session lives no other claims the packet, and its own first
+	// claim takes it (ReservePacket).
+	ReservedFor string `json:"reserved_for,omitempty"`
 	// ReviewNotes are the last verdict's notes, kept equal to Review.Notes
 	// by every verdict: readers from before Review (the GUI's detail, the
 	// CLI, a database written by an older version) go on reading them.

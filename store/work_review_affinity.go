@@ -37,7 +37,8 @@ const maxClaimScan = 256
 // holdView is what the claim walk decodes of a queued packet: the fields
 // heldFor reads, not the instructions.
 type holdView struct {
-	Review *struct {
+	ReservedFor string `json:"reserved_for"`
+	Review      *struct {
 		Verdict Verdict `json:"verdict"`
 	} `json:"review"`
 	Changes *struct {
@@ -46,8 +47,12 @@ type holdView struct {
 	Landed json.RawMessage `json:"landed"`
 }
 
-// heldFor is the session a queued packet waits for, "" for none.
+// heldFor is the session a queued packet waits for, "" for none: the one a
+// person started on it, else the one that made its changes.
 func (h holdView) heldFor() string {
+	if h.ReservedFor != "" {
+		return h.ReservedFor
+	}
 	if h.Review == nil || h.Review.Verdict != VerdictRequestChanges || h.Changes == nil || len(h.Landed) > 0 && string(h.Landed) != "null" {
 		return ""
 	}
@@ -57,6 +62,9 @@ func (h holdView) heldFor() string {
 // HeldFor is the session a queued packet waits for (see above), "" when any
 // session may claim it. It does not look at whether that session is live.
 func (p Packet) HeldFor() string {
+	if p.State == PacketQueued && p.ReservedFor != "" {
+		return p.ReservedFor
+	}
 	if p.State != PacketQueued || p.Review == nil || p.Review.Verdict != VerdictRequestChanges || p.Changes == nil || p.Landed != nil {
 		return ""
 	}
@@ -101,9 +109,10 @@ func (tx *Tx) claimable(repoID, sessionID string) ([]byte, string, error) {
 	return firstKey, firstID, nil
 }
 
-// mayHoldPackets reports whether a packet can be held for sessionID: only
-// a session that completed work in a worktree made a packet's Changes.
+// mayHoldPackets reports whether a packet can be held for sessionID: one a
+// person started on a packet, or one that completed work in a worktree
+// (only such a session made a packet's Changes).
 func (tx *Tx) mayHoldPackets(sessionID string) bool {
 	s, err := tx.Session(sessionID)
-	return err == nil && s.Workspace != nil && s.Workspace.Done != ""
+	return err == nil && (s.Packet != "" || s.Workspace != nil && s.Workspace.Done != "")
 }

@@ -89,10 +89,7 @@ func TestStopEndsEscapedChildren(t *testing.T) {
 				t.Errorf("held by %q, want %q", got, tt.holder)
 			}
 			var pids []int
-			deadline := time.Now().Add(10 * time.Second)
-			for len(pids) < 2 && time.Now().Before(deadline) {
-				pids = findProcs(t, mark)
-			}
+			eventually(t, func() bool { pids = findProcs(t, mark); return len(pids) >= 2 })
 			if len(pids) != 2 {
 				t.Fatalf("found %v running with %s, want the two children", pids, mark)
 			}

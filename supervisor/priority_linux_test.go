@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor/confine"
@@ -108,16 +107,13 @@ func TestEmulatorAndRecorderRunInBackground(t *testing.T) {
 	waitBackgroundThreads(t, 0)
 }
 
-// waitBackgroundThreads waits up to 5 s until want threads of this process
-// run at backgroundNice (a session's threads reach it, and go when it
-// ends, a moment later), and checks the main thread never does.
+// waitBackgroundThreads waits until want threads of this process run at
+// backgroundNice (a session's threads reach it, and go when it ends, a
+// moment later), and checks the main thread never does.
 func waitBackgroundThreads(t *testing.T, want int) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); threadsAt(t, backgroundNice) != want; {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d threads at nice %d after 5 s, want %d (a session's emulator and recorder while it runs, none after)", threadsAt(t, backgroundNice), backgroundNice, want)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !eventually(t, func() bool { return threadsAt(t, backgroundNice) == want }) {
+		t.Fatalf("%d threads at nice %d, want %d (a session's emulator and recorder while it runs, none after)", threadsAt(t, backgroundNice), backgroundNice, want)
 	}
 	if n, err := statNice("/proc/self/stat"); err != nil || n != 0 {
 		t.Fatalf("the main thread runs at nice %d (%v), want 0", n, err)

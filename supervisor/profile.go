@@ -295,6 +295,9 @@ func firstPrompt(spec LaunchSpec) (string, store.PromptDelivery) {
 	prompt, explicit := spec.Prompt, spec.Prompt != ""
 	if !explicit {
 		prompt = BootstrapPrompt(spec.SessionID, spec.RepositoryID)
+		if spec.PacketNote != "" {
+			prompt += " " + spec.PacketNote
+		}
 		if spec.Policy != nil {
 			prompt += " " + confinedNote
 		}

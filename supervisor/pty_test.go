@@ -31,10 +31,12 @@ func readUntil(t *testing.T, r io.Reader, want string) string {
 			}
 		}
 	}()
+	end, stop := nearDeadline(t)
+	defer stop()
 	select {
 	case <-found:
 		return buf.String()
-	case <-time.After(10 * time.Second):
+	case <-end:
 		t.Fatalf("no %q in the terminal output", want)
 		return ""
 	}
@@ -85,12 +87,8 @@ func TestSignalGroupReachesGrandchildren(t *testing.T) {
 	}
 	// Nobody of the group is left running. Orphans may linger as zombies
 	// where PID 1 does not reap (containers), so zombies do not count.
-	deadline := time.Now().Add(5 * time.Second)
-	for live := liveInGroup(p.PID()); live > 0; live = liveInGroup(p.PID()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d processes of the group still run after SIGKILL", live)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !eventually(t, func() bool { return liveInGroup(p.PID()) == 0 }) {
+		t.Fatalf("%d processes of the group still run after SIGKILL", liveInGroup(p.PID()))
 	}
 }
 

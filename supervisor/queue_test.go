@@ -25,9 +25,11 @@ func TestSubscriptionCoalescesDropsAndEnds(t *testing.T) {
 	if data, _, ended := s.Read(); string(data) != "xyz" || ended {
 		t.Fatalf("Read = %q, %v; want the last data, not yet the end", data, ended)
 	}
+	end, stop := nearDeadline(t)
+	defer stop()
 	select {
 	case <-s.Ready():
-	case <-time.After(time.Second):
+	case <-end:
 		t.Fatal("no wake-up for the end")
 	}
 	if _, _, ended := s.Read(); !ended {

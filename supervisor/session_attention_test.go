@@ -14,7 +14,8 @@ func waitAttention(t *testing.T, s *Session, what string, ok func(*Attention) bo
 	t.Helper()
 	ch, stop := s.ScreenChanged()
 	defer stop()
-	deadline := time.After(10 * time.Second)
+	deadline, stopDeadline := nearDeadline(t)
+	defer stopDeadline()
 	for !ok(s.Attention()) {
 		select {
 		case <-ch:

@@ -63,11 +63,13 @@ func TestSetupRunsBeforeTheAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	end, stop := nearDeadline(t)
+	defer stop()
 	select {
 	case <-s.AgentStarted():
 	case <-s.Done():
 		t.Fatalf("the session ended: %+v\n%s", s.Exit(), s.Terminal().Text())
-	case <-time.After(10 * time.Second):
+	case <-end:
 		t.Fatal("the agent never started")
 	}
 	screen := waitScreen(t, s, "agent-saw-41020")
@@ -87,13 +89,7 @@ func TestSetupRunsBeforeTheAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	bg, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	deadline := time.Now().Add(5 * time.Second)
-	for bg > 0 && alive(bg) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the setup's background process %d outlived it", bg)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitUntil(t, "the setup's background process "+strconv.Itoa(bg)+" to end with it", func() bool { return bg <= 0 || !alive(bg) })
 	if exit, err := s.Stop(context.Background(), false); err != nil || exit.Setup || exit.Reason != "stopped" {
 		t.Errorf("stop the agent: %+v, %v", exit, err)
 	}

@@ -140,7 +140,10 @@ type LaunchSpec struct {
 	// Prompt is the first prompt a person gave, always delivered: as the
 	// argument when the profile takes one, else typed in. "" means
 	// BootstrapPrompt's, delivered only as the profile says (firstPrompt).
-	Prompt     string
+	Prompt string
+	// PacketNote ends Switchboard's bootstrap prompt (not a person's own)
+	// for an agent started on a packet: which packet is its.
+	PacketNote string
 	Cols, Rows int
 	// Port is the first of the session's block of ports, given to the
 	// agent (and its setup) as SWITCHBOARD_PORT; 0 gives none.

@@ -97,12 +97,14 @@ func standinProfile(t testing.TB, prompt store.PromptDelivery, args ...string) s
 	return store.Profile{ID: "standin", Name: "Stand-in", Command: standinBin(t), Args: args, Prompt: prompt}
 }
 
-// waitScreen waits until the emulated screen holds want.
+// waitScreen waits until the emulated screen holds want, looking again at
+// each change, until the test's deadline comes near.
 func waitScreen(t *testing.T, s *Session, want string) string {
 	t.Helper()
 	ch, stop := s.ScreenChanged()
 	defer stop()
-	deadline := time.After(10 * time.Second)
+	deadline, stopDeadline := nearDeadline(t)
+	defer stopDeadline()
 	for {
 		if text := s.Terminal().Text(); strings.Contains(text, want) {
 			return text
@@ -116,12 +118,25 @@ func waitScreen(t *testing.T, s *Session, want string) string {
 	}
 }
 
+// waitStatus waits until s's status is want: a status read off the screen
+// comes once the screen has been still for IdleAfter, which nothing
+// signals.
+func waitStatus(t *testing.T, s *Session, want Status) {
+	t.Helper()
+	if !eventually(t, func() bool { return s.Status() == want }) {
+		t.Fatalf("status %s, want %s", s.Status(), want)
+	}
+}
+
+// waitDone waits for s to end, until the test's deadline comes near.
 func waitDone(t *testing.T, s *Session) Exit {
 	t.Helper()
+	end, stop := nearDeadline(t)
+	defer stop()
 	select {
 	case <-s.Done():
 		return *s.Exit()
-	case <-time.After(15 * time.Second):
+	case <-end:
 		t.Fatalf("session %s did not end", s.ID())
 		return Exit{}
 	}
@@ -374,22 +389,10 @@ func TestStatusFromScreen(t *testing.T) {
 	}
 	s.Input([]byte("printf 'Proceed? (y/n) '\r"))
 	waitScreen(t, s, "Proceed? (y/n)")
-	deadline := time.Now().Add(5 * time.Second)
-	for s.Status() != StatusNeedsInput {
-		if time.Now().After(deadline) {
-			t.Fatalf("status %s, want needs_input", s.Status())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitStatus(t, s, StatusNeedsInput)
 	s.Input([]byte("clear; echo working\r"))
 	waitScreen(t, s, "working")
-	deadline = time.Now().Add(5 * time.Second)
-	for s.Status() != StatusIdle {
-		if time.Now().After(deadline) {
-			t.Fatalf("status %s, want idle", s.Status())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitStatus(t, s, StatusIdle)
 	s.Stop(context.Background(), true)
 	waitDone(t, s)
 	if s.Status() != StatusExited {
@@ -426,16 +429,20 @@ func TestFramesAreRateLimitedAndCurrent(t *testing.T) {
 	// A loop that changes the screen continuously for a second.
 	s.Input([]byte("i=0; while [ $i -lt 2000 ]; do echo line $i; i=$((i+1)); done; echo FRAMES-END\r"))
 	start := time.Now()
+	end, stop := nearDeadline(t)
+	defer stop()
 	n := 0
 	var last *vt.Snapshot
-	for snap := range frames {
-		n++
-		last = snap
-		if strings.Contains(textOf(snap), "FRAMES-END") {
-			break
-		}
-		if time.Since(start) > 10*time.Second {
-			t.Fatal("no frame showed the end of the output")
+	for last == nil || !strings.Contains(textOf(last), "FRAMES-END") {
+		select {
+		case snap, ok := <-frames:
+			if !ok {
+				t.Fatal("the frames ended before one showed the end of the output")
+			}
+			n++
+			last = snap
+		case <-end:
+			t.Fatal("no frame showed the end of the output by the test's deadline")
 		}
 	}
 	elapsed := time.Since(start)
@@ -466,12 +473,14 @@ func TestFramesFollowResize(t *testing.T) {
 	if err := s.Resize(100, 30); err != nil {
 		t.Fatal(err)
 	}
+	end, stop := nearDeadline(t)
+	defer stop()
 	select {
 	case snap := <-frames:
 		if snap.Cols != 100 || snap.Rows != 30 || !strings.Contains(textOf(snap), "ignoring signals") {
 			t.Errorf("frame after the resize: %dx%d %q", snap.Cols, snap.Rows, textOf(snap))
 		}
-	case <-time.After(5 * time.Second):
+	case <-end:
 		t.Fatal("no frame after the resize")
 	}
 }

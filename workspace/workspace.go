@@ -42,6 +42,10 @@ const (
 // commit instead.
 var ErrDetachedHead = errors.New("HEAD is detached")
 
+// ErrNoCommit is returned by Create for a repository with no commit yet: a
+// worktree starts from a commit, so there is nothing to branch from.
+var ErrNoCommit = errors.New("the repository has no commit yet")
+
 // ErrPathInUse is returned by Create when the worktree's folder exists and
 // holds something.
 var ErrPathInUse = errors.New("worktree folder exists and is not empty")
@@ -204,6 +208,9 @@ func Create(ctx context.Context, spec Spec) (Workspace, error) {
 	// base while we work, and BaseCommit must be what the worktree has.
 	baseCommit, err := resolveCommit(ctx, spec.RepoPath, "refs/heads/"+base)
 	if err != nil {
+		if _, headErr := resolveCommit(ctx, spec.RepoPath, "HEAD"); headErr != nil {
+			return fail(fmt.Errorf("%w: %s", ErrNoCommit, spec.RepoPath))
+		}
 		return fail(fmt.Errorf("base branch %s: %w", base, err))
 	}
 

@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -462,4 +463,20 @@ func mustList(t *testing.T, repo, root string) []Listed {
 		t.Fatal(err)
 	}
 	return l
+}
+
+// A repository with no commit yet has nothing to branch a worktree from:
+// Create says so, as ErrNoCommit, and makes nothing.
+func TestCreateInAnEmptyRepository(t *testing.T) {
+	t.Parallel()
+	repo := t.TempDir()
+	git(t, repo, "init", "-q", "-b", "main")
+	root := filepath.Join(t.TempDir(), "worktrees")
+	_, err := Create(context.Background(), spec(repo, root))
+	if !errors.Is(err, ErrNoCommit) {
+		t.Fatalf("Create in an empty repository: %v, want ErrNoCommit", err)
+	}
+	if _, err := os.Stat(root); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Create made %s anyway: %v", root, err)
+	}
 }

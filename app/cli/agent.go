@@ -29,7 +29,7 @@ func runAgent(ctx context.Context, c *cli, args []string) error {
 
 func (c *cli) agentUsage() {
 	fmt.Fprint(c.env.Stderr, `Usage: switchboard agent COMMAND
-  start PROFILE --repo ID [--permission ask|edits|auto [--yes]]
+  start PROFILE --repo ID [--packet ID] [--permission ask|edits|auto [--yes]]
         [--prompt TEXT] [--cols N --rows N] [--json]
                              start an agent in a supervised terminal; the
                              session id is printed on its own line
@@ -47,10 +47,12 @@ Profiles: switchboard profile list
 }
 
 func agentStart(ctx context.Context, c *cli, args []string) error {
-	fs := c.newFlags("agent start", "agent start PROFILE --repo ID [--permission ask|edits|auto [--yes]] [--prompt TEXT] [--base BRANCH] [--no-worktree] [--cols N --rows N] [--json]")
+	fs := c.newFlags("agent start", "agent start PROFILE --repo ID [--packet ID] [--name TEXT] [--permission ask|edits|auto [--yes]] [--prompt TEXT] [--base BRANCH] [--no-worktree] [--cols N --rows N] [--json]")
 	permission := fs.String("permission", "ask", "what the agent's CLI may do without asking: ask (it asks before edits and commands), edits (file edits allowed) or auto (its own bypass mode; only in a worktree, confirmed once per repository)")
 	yes := fs.Bool("yes", false, "with --permission auto: confirm full auto for the repository (asked on a terminal otherwise)")
 	repo := fs.String("repo", "", "the repository `ID` the agent works in (required)")
+	packet := fs.String("packet", "", "start the agent on this queued packet `ID`: it is held for the agent, and the agent's first claim takes it")
+	name := fs.String("name", "", "what the agent works on, as lists show it (default: the packet's title)")
 	base := fs.String("base", "", "the `BRANCH` the agent's worktree starts from (default: the repository's setting, else the branch checked out in its folder)")
 	noWorktree := fs.Bool("no-worktree", false, "run the agent in the repository's folder itself, not in a git worktree of its own")
 	prompt := fs.String("prompt", "", "the first prompt, instead of Switchboard's bootstrap prompt; always delivered (typed in when the profile takes no prompt argument)")
@@ -66,7 +68,7 @@ func agentStart(ctx context.Context, c *cli, args []string) error {
 		return errUsage
 	}
 	out, err := startWithPermission(ctx, c, mcpserver.AgentStartArgs{Profile: fs.Arg(0), RepositoryID: *repo, Prompt: *prompt, Cols: *cols, Rows: *rows,
-		Base: *base, NoWorktree: *noWorktree, Permission: store.Permission(*permission)}, *yes)
+		Base: *base, NoWorktree: *noWorktree, Permission: store.Permission(*permission), PacketID: *packet, Name: *name}, *yes)
 	if err != nil {
 		return err
 	}

@@ -18,12 +18,20 @@ import (
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
+	// wrote, when made, gets a value after each write (writes that come
+	// faster than the test reads make one): the test's cue to read again.
+	wrote chan struct{}
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.b.Write(p)
+	n, err := s.b.Write(p)
+	select {
+	case s.wrote <- struct{}{}:
+	default:
+	}
+	return n, err
 }
 
 func (s *syncBuffer) String() string {
@@ -45,6 +53,7 @@ func (h *harness) follow(args ...string) *follower {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &follower{t: h.t, cancel: cancel, done: make(chan struct{})}
+	f.out.wrote = make(chan struct{}, 1)
 	env := cli.Env{Stdout: &f.out, Stderr: &f.errOut, Getenv: func(k string) string { return h.env[k] }, Keyring: h.kr, Version: "v-cli"}
 	go func() {
 		defer close(f.done)
@@ -56,24 +65,30 @@ func (h *harness) follow(args ...string) *follower {
 	return f
 }
 
-// waitFor polls the follower's output until ok says yes.
+// waitFor reads the follower's output each time it writes until ok says
+// yes. It gives up near the test's own deadline (go test -timeout), a
+// tenth of what is left kept to report: a loaded machine makes it wait
+// longer, not fail.
 func (f *follower) waitFor(what string, ok func(stdout string) bool) string {
 	f.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	var near <-chan time.Time
+	if deadline, set := f.t.Deadline(); set {
+		timer := time.NewTimer(time.Until(deadline) * 9 / 10)
+		defer timer.Stop()
+		near = timer.C
+	}
 	for {
 		out := f.out.String()
 		if ok(out) {
 			return out
 		}
 		select {
+		case <-f.out.wrote:
 		case <-f.done:
-			f.t.Fatalf("audit --follow ended (exit %d) before %s:\nstdout:\n%s\nstderr:\n%s", f.code, what, out, f.errOut.String())
-		default:
+			f.t.Fatalf("audit --follow ended (exit %d) before %s:\nstdout:\n%s\nstderr:\n%s", f.code, what, f.out.String(), f.errOut.String())
+		case <-near:
+			f.t.Fatalf("audit --follow: no %s by the test's deadline:\nstdout:\n%s\nstderr:\n%s", what, out, f.errOut.String())
 		}
-		if time.Now().After(deadline) {
-			f.t.Fatalf("audit --follow: no %s in time:\nstdout:\n%s\nstderr:\n%s", what, out, f.errOut.String())
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -327,8 +327,12 @@ func runRepo(ctx context.Context, c *cli, args []string) error {
 		return tw.Flush()
 	case "set":
 		return repoSet(ctx, c, args)
+	case "rename":
+		return repoRename(ctx, c, args)
+	case "remove":
+		return repoRemove(ctx, c, args)
 	}
-	fmt.Fprint(c.env.Stderr, "Usage: switchboard repo add PATH [--name NAME] | repo list | repo set ID [--isolation worktree|none|default] [--base BRANCH|default] [--landing merge|squash|rebase|pull-request|default] [--remote NAME|default] [--setup CMD|default] [--full-auto confirm|withdraw] [--unconfined confirm|withdraw]\n")
+	fmt.Fprint(c.env.Stderr, "Usage: switchboard repo add PATH [--name NAME] | repo list | repo rename ID NAME | repo remove ID | repo set ID [--isolation worktree|none|default] [--base BRANCH|default] [--landing merge|squash|rebase|pull-request|default] [--remote NAME|default] [--setup CMD|default] [--full-auto confirm|withdraw] [--unconfined confirm|withdraw]\n")
 	if sub == "-h" || sub == "--help" || sub == "help" {
 		return nil
 	}

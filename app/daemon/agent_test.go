@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
@@ -154,15 +153,10 @@ func TestAgentThroughTheRegistry(t *testing.T) {
 	}
 }
 
+// waitFor is waitUntil for a condition its caller's line names.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in 10 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitUntil(t, "the condition", cond)
 }
 
 // The session views the GUI reads: lists, details with reports and open

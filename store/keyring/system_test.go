@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -30,99 +31,103 @@ func blockingBackend(release <-chan struct{}, calls *atomic.Int32) backend {
 	}
 }
 
+// The timeout and the context, on the fake clock of a synctest bubble: the
+// backend hangs on a channel and the calls wait on timers, so the bubble's
+// clock moves only when all of them are blocked, and each duration below
+// is exact, however loaded the machine.
+
 func TestSystemTimeout(t *testing.T) {
-	const timeout = 100 * time.Millisecond
-	release := make(chan struct{})
-	var calls atomic.Int32
-	s := newSystem(timeout, blockingBackend(release, &calls))
-	ctx := context.Background()
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 100 * time.Millisecond
+		release := make(chan struct{})
+		var calls atomic.Int32
+		s := newSystem(timeout, blockingBackend(release, &calls))
+		ctx := context.Background()
 
-	if got := s.State(); got != "unknown" {
-		t.Errorf("State before any call = %q, want unknown", got)
-	}
-	start := time.Now()
-	_, err := s.Get(ctx, "svc", "alice")
-	if d := time.Since(start); d < timeout || d > timeout+500*time.Millisecond {
-		t.Errorf("Get returned after %v, want about %v", d, timeout)
-	}
-	if !errors.Is(err, ErrUnavailable) {
-		t.Fatalf("Get: err = %v, want ErrUnavailable", err)
-	}
-	if s.Available() || !strings.HasPrefix(s.State(), "unavailable: ") {
-		t.Errorf("after a timeout: Available = %v, State = %q", s.Available(), s.State())
-	}
-
-	// While the abandoned call hangs, every call fails at once and none
-	// reaches the backend: goroutines do not pile up.
-	fast := []struct {
-		name string
-		call func() error
-	}{
-		{"get", func() error { _, err := s.Get(ctx, "svc", "alice"); return err }},
-		{"set", func() error { return s.Set(ctx, "svc", "alice", "pw-not-in-errors") }},
-		{"delete", func() error { return s.Delete(ctx, "svc", "alice") }},
-	}
-	for _, f := range fast {
+		if got := s.State(); got != "unknown" {
+			t.Errorf("State before any call = %q, want unknown", got)
+		}
 		start := time.Now()
-		err := f.call()
-		if d := time.Since(start); d > timeout/2 {
-			t.Errorf("%s took %v after a timeout, want an immediate failure", f.name, d)
+		_, err := s.Get(ctx, "svc", "alice")
+		if d := time.Since(start); d != timeout {
+			t.Errorf("Get returned after %v, want %v", d, timeout)
 		}
 		if !errors.Is(err, ErrUnavailable) {
-			t.Errorf("%s: err = %v, want ErrUnavailable", f.name, err)
+			t.Fatalf("Get: err = %v, want ErrUnavailable", err)
 		}
-		if err != nil && strings.Contains(err.Error(), "pw-not-in-errors") {
-			t.Errorf("%s: error contains the secret: %v", f.name, err)
+		if s.Available() || !strings.HasPrefix(s.State(), "unavailable: ") {
+			t.Errorf("after a timeout: Available = %v, State = %q", s.Available(), s.State())
 		}
-	}
-	if n := calls.Load(); n != 1 {
-		t.Errorf("backend reached %d times, want 1", n)
-	}
 
-	// Once the wedged call returns, the keyring is tried again.
-	close(release)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		_, err := s.Get(ctx, "svc", "alice")
-		if err == nil {
-			break
+		// While the abandoned call hangs, every call fails at once and
+		// none reaches the backend: goroutines do not pile up.
+		fast := []struct {
+			name string
+			call func() error
+		}{
+			{"get", func() error { _, err := s.Get(ctx, "svc", "alice"); return err }},
+			{"set", func() error { return s.Set(ctx, "svc", "alice", "pw-not-in-errors") }},
+			{"delete", func() error { return s.Delete(ctx, "svc", "alice") }},
 		}
-		if time.Now().After(deadline) {
+		for _, f := range fast {
+			start := time.Now()
+			err := f.call()
+			if d := time.Since(start); d != 0 {
+				t.Errorf("%s took %v after a timeout, want an immediate failure", f.name, d)
+			}
+			if !errors.Is(err, ErrUnavailable) {
+				t.Errorf("%s: err = %v, want ErrUnavailable", f.name, err)
+			}
+			if err != nil && strings.Contains(err.Error(), "pw-not-in-errors") {
+				t.Errorf("%s: error contains the secret: %v", f.name, err)
+			}
+		}
+		if n := calls.Load(); n != 1 {
+			t.Errorf("backend reached %d times, want 1", n)
+		}
+
+		// Once the wedged call returns (Wait: its goroutine has ended),
+		// the keyring is tried again.
+		close(release)
+		synctest.Wait()
+		if _, err := s.Get(ctx, "svc", "alice"); err != nil {
 			t.Fatalf("keyring did not recover after the hung call returned: %v", err)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if !s.Available() || s.State() != "available" {
-		t.Errorf("after recovery: Available = %v, State = %q", s.Available(), s.State())
-	}
+		if !s.Available() || s.State() != "available" {
+			t.Errorf("after recovery: Available = %v, State = %q", s.Available(), s.State())
+		}
+	})
 }
 
 func TestSystemContext(t *testing.T) {
-	release := make(chan struct{})
-	defer close(release)
-	var calls atomic.Int32
-	s := newSystem(time.Hour, blockingBackend(release, &calls))
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		defer close(release)
+		var calls atomic.Int32
+		s := newSystem(time.Hour, blockingBackend(release, &calls))
 
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	err := s.Set(ctx, "svc", "alice", "pw")
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("Set returned %v after its context ended", d)
-	}
-	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrUnavailable) {
-		t.Errorf("Set: err = %v, want DeadlineExceeded and ErrUnavailable", err)
-	}
+		const wait = 50 * time.Millisecond
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		start := time.Now()
+		err := s.Set(ctx, "svc", "alice", "pw")
+		if d := time.Since(start); d != wait {
+			t.Errorf("Set returned after %v, want %v (when its context ended)", d, wait)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrUnavailable) {
+			t.Errorf("Set: err = %v, want DeadlineExceeded and ErrUnavailable", err)
+		}
 
-	// A context that has already ended does not start a call at all.
-	done, cancel2 := context.WithCancel(context.Background())
-	cancel2()
-	if _, err := newSystem(time.Hour, blockingBackend(release, &calls)).Get(done, "svc", "alice"); !errors.Is(err, context.Canceled) {
-		t.Errorf("Get with a canceled context: err = %v, want context.Canceled", err)
-	}
-	if n := calls.Load(); n != 1 {
-		t.Errorf("backend reached %d times, want 1", n)
-	}
+		// A context that has already ended does not start a call at all.
+		done, cancel2 := context.WithCancel(context.Background())
+		cancel2()
+		if _, err := newSystem(time.Hour, blockingBackend(release, &calls)).Get(done, "svc", "alice"); !errors.Is(err, context.Canceled) {
+			t.Errorf("Get with a canceled context: err = %v, want context.Canceled", err)
+		}
+		if n := calls.Load(); n != 1 {
+			t.Errorf("backend reached %d times, want 1", n)
+		}
+	})
 }
 
 func TestSystemErrors(t *testing.T) {

@@ -31,12 +31,42 @@ func buildStandin(t *testing.T) string {
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
+	// wrote is closed by the next Write: waitFor's signal; nil until
+	// waitFor makes it. Guarded by mu.
+	wrote chan struct{}
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.wrote != nil {
+		close(s.wrote)
+		s.wrote = nil
+	}
 	return s.b.Write(p)
+}
+
+// waitFor waits until the output holds want, looking again at each write,
+// and reports whether it did before the test's deadline came near.
+func (s *syncBuffer) waitFor(t testing.TB, want string) bool {
+	end, stop := nearDeadline(t)
+	defer stop()
+	for {
+		s.mu.Lock()
+		if s.wrote == nil {
+			s.wrote = make(chan struct{})
+		}
+		has, wrote := strings.Contains(s.b.String(), want), s.wrote
+		s.mu.Unlock()
+		if has {
+			return true
+		}
+		select {
+		case <-wrote:
+		case <-end:
+			return false
+		}
+	}
 }
 
 func (s *syncBuffer) String() string {
@@ -85,12 +115,8 @@ func TestAgentCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdin.Write([]byte("echo attached-$((6*7)) $SWITCHBOARD_SESSION_ID\r"))
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(out.String(), "attached-42 "+ses) {
-		if time.Now().After(deadline) {
-			t.Fatalf("attach never showed the command's output:\n%q", out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !out.waitFor(t, "attached-42 "+ses) {
+		t.Fatalf("attach never showed the command's output:\n%q", out.String())
 	}
 	stdin.Write([]byte{0x1d}) // Ctrl-]
 	done := make(chan error, 1)
@@ -144,7 +170,8 @@ func TestAgentOrphanedByACrash(t *testing.T) {
 	if pid == 0 {
 		t.Fatal("no pid in agent list --json")
 	}
-	time.Sleep(300 * time.Millisecond) // let it install its signal handlers
+	// It says so once it ignores the hangup and the stop signals.
+	waitTerminal(t, d, ses, "ignoring signals")
 
 	p.cmd.Process.Signal(syscall.SIGKILL)
 	p.wait(10 * time.Second)
@@ -158,13 +185,7 @@ func TestAgentOrphanedByACrash(t *testing.T) {
 
 	p2 := start(t, env, "--headless")
 	waitEndpoint(t, p2, d, 20*time.Second)
-	deadline := time.Now().Add(10 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("orphaned agent %d still runs after the restart", pid)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUntil(t, "the orphaned agent "+strconv.Itoa(pid)+" to be stopped by the restart", func() bool { return syscall.Kill(pid, 0) != nil })
 	if _, err := os.Stat(tokenFile); !os.IsNotExist(err) {
 		t.Errorf("token file of the lost session still there: %v", err)
 	}

@@ -52,6 +52,7 @@ func TestKillWhileCreatingTokens(t *testing.T) {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
 		stop := make(chan struct{})
+		landed := make(chan struct{}, 15) // a value for each acknowledged create
 		for w := 0; w < 3; w++ {
 			wg.Add(1)
 			go func() {
@@ -75,20 +76,25 @@ func TestKillWhileCreatingTokens(t *testing.T) {
 						mu.Lock()
 						acked = append(acked, created.Token.KeyID)
 						mu.Unlock()
+						select {
+						case landed <- struct{}{}:
+						default: // counted enough already
+						}
 					}
 				}
 			}()
 		}
-		// Let some calls land, then kill in the middle of the stream.
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			mu.Lock()
-			n := len(acked)
-			mu.Unlock()
-			if n >= (round+1)*15 || time.Now().After(deadline) {
-				break
+		// Let 15 calls land, then kill in the middle of the stream
+		// (after 20 s whatever landed: the kill is the test, not the
+		// count).
+		enough := time.After(20 * time.Second)
+	landing:
+		for range 15 {
+			select {
+			case <-landed:
+			case <-enough:
+				break landing
 			}
-			time.Sleep(10 * time.Millisecond)
 		}
 		p.cmd.Process.Signal(syscall.SIGKILL)
 		p.wait(5 * time.Second)

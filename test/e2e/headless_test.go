@@ -183,12 +183,8 @@ func TestListenAddressRules(t *testing.T) {
 				}
 				return
 			}
-			deadline := time.Now().Add(10 * time.Second)
-			for !strings.Contains(p.Output(), tc.want) {
-				if time.Now().After(deadline) {
-					t.Fatalf("output lacks %q:\n%s", tc.want, p.Output())
-				}
-				time.Sleep(20 * time.Millisecond)
+			if !p.waitOutput(tc.want) {
+				t.Fatalf("output lacks %q:\n%s", tc.want, p.Output())
 			}
 			p.stop()
 		})
@@ -223,7 +219,7 @@ func TestHeadlessWithoutDisplay(t *testing.T) {
 	d := newDirs(t)
 	p := start(t, d.env(false))
 	waitEndpoint(t, p, d, 15*time.Second)
-	if !p.waitOutput("Running headless", 10*time.Second) {
+	if !p.waitOutput("Running headless") {
 		t.Fatalf("no headless line:\n%s", p.Output())
 	}
 	p.stop()
@@ -254,7 +250,7 @@ func TestEnvTokenIsTheClientToken(t *testing.T) {
 	env := d.env(false, "SWITCHBOARD_MCP_TOKEN="+tok)
 	p := start(t, env, "--headless")
 	ep := waitEndpoint(t, p, d, 15*time.Second)
-	if !p.waitOutput("from SWITCHBOARD_MCP_TOKEN", 10*time.Second) {
+	if !p.waitOutput("from SWITCHBOARD_MCP_TOKEN") {
 		t.Fatalf("startup lines:\n%s", p.Output())
 	}
 	if r := post(t, ep, tok, statusCall); r.Status != 200 || r.Result.StructuredContent["ok"] != true {

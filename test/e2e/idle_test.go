@@ -59,8 +59,9 @@ func TestIdleCPU(t *testing.T) {
 			label = it.label
 		}
 	}
-	trayClick(t, menu, items, label)
-	time.Sleep(time.Second)
+	if !trayClickUntil(t, p, menu, func() bool { return windowID(t, "Switchboard — Sessions") != "" }, label) {
+		t.Fatal("no Sessions window")
+	}
 	shot(t, "Switchboard — Sessions", filepath.Join(t.TempDir(), "sessions.png")) // fails if nothing was painted
 	idleWithin(t, p, pid, "Sessions window open")
 
@@ -75,6 +76,10 @@ const labelSessions = "Sessions…"
 func idleWithin(t *testing.T, p *trayProc, pid int, what string) {
 	t.Helper()
 	for try := 1; ; try++ {
+		// Sleeps on purpose, both: the app settles from what came
+		// before (an idle app has no moment that says it is idle), then
+		// its CPU time is measured over a stretch of wall-clock time,
+		// which is the measurement itself.
 		time.Sleep(idleSettle)
 		p.mustRun(t, "an idle CPU measurement")
 		before := cpuTime(t, pid)

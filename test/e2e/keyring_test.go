@@ -25,7 +25,7 @@ func TestClientTokenSurvivesRestartInKeyring(t *testing.T) {
 
 	p := start(t, env, "--headless")
 	ep := waitEndpoint(t, p, d, 15*time.Second)
-	if !p.waitOutput("kept in the OS keyring", 10*time.Second) {
+	if !p.waitOutput("kept in the OS keyring") {
 		t.Fatalf("first start did not use the keyring:\n%s", p.Output())
 	}
 	tok1 := strings.TrimSpace(mustCLI(t, env, "token", "client"))
@@ -89,7 +89,7 @@ func TestWedgedKeyringDoesNotHangStartup(t *testing.T) {
 	ep := waitEndpoint(t, p, d, 10*time.Second)
 	took := time.Since(begin)
 	t.Logf("ready after %s with a wedged keyring", took.Round(time.Millisecond))
-	p.waitOutput("minted for this run only", 10*time.Second)
+	p.waitOutput("minted for this run only")
 	out := p.Output()
 	if !strings.Contains(out, "minted for this run only") || !strings.Contains(out, "unavailable") {
 		t.Fatalf("startup lines do not say the keyring is unavailable:\n%s", out)

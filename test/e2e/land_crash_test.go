@@ -178,6 +178,8 @@ func TestKillWhileLanding(t *testing.T) {
 			after = time.Duration(rng.Int64N(int64(call)))
 		}
 		after = after.Round(time.Millisecond)
+		// A sleep on purpose: the kill lands at a random moment of the
+		// landings (the seed is logged), wherever they then are.
 		time.Sleep(after)
 		dead.Store(true)
 		p.cmd.Process.Signal(syscall.SIGKILL)

@@ -161,11 +161,13 @@ func (p *proc) Write(b []byte) (int, error) {
 	return p.output.Write(b)
 }
 
-// waitOutput waits up to d for the process to print s, and reports whether
-// it did. The startup lines come after the endpoint file, which is what
+// waitOutput waits for the process to print s, looking again at each
+// write, and reports whether it did before it exited or the test's deadline
+// came near. The startup lines come after the endpoint file, which is what
 // waitEndpoint waits for.
-func (p *proc) waitOutput(s string, d time.Duration) bool {
-	deadline := time.After(d)
+func (p *proc) waitOutput(s string) bool {
+	deadline, stop := nearDeadline(p.t)
+	defer stop()
 	for {
 		p.mu.Lock()
 		if p.wrote == nil {

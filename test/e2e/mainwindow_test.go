@@ -29,15 +29,7 @@ func TestWindowAtFirstRunAndSecondLaunch(t *testing.T) {
 	env := trayEnv(base)
 	p, _, menu := trayStartOnBus(t, bin, env, base)
 	const title = "Switchboard — Sessions"
-	// Nothing signals a window mapped: X is asked until it lists it, within
-	// the start's own bound.
-	tick := time.NewTicker(trayPoll)
-	defer tick.Stop()
-	for deadline := time.Now().Add(trayStartTimeout); !windowListed(t, title); <-tick.C {
-		if time.Now().After(deadline) {
-			t.Fatalf("no window %q at first run without a tray host; the app said:\n%s", title, p.output())
-		}
-	}
+	waitUntil(t, "the window at first run without a tray host", func() bool { return windowListed(t, title) })
 
 	second := exec.Command(bin)
 	second.Env = env

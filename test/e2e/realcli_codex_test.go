@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/switchboard-dev/switchboard/test/standinmodel"
 )
@@ -81,7 +80,7 @@ func leavesNothingRunning(t *testing.T, c realCLI) realCLI {
 	// after the app and its sessions have stopped.
 	t.Cleanup(func() {
 		if home != "" {
-			waitNoProcessWithHome(t, home, 5*time.Second)
+			waitNoProcessWithHome(t, home)
 		}
 	})
 	return c
@@ -89,17 +88,17 @@ func leavesNothingRunning(t *testing.T, c realCLI) realCLI {
 
 // waitNoProcessWithHome fails when a process whose environment has
 // HOME=home (the agent, or anything it started, such as a codex
-// app-server) is still running after wait. It reads /proc; without one it
-// checks nothing.
-func waitNoProcessWithHome(t *testing.T, home string, wait time.Duration) {
+// app-server) is still running by the test's deadline. It reads /proc;
+// without one it checks nothing.
+func waitNoProcessWithHome(t *testing.T, home string) {
 	t.Helper()
 	if _, err := os.Stat("/proc/self/environ"); err != nil {
 		return
 	}
 	want := []byte("\x00HOME=" + home + "\x00")
-	deadline := time.Now().Add(wait)
-	for {
-		var left []string
+	var left []string
+	if !eventually(t, func() bool {
+		left = nil
 		procs, _ := filepath.Glob("/proc/[0-9]*")
 		for _, p := range procs {
 			env, err := os.ReadFile(filepath.Join(p, "environ"))
@@ -109,14 +108,9 @@ func waitNoProcessWithHome(t *testing.T, home string, wait time.Duration) {
 			cmd, _ := os.ReadFile(filepath.Join(p, "cmdline"))
 			left = append(left, filepath.Base(p)+": "+strings.TrimSpace(string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '}))))
 		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("processes of the agent's HOME still running after the app stopped:\n%s", strings.Join(left, "\n"))
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+		return len(left) == 0
+	}) {
+		t.Errorf("processes of the agent's HOME still running after the app stopped:\n%s", strings.Join(left, "\n"))
 	}
 }
 

@@ -5,7 +5,6 @@ package e2e
 import (
 	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
@@ -25,29 +24,25 @@ func TestRealCLIClaudeHooks(t *testing.T) {
 		return store.ArgsDigest(b)
 	}
 	want := map[string]string{digest("UserPromptSubmit"): "UserPromptSubmit", digest("PostToolUse"): "PostToolUse", digest("Stop"): "Stop"}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var recs []store.AuditRecord
+	var seen map[string]bool
+	if !eventually(t, func() bool {
 		var audit struct {
 			Records []store.AuditRecord `json:"records"`
 		}
 		if err := json.Unmarshal([]byte(mustCLI(t, r.env, "audit", "--method", "session.signal", "--limit", "500", "--json")), &audit); err != nil {
 			t.Fatalf("audit --json: %v", err)
 		}
-		recs := audit.Records
-		seen := map[string]bool{}
+		recs, seen = audit.Records, map[string]bool{}
 		for _, rec := range recs {
 			if rec.SessionID == r.session && rec.Transport == string(mcpserver.TransportHook) && rec.Outcome == "ok" {
 				seen[want[rec.ArgsDigest]] = true
 			}
 		}
-		if seen["UserPromptSubmit"] && seen["PostToolUse"] && seen["Stop"] {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("hooks seen %v of UserPromptSubmit, PostToolUse, Stop (audit: %d session.signal records).\nThe agent's last screen:\n%s",
-				seen, len(recs), lastScreen(r.d, r.session))
-		}
-		time.Sleep(200 * time.Millisecond)
+		return seen["UserPromptSubmit"] && seen["PostToolUse"] && seen["Stop"]
+	}) {
+		t.Fatalf("hooks seen %v of UserPromptSubmit, PostToolUse, Stop (audit: %d session.signal records).\nThe agent's last screen:\n%s",
+			seen, len(recs), lastScreen(r.d, r.session))
 	}
 	var list mcpserver.AgentList
 	if err := json.Unmarshal([]byte(mustCLI(t, r.env, "agent", "list", "--json")), &list); err != nil {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
@@ -63,22 +62,17 @@ func TestRealCLIClaudeHooksInAuto(t *testing.T) {
 		return append(user(t, home, model), "IS_SANDBOX=1")
 	}
 	r := runRealCLI(t, c, 1, "--permission", "auto", "--yes")
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	if !eventually(t, func() bool {
 		var audit struct {
 			Records []store.AuditRecord `json:"records"`
 		}
 		if err := json.Unmarshal([]byte(mustCLI(t, r.env, "audit", "--method", "session.signal", "--limit", "500", "--json")), &audit); err != nil {
 			t.Fatal(err)
 		}
-		if slices.ContainsFunc(audit.Records, func(rec store.AuditRecord) bool {
+		return slices.ContainsFunc(audit.Records, func(rec store.AuditRecord) bool {
 			return rec.SessionID == r.session && rec.Transport == string(mcpserver.TransportHook) && rec.Outcome == "ok"
-		}) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no hook signal in full auto:\n%s", lastScreen(r.d, r.session))
-		}
-		time.Sleep(200 * time.Millisecond)
+		})
+	}) {
+		t.Fatalf("no hook signal in full auto:\n%s", lastScreen(r.d, r.session))
 	}
 }

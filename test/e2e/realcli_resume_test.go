@@ -176,12 +176,8 @@ func resumeAfterKill(t *testing.T, c realCLI, conversations func(dirs) []string)
 	if strings.TrimSpace(resumed) != r.session {
 		t.Errorf("agent resume printed %q, want the same session %s", resumed, r.session)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for r.packetsDone(t) != 1 {
-		if time.Now().After(deadline) {
-			stalled("the packet is not done 60 s after the resume", p2)
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !eventually(t, func() bool { return r.packetsDone(t) == 1 }) {
+		stalled("the packet is not done after the resume", p2)
 	}
 	p2.stop()
 

@@ -210,20 +210,13 @@ func runRealCLI(t *testing.T, c realCLI, n int, args ...string) *realRun {
 
 // asksTrust waits for the CLI's folder-trust question on its screen (the
 // recording, flushed whenever the agent pauses, is all a test outside the
-// app can watch, so it is read again until the question shows or 20 s
-// pass) and checks the model was asked for no tool call before it.
+// app can watch, so it is read again until the question shows) and checks
+// the model was asked for no tool call before it.
 func (r *realRun) asksTrust(t *testing.T, question string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		screen := lastScreen(r.d, r.session)
-		if strings.Contains(screen, question) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no trust question after 20 s in the person's own folder; the last screen:\n%s", screen)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var screen string
+	if !eventually(t, func() bool { screen = lastScreen(r.d, r.session); return strings.Contains(screen, question) }) {
+		t.Fatalf("no trust question in the person's own folder; the last screen:\n%s", screen)
 	}
 	if calls := r.model.Calls(); len(calls) != 0 {
 		t.Errorf("the model was asked for tool calls before the folder was trusted: %v", calls)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
@@ -36,8 +35,7 @@ func checkRealUsage(t *testing.T, c realCLI, source string) {
 		u       *store.Usage
 		replies int
 	)
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	if !eventually(t, func() bool {
 		var list mcpserver.AgentList
 		if err := json.Unmarshal([]byte(mustCLI(t, r.env, "agent", "list", "--json")), &list); err != nil {
 			t.Fatalf("agent list --json: %v", err)
@@ -51,14 +49,10 @@ func checkRealUsage(t *testing.T, c realCLI, source string) {
 		// conversation so far (its closing text may come after the packet
 		// is done).
 		replies = modelReplies(r.model.Log())
-		if u != nil && u.InputTokens == int64(replies*standinIn) && u.OutputTokens == int64(replies*standinOut) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the session's usage is %+v after 15 s; the stand-in gave %d replies of %d in, %d out.\nThe model's log:\n%s",
-				u, replies, standinIn, standinOut, r.model.Log())
-		}
-		time.Sleep(200 * time.Millisecond)
+		return u != nil && u.InputTokens == int64(replies*standinIn) && u.OutputTokens == int64(replies*standinOut)
+	}) {
+		t.Fatalf("the session's usage is %+v; the stand-in gave %d replies of %d in, %d out.\nThe model's log:\n%s",
+			u, replies, standinIn, standinOut, r.model.Log())
 	}
 	t.Logf("figure: %s session usage %s (source %s) for %d replies", c.profile, u.Summary(), u.Source, replies)
 	if u.Source != source {

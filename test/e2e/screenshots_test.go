@@ -67,7 +67,7 @@ func screenshots(t *testing.T, variant, out string) {
 	// Sessions window opens on it.
 	// The tray re-reads repositories on its next refresh after a change.
 	var shell trayItem
-	for wait := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	if !eventually(t, func() bool {
 		// The menu is rebuilt on each refresh: read between two rebuilds it
 		// may not hold the submenu yet, so look again rather than index it.
 		items := trayMenuItems(t, menu)
@@ -77,34 +77,41 @@ func screenshots(t *testing.T, variant, out string) {
 				shell = items[i].children[j]
 			}
 		}
-		if len(shell.children) > 0 && strings.HasPrefix(shell.children[0].label, "demo-repo") {
-			break
-		}
-		if time.Now().After(wait) {
-			t.Fatalf("the tray's Start agent ▸ Shell never listed the repository: %+v", shell.children)
-		}
+		return len(shell.children) > 0 && strings.HasPrefix(shell.children[0].label, "demo-repo")
+	}) {
+		t.Fatalf("the tray's Start agent ▸ Shell never listed the repository: %+v", shell.children)
 	}
+	// One click: a second would start a second agent.
 	trayClick(t, menu, shell.children, shell.children[0].label)
 	var ses string
-	for wait := time.Now().Add(10 * time.Second); ses == ""; time.Sleep(100 * time.Millisecond) {
+	waitUntil(t, "an agent started from the tray", func() bool {
 		if rows := strings.Split(run("agent", "list"), "\n"); len(rows) > 1 {
 			ses = strings.Fields(rows[1])[0]
-		} else if time.Now().After(wait) {
-			t.Fatal("no agent started from the tray")
 		}
-	}
-	time.Sleep(time.Second) // the Sessions window opens on it
+		return ses != ""
+	})
+	// The Sessions window opens on it.
+	waitUntil(t, "the Sessions window", func() bool { return windowID(t, "Switchboard — Sessions") != "" })
 	attach := exec.Command(bin, "agent", "attach", ses)
 	attach.Env = env
 	attach.Stdin = strings.NewReader("clear; printf '\\033[1;32m✔\\033[0m build ok  \\033[33m3 warnings\\033[0m  \\033[1;31m✘ 1 test failed\\033[0m\\n'; ls -la --color=always /usr/share | head -20; echo 日本語 wide characters\r")
 	attach.Run()
+	// A sleep on purpose: nothing outside the app says when the terminal
+	// widget has painted what the attach typed, and this is a picture for
+	// people, not a check (the window painting at all is checked by shot).
 	time.Sleep(time.Second)
 	shot(t, "Switchboard — Sessions", filepath.Join(out, "sessions-"+variant+".png"))
 
 	for _, w := range []struct{ label, title, file string }{
 		{"Work…", "Switchboard — Work", "work"}, {"Audit…", "Switchboard — Audit", "audit"}, {"Settings…", "Switchboard — Settings", "settings"},
 	} {
-		trayClick(t, menu, trayMenuItems(t, menu), w.label)
+		if !trayClickUntil(t, p, menu, func() bool { return windowID(t, w.title) != "" }, w.label) {
+			t.Fatalf("no %s window", w.title)
+		}
+		// A sleep on purpose: a window's content comes in after it first
+		// paints (the packets, the audit log's rows, the settings'
+		// checks), and nothing outside the app says when it is whole; a
+		// picture for people waits for it, as a person would.
 		time.Sleep(2 * time.Second)
 		shot(t, w.title, filepath.Join(out, w.file+"-"+variant+".png"))
 	}
@@ -131,44 +138,42 @@ func screenshots(t *testing.T, variant, out string) {
 // shot saves the window titled title to path and checks it shows something:
 // a blank or nearly one-colour image means the window did not paint. (The
 // whole screen would show the windows opened before around a smaller one:
-// there is no window manager to place them.)
+// there is no window manager to place them.) A window that was just mapped
+// may not have painted yet, the later on a loaded machine: nothing tells an
+// outside program when it has, so it is taken again until it shows
+// something.
 func shot(t *testing.T, title, path string) {
 	t.Helper()
-	// A window that was just mapped may not have painted yet, the later on
-	// a loaded machine: nothing tells an outside program when it has, so
-	// look again until it shows something, for a while.
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		n := shotOnce(t, title, path)
-		if n >= 16 {
-			return
+	n := 0
+	if !eventually(t, func() bool {
+		if id := windowID(t, title); id != "" {
+			n = shotOnce(t, id, path)
 		}
-		if time.Now().After(deadline) {
-			t.Errorf("%s has %d colours: nothing painted in 15 s", filepath.Base(path), n)
-			return
-		}
-		time.Sleep(250 * time.Millisecond)
+		return n >= 16
+	}) {
+		t.Errorf("%s has %d colours: nothing painted", filepath.Base(path), n)
 	}
 }
 
-// shotOnce screenshots the window titled title into path and returns how
-// many colours it has.
-func shotOnce(t *testing.T, title, path string) int {
+// windowID is the X id of the window titled title, "" while there is none.
+func windowID(t *testing.T, title string) string {
 	t.Helper()
 	tree, err := exec.Command("xwininfo", "-root", "-tree").CombinedOutput()
 	if err != nil {
 		t.Fatalf("xwininfo: %v\n%s", err, tree)
 	}
-	var id string
 	for _, line := range strings.Split(string(tree), "\n") {
 		if f := strings.Fields(line); len(f) > 1 && strings.Contains(line, `"`+title+`"`) {
-			id = f[0]
-			break
+			return f[0]
 		}
 	}
-	if id == "" {
-		t.Fatalf("no window %q:\n%s", title, tree)
-	}
+	return ""
+}
+
+// shotOnce screenshots the window id into path and returns how many colours
+// it has.
+func shotOnce(t *testing.T, id, path string) int {
+	t.Helper()
 	if out, err := exec.Command("import", "-window", id, path).CombinedOutput(); err != nil {
 		t.Fatalf("screenshot: %v\n%s", err, out)
 	}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The tray's "Start at login", clicked over D-Bus as a panel does: the real binary writes
@@ -33,39 +32,19 @@ func TestTrayStartAtLogin(t *testing.T) {
 	p, _, menu := trayStartOnBus(t, bin, trayEnv(base), base)
 
 	// toggle clicks the item until the entry is there (on) or gone (off), then waits for
-	// the menu to show it: the tray reads the entry on its 2-second tick. Ids change when
-	// Fyne rebuilds the menu, so each click reads the layout first, as trayCopy does.
+	// the menu to show it: the tray reads the entry on its 2-second tick.
 	toggle := func(on bool) {
 		t.Helper()
-		deadline := time.Now().Add(trayClipTimeout)
-		for {
-			p.mustRun(t, "start at login")
-			_, err := os.Stat(entry)
-			if (err == nil) == on {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("start at login %v: the entry is not as asked after %s (%v)", on, trayClipTimeout, err)
-			}
-			trayClick(t, menu, trayMenuItems(t, menu), "Start at login")
-			// The click is handled on the app's loop, a little after the call returns.
-			for wait := time.Now().Add(2 * time.Second); time.Now().Before(wait); time.Sleep(trayPoll) {
-				if _, err := os.Stat(entry); (err == nil) == on {
-					break
-				}
-			}
+		if !trayClickUntil(t, p, menu, func() bool { _, err := os.Stat(entry); return (err == nil) == on }, "Start at login") {
+			t.Fatalf("start at login %v: the entry is not as asked", on)
 		}
-		deadline = time.Now().Add(trayClipTimeout)
-		for {
-			items := trayMenuItems(t, menu)
+		var items []trayItem
+		if !eventually(t, func() bool {
+			items = trayMenuItems(t, menu)
 			i := slices.IndexFunc(items, func(it trayItem) bool { return it.label == "Start at login" })
-			if i >= 0 && items[i].checked == on {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the tray item does not show start at login %v: %+v", on, items)
-			}
-			time.Sleep(trayPoll)
+			return i >= 0 && items[i].checked == on
+		}) {
+			t.Fatalf("the tray item does not show start at login %v: %+v", on, items)
 		}
 	}
 

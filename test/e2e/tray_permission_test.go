@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -32,33 +31,16 @@ func TestTrayPermissionOverDBus(t *testing.T) {
 	const ask, edits, auto = "Permission: Ask", "Permission: Edits", "Permission: Full auto"
 	want := func(checked string) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			got := trayChecked(t, menu, "Start agent")
-			if slices.Equal(got, []string{checked}) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("Start agent's checked items %q, want %q", got, checked)
-			}
-			time.Sleep(trayPoll)
+		var got []string
+		if !eventually(t, func() bool { got = trayChecked(t, menu, "Start agent"); return slices.Equal(got, []string{checked}) }) {
+			t.Fatalf("Start agent's checked items %q, want %q", got, checked)
 		}
 	}
 	want(ask)
-	// Picked twice: each pick lays out the menu the panel shows. A click
-	// on an id the app has just replaced is dropped: click until the check
-	// mark moves.
+	// Picked twice: each pick lays out the menu the panel shows, and a
+	// click the app dropped is made again (trayClickUntil).
 	for _, pick := range []string{edits, auto} {
-		deadline := time.Now().Add(10 * time.Second)
-		for !slices.Equal(trayChecked(t, menu, "Start agent"), []string{pick}) && time.Now().Before(deadline) {
-			items := trayMenuItems(t, menu)
-			i := slices.IndexFunc(items, func(it trayItem) bool { return it.label == "Start agent" })
-			if i < 0 {
-				t.Fatal("no Start agent")
-			}
-			trayClick(t, menu, items[i].children, pick)
-			time.Sleep(200 * time.Millisecond)
-		}
+		trayClickUntil(t, p, menu, func() bool { return slices.Equal(trayChecked(t, menu, "Start agent"), []string{pick}) }, "Start agent", pick)
 		want(pick)
 	}
 }

@@ -27,12 +27,9 @@ import (
 // (StatusNotifierWatcher) is needed, because the item exports its menu either way.
 
 const (
-	trayStartTimeout = 20 * time.Second
-	trayClipTimeout  = 10 * time.Second
-	trayQuitTimeout  = 10 * time.Second
-	trayPoll         = 50 * time.Millisecond
-	trayMenuPath     = dbus.ObjectPath("/StatusNotifierMenu")
-	trayMenuIface    = "com.canonical.dbusmenu"
+	trayQuitTimeout = 10 * time.Second
+	trayMenuPath    = dbus.ObjectPath("/StatusNotifierMenu")
+	trayMenuIface   = "com.canonical.dbusmenu"
 )
 
 // trayTokenRE is the client token format of the spec (§3).
@@ -56,14 +53,12 @@ func TestTrayMenuOverDBus(t *testing.T) {
 
 	// The app lays its menu out again as its state comes in (the first
 	// refresh, the keyring), and a read of the D-Bus menu in the middle
-	// of that sees it half made: the menu is read again on a short tick,
-	// within a bound, until it holds the items checked below. Nothing on
+	// of that sees it half made: the menu is read again (eventually)
+	// until it holds the items checked below. Nothing on
 	// the bus says the layout is done.
 	var items []trayItem
 	var labels []string
-	tick := time.NewTicker(trayPoll)
-	defer tick.Stop()
-	for deadline := time.Now().Add(10 * time.Second); ; <-tick.C {
+	eventually(t, func() bool {
 		items, labels = trayMenuItems(t, menu), nil
 		for _, it := range items {
 			labels = append(labels, it.label)
@@ -72,10 +67,8 @@ func TestTrayMenuOverDBus(t *testing.T) {
 		for _, want := range []string{"Copy MCP endpoint", "Copy client token", "Quit"} {
 			full = full && slices.Contains(labels, want)
 		}
-		if full || time.Now().After(deadline) {
-			break
-		}
-	}
+		return full
+	})
 	t.Logf("tray menu: %q", labels)
 	if len(items) == 0 || !strings.Contains(items[0].label, endpoint) {
 		t.Fatalf("first tray item should show the endpoint %s; items: %q", endpoint, labels)
@@ -208,15 +201,14 @@ type trayProc struct {
 func trayStartOnBus(t *testing.T, bin string, env []string, base string) (*trayProc, string, dbus.BusObject) {
 	t.Helper()
 	p := trayStart(t, bin, env)
-	deadline := time.Now().Add(trayStartTimeout)
-	endpoint := trayWaitEndpoint(t, p, filepath.Join(base, "run", "mcp-http-endpoint"), deadline)
+	endpoint := trayWaitEndpoint(t, p, filepath.Join(base, "run", "mcp-http-endpoint"))
 	conn, err := dbus.ConnectSessionBus()
 	if err != nil {
 		t.Fatalf("connect to the session bus: %v", err)
 	}
 	t.Cleanup(func() { conn.Close() })
 	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", p.cmd.Process.Pid)
-	trayWaitName(t, p, conn, name, deadline)
+	trayWaitName(t, p, conn, name)
 	return p, endpoint, conn.Object(name, trayMenuPath)
 }
 
@@ -322,42 +314,33 @@ func (p *trayProc) wait(d time.Duration) (code int, exited bool) {
 }
 
 // trayWaitEndpoint waits for the endpoint file, which holds one line with the URL.
-func trayWaitEndpoint(t *testing.T, p *trayProc, path string, deadline time.Time) string {
+func trayWaitEndpoint(t *testing.T, p *trayProc, path string) string {
 	t.Helper()
-	for {
+	var b []byte
+	waitUntil(t, "the endpoint in "+path, func() bool {
 		p.mustRun(t, "the endpoint file")
-		if b, err := os.ReadFile(path); err == nil && bytes.HasSuffix(b, []byte("\n")) {
-			s := strings.TrimSpace(string(b))
-			u, err := url.Parse(s)
-			if err != nil || u.Scheme != "http" || u.Host == "" {
-				t.Fatalf("%s holds %q, want an http URL", path, s)
-			}
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no endpoint in %s within %s", path, trayStartTimeout)
-		}
-		time.Sleep(trayPoll)
+		var err error
+		b, err = os.ReadFile(path)
+		return err == nil && bytes.HasSuffix(b, []byte("\n"))
+	})
+	s := strings.TrimSpace(string(b))
+	if u, err := url.Parse(s); err != nil || u.Scheme != "http" || u.Host == "" {
+		t.Fatalf("%s holds %q, want an http URL", path, s)
 	}
+	return s
 }
 
 // trayWaitName waits until the process owns its StatusNotifierItem name on the bus.
-func trayWaitName(t *testing.T, p *trayProc, conn *dbus.Conn, name string, deadline time.Time) {
+func trayWaitName(t *testing.T, p *trayProc, conn *dbus.Conn, name string) {
 	t.Helper()
-	for {
+	waitUntil(t, "the bus name "+name, func() bool {
 		p.mustRun(t, "its tray item on the session bus")
 		var names []string
 		if err := conn.BusObject().Call("org.freedesktop.DBus.ListNames", 0).Store(&names); err != nil {
 			t.Fatalf("ListNames: %v", err)
 		}
-		if slices.Contains(names, name) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("bus name %s did not appear within %s", name, trayStartTimeout)
-		}
-		time.Sleep(trayPoll)
-	}
+		return slices.Contains(names, name)
+	})
 }
 
 // trayItem is one entry of a dbusmenu layout.
@@ -432,14 +415,28 @@ func trayClick(t *testing.T, menu dbus.BusObject, items []trayItem, label string
 	}
 }
 
-// trayCopy clicks the item at path (labels from the top of the menu down) until the
-// clipboard holds what ok accepts, or the time is up, and returns the last value read.
-// Fyne rebuilds the tray menu now and then (after a click, and once early on), with new
-// item ids, and a click on an id that is gone is dropped ("no menu item with ID"): so the
-// layout is read again before each click, and a click that changed nothing is made again.
+// trayCopy clicks the item at path (labels from the top of the menu down)
+// until the clipboard holds what ok accepts, or the test's deadline is
+// near, and returns the last value read.
 func trayCopy(t *testing.T, p *trayProc, menu dbus.BusObject, ok func(string) bool, path ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(trayClipTimeout)
+	var last string
+	trayClickUntil(t, p, menu, func() bool { last = trayReadClipboard(); return ok(last) }, path...)
+	return last
+}
+
+// trayClickUntil clicks the item at path (labels from the top of the menu
+// down) until done holds, and reports whether it did before the test's
+// deadline came near. The app handles a click on its loop, a little after
+// the D-Bus call returns; and Fyne rebuilds the tray menu now and then
+// (after a click, and once early on) with new item ids, dropping a click
+// on an id that is gone ("no menu item with ID"), which leaves no trace:
+// so the layout is read again before each click, and a click after which
+// done has not held for 2 s is made again.
+func trayClickUntil(t *testing.T, p *trayProc, menu dbus.BusObject, done func() bool, path ...string) bool {
+	t.Helper()
+	end, stop := nearDeadline(t)
+	defer stop()
 	for {
 		items := trayMenuItems(t, menu)
 		for _, label := range path[:len(path)-1] {
@@ -450,27 +447,14 @@ func trayCopy(t *testing.T, p *trayProc, menu dbus.BusObject, ok func(string) bo
 			items = items[i].children
 		}
 		trayClick(t, menu, items, path[len(path)-1])
-		last := trayWaitClipboard(t, p, ok, min(2*time.Second, time.Until(deadline)))
-		if ok(last) || time.Now().After(deadline) {
-			return last
+		if poll(time.After(2*time.Second), func() bool { p.mustRun(t, strings.Join(path, " > ")); return done() }) {
+			return true
 		}
-	}
-}
-
-// trayWaitClipboard reads the clipboard selection until ok accepts it or d is up,
-// and returns the last value read. The click is handled on the app's loop, so the value
-// changes a little after the D-Bus call returns.
-func trayWaitClipboard(t *testing.T, p *trayProc, ok func(string) bool, d time.Duration) string {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	var last string
-	for {
-		p.mustRun(t, "the clipboard")
-		last = trayReadClipboard()
-		if ok(last) || time.Now().After(deadline) {
-			return last
+		select {
+		case <-end:
+			return false
+		default:
 		}
-		time.Sleep(trayPoll)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -111,7 +112,7 @@ func TestTwoAgentsWorktreesLand(t *testing.T) {
 	// Both done, one by each agent: the workers take one fresh packet each.
 	done := map[string]store.Packet{}
 	for _, pkt := range packets {
-		done[pkt] = waitPacket(t, env, pkt, 30*time.Second, func(p store.Packet) bool {
+		done[pkt] = waitPacket(t, env, pkt, func(p store.Packet) bool {
 			return p.State == store.PacketDone && p.Changes != nil
 		})
 	}
@@ -191,7 +192,7 @@ func TestTwoAgentsWorktreesLand(t *testing.T) {
 	checkCheckout("after the first landing")
 	// Its agent goes back to waiting for work: when the second is sent
 	// back, a claim that ignored the hold would give it to this one.
-	waitTerminal(t, d, makerOf(first), first+" landed; waiting for more work", 10*time.Second)
+	waitTerminal(t, d, makerOf(first), first+" landed; waiting for more work")
 
 	// The second conflicts: refused, nothing moved or touched.
 	out, errOut, code := cli(t, env, "land", second)
@@ -202,7 +203,7 @@ func TestTwoAgentsWorktreesLand(t *testing.T) {
 		t.Errorf("a refused landing moved main from %s to %s", mainTip, tip)
 	}
 	checkCheckout("after the refused landing")
-	if got := waitPacket(t, env, second, time.Second, func(store.Packet) bool { return true }); got.Landed != nil {
+	if got := waitPacket(t, env, second, func(store.Packet) bool { return true }); got.Landed != nil {
 		t.Errorf("the refused packet is marked landed: %+v", got.Landed)
 	}
 
@@ -210,7 +211,7 @@ func TestTwoAgentsWorktreesLand(t *testing.T) {
 	const note = "rebase onto main and resolve: greet.txt"
 	mustCLI(t, env, "review", second, "--request-changes", "--note", note)
 	before := done[second].Changes.To
-	redone := waitPacket(t, env, second, 30*time.Second, func(p store.Packet) bool {
+	redone := waitPacket(t, env, second, func(p store.Packet) bool {
 		return p.State == store.PacketDone && p.Changes != nil && p.Changes.To != before
 	})
 	if redone.Changes.SessionID != makerOf(second) {
@@ -259,29 +260,20 @@ func TestTwoAgentsWorktreesLand(t *testing.T) {
 	}
 	gone := func(ses string) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			_, err := os.Stat(worktrees[ses].Path)
-			if os.IsNotExist(err) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Errorf("the worktree of %s is still there: %s (%v)", ses, worktrees[ses].Path, err)
-				return
-			}
-			time.Sleep(50 * time.Millisecond)
+		if !eventually(t, func() bool { _, err := os.Stat(worktrees[ses].Path); return os.IsNotExist(err) }) {
+			t.Errorf("the worktree of %s is still there: %s", ses, worktrees[ses].Path)
 		}
 	}
 	stopped(makerOf(first))
 	gone(makerOf(first))
-	waitTerminal(t, d, makerOf(second), second+" landed; waiting for more work", 10*time.Second)
+	waitTerminal(t, d, makerOf(second), second+" landed; waiting for more work")
 	third := ""
 	for _, l := range lines(mustCLI(t, env, "work", "create", "--repo", repo, "--title", "Greet alone", "--instructions", "only your greeting in greet.txt")) {
 		if strings.HasPrefix(l, "pkt_") {
 			third = l
 		}
 	}
-	left := waitPacket(t, env, third, 30*time.Second, func(p store.Packet) bool {
+	left := waitPacket(t, env, third, func(p store.Packet) bool {
 		return p.State == store.PacketDone && p.Changes != nil
 	})
 	keeper := makerOf(second)
@@ -338,36 +330,28 @@ func TestTwoAgentsWorktreesLand(t *testing.T) {
 
 // waitPacket polls `work get --json` until ok holds of the packet, and
 // fails the test (with the agents' terminals, by the cleanup) if it does
-// not within d.
-func waitPacket(t *testing.T, env []string, pkt string, d time.Duration, ok func(store.Packet) bool) store.Packet {
+// not by the test's deadline.
+func waitPacket(t *testing.T, env []string, pkt string, ok func(store.Packet) bool) store.Packet {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		var got mcpserver.WorkGetResult
+	var got mcpserver.WorkGetResult
+	if !eventually(t, func() bool {
+		got = mcpserver.WorkGetResult{}
 		if err := json.Unmarshal([]byte(mustCLI(t, env, "work", "get", pkt, "--json")), &got); err != nil {
 			t.Fatalf("work get %s --json: %v", pkt, err)
 		}
-		if ok(got.Packet) {
-			return got.Packet
-		}
-		if time.Now().After(deadline) {
-			b, _ := json.MarshalIndent(got.Packet, "", "  ")
-			t.Fatalf("packet %s did not get there within %s:\n%s", pkt, d, b)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return ok(got.Packet)
+	}) {
+		b, _ := json.MarshalIndent(got.Packet, "", "  ")
+		t.Fatalf("packet %s did not get there:\n%s", pkt, b)
 	}
+	return got.Packet
 }
 
-// waitTerminal waits until the session's agent has printed want.
-func waitTerminal(t *testing.T, d dirs, ses, want string, within time.Duration) {
+// waitTerminal waits until the session's agent has printed want (its
+// recording, read again: the one trace of it outside the app).
+func waitTerminal(t *testing.T, d dirs, ses, want string) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !strings.Contains(agentTerminal(d, ses), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("agent %s did not print %q within %s", ses, want, within)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUntil(t, "agent "+ses+" to print "+strconv.Quote(want), func() bool { return strings.Contains(agentTerminal(d, ses), want) })
 }
 
 // workspaces is `switchboard workspace list --json`.

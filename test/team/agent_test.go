@@ -119,10 +119,13 @@ type recorder struct {
 	problems []string
 	// acked gets a value for every ok complete, for a test to wait on.
 	acked chan ack
+	// claimed gets one for every lease handed out (lease, packet,
+	// session, instance), while it has room.
+	claimed chan ack
 }
 
 func newRecorder() *recorder {
-	return &recorder{leases: map[string]string{}, acks: map[string]ack{}, sessions: map[string][]string{}, acked: make(chan ack, 1<<16)}
+	return &recorder{leases: map[string]string{}, acks: map[string]ack{}, sessions: map[string][]string{}, acked: make(chan ack, 1<<16), claimed: make(chan ack, 1<<16)}
 }
 
 func (r *recorder) problem(format string, args ...any) {
@@ -235,6 +238,10 @@ func runAgent(ctx context.Context, c *client, instanceID string, o agentOpts, re
 		}
 		rec.leases[claim.LeaseID] = pkt
 		rec.mu.Unlock()
+		select {
+		case rec.claimed <- ack{packet: pkt, session: ses, lease: claim.LeaseID, instance: instanceID}:
+		default: // no test waits for claims here
+		}
 
 		args := map[string]any{"packet_id": pkt, "session_id": ses, "lease_id": claim.LeaseID, "summary": "done by " + ses}
 		if a, alive = call("work_complete", args); !alive {

@@ -89,6 +89,20 @@ func sessionStates(v *view, ids []string) map[string]store.SessionState {
 	return out
 }
 
+// allPackets lists every packet of repo, a page at a time (a listing
+// holds 100 by default, 1000 at most).
+func allPackets(tx *store.Tx, repo string) ([]store.Packet, error) {
+	var all []store.Packet
+	for after := ""; ; {
+		page, err := tx.Packets(store.PacketFilter{RepositoryID: repo, Limit: 1000, After: after})
+		if err != nil || len(page) < 1000 {
+			return append(all, page...), err
+		}
+		all = append(all, page...)
+		after = page[len(page)-1].ID
+	}
+}
+
 // verifyAudit runs `switchboard audit --verify` on each instance.
 func verifyAudit(t *testing.T, ins ...*instance) {
 	t.Helper()
@@ -208,20 +222,54 @@ func TestKillInstanceUnderLoad(t *testing.T) {
 		if queued < backlog {
 			ids = append(ids, createPackets(t, a, repo, backlog-queued)...)
 		}
+		// What the agents were answered so far is of the rounds before
+		// (b's agents before the kill ended, answered after the last
+		// wait): the wait below counts what comes next.
+		for len(rec.acked) > 0 {
+			<-rec.acked
+		}
+		for len(rec.claimed) > 0 {
+			<-rec.claimed
+		}
 		sup := startSupervised(t, b, repo)
 		stopB := agents(t.Context(), 4, o, rec, b)
 		// The kill lands after a few of B's completes, in the middle
-		// of its agents' calls.
+		// of its agents' calls: just after one of them was handed a
+		// lease (one not completed yet: the claim may have waited in
+		// rec.claimed), which the sweep must then give back. A's agents
+		// drain the queue meanwhile, the whole backlog before b's are
+		// ready when b starts slowly (a loaded machine: its process,
+		// its token, the supervised agent's start): each half backlog
+		// they complete is queued again, so b's agents always find
+		// work, and only a b that serves nothing fails the wait. 30 s
+		// bounds that: b's four agents need well under a second for 11
+		// packets here, a few on a machine loaded by the PostgreSQL
+		// suites.
+		outstanding := func(k ack) bool {
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			_, done := rec.acks[k.packet]
+			return !done
+		}
 		want := 2 + rng.IntN(10)
 		deadline := time.After(30 * time.Second)
-		for got := 0; got < want; {
+		waiting := time.Now()
+		onA := 0
+		for got, leased := 0, false; got < want || !leased; {
 			select {
 			case k := <-rec.acked:
 				if k.instance == b.id {
 					got++
+				} else if onA++; onA%(backlog/2) == 0 {
+					ids = append(ids, createPackets(t, a, repo, backlog/2)...)
 				}
+			case k := <-rec.claimed:
+				leased = got >= want && k.instance == b.id && outstanding(k)
 			case <-deadline:
-				t.Fatalf("kill %d: b's agents completed fewer than %d packets in 30 s", round+1, want)
+				counts := map[store.PacketState]int{}
+				v.read(func(tx *store.Tx) error { counts = tx.PacketCounts(); return nil })
+				t.Fatalf("kill %d: b's agents completed %d of %d packets and took a lease after them (%v) in 30 s; a's completed %d meanwhile (%v); the shared store holds %v",
+					round+1, got, want, leased, onA, time.Since(waiting).Round(time.Millisecond), counts)
 			}
 		}
 		killed := time.Now()
@@ -248,7 +296,7 @@ func TestKillInstanceUnderLoad(t *testing.T) {
 			}
 		}
 		v.read(func(tx *store.Tx) error {
-			ps, err := tx.Packets(store.PacketFilter{RepositoryID: repo})
+			ps, err := allPackets(tx, repo)
 			for _, p := range ps {
 				if p.Lease != nil && slices.Contains(ours, p.Lease.SessionID) {
 					t.Errorf("kill %d: packet %s is still leased to b's lost session %s", round+1, p.ID, p.Lease.SessionID)

@@ -60,3 +60,76 @@ func onAMonitor(x, y int) bool {
 	}
 	return false
 }
+
+// FitToScreen keeps the window, as it is first shown, inside the work area
+// of its monitor (the screen less its panels), with frame pixels left above
+// it for the window manager's title bar: a size remembered on a larger
+// screen, or a default taller than a small one, would otherwise leave the
+// window's bottom, often its buttons, off the screen. It shrinks and moves
+// the window, never grows it. Call it after SetPosition; a centred window
+// is centred once it fits.
+func (w *window) FitToScreen(frame int) {
+	if build.IsWayland {
+		return
+	}
+	w.runOnMainWhenCreated(func() {
+		x, y := w.viewport.GetPos()
+		m := glfw.GetPrimaryMonitor()
+		if !w.centered {
+			m = monitorAt(x, y, m)
+		}
+		if m == nil {
+			return
+		}
+		ax, ay, aw, ah := m.GetWorkarea()
+		// The size the window is about to be given (create sets the
+		// viewport to it after the pending calls), in screen pixels.
+		ww, wh := w.shouldWidth, w.shouldHeight
+		nw, nh := atMost(ww, aw), atMost(wh, ah-frame)
+		if nw != ww || nh != wh {
+			w.width, w.height = nw, nh
+			w.shouldWidth, w.shouldHeight = nw, nh
+			w.viewport.SetSize(nw, nh)
+		}
+		if w.centered {
+			return
+		}
+		nx, ny := within(x, ax, ax+aw-nw), within(y, ay+frame, ay+ah-nh)
+		if nx != x || ny != y {
+			w.xpos, w.ypos = nx, ny
+			w.viewport.SetPos(nx, ny)
+		}
+	})
+}
+
+// monitorAt is the monitor that shows x, y, else fallback.
+func monitorAt(x, y int, fallback *glfw.Monitor) *glfw.Monitor {
+	for _, m := range glfw.GetMonitors() {
+		mx, my := m.GetPos()
+		mode := m.GetVideoMode()
+		if mode != nil && x >= mx && x < mx+mode.Width && y >= my && y < my+mode.Height {
+			return m
+		}
+	}
+	return fallback
+}
+
+// atMost is n, or limit when n is larger (this module is built as Go 1.19,
+// which has no min and max).
+func atMost(n, limit int) int {
+	if n > limit {
+		return limit
+	}
+	return n
+}
+
+// within is n moved into [lo, hi]; lo wins when hi < lo.
+func within(n, lo, hi int) int {
+	if n > hi {
+		n = hi
+	}
+	if n < lo {
+		n = lo
+	}
+	return n
+}

@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/switchboard-dev/switchboard/mcpserver"
+)
+
+// repoRename is `repo rename ID NAME`.
+func repoRename(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("repo rename", "repo rename ID NAME")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return errUsage
+	}
+	out, err := call(ctx, c, mcpserver.MethodRepositoryRename, mcpserver.RepositoryRenameArgs{RepositoryID: fs.Arg(0), Name: fs.Arg(1)})
+	if err != nil {
+		return err
+	}
+	c.printf("%s is now named %q.\n", out.Repository.ID, out.Repository.Name)
+	return nil
+}
+
+// repoRemove is `repo remove ID`: Switchboard forgets the repository, and
+// leaves its folder as it is.
+func repoRemove(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("repo remove", "repo remove ID")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	out, err := call(ctx, c, mcpserver.MethodRepositoryRemove, mcpserver.RepositoryArgs{RepositoryID: fs.Arg(0)})
+	if err != nil {
+		return err
+	}
+	c.printf("Removed %s (%s); its folder %s is left as it is.\n", out.Repository.Name, out.Repository.ID, out.Repository.Path)
+	return nil
+}
