@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
@@ -58,7 +59,7 @@ func goldenAuditLog(t *testing.T) *store.DB {
 		live("session.report", "ok"),
 	}
 	start := goldenNow.Add(-time.Duration(len(recs)-1) * 15 * time.Second)
-	err = db.Update(func(tx *store.Tx) error {
+	err = db.Update(context.Background(), func(tx *store.Tx) error {
 		for i := range recs {
 			r := recs[i]
 			r.Time = start.Add(time.Duration(i) * 15 * time.Second)

@@ -60,7 +60,7 @@ func appendAuditRecords(t testing.TB, db *store.DB, n int, start time.Time, rec 
 	t.Helper()
 	const batch = 50_000
 	for done := 0; done < n; {
-		err := db.Update(func(tx *store.Tx) error {
+		err := db.Update(context.Background(), func(tx *store.Tx) error {
 			for i := done; i < n && i < done+batch; i++ {
 				r := rec(i)
 				r.Time = start.Add(time.Duration(i) * time.Second)

@@ -96,7 +96,7 @@ func TestAuditHourHasNoRefreshReads(t *testing.T) {
 		}
 
 		var shown, all []store.AuditRecord
-		err = reg.DB().View(func(tx *store.Tx) (err error) {
+		err = reg.DB().View(context.Background(), func(tx *store.Tx) (err error) {
 			if shown, err = tx.QueryAudit(store.AuditFilter{Limit: 1000}); err != nil {
 				return err
 			}
@@ -133,7 +133,7 @@ func TestAuditHourHasNoRefreshReads(t *testing.T) {
 			}
 		}
 		var v store.AuditVerification
-		if err := reg.DB().View(func(tx *store.Tx) (err error) { v, err = tx.VerifyAudit(); return err }); err != nil {
+		if err := reg.DB().View(context.Background(), func(tx *store.Tx) (err error) { v, err = tx.VerifyAudit(); return err }); err != nil {
 			t.Fatal(err)
 		}
 		if v.Views != len(all)-len(shown) {

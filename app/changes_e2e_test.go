@@ -59,7 +59,7 @@ func newChangesE2E(t *testing.T) changesE2E {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = g.core.Registry().DB().Update(func(tx *store.Tx) error {
+	err = g.core.Registry().DB().Update(ctx, func(tx *store.Tx) error {
 		_, err := tx.SetSessionWorkspace(ses, store.Workspace{Path: ws.Path, Branch: ws.Branch, BaseBranch: ws.BaseBranch, BaseCommit: ws.BaseCommit})
 		return err
 	})

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -86,7 +87,7 @@ func TestSessionsSelectionFollowsTheSession(t *testing.T) {
 	open := func() string {
 		t.Helper()
 		var s store.Session
-		if err := g.core.Registry().DB().Update(func(tx *store.Tx) (err error) {
+		if err := g.core.Registry().DB().Update(context.Background(), func(tx *store.Tx) (err error) {
 			s, err = tx.CreateSession(store.SessionSpec{Kind: store.SessionExternal, RepositoryID: repo.Repository.ID})
 			return err
 		}); err != nil {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -147,12 +148,12 @@ func TestSettingsTeamOnPostgres(t *testing.T) {
 	g, logged := newTeamGUI(t, db)
 	reg := g.core.Registry()
 	started := time.Now().Add(-time.Hour)
-	if _, err := reg.BeatInstance(store.InstanceBeat{Host: "ada-laptop", PID: 4242, Version: "0.9.1", Started: started}); err != nil {
+	if _, err := reg.BeatInstance(context.Background(), store.InstanceBeat{Host: "ada-laptop", PID: 4242, Version: "0.9.1", Started: started}); err != nil {
 		t.Fatal(err)
 	}
 	// Another instance, which stopped cleanly.
 	other := teamStoreAt(t, url, teamOther, password)
-	if err := other.Update(func(tx *store.Tx) error {
+	if err := other.Update(context.Background(), func(tx *store.Tx) error {
 		if _, err := tx.BeatInstance(store.InstanceBeat{Host: "build-box", PID: 77, Version: "0.9.0", Started: started}); err != nil {
 			return err
 		}
@@ -211,7 +212,7 @@ func TestSettingsTeamOnPostgres(t *testing.T) {
 	})
 
 	// A change shows: the other instance runs again.
-	if err := other.Update(func(tx *store.Tx) error {
+	if err := other.Update(context.Background(), func(tx *store.Tx) error {
 		_, err := tx.BeatInstance(store.InstanceBeat{Host: "build-box", PID: 78, Version: "0.9.2", Started: time.Now()})
 		return err
 	}); err != nil {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"sync"
@@ -122,7 +123,7 @@ func TestStoreUnavailableOnPostgres(t *testing.T) {
 		}
 		return tips[len(tips)-1], true
 	}
-	if _, err := g.core.Registry().BeatInstance(store.InstanceBeat{Host: "ada-laptop", PID: 4242, Started: time.Now()}); err != nil {
+	if _, err := g.core.Registry().BeatInstance(context.Background(), store.InstanceBeat{Host: "ada-laptop", PID: 4242, Started: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	w := showTeamTab(t, g)

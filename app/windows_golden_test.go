@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -157,7 +158,7 @@ func newGoldenGUI(t *testing.T, a fyne.App, d *goldenData, agents *supervisor.Su
 	}))
 	def(mcpserver.Define(mcpserver.MethodAuditQuery, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, f store.AuditFilter) (mcpserver.AuditRecords, error) {
 		var out mcpserver.AuditRecords
-		err := d.audit.View(func(tx *store.Tx) (err error) {
+		err := d.audit.View(context.Background(), func(tx *store.Tx) (err error) {
 			out.Records, err = tx.QueryAudit(f)
 			return err
 		})
@@ -165,7 +166,7 @@ func newGoldenGUI(t *testing.T, a fyne.App, d *goldenData, agents *supervisor.Su
 	}))
 	def(mcpserver.Define(mcpserver.MethodAuditVerify, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, _ mcpserver.NoArgs) (mcpserver.AuditVerifyResult, error) {
 		var out mcpserver.AuditVerifyResult
-		err := d.audit.View(func(tx *store.Tx) (err error) {
+		err := d.audit.View(context.Background(), func(tx *store.Tx) (err error) {
 			out.Verification, err = tx.VerifyAudit()
 			return err
 		})

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -15,13 +16,11 @@ import (
 // A refusal is a *store.Denial (token_missing, token_malformed,
 // token_invalid, token_revoked, token_expired) whose text never repeats the
 // raw token; any other error is the database's.
-func (r *Registry) Authenticate(raw string) (Principal, error) {
+func (r *Registry) Authenticate(ctx context.Context, raw string) (Principal, error) {
 	var tok store.Token
-	// Peek, not View: every call of every agent comes this way first, and
-	// on PostgreSQL the token is almost always what the instance holds. A
-	// token another instance revoked a moment ago may pass here: what the
-	// principal then does is authorized again in its own transaction.
-	err := r.db.Peek(func(tx *store.Tx) error {
+	// What the principal then does is authorized again in its own
+	// transaction: a token revoked after this read still stops it there.
+	err := r.db.View(ctx, func(tx *store.Tx) error {
 		var err error
 		tok, err = tx.Authenticate(raw)
 		return err
@@ -41,9 +40,9 @@ func (r *Registry) Authenticate(raw string) (Principal, error) {
 // authorized nor audited: it serves the pages of a replay feed after the
 // first, whose trace.read call authorized and audited the reader once for
 // the whole connection. Nothing else may call it.
-func (r *Registry) tracePage(sessionID string, after uint64) ([]store.TraceEvent, error) {
+func (r *Registry) tracePage(ctx context.Context, sessionID string, after uint64) ([]store.TraceEvent, error) {
 	var evs []store.TraceEvent
-	err := r.db.View(func(tx *store.Tx) error {
+	err := r.db.View(ctx, func(tx *store.Tx) error {
 		var err error
 		evs, err = tx.TraceEvents(sessionID, after, tracePageSize)
 		return err

@@ -1,8 +1,10 @@
 package mcpserver
 
 import (
+	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/switchboard-dev/switchboard/store"
 )
@@ -25,7 +27,10 @@ type groupCommitter struct {
 }
 
 type txRequest struct {
-	fn func(*store.Tx) error
+	// ctx is the caller's: a caller that has left is answered with its
+	// error, and its function runs no more.
+	ctx context.Context
+	fn  func(*store.Tx) error
 	// done receives the request's outcome, or errLead when its caller is
 	// to commit the next batch.
 	done chan error
@@ -42,8 +47,8 @@ func newGroupCommitter(db *store.DB) *groupCommitter {
 // returns fn's error, or the commit's. fn may run more than once (when
 // another function in its batch fails, the batch is retried without it), so
 // it must reset any state it keeps outside the transaction.
-func (g *groupCommitter) update(fn func(*store.Tx) error) error {
-	req := &txRequest{fn: fn, done: make(chan error, 1)}
+func (g *groupCommitter) update(ctx context.Context, fn func(*store.Tx) error) error {
+	req := &txRequest{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	g.mu.Lock()
 	g.pending = append(g.pending, req)
 	if g.leading {
@@ -80,19 +85,22 @@ func (g *groupCommitter) commit(batch []*txRequest) {
 	for len(batch) > 0 {
 		failed := -1
 		var failErr error
-		// Every function may run more than once (see update), so the
-		// batch may too: on PostgreSQL an optimistic write runs again
-		// when another instance committed first.
-		err := g.db.Write(func(tx *store.Tx) error {
+		ctx, stop := batchContext(batch)
+		err := g.db.Update(ctx, func(tx *store.Tx) error {
 			failed, failErr = -1, nil
 			for i, r := range batch {
-				if err := r.fn(tx); err != nil {
+				err := r.ctx.Err()
+				if err == nil {
+					err = r.fn(tx)
+				}
+				if err != nil {
 					failed, failErr = i, err
 					return err
 				}
 			}
 			return nil
 		})
+		stop()
 		switch {
 		case err == nil:
 			for _, r := range batch {
@@ -110,5 +118,31 @@ func (g *groupCommitter) commit(batch []*txRequest) {
 		}
 		batch[failed].done <- failErr
 		batch = append(batch[:failed:failed], batch[failed+1:]...)
+	}
+}
+
+// batchContext is the context of a batch's transaction. It ends when
+// every caller in the batch has left: until the last has, the transaction
+// works for someone. stop releases it.
+func batchContext(batch []*txRequest) (ctx context.Context, stop func()) {
+	if len(batch) == 1 {
+		return batch[0].ctx, func() {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var left atomic.Int64
+	left.Store(int64(len(batch)))
+	stops := make([]func() bool, len(batch))
+	for i, r := range batch {
+		stops[i] = context.AfterFunc(r.ctx, func() {
+			if left.Add(-1) == 0 {
+				cancel()
+			}
+		})
+	}
+	return ctx, func() {
+		for _, s := range stops {
+			s()
+		}
+		cancel()
 	}
 }

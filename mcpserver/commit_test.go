@@ -58,6 +58,54 @@ func TestGroupCommitConcurrentCalls(t *testing.T) {
 	}
 }
 
+// A caller that left before its batch committed is answered with its
+// context's error and its writes are not made; the rest of its batch
+// commits.
+func TestGroupCommitCallerThatLeft(t *testing.T) {
+	f := newFixture(t)
+	g := newGroupCommitter(f.db)
+	release, started := make(chan struct{}), make(chan struct{})
+	go g.update(context.Background(), func(tx *store.Tx) error {
+		close(started)
+		<-release
+		return nil
+	})
+	<-started
+	left, leave := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		ctx := context.Background()
+		if i == 1 {
+			ctx = left
+		}
+		wg.Go(func() {
+			errs[i] = g.update(ctx, func(tx *store.Tx) error { return tx.SetSetting(fmt.Sprintf("k%d", i), "v") })
+		})
+	}
+	for queued := 0; queued < len(errs); {
+		g.mu.Lock()
+		queued = len(g.pending)
+		g.mu.Unlock()
+	}
+	leave()
+	close(release)
+	wg.Wait()
+	for i, err := range errs {
+		if (i == 1) != errors.Is(err, context.Canceled) || (i != 1 && err != nil) {
+			t.Errorf("request %d: %v", i, err)
+		}
+	}
+	f.view(t, func(tx *store.Tx) error {
+		for i := range errs {
+			if got := tx.Setting(fmt.Sprintf("k%d", i)); (got == "v") != (i != 1) {
+				t.Errorf("setting k%d = %q after the batch", i, got)
+			}
+		}
+		return nil
+	})
+}
+
 // A failing member of a batch is answered with its own error, its writes
 // roll back, and the others commit.
 func TestGroupCommitFailureIsolated(t *testing.T) {
@@ -66,7 +114,7 @@ func TestGroupCommitFailureIsolated(t *testing.T) {
 	// Hold the lead so that the requests below queue into one batch.
 	release := make(chan struct{})
 	started := make(chan struct{})
-	go g.update(func(tx *store.Tx) error {
+	go g.update(context.Background(), func(tx *store.Tx) error {
 		close(started)
 		<-release
 		return nil
@@ -78,7 +126,7 @@ func TestGroupCommitFailureIsolated(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = g.update(func(tx *store.Tx) error {
+			errs[i] = g.update(context.Background(), func(tx *store.Tx) error {
 				if err := tx.SetSetting(fmt.Sprintf("k%d", i), "v"); err != nil {
 					return err
 				}
@@ -160,7 +208,7 @@ func TestEmptyLongPollKeepsItsBatch(t *testing.T) {
 	// Hold the lead so that the poll's first try and another call's write
 	// queue into one batch.
 	release, started := make(chan struct{}), make(chan struct{})
-	go g.update(func(tx *store.Tx) error {
+	go g.update(context.Background(), func(tx *store.Tx) error {
 		close(started)
 		<-release
 		return nil
@@ -170,7 +218,7 @@ func TestEmptyLongPollKeepsItsBatch(t *testing.T) {
 	var runs atomic.Int32
 	wrote := make(chan error, 1)
 	go func() {
-		wrote <- g.update(func(tx *store.Tx) error {
+		wrote <- g.update(context.Background(), func(tx *store.Tx) error {
 			runs.Add(1)
 			return tx.SetSetting("beside-the-poll", "v")
 		})

@@ -175,7 +175,7 @@ func (h *HTTPHandler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		// the read closes it, so no wake-up falls between the two.
 		wake := h.reg.TraceChanged(sessionID)
 		var err error
-		if page, err = h.reg.tracePage(sessionID, after); err != nil {
+		if page, err = h.reg.tracePage(r.Context(), sessionID, after); err != nil {
 			h.log.Error("events feed read failed", "session", sessionID, "err", err)
 			return
 		}

@@ -238,7 +238,7 @@ func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (Prin
 		writeError(w, nil, store.Deny(store.CodeTokenMissing, "send Authorization: Bearer <token>"))
 		return Principal{}, false
 	}
-	p, err := h.reg.Authenticate(raw)
+	p, err := h.reg.Authenticate(r.Context(), raw)
 	if err != nil {
 		writeError(w, nil, h.tokenCheckFailed(err))
 		return Principal{}, false

@@ -254,7 +254,7 @@ func carriesToken(authz, raw string) bool {
 func lastAuditSeq(t testing.TB, db *store.DB) uint64 {
 	t.Helper()
 	var seq uint64
-	err := db.View(func(tx *store.Tx) error {
+	err := db.View(context.Background(), func(tx *store.Tx) error {
 		recs, err := tx.QueryAudit(store.AuditFilter{Limit: 1})
 		if len(recs) == 1 {
 			seq = recs[0].Seq

@@ -81,7 +81,7 @@ func TestGitForAnAgentTrustsNothingItWrote(t *testing.T) {
 	}
 	noMarker("work.land")
 	var rec store.Packet
-	if err := f.db.View(func(tx *store.Tx) error { rec, err = tx.Packet(p.ID); return err }); err != nil || rec.Changes == nil || !rec.Changes.HooksNotRun {
+	if err := f.db.View(ctx, func(tx *store.Tx) error { rec, err = tx.Packet(p.ID); return err }); err != nil || rec.Changes == nil || !rec.Changes.HooksNotRun {
 		t.Errorf("the stored packet's changes: %+v, %v", rec.Changes, err)
 	}
 }

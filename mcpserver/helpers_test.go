@@ -122,14 +122,14 @@ func newFixture(t testing.TB) *fixture {
 
 func (f *fixture) update(t testing.TB, fn func(*store.Tx) error) {
 	t.Helper()
-	if err := f.db.Update(fn); err != nil {
+	if err := f.db.Update(context.Background(), fn); err != nil {
 		t.Fatalf("Update: %v", err)
 	}
 }
 
 func (f *fixture) view(t testing.TB, fn func(*store.Tx) error) {
 	t.Helper()
-	if err := f.db.View(fn); err != nil {
+	if err := f.db.View(context.Background(), fn); err != nil {
 		t.Fatalf("View: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -104,13 +105,13 @@ func TestLostInstanceSweep(t *testing.T) {
 	regA := New(dbA, Options{Version: testVersion})
 	regB := New(dbB, Options{Version: testVersion, InstanceGrace: time.Minute})
 	for _, r := range []*Registry{regA, regB} {
-		if _, err := r.BeatInstance(store.InstanceBeat{Host: "box", Started: time.Now()}); err != nil {
+		if _, err := r.BeatInstance(context.Background(), store.InstanceBeat{Host: "box", Started: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var ses store.Session
 	var pkt store.Packet
-	if err := dbA.Update(func(tx *store.Tx) error {
+	if err := dbA.Update(context.Background(), func(tx *store.Tx) error {
 		repo, _, err := tx.RegisterRepository("app", t.TempDir())
 		if err != nil {
 			return err
@@ -134,7 +135,7 @@ func TestLostInstanceSweep(t *testing.T) {
 	if !slices.Equal(swept.Lost, []string{idA}) || !slices.Equal(swept.Sessions, []string{ses.ID}) || !slices.Equal(swept.Released, []string{pkt.ID}) {
 		t.Fatalf("swept %+v; want A, its session %s and its packet %s", swept, ses.ID, pkt.ID)
 	}
-	if err := dbA.View(func(tx *store.Tx) error {
+	if err := dbA.View(context.Background(), func(tx *store.Tx) error {
 		s, err := tx.Session(ses.ID)
 		if err != nil {
 			return err

@@ -146,7 +146,7 @@ func (r *Registry) journalLanding(ctx context.Context, p store.Packet, repo stor
 	}
 	l := store.JournaledLanding{PacketID: p.ID, RepositoryID: repo.ID, RepoPath: repo.Path, BaseRef: "refs/heads/" + base,
 		OldTip: old, NewCommit: next, Mode: mode, Checkout: checkout}
-	if err := r.commit.update(func(tx *store.Tx) error { return tx.BeginLanding(l) }); err != nil {
+	if err := r.commit.update(ctx, func(tx *store.Tx) error { return tx.BeginLanding(l) }); err != nil {
 		return nil, err
 	}
 	m := journalMove(l)
@@ -171,7 +171,7 @@ func (r *Registry) afterFailedMove(ctx context.Context, pktID, repoPath string, 
 		r.log.Warn("a landing failed after its move; recorded as landed", "packet", pktID, "outcome", s, "landing", landErr)
 		return m.Next, true
 	}
-	if err := r.commit.update(func(tx *store.Tx) error { return tx.EndLanding(pktID) }); err != nil {
+	if err := r.commit.update(ctx, func(tx *store.Tx) error { return tx.EndLanding(pktID) }); err != nil {
 		r.log.Error("clear the journal entry of a landing that moved nothing", "packet", pktID, "err", err)
 	}
 	return "", false
@@ -189,7 +189,7 @@ func (r *Registry) afterFailedMove(ctx context.Context, pktID, repoPath string, 
 func (r *Registry) RecoverWorkspaces(ctx context.Context) error {
 	var landings []store.JournaledLanding
 	var ended []string
-	err := r.db.View(func(tx *store.Tx) error {
+	err := r.db.View(ctx, func(tx *store.Tx) error {
 		var err error
 		if landings, err = tx.Landings(); err != nil {
 			return err

@@ -142,9 +142,9 @@ func (r *Registry) registerInstances() {
 // its record as it was before. It is no method: nobody calls it, and a
 // record every few seconds from every instance would bury the audit log,
 // so it writes outside the registry's calls, as the migrations do.
-func (r *Registry) BeatInstance(b store.InstanceBeat) (store.Instance, error) {
+func (r *Registry) BeatInstance(ctx context.Context, b store.InstanceBeat) (store.Instance, error) {
 	var was store.Instance
-	err := r.db.Update(func(tx *store.Tx) (err error) { was, err = tx.BeatInstance(b); return err })
+	err := r.db.Update(ctx, func(tx *store.Tx) (err error) { was, err = tx.BeatInstance(b); return err })
 	if err != nil {
 		return was, fmt.Errorf("instance heartbeat: %w", err)
 	}
@@ -154,7 +154,7 @@ func (r *Registry) BeatInstance(b store.InstanceBeat) (store.Instance, error) {
 // StopInstance records that this instance stopped cleanly, so that no other
 // takes it for lost.
 func (r *Registry) StopInstance() error {
-	if err := r.db.Update(func(tx *store.Tx) error { return tx.StopInstance() }); err != nil {
+	if err := r.db.Update(context.Background(), func(tx *store.Tx) error { return tx.StopInstance() }); err != nil {
 		return fmt.Errorf("record the instance's stop: %w", err)
 	}
 	return nil
@@ -165,7 +165,7 @@ func (r *Registry) StopInstance() error {
 // is silent, so that the sweep every heartbeat runs is no audit record.
 func (r *Registry) SweepLostInstances(ctx context.Context) (InstanceSwept, error) {
 	silent := false
-	err := r.db.View(func(tx *store.Tx) error {
+	err := r.db.View(ctx, func(tx *store.Tx) error {
 		all, err := tx.Instances()
 		for _, in := range all {
 			silent = silent || in.ID != tx.InstanceID() && in.Silent(tx.Now(), r.instanceGrace)

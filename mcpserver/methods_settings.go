@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -152,7 +153,7 @@ func (r *Registry) allowedOrigin(origin string) bool {
 		// between is not missed.
 		o.changed = r.sig.wait(connectionKey)
 		var saved ConnectionSettings
-		err := r.db.View(func(tx *store.Tx) (err error) {
+		err := r.db.View(context.Background(), func(tx *store.Tx) (err error) {
 			saved, err = ReadConnection(tx)
 			return err
 		})

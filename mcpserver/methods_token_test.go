@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,7 +26,7 @@ func secretOf(t testing.TB, raw string) string {
 func (f *fixture) authenticate(t testing.TB, raw string) (store.Token, error) {
 	t.Helper()
 	var tok store.Token
-	err := f.db.View(func(tx *store.Tx) error {
+	err := f.db.View(context.Background(), func(tx *store.Tx) error {
 		var err error
 		tok, err = tx.Authenticate(raw)
 		return err
@@ -181,7 +182,7 @@ func TestTokenRotateClient(t *testing.T) {
 	f.env.onRotated = func(raw string) {
 		var setting string
 		var newErr, oldErr error
-		f.db.View(func(tx *store.Tx) error {
+		f.db.View(context.Background(), func(tx *store.Tx) error {
 			setting = tx.Setting(SettingClientKeyID)
 			_, newErr = tx.Authenticate(raw)
 			_, oldErr = tx.Authenticate(oldRaw)

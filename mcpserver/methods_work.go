@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 
@@ -462,10 +463,10 @@ func (r *Registry) verifyArtifactFile(c *Call) (any, error) {
 
 // NextLeaseExpiry reports when the earliest lease expires, for the daemon's
 // expiry timer.
-func (r *Registry) NextLeaseExpiry() (time.Time, bool) {
+func (r *Registry) NextLeaseExpiry(ctx context.Context) (time.Time, bool) {
 	var at time.Time
 	var ok bool
-	r.db.View(func(tx *store.Tx) error { at, ok = tx.NextLeaseExpiry(); return nil })
+	r.db.View(ctx, func(tx *store.Tx) error { at, ok = tx.NextLeaseExpiry(); return nil })
 	return at, ok
 }
 

@@ -208,7 +208,7 @@ func workspaceRepo(tx *store.Tx, s store.Session) string {
 func (r *Registry) TidyWorktree(ctx context.Context, sessionID string) {
 	var s store.Session
 	var repoPath string
-	if err := r.db.View(func(tx *store.Tx) error {
+	if err := r.db.View(ctx, func(tx *store.Tx) error {
 		var err error
 		s, err = tx.Session(sessionID)
 		repoPath = workspaceRepo(tx, s)

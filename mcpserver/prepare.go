@@ -39,12 +39,9 @@ func (r *Registry) prepare(call *Call) {
 // nothing of that object (and do no I/O for it), and gets the denial it
 // would get anyway. The write transaction authorizes the call again. The
 // call leaves with no transaction and nothing authorize set.
-//
-// fn may run more than once (store.DB.Read), so it sets what it returns
-// afresh each time.
 func (r *Registry) prepareView(c *Call, fn func(tx *store.Tx) error) error {
 	defer c.reset(nil)
-	return r.db.Read(func(tx *store.Tx) error {
+	return r.db.View(c.Ctx, func(tx *store.Tx) error {
 		c.reset(tx)
 		if err := authorize(tx, c); err != nil {
 			return err

@@ -38,7 +38,7 @@ func TestPrepareHook(t *testing.T) {
 		}
 		// Were the call's write transaction open, this would wait for it.
 		done := make(chan error, 1)
-		go func() { done <- f.db.Update(func(*store.Tx) error { return nil }) }()
+		go func() { done <- f.db.Update(c.Ctx, func(*store.Tx) error { return nil }) }()
 		select {
 		case err := <-done:
 			outside = err == nil

@@ -208,6 +208,13 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 			wake = r.sig.wait(waitKey)
 		}
 		res, err = r.attempt(call, rec, start)
+		if err != nil && waitKey != "" && !call.Final && ctx.Err() != nil {
+			// The caller left during a try of its wait, which its
+			// context stopped: the last try runs now, as it does when
+			// the caller leaves between tries.
+			call.Final = true
+			continue
+		}
 		var wf waitFor
 		if !errors.As(err, &wf) {
 			break
@@ -244,6 +251,13 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 		res.Err = store.Deny(store.CodeStoreUnavailable, "%s: the shared database did not answer; it may not have been done: try again", method)
 		res.Value = nil
 		return res
+	case err != nil && ctx.Err() != nil:
+		// The caller left, and its context stopped the transaction:
+		// nothing was done, and nobody waits for the answer.
+		r.log.Info("registry call abandoned: the caller left", "method", method, "transport", t, "err", err)
+		res.Err = store.Deny(store.CodeInternal, "%s: the caller left before it committed", method)
+		res.Value = nil
+		return r.auditFailure(res, rec, sessionID, start)
 	case err != nil:
 		r.log.Error("registry call failed", "method", method, "transport", t, "err", err)
 		res.Err = store.Deny(store.CodeInternal, "%s failed to commit", method)
@@ -297,9 +311,15 @@ func (r *Registry) TraceChanged(sessionID string) <-chan struct{} {
 func (r *Registry) attempt(call *Call, rec store.AuditRecord, start time.Time) (Result, error) {
 	slow := call.Method.Flags&Slow != 0
 	read := Result{Method: rec.Method}
+	ctx := call.Ctx
+	if call.Final {
+		// A long poll's last try runs after its caller has left too,
+		// and commits what it did, as any other try does.
+		ctx = context.WithoutCancel(ctx)
+	}
 	if slow {
 		var failed error
-		err := r.db.View(func(tx *store.Tx) error {
+		err := r.db.View(ctx, func(tx *store.Tx) error {
 			call.reset(tx)
 			if read.Err = authorize(tx, call); read.Err == nil {
 				read.Value, failed = runHandler(call.Method, call)
@@ -315,7 +335,7 @@ func (r *Registry) attempt(call *Call, rec store.AuditRecord, start time.Time) (
 	}
 	var res Result
 	var wait waitFor
-	err := r.commit.update(func(tx *store.Tx) error {
+	err := r.commit.update(ctx, func(tx *store.Tx) error {
 		call.reset(tx)
 		res, wait = read, waitFor{}
 		rec.DurationMicros = time.Since(start).Microseconds()
@@ -421,7 +441,8 @@ func (r *Registry) RefuseTool(p Principal, t Transport, tool string) Result {
 func (r *Registry) auditFailure(res Result, rec store.AuditRecord, sessionID string, start time.Time) Result {
 	rec.Outcome = string(res.Code())
 	rec.DurationMicros = time.Since(start).Microseconds()
-	err := r.commit.update(func(tx *store.Tx) error {
+	// Recorded whether or not the caller is still there.
+	err := r.commit.update(context.Background(), func(tx *store.Tx) error {
 		if err := tx.AppendAudit(&rec); err != nil {
 			return err
 		}
@@ -541,7 +562,7 @@ func (r *Registry) mayCall(p Principal, method string) bool {
 	if !ok {
 		return false
 	}
-	return r.db.View(func(tx *store.Tx) error {
+	return r.db.View(context.Background(), func(tx *store.Tx) error {
 		var tok store.Token
 		if !p.Operator {
 			var err error

@@ -226,7 +226,7 @@ func testMethodRegistry(f *fixture, committed *[]string) *Registry {
 		c.AfterCommit(func() {
 			// By now the write must be visible to a new transaction.
 			var v string
-			f.db.View(func(tx *store.Tx) error { v = tx.Setting(name); return nil })
+			f.db.View(c.Ctx, func(tx *store.Tx) error { v = tx.Setting(name); return nil })
 			*committed = append(*committed, name+"="+v)
 		})
 		return nil

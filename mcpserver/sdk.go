@@ -269,7 +269,7 @@ func rpcError(code int64, res *Result) *jsonrpc.Error {
 // when not empty.
 func (r *Registry) toolsFor(p Principal, repoID string) map[string]bool {
 	out := map[string]bool{}
-	r.db.View(func(tx *store.Tx) error {
+	r.db.View(context.Background(), func(tx *store.Tx) error {
 		ms, err := r.callable(tx, p, repoID)
 		for _, m := range ms {
 			out[ToolName(m.Name)] = true

@@ -40,7 +40,7 @@ func (r *Registry) Alive(ctx context.Context, p Principal) (context.Context, con
 	// Taken before the check: a change committed after the read closes
 	// it, so the goroutine cannot miss it.
 	changed := r.Changed()
-	left, err := r.liveFor(p)
+	left, err := r.liveFor(ctx, p)
 	if err != nil {
 		end(err)
 		return alive, stop
@@ -88,7 +88,7 @@ func (r *Registry) watch(ctx context.Context, end context.CancelCauseFunc, p Pri
 		changed = r.Changed()
 		checked = time.Now()
 		var err error
-		if left, err = r.liveFor(p); err != nil {
+		if left, err = r.liveFor(ctx, p); err != nil {
 			end(err)
 			return
 		}
@@ -101,9 +101,9 @@ func (r *Registry) watch(ctx context.Context, end context.CancelCauseFunc, p Pri
 //
 // A session that does not exist does not end the principal: authentication
 // accepts such a token, so a stream ended for it would only be opened again.
-func (r *Registry) liveFor(p Principal) (time.Duration, error) {
+func (r *Registry) liveFor(ctx context.Context, p Principal) (time.Duration, error) {
 	var left time.Duration
-	err := r.db.View(func(tx *store.Tx) error {
+	err := r.db.View(ctx, func(tx *store.Tx) error {
 		tok, err := principalToken(tx, p)
 		if err != nil {
 			return err

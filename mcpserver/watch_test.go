@@ -26,7 +26,7 @@ func bubbleToken(t *testing.T, reg *Registry, spec store.TokenSpec) store.Token 
 	t.Helper()
 	spec.Grants = allGrants()
 	var tok store.Token
-	err := reg.DB().Update(func(tx *store.Tx) error {
+	err := reg.DB().Update(context.Background(), func(tx *store.Tx) error {
 		var err error
 		tok, _, err = tx.CreateToken(spec)
 		return err
@@ -120,7 +120,7 @@ func TestAliveSessionEnd(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		reg := bubbleRegistry(t)
 		tok := bubbleToken(t, reg, store.TokenSpec{Label: "session", Kind: store.KindSession, SessionID: "ses_watched"})
-		err := reg.DB().Update(func(tx *store.Tx) error {
+		err := reg.DB().Update(context.Background(), func(tx *store.Tx) error {
 			_, err := tx.CreateSession(store.SessionSpec{ID: "ses_watched", Kind: store.SessionExternal})
 			return err
 		})

@@ -251,7 +251,7 @@ func TestVerifyArtifactFileContext(t *testing.T) {
 	}
 	// The lease is checked before anything is read.
 	mustUpdate(t, w.db, func(tx *Tx) error { _, err := tx.ReleasePacket(c.ID, c.Lease.SessionID, c.Lease.ID, ""); return err })
-	w.db.View(func(tx *Tx) error {
+	w.db.View(ctx, func(tx *Tx) error {
 		_, err := tx.ArtifactTarget(c.ID, c.Lease.SessionID, c.Lease.ID)
 		wantWorkCode(t, err, CodeLeaseLost, "ArtifactTarget after release")
 		return nil

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,7 +51,7 @@ func appendN(t testing.TB, db *DB, n int) []AuditRecord {
 
 func verify(db *DB) (AuditVerification, error) {
 	var v AuditVerification
-	err := db.View(func(tx *Tx) error {
+	err := db.View(context.Background(), func(tx *Tx) error {
 		var err error
 		v, err = tx.VerifyAudit()
 		return err
@@ -141,7 +142,7 @@ func TestAppendAuditRolledBackLeavesNoGap(t *testing.T) {
 	db := openTestDB(t, Options{})
 	appendN(t, db, 3)
 	boom := errors.New("boom")
-	err := db.Update(func(tx *Tx) error {
+	err := db.Update(context.Background(), func(tx *Tx) error {
 		if err := tx.AppendAudit(sampleRecord(3)); err != nil {
 			return err
 		}

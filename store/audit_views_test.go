@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -175,7 +176,7 @@ func TestQueryAuditViews(t *testing.T) {
 		}
 	}
 	for _, f := range []AuditFilter{{BeforeRank: 3, Views: true}, {BeforeRank: 3, BeforeSeq: 9}, {BeforeRank: 3, AfterSeq: 1}, {BeforeRank: 3, Transport: ViewTransport}} {
-		err := db.View(func(tx *Tx) error { _, err := tx.QueryAudit(f); return err })
+		err := db.View(context.Background(), func(tx *Tx) error { _, err := tx.QueryAudit(f); return err })
 		if code := CodeOf(err); code != CodeInvalidArgument {
 			t.Errorf("QueryAudit(%+v) = %v, want %s", f, err, CodeInvalidArgument)
 		}
@@ -274,7 +275,7 @@ func TestQueryAuditIndexNamesMissingRecord(t *testing.T) {
 	tamper(t, db, func(t *testing.T, tx *Tx, _ map[uint64]AuditRecord) {
 		tx.tx.Bucket(bucketAuditShown).Put(u64(3), u64(40))
 	})
-	err := db.View(func(tx *Tx) error {
+	err := db.View(context.Background(), func(tx *Tx) error {
 		_, err := tx.QueryAudit(AuditFilter{})
 		return err
 	})
@@ -378,7 +379,7 @@ func BenchmarkQueryAuditViews(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
-				if err := db.View(func(tx *Tx) error {
+				if err := db.View(context.Background(), func(tx *Tx) error {
 					rs, err := tx.QueryAudit(tc.f)
 					if err == nil && len(rs) != tc.want {
 						err = fmt.Errorf("%d records, want %d", len(rs), tc.want)

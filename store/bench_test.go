@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"testing"
 )
@@ -11,7 +12,7 @@ func BenchmarkAppendAudit(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		r := sampleRecord(i)
-		if err := db.Update(func(tx *Tx) error { return tx.AppendAudit(r) }); err != nil {
+		if err := db.Update(context.Background(), func(tx *Tx) error { return tx.AppendAudit(r) }); err != nil {
 			b.Fatal(err)
 		}
 		i++
@@ -29,7 +30,7 @@ func BenchmarkAppendAuditGrouped(b *testing.B) {
 	skipSync(db)
 	i := 0
 	for b.Loop() {
-		if err := db.Update(func(tx *Tx) error {
+		if err := db.Update(context.Background(), func(tx *Tx) error {
 			for range perUpdate {
 				if err := tx.AppendAudit(sampleRecord(i)); err != nil {
 					return err
@@ -79,7 +80,7 @@ func BenchmarkTokenByKeyID(b *testing.B) {
 	db := openTestDB(b, Options{})
 	tok, _ := benchTokens(b, db, 100, clientGrants())
 	for b.Loop() {
-		if err := db.View(func(tx *Tx) error {
+		if err := db.View(context.Background(), func(tx *Tx) error {
 			_, err := tx.TokenByKeyID(tok.KeyID)
 			return err
 		}); err != nil {
@@ -93,7 +94,7 @@ func BenchmarkTokens(b *testing.B) {
 	db := openTestDB(b, Options{})
 	benchTokens(b, db, 100, clientGrants())
 	for b.Loop() {
-		if err := db.View(func(tx *Tx) error {
+		if err := db.View(context.Background(), func(tx *Tx) error {
 			toks, err := tx.Tokens()
 			if err == nil && len(toks) != 100 {
 				err = fmt.Errorf("%d tokens", len(toks))
@@ -121,7 +122,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 		return nil
 	})
 	for b.Loop() {
-		if err := db.View(func(tx *Tx) error {
+		if err := db.View(context.Background(), func(tx *Tx) error {
 			_, err := tx.Authenticate(raw)
 			return err
 		}); err != nil {
@@ -144,7 +145,7 @@ func BenchmarkQueryAudit(b *testing.B) {
 	for _, f := range []AuditFilter{{Limit: 100}, {Limit: 100, Outcome: "lease_lost", BeforeSeq: 10000}} {
 		b.Run(fmt.Sprintf("outcome=%q", f.Outcome), func(b *testing.B) {
 			for b.Loop() {
-				if err := db.View(func(tx *Tx) error {
+				if err := db.View(context.Background(), func(tx *Tx) error {
 					rs, err := tx.QueryAudit(f)
 					if err == nil && len(rs) != 100 {
 						err = fmt.Errorf("%d records", len(rs))
@@ -179,7 +180,7 @@ func BenchmarkHeartbeatBatch(b *testing.B) {
 	})
 	// Grow the logs first: a fresh bucket's pages are not the steady state.
 	heartbeats := func() error {
-		return db.Update(func(tx *Tx) error {
+		return db.Update(context.Background(), func(tx *Tx) error {
 			for i, id := range ids {
 				if _, _, err := tx.AddReport(id, ReportHeartbeat, "working", ""); err != nil {
 					return err

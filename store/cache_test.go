@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,7 +104,7 @@ func getToken(t *testing.T, db *DB, keyID string) (Token, bool, error) {
 	t.Helper()
 	var tok Token
 	var ok bool
-	err := db.View(func(tx *Tx) error {
+	err := db.View(context.Background(), func(tx *Tx) error {
 		var err error
 		tok, ok, err = tx.Token(keyID)
 		return err
@@ -173,7 +174,7 @@ func TestTokenCacheAfterRollback(t *testing.T) {
 	}
 	clock.Add(time.Minute)
 	boom := errors.New("boom")
-	err := db.Update(func(tx *Tx) error {
+	err := db.Update(context.Background(), func(tx *Tx) error {
 		if _, err := tx.RevokeToken(tok.KeyID); err != nil {
 			return err
 		}
@@ -285,7 +286,7 @@ func TestTokenCacheConcurrent(t *testing.T) {
 					return
 				default:
 				}
-				err := db.View(func(tx *Tx) error {
+				err := db.View(context.Background(), func(tx *Tx) error {
 					got, err := tx.Authenticate(raw)
 					if err != nil {
 						return err
@@ -352,7 +353,7 @@ func TestAppendAuditAfterRollback(t *testing.T) {
 		t.Run(fmt.Sprintf("%d then %d", tc.rolledBack, tc.retried), func(t *testing.T) {
 			db := openTestDB(t, Options{})
 			committed := appendN(t, db, 4)
-			err := db.Update(func(tx *Tx) error {
+			err := db.Update(context.Background(), func(tx *Tx) error {
 				for i := range tc.rolledBack {
 					if err := tx.AppendAudit(sampleRecord(100 + i)); err != nil {
 						return err
@@ -398,7 +399,7 @@ func TestAppendAuditManyAcrossUpdates(t *testing.T) {
 	n := 0
 	appendBatch := func(db *DB, size int, fail bool) {
 		t.Helper()
-		err := db.Update(func(tx *Tx) error {
+		err := db.Update(context.Background(), func(tx *Tx) error {
 			for range size {
 				if err := tx.AppendAudit(sampleRecord(n)); err != nil {
 					return err
@@ -535,7 +536,7 @@ func TestSessionCache(t *testing.T) {
 		live = s.ID
 		return err
 	})
-	err := db.Update(func(tx *Tx) error {
+	err := db.Update(context.Background(), func(tx *Tx) error {
 		if _, _, err := tx.AddReport(live, ReportHeartbeat, "lost", ""); err != nil {
 			return err
 		}

@@ -195,39 +195,37 @@ func (tx *Tx) Now() time.Time { return tx.now }
 // Writable reports whether tx may write.
 func (tx *Tx) Writable() bool { return tx.tx.Writable() }
 
-// View runs fn in a read-only transaction.
-func (db *DB) View(fn func(*Tx) error) error {
-	if db.pg != nil {
-		return db.pg.run(context.Background(), false, nil, func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
-	}
-	return db.bolt.View(func(btx *bolt.Tx) error {
-		return fn(&Tx{tx: kvTx{bolt: btx}, db: db, now: db.now().UTC()})
-	})
+// View runs fn in a read-only transaction: on PostgreSQL a snapshot
+// (REPEATABLE READ), which takes no lock. ctx bounds it: a caller that
+// has left starts nothing, and on PostgreSQL its statement in flight is
+// cancelled on the server.
+func (db *DB) View(ctx context.Context, fn func(*Tx) error) error {
+	return db.run(ctx, false, fn)
 }
-
-// Read runs fn as View does. It stays until its callers move to View:
-// on either engine it is View.
-func (db *DB) Read(fn func(*Tx) error) error { return db.View(fn) }
-
-// Peek runs fn as View does. It stays until its callers move to View:
-// on either engine it is View.
-func (db *DB) Peek(fn func(*Tx) error) error { return db.View(fn) }
 
 // Update runs fn in a read-write transaction and commits (with fsync) when fn
 // returns nil. Only one Update runs at a time, on PostgreSQL across every
-// instance that shares the database.
-func (db *DB) Update(fn func(*Tx) error) error {
-	if db.pg != nil {
-		return db.pg.run(context.Background(), true, nil, func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
-	}
-	return db.bolt.Update(func(btx *bolt.Tx) error {
-		return fn(&Tx{tx: kvTx{bolt: btx}, db: db, now: db.now().UTC()})
-	})
+// instance that shares the database (a lock every write takes first). ctx
+// bounds it as it bounds View.
+func (db *DB) Update(ctx context.Context, fn func(*Tx) error) error {
+	return db.run(ctx, true, fn)
 }
 
-// Write runs fn as Update does. It stays until its callers move to
-// Update: on either engine it is Update.
-func (db *DB) Write(fn func(*Tx) error) error { return db.Update(fn) }
+func (db *DB) run(ctx context.Context, writable bool, fn func(*Tx) error) error {
+	if db.pg != nil {
+		return db.pg.run(ctx, writable, nil, func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
+	}
+	// bbolt cannot stop a transaction under way, but need not start one
+	// for a caller that has left.
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("store: %w", context.Cause(ctx))
+	}
+	boltFn := func(btx *bolt.Tx) error { return fn(&Tx{tx: kvTx{bolt: btx}, db: db, now: db.now().UTC()}) }
+	if writable {
+		return db.bolt.Update(boltFn)
+	}
+	return db.bolt.View(boltFn)
+}
 
 // Check runs bbolt's consistency check over the whole file and returns the
 // first problem found.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -497,7 +498,7 @@ func TestSettings(t *testing.T) {
 	}
 	for i, s := range steps {
 		if s.set {
-			if err := db.Update(func(tx *Tx) error { return tx.SetSetting(s.name, s.value) }); err != nil {
+			if err := db.Update(context.Background(), func(tx *Tx) error { return tx.SetSetting(s.name, s.value) }); err != nil {
 				t.Fatalf("step %d: SetSetting(%q, %q): %v", i, s.name, s.value, err)
 			}
 			continue
@@ -509,7 +510,7 @@ func TestSettings(t *testing.T) {
 			return nil
 		})
 	}
-	if err := db.Update(func(tx *Tx) error { return tx.SetSetting("", "x") }); err == nil {
+	if err := db.Update(context.Background(), func(tx *Tx) error { return tx.SetSetting("", "x") }); err == nil {
 		t.Error("SetSetting with an empty name succeeded")
 	}
 	db.Close()
@@ -585,7 +586,7 @@ func TestTxTimeIsUTCAndFromClock(t *testing.T) {
 func TestUpdateErrorRollsBack(t *testing.T) {
 	db := openTestDB(t, Options{})
 	boom := errors.New("boom")
-	err := db.Update(func(tx *Tx) error {
+	err := db.Update(context.Background(), func(tx *Tx) error {
 		if err := tx.SetSetting("k", "v"); err != nil {
 			return err
 		}

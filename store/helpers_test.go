@@ -55,14 +55,14 @@ func openTestDB(t testing.TB, opts Options) *DB {
 
 func mustUpdate(t testing.TB, db *DB, fn func(*Tx) error) {
 	t.Helper()
-	if err := db.Update(fn); err != nil {
+	if err := db.Update(context.Background(), fn); err != nil {
 		t.Fatalf("Update: %v", err)
 	}
 }
 
 func mustView(t testing.TB, db *DB, fn func(*Tx) error) {
 	t.Helper()
-	if err := db.View(fn); err != nil {
+	if err := db.View(context.Background(), fn); err != nil {
 		t.Fatalf("View: %v", err)
 	}
 }
@@ -127,7 +127,7 @@ func TestHelperProcess(t *testing.T) {
 		}
 		for {
 			var keyID string
-			err := db.Update(func(tx *Tx) error {
+			err := db.Update(context.Background(), func(tx *Tx) error {
 				tok, _, err := tx.CreateToken(TokenSpec{Label: "durability", Kind: KindSession})
 				if err != nil {
 					return err

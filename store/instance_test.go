@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -112,7 +113,7 @@ func TestInstancesShareByNameAndKeepTheirOwn(t *testing.T) {
 	if again.ID != onA.ID {
 		t.Fatalf("registering B's folder again: %+v", again)
 	}
-	err := b.Update(func(tx *Tx) error { _, _, err := tx.RegisterRepository("app", "/work/bob/other"); return err })
+	err := b.Update(context.Background(), func(tx *Tx) error { _, _, err := tx.RegisterRepository("app", "/work/bob/other"); return err })
 	if CodeOf(err) != CodeInvalidArgument {
 		t.Fatalf("a second folder of B's under the same name: %v", err)
 	}

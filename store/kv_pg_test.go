@@ -40,11 +40,6 @@ func mustCreateBucket(t *testing.T, db *DB, name string) []byte {
 	return []byte(name)
 }
 
-// pgRun runs fn in a transaction of db's engine with ctx.
-func pgRun(ctx context.Context, db *DB, writable bool, fn func(*Tx) error) error {
-	return db.pg.run(ctx, writable, nil, func(t kvTx) error { return fn(&Tx{tx: t, db: db, now: db.now().UTC()}) })
-}
-
 // Writes of two instances, each reading a counter, writing it one up and
 // appending to a log by the bucket's sequence: the writer lock lets none
 // be lost or counted twice.
@@ -69,7 +64,7 @@ func TestPgWritesAcrossInstancesLoseNothing(t *testing.T) {
 	for _, db := range []*DB{a, a, b, b} {
 		wg.Go(func() {
 			for range each {
-				if err := db.Update(add); err != nil {
+				if err := db.Update(context.Background(), add); err != nil {
 					errs <- err
 					return
 				}
@@ -160,7 +155,7 @@ func TestPgCallerThatLeavesCancelsItsWait(t *testing.T) {
 	holding, release := make(chan struct{}), make(chan struct{})
 	held := make(chan error, 1)
 	go func() {
-		held <- a.Update(func(tx *Tx) error {
+		held <- a.Update(context.Background(), func(tx *Tx) error {
 			close(holding)
 			<-release
 			return tx.tx.Bucket(bucket).Put([]byte("k"), []byte("holder"))
@@ -170,7 +165,7 @@ func TestPgCallerThatLeavesCancelsItsWait(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	waiting := make(chan error, 1)
 	go func() {
-		waiting <- pgRun(ctx, b, true, func(tx *Tx) error {
+		waiting <- b.Update(ctx, func(tx *Tx) error {
 			return tx.tx.Bucket(bucket).Put([]byte("k"), []byte("left"))
 		})
 	}()

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -58,13 +59,13 @@ func TestLandingJournal(t *testing.T) {
 	} {
 		bad := l
 		c.edit(&bad)
-		err := w.db.Update(func(tx *Tx) error { return tx.BeginLanding(bad) })
+		err := w.db.Update(context.Background(), func(tx *Tx) error { return tx.BeginLanding(bad) })
 		wantWorkCode(t, err, c.code, c.name)
 	}
 
 	mustUpdate(t, w.db, func(tx *Tx) error { return tx.BeginLanding(l) })
 	// One landing of a packet at a time.
-	wantWorkCode(t, w.db.Update(func(tx *Tx) error { return tx.BeginLanding(l) }), CodeInvalidState, "a second landing")
+	wantWorkCode(t, w.db.Update(context.Background(), func(tx *Tx) error { return tx.BeginLanding(l) }), CodeInvalidState, "a second landing")
 	mustView(t, w.db, func(tx *Tx) error {
 		got, ok, err := tx.Landing(p.ID)
 		want := l
@@ -92,12 +93,12 @@ func TestLandingJournal(t *testing.T) {
 		}
 		return nil
 	})
-	wantWorkCode(t, w.db.Update(func(tx *Tx) error { return tx.BeginLanding(l) }), CodeInvalidState, "landing a landed packet")
+	wantWorkCode(t, w.db.Update(context.Background(), func(tx *Tx) error { return tx.BeginLanding(l) }), CodeInvalidState, "landing a landed packet")
 
 	// A packet that is not done does not begin a landing.
 	q := w.create(PacketSpec{})
 	l.PacketID = q.ID
-	wantWorkCode(t, w.db.Update(func(tx *Tx) error { return tx.BeginLanding(l) }), CodeInvalidState, "landing a queued packet")
+	wantWorkCode(t, w.db.Update(context.Background(), func(tx *Tx) error { return tx.BeginLanding(l) }), CodeInvalidState, "landing a queued packet")
 }
 
 // A journal entry survives closing and reopening the file: that is its use.

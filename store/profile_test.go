@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -80,10 +81,10 @@ func TestProfileStore(t *testing.T) {
 	a.Command = "aider2"
 	mustUpdate(t, db, func(tx *Tx) error { return tx.PutProfile(a) })
 	mustUpdate(t, db, func(tx *Tx) error { return tx.DeleteProfile("zsh") })
-	if err := db.Update(func(tx *Tx) error { return tx.DeleteProfile("zsh") }); CodeOf(err) != CodeNotFound {
+	if err := db.Update(context.Background(), func(tx *Tx) error { return tx.DeleteProfile("zsh") }); CodeOf(err) != CodeNotFound {
 		t.Errorf("second delete: %v, want not_found", err)
 	}
-	if err := db.Update(func(tx *Tx) error { return tx.PutProfile(Profile{ID: "x"}) }); CodeOf(err) != CodeInvalidArgument {
+	if err := db.Update(context.Background(), func(tx *Tx) error { return tx.PutProfile(Profile{ID: "x"}) }); CodeOf(err) != CodeInvalidArgument {
 		t.Errorf("invalid profile stored: %v", err)
 	}
 	mustView(t, db, func(tx *Tx) error {

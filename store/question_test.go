@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -9,7 +10,7 @@ import (
 
 func answerQuestion(db *DB, qID, text, by string) (Question, error) {
 	var q Question
-	err := db.Update(func(tx *Tx) error {
+	err := db.Update(context.Background(), func(tx *Tx) error {
 		var err error
 		q, err = tx.AnswerQuestion(qID, text, by)
 		return err

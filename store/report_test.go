@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"regexp"
 	"slices"
@@ -13,7 +14,7 @@ import (
 func addReport(db *DB, sessionID string, kind ReportKind, text, packetID string) (Report, *Question, error) {
 	var r Report
 	var q *Question
-	err := db.Update(func(tx *Tx) error {
+	err := db.Update(context.Background(), func(tx *Tx) error {
 		var err error
 		r, q, err = tx.AddReport(sessionID, kind, text, packetID)
 		return err
@@ -83,7 +84,7 @@ func TestAddReport(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			clock.Add(time.Second)
 			var before Session // stays zero for an unknown session
-			db.View(func(tx *Tx) error { before, _ = tx.Session(tc.session); return nil })
+			db.View(context.Background(), func(tx *Tx) error { before, _ = tx.Session(tc.session); return nil })
 			r, q, err := addReport(db, tc.session, tc.kind, tc.text, tc.packet)
 			if CodeOf(err) != tc.want {
 				t.Fatalf("AddReport code %q (%v), want %q", CodeOf(err), err, tc.want)
@@ -220,7 +221,7 @@ func TestReportAndTraceCommitTogether(t *testing.T) {
 	db := openTestDB(t, Options{})
 	s := createSession(t, db, SessionSpec{Kind: SessionExternal})
 	for _, fail := range []bool{true, false} {
-		err := db.Update(func(tx *Tx) error {
+		err := db.Update(context.Background(), func(tx *Tx) error {
 			if _, _, err := tx.AddReport(s.ID, ReportHeartbeat, "tick", ""); err != nil {
 				return err
 			}

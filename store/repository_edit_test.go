@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -27,7 +28,7 @@ func TestRenameRepository(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var got Repository
-			err := db.Update(func(tx *Tx) (err error) { got, err = tx.RenameRepository(a.ID, tt.to); return err })
+			err := db.Update(context.Background(), func(tx *Tx) (err error) { got, err = tx.RenameRepository(a.ID, tt.to); return err })
 			if CodeOf(err) != tt.code {
 				t.Fatalf("rename to %q: %v, want %q", tt.to, err, tt.code)
 			}
@@ -36,7 +37,7 @@ func TestRenameRepository(t *testing.T) {
 			}
 		})
 	}
-	if err := db.Update(func(tx *Tx) error { _, err := tx.RenameRepository("repo_nope", "x"); return err }); CodeOf(err) != CodeRepoNotRegistered {
+	if err := db.Update(context.Background(), func(tx *Tx) error { _, err := tx.RenameRepository("repo_nope", "x"); return err }); CodeOf(err) != CodeRepoNotRegistered {
 		t.Errorf("renaming an unknown repository: %v", err)
 	}
 }
@@ -59,7 +60,7 @@ func TestRemoveRepository(t *testing.T) {
 		return err
 	})
 	remove := func() error {
-		return db.Update(func(tx *Tx) error { _, err := tx.RemoveRepository(repo.ID); return err })
+		return db.Update(context.Background(), func(tx *Tx) error { _, err := tx.RemoveRepository(repo.ID); return err })
 	}
 	for _, step := range []struct {
 		what string
@@ -77,11 +78,11 @@ func TestRemoveRepository(t *testing.T) {
 			t.Fatalf("remove %s: %v, want %q", step.what, err, step.code)
 		}
 	}
-	if err := db.View(func(tx *Tx) error { _, err := tx.Repository(repo.ID); return err }); CodeOf(err) != CodeRepoNotRegistered {
+	if err := db.View(context.Background(), func(tx *Tx) error { _, err := tx.Repository(repo.ID); return err }); CodeOf(err) != CodeRepoNotRegistered {
 		t.Errorf("after removal the repository is still there: %v", err)
 	}
 	// Its ended packet stays in the records.
-	if err := db.View(func(tx *Tx) error { _, err := tx.Packet(pkt.ID); return err }); err != nil {
+	if err := db.View(context.Background(), func(tx *Tx) error { _, err := tx.Packet(pkt.ID); return err }); err != nil {
 		t.Errorf("its packet is gone with it: %v", err)
 	}
 }

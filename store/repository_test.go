@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -53,7 +54,7 @@ func TestRegisterRepository(t *testing.T) {
 	for i, s := range steps {
 		var r Repository
 		var created bool
-		err := db.Update(func(tx *Tx) error {
+		err := db.Update(context.Background(), func(tx *Tx) error {
 			var err error
 			r, created, err = tx.RegisterRepository(s.name, s.path)
 			return err
@@ -282,7 +283,7 @@ func TestConfigureRepository(t *testing.T) {
 		{"remote with a space", RepositorySettings{Remote: "my remote"}, CodeInvalidArgument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := db.Update(func(tx *Tx) error {
+			err := db.Update(context.Background(), func(tx *Tx) error {
 				_, err := tx.ConfigureRepository(repo.ID, tc.s)
 				return err
 			})
@@ -301,7 +302,7 @@ func TestConfigureRepository(t *testing.T) {
 			})
 		})
 	}
-	err := db.Update(func(tx *Tx) error { _, err := tx.ConfigureRepository("repo_nope", RepositorySettings{}); return err })
+	err := db.Update(context.Background(), func(tx *Tx) error { _, err := tx.ConfigureRepository("repo_nope", RepositorySettings{}); return err })
 	if CodeOf(err) != CodeRepoNotRegistered {
 		t.Errorf("configure an unknown repository: %v", err)
 	}

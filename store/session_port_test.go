@@ -1,6 +1,9 @@
 package store
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 // Two live sessions get different blocks; a block the caller finds in use
 // is passed over; an ended session's block is free again.
@@ -48,7 +51,7 @@ func TestFreePortBlock(t *testing.T) {
 		{"below the range", 8080, CodeInvalidArgument},
 		{"beyond the last block", 65535, CodeInvalidArgument},
 	} {
-		err := db.Update(func(tx *Tx) error {
+		err := db.Update(context.Background(), func(tx *Tx) error {
 			_, err := tx.CreateSession(SessionSpec{Kind: SessionSupervised, Port: tc.port})
 			return err
 		})
@@ -56,7 +59,7 @@ func TestFreePortBlock(t *testing.T) {
 			t.Errorf("%s: CreateSession with port %d: %v, want %s", tc.name, tc.port, err, tc.want)
 		}
 	}
-	err := db.Update(func(tx *Tx) error {
+	err := db.Update(context.Background(), func(tx *Tx) error {
 		_, err := tx.FreePortBlock(func(int) bool { return false })
 		return err
 	})

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -24,7 +25,7 @@ func TestReopenSession(t *testing.T) {
 		return err
 	})
 	reopen := func(id string) error {
-		return db.Update(func(tx *Tx) error { _, err := tx.ReopenSession(id, tok.KeyID, 0); return err })
+		return db.Update(context.Background(), func(tx *Tx) error { _, err := tx.ReopenSession(id, tok.KeyID, 0); return err })
 	}
 	if err := reopen(s.ID); CodeOf(err) != CodeInvalidState {
 		t.Errorf("re-opening a live session: %v, want invalid_state", err)
@@ -51,7 +52,7 @@ func TestReopenSession(t *testing.T) {
 	if err := reopen(other.ID); CodeOf(err) != CodeInvalidState || !strings.Contains(err.Error(), "conversation") {
 		t.Errorf("re-opening a session without a conversation id: %v, want invalid_state naming the conversation", err)
 	}
-	if err := db.Update(func(tx *Tx) error { _, err := tx.ReopenSession(s.ID, "tok_missing", 0); return err }); CodeOf(err) != CodeInvalidArgument {
+	if err := db.Update(context.Background(), func(tx *Tx) error { _, err := tx.ReopenSession(s.ID, "tok_missing", 0); return err }); CodeOf(err) != CodeInvalidArgument {
 		t.Errorf("re-opening with an unknown token: %v, want invalid_argument", err)
 	}
 	if err := reopen(s.ID); err != nil {
@@ -85,7 +86,7 @@ func TestSetSessionConversation(t *testing.T) {
 	db := openTestDB(t, Options{})
 	s := createSession(t, db, SessionSpec{Kind: SessionSupervised})
 	set := func(conv string) error {
-		return db.Update(func(tx *Tx) error { _, err := tx.SetSessionConversation(s.ID, conv); return err })
+		return db.Update(context.Background(), func(tx *Tx) error { _, err := tx.SetSessionConversation(s.ID, conv); return err })
 	}
 	for _, bad := range []string{"", "a b", "../x", strings.Repeat("a", 129), "-x"} {
 		if err := set(bad); CodeOf(err) != CodeInvalidArgument {
@@ -104,7 +105,7 @@ func TestSetSessionConversation(t *testing.T) {
 	if got := getSession(t, db, s.ID).ConversationID; got != conv {
 		t.Errorf("conversation id %q", got)
 	}
-	if err := db.Update(func(tx *Tx) error {
+	if err := db.Update(context.Background(), func(tx *Tx) error {
 		_, err := tx.CreateSession(SessionSpec{Kind: SessionSupervised, ConversationID: "not valid"})
 		return err
 	}); CodeOf(err) != CodeInvalidArgument {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"regexp"
 	"slices"
@@ -34,7 +35,7 @@ func getSession(t testing.TB, db *DB, id string) Session {
 
 func endSession(db *DB, id string, state SessionState, code *int, reason string) (Session, error) {
 	var s Session
-	err := db.Update(func(tx *Tx) error {
+	err := db.Update(context.Background(), func(tx *Tx) error {
 		var err error
 		s, err = tx.EndSession(id, state, code, reason)
 		return err
@@ -80,7 +81,7 @@ func TestCreateSession(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			clock.Add(time.Second)
 			var s Session
-			err := db.Update(func(tx *Tx) error {
+			err := db.Update(context.Background(), func(tx *Tx) error {
 				var err error
 				s, err = tx.CreateSession(tc.spec)
 				return err
@@ -311,7 +312,7 @@ func TestEndedSessionRefusals(t *testing.T) {
 				{"answer its question", func(tx *Tx) error { _, err := tx.AnswerQuestion(q.ID, "main", "gui"); return err }},
 			}
 			for _, r := range refusals {
-				if err := db.Update(r.do); CodeOf(err) != CodeInvalidState {
+				if err := db.Update(context.Background(), r.do); CodeOf(err) != CodeInvalidState {
 					t.Errorf("%s on a %s session: %v, want invalid_state", r.name, state, err)
 				}
 			}
@@ -539,7 +540,7 @@ func TestSessionWritesRollBack(t *testing.T) {
 	boom := errors.New("boom")
 	var ghost Session
 	var ghostQ *Question
-	err := db.Update(func(tx *Tx) error {
+	err := db.Update(context.Background(), func(tx *Tx) error {
 		var err error
 		if ghost, err = tx.CreateSession(SessionSpec{Kind: SessionExternal}); err != nil {
 			return err
@@ -607,7 +608,7 @@ func TestSetSessionWorkspace(t *testing.T) {
 	s := createSession(t, db, SessionSpec{Kind: SessionSupervised})
 	good := Workspace{Path: "/data/worktrees/repo_1/" + s.ID, Branch: "switchboard/1a2b3c4d-fix", BaseBranch: "main", BaseCommit: strings.Repeat("0f", 20)}
 	set := func(id string, w Workspace) error {
-		return db.Update(func(tx *Tx) error { _, err := tx.SetSessionWorkspace(id, w); return err })
+		return db.Update(context.Background(), func(tx *Tx) error { _, err := tx.SetSessionWorkspace(id, w); return err })
 	}
 	for _, tc := range []struct {
 		name string

@@ -6,6 +6,7 @@ package store
 // that TestMain starts, in a schema of its own, instead of a bbolt file.
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -117,7 +118,7 @@ func TestTwoInstancesShareTheQueue(t *testing.T) {
 				for {
 					var p Packet
 					var ok bool
-					err := db.Update(func(tx *Tx) error {
+					err := db.Update(context.Background(), func(tx *Tx) error {
 						var err error
 						if p, ok, err = tx.ClaimPacket(w.repo.ID, session, time.Minute); err != nil || !ok {
 							return err
@@ -207,7 +208,7 @@ func TestInstancesSeeEachOthersWrites(t *testing.T) {
 	}
 	put(a, "a2")
 	errBoom := errors.New("boom")
-	if err := b.Update(func(tx *Tx) error {
+	if err := b.Update(context.Background(), func(tx *Tx) error {
 		if err := tx.tx.Bucket(bucketSettings).Put(key, []byte("rolled back")); err != nil {
 			return err
 		}

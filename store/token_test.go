@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -148,7 +149,7 @@ func createToken(t *testing.T, db *DB, spec TokenSpec) (Token, string) {
 
 func authenticate(db *DB, raw string) (Token, error) {
 	var tok Token
-	err := db.View(func(tx *Tx) error {
+	err := db.View(context.Background(), func(tx *Tx) error {
 		var err error
 		tok, err = tx.Authenticate(raw)
 		return err
@@ -361,7 +362,7 @@ func TestImportToken(t *testing.T) {
 	// stored token is unchanged.
 	_, _, other := NewTokenSecret()
 	for _, again := range []string{raw, "sbt_" + keyID + "_" + other} {
-		err := db.Update(func(tx *Tx) error {
+		err := db.Update(context.Background(), func(tx *Tx) error {
 			_, err := tx.ImportToken(TokenSpec{Label: "again"}, again)
 			return err
 		})
@@ -381,7 +382,7 @@ func TestImportToken(t *testing.T) {
 		raw  string
 		code Code
 	}{{"", CodeTokenMissing}, {"sbt_x_y", CodeTokenMalformed}} {
-		err := db.Update(func(tx *Tx) error {
+		err := db.Update(context.Background(), func(tx *Tx) error {
 			_, err := tx.ImportToken(spec, bad.raw)
 			return err
 		})
@@ -415,7 +416,7 @@ func TestCreateTokenValidation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var tok Token
 			var raw string
-			err := db.Update(func(tx *Tx) error {
+			err := db.Update(context.Background(), func(tx *Tx) error {
 				var err error
 				tok, raw, err = tx.CreateToken(tc.spec)
 				return err
@@ -525,7 +526,7 @@ func TestRevokeToken(t *testing.T) {
 	if _, err := authenticate(db, raw); CodeOf(err) != CodeTokenRevoked {
 		t.Errorf("Authenticate revoked: %v", err)
 	}
-	err := db.Update(func(tx *Tx) error { _, err := tx.RevokeToken("0123456789abcdef"); return err })
+	err := db.Update(context.Background(), func(tx *Tx) error { _, err := tx.RevokeToken("0123456789abcdef"); return err })
 	if CodeOf(err) != CodeNotFound {
 		t.Errorf("RevokeToken(unknown) = %v, want not_found", err)
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -71,7 +72,7 @@ func checkGapFree(t testing.TB, db *DB, sessionID string, evs []TraceEvent, n in
 
 func appendTrace(db *DB, sessionID string, ev TraceEvent) (TraceEvent, error) {
 	var out TraceEvent
-	err := db.Update(func(tx *Tx) error {
+	err := db.Update(context.Background(), func(tx *Tx) error {
 		var err error
 		out, err = tx.AppendTrace(sessionID, ev)
 		return err
@@ -195,7 +196,7 @@ func TestTraceBeforeFirstEvent(t *testing.T) {
 		return nil
 	})
 	// In a read-only transaction the first append fails cleanly.
-	err := db.View(func(tx *Tx) error { _, err := tx.AppendTrace(s.ID, TraceEvent{Type: TraceState}); return err })
+	err := db.View(context.Background(), func(tx *Tx) error { _, err := tx.AppendTrace(s.ID, TraceEvent{Type: TraceState}); return err })
 	if err == nil {
 		t.Error("AppendTrace in a View succeeded")
 	}
@@ -286,7 +287,7 @@ func TestTraceRolledBackLeavesNoGap(t *testing.T) {
 				}
 				return nil
 			})
-			err := db.Update(func(tx *Tx) error {
+			err := db.Update(context.Background(), func(tx *Tx) error {
 				for i := range tc.rolled {
 					ev, err := tx.AppendTrace(s.ID, TraceEvent{Type: TraceState, Data: traceData(1, i)})
 					if err != nil {
@@ -461,7 +462,7 @@ func TestTraceConcurrentAppends(t *testing.T) {
 					return
 				default:
 				}
-				err := db.View(func(tx *Tx) error {
+				err := db.View(context.Background(), func(tx *Tx) error {
 					last := tx.LastTraceSeq(s.ID)
 					evs, err := tx.TraceEvents(s.ID, 0, 1000)
 					if err != nil {
@@ -511,7 +512,7 @@ func BenchmarkAppendTrace(b *testing.B) {
 	data := json.RawMessage(`{"method":"work.await_packet","args_digest":"sha256:0123456789abcdef","ms":12}`)
 	i := 0
 	for b.Loop() {
-		if err := db.Update(func(tx *Tx) error {
+		if err := db.Update(context.Background(), func(tx *Tx) error {
 			_, err := tx.AppendTrace(s.ID, TraceEvent{Type: TraceToolCall, Method: "work.await_packet", AuditID: AuditID(uint64(i + 1)), Data: data})
 			return err
 		}); err != nil {
@@ -532,7 +533,7 @@ func BenchmarkAppendTraceGrouped(b *testing.B) {
 	data := json.RawMessage(`{"method":"work.await_packet","args_digest":"sha256:0123456789abcdef","ms":12}`)
 	n := 0
 	for b.Loop() {
-		if err := db.Update(func(tx *Tx) error {
+		if err := db.Update(context.Background(), func(tx *Tx) error {
 			for range perUpdate {
 				if _, err := tx.AppendTrace(s.ID, TraceEvent{Type: TraceToolCall, Method: "work.await_packet", Data: data}); err != nil {
 					return err
@@ -566,7 +567,7 @@ func BenchmarkTraceEvents(b *testing.B) {
 		})
 	}
 	for b.Loop() {
-		if err := db.View(func(tx *Tx) error {
+		if err := db.View(context.Background(), func(tx *Tx) error {
 			evs, err := tx.TraceEvents(s.ID, n/2, 100)
 			if err == nil && len(evs) != 100 {
 				err = fmt.Errorf("%d events", len(evs))
@@ -608,7 +609,7 @@ func TestTraceCorruptionIsAnError(t *testing.T) {
 					}
 				}
 			}
-			if err := db.Update(func(tx *Tx) error { return tc.damage(tx.tx.Bucket(bucketTraceLog)) }); err != nil {
+			if err := db.Update(context.Background(), func(tx *Tx) error { return tc.damage(tx.tx.Bucket(bucketTraceLog)) }); err != nil {
 				t.Fatal(err)
 			}
 			victim, other := []Session{a, b}[tc.victim], []Session{a, b}[1-tc.victim]

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -168,7 +169,7 @@ func (w *workEnv) addRepo(dir string) Repository {
 // (what the rollback left).
 func (w *workEnv) do(fn func(tx *Tx) error) error {
 	w.t.Helper()
-	err := w.db.Update(func(tx *Tx) error {
+	err := w.db.Update(context.Background(), func(tx *Tx) error {
 		if err := fn(tx); err != nil {
 			return err
 		}
@@ -261,7 +262,7 @@ func (w *workEnv) publish(p Packet, a ArtifactSpec) (Artifact, error) {
 func (w *workEnv) verify(p Packet, a ArtifactSpec) (*VerifiedFile, error) {
 	w.t.Helper()
 	var target ArtifactTarget
-	err := w.db.View(func(tx *Tx) error {
+	err := w.db.View(context.Background(), func(tx *Tx) error {
 		var err error
 		target, err = tx.ArtifactTarget(p.ID, p.Lease.SessionID, p.Lease.ID)
 		return err

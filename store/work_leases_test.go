@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -348,7 +349,7 @@ func TestClaimRefusesStaleQueueEntry(t *testing.T) {
 	w := newWorkEnv(t)
 	p := w.create(PacketSpec{})
 	c := w.claim("ses_a")
-	err := w.db.Update(func(tx *Tx) error {
+	err := w.db.Update(context.Background(), func(tx *Tx) error {
 		if err := tx.tx.Bucket(bucketPacketQueue).Put(queueKey(p.RepositoryID, p.Priority, p.Seq), []byte(p.ID)); err != nil {
 			return err
 		}
@@ -389,7 +390,7 @@ func TestClaimConcurrent(t *testing.T) {
 			for n := 0; ; n++ {
 				var p Packet
 				var ok bool
-				err := w.db.Update(func(tx *Tx) error {
+				err := w.db.Update(context.Background(), func(tx *Tx) error {
 					var err error
 					if p, ok, err = tx.ClaimPacket(w.repo.ID, session, time.Minute); err != nil {
 						return err

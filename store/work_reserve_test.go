@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -33,7 +34,7 @@ func TestReservePacket(t *testing.T) {
 		_, err = tx.ReservePacket(mine.ID, a.ID)
 		return err
 	})
-	if err := db.Update(func(tx *Tx) error { _, err := tx.ReservePacket(mine.ID, b.ID); return err }); CodeOf(err) != CodeInvalidState {
+	if err := db.Update(context.Background(), func(tx *Tx) error { _, err := tx.ReservePacket(mine.ID, b.ID); return err }); CodeOf(err) != CodeInvalidState {
 		t.Errorf("reserving it again for another session: %v, want invalid_state", err)
 	}
 	claim := func(ses string) string {

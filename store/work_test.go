@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -315,7 +316,7 @@ func BenchmarkClaimComplete(b *testing.B) {
 			content := "done"
 			for b.Loop() {
 				var p Packet
-				if err := db.Update(func(tx *Tx) error {
+				if err := db.Update(context.Background(), func(tx *Tx) error {
 					if _, err := tx.CreatePacket(PacketSpec{RepositoryID: repo.ID, Title: "more", Priority: 2,
 						ExpectedArtifacts: []ExpectedArtifact{{Name: "summary"}}, WriteScope: []string{"out/**"}}); err != nil {
 						return err
@@ -329,7 +330,7 @@ func BenchmarkClaimComplete(b *testing.B) {
 				}); err != nil {
 					b.Fatal(err)
 				}
-				if err := db.Update(func(tx *Tx) error {
+				if err := db.Update(context.Background(), func(tx *Tx) error {
 					if _, err := tx.PublishArtifact(p.ID, "ses_bench", p.Lease.ID, ArtifactSpec{Name: "summary", Content: &content}, nil); err != nil {
 						return err
 					}
@@ -369,7 +370,7 @@ func BenchmarkClaim(b *testing.B) {
 			for b.Loop() {
 				// Claim and hand back in one rolled-back Update, so the
 				// queue stays as deep.
-				err := db.Update(func(tx *Tx) error {
+				err := db.Update(context.Background(), func(tx *Tx) error {
 					if _, ok, err := tx.ClaimPacket(repo.ID, "ses_bench", time.Minute); err != nil || !ok {
 						return fmt.Errorf("claim: %v %v", ok, err)
 					}

@@ -179,7 +179,7 @@ func TestCLIAuditFollowFullPages(t *testing.T) {
 	f := h.follow("--json", "--limit", "1")
 	f.waitFor("the first page", func(out string) bool { return strings.Count(out, "\n") == 1 })
 	const n = 2500
-	err := d.Registry().DB().Update(func(tx *store.Tx) error {
+	err := d.Registry().DB().Update(context.Background(), func(tx *store.Tx) error {
 		for range n {
 			if err := tx.AppendAudit(&store.AuditRecord{Transport: "test", Method: "bulk", Outcome: "ok"}); err != nil {
 				return err

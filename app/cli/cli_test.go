@@ -474,7 +474,7 @@ func TestCLIAgainstRunningDaemon(t *testing.T) {
 	rotated := exercise(t, h, d)
 
 	// The rotated token works on the daemon's database, the old one not.
-	err := d.Registry().DB().View(func(tx *store.Tx) error {
+	err := d.Registry().DB().View(context.Background(), func(tx *store.Tx) error {
 		_, err := tx.Authenticate(rotated)
 		return err
 	})
@@ -483,7 +483,7 @@ func TestCLIAgainstRunningDaemon(t *testing.T) {
 	}
 	// Everything the CLI did over the socket is audited as rpc, in the
 	// running daemon's own log, beside the daemon's startup writes.
-	err = d.Registry().DB().View(func(tx *store.Tx) error {
+	err = d.Registry().DB().View(context.Background(), func(tx *store.Tx) error {
 		recs, err := tx.QueryAudit(store.AuditFilter{Limit: 1000})
 		if err != nil {
 			return err
@@ -533,7 +533,7 @@ func TestCLIWithoutDaemon(t *testing.T) {
 		t.Errorf("endpoint %q, want the remembered %q", d.Endpoint(), ep)
 	}
 	var n int
-	d.Registry().DB().View(func(tx *store.Tx) error {
+	d.Registry().DB().View(context.Background(), func(tx *store.Tx) error {
 		repos, err := tx.Repositories()
 		n = len(repos)
 		return err

@@ -197,7 +197,7 @@ func (p *pipes) connect(version string) *mcp.ClientSession {
 func auditRecord(t *testing.T, d *daemon.Daemon, id string) store.AuditRecord {
 	t.Helper()
 	var recs []store.AuditRecord
-	if err := d.Registry().DB().View(func(tx *store.Tx) error {
+	if err := d.Registry().DB().View(context.Background(), func(tx *store.Tx) error {
 		var err error
 		recs, err = tx.QueryAudit(store.AuditFilter{Limit: 1000})
 		return err

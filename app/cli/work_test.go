@@ -62,7 +62,7 @@ func (h *harness) view(d *daemon.Daemon, fn func(tx *store.Tx) error) {
 	if d == nil {
 		defer reg.DB().Close()
 	}
-	if err := reg.DB().View(fn); err != nil {
+	if err := reg.DB().View(context.Background(), fn); err != nil {
 		h.t.Fatal(err)
 	}
 }

@@ -83,7 +83,7 @@ func TestAgentThroughTheRegistry(t *testing.T) {
 
 	var ses store.Session
 	var tok store.Token
-	d.db.View(func(tx *store.Tx) error {
+	d.db.View(context.Background(), func(tx *store.Tx) error {
 		ses, _ = tx.Session(started.SessionID)
 		tok, _, _ = tx.Token(ses.TokenKeyID)
 		return nil
@@ -105,7 +105,7 @@ func TestAgentThroughTheRegistry(t *testing.T) {
 	}
 	// The token works for its repository and not for another one.
 	p := mcpserver.Principal{KeyID: tok.KeyID, SessionID: ses.ID}
-	if err := d.db.View(func(tx *store.Tx) error { _, err := tx.Authenticate(string(raw)); return err }); err != nil {
+	if err := d.db.View(context.Background(), func(tx *store.Tx) error { _, err := tx.Authenticate(string(raw)); return err }); err != nil {
 		t.Fatalf("the token file does not hold a valid token: %v", err)
 	}
 	wb, _ := json.Marshal(map[string]any{"repository_id": other.ID, "session_id": ses.ID, "wait_seconds": 1})
@@ -129,7 +129,7 @@ func TestAgentThroughTheRegistry(t *testing.T) {
 	if stopped.Exit.Reason != "stopped" {
 		t.Errorf("agent.stop = %+v", stopped)
 	}
-	d.db.View(func(tx *store.Tx) error {
+	d.db.View(context.Background(), func(tx *store.Tx) error {
 		ses, _ = tx.Session(ses.ID)
 		tok, _, _ = tx.Token(ses.TokenKeyID)
 		got, _ := tx.Packet(pkt.ID)

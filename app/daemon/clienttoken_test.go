@@ -122,7 +122,7 @@ func TestClientTokenRevokedInKeyringIsReplaced(t *testing.T) {
 	d := start(t, Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 	old := d.clientToken()
 	oldID := d.clientKeyID()
-	if err := d.Registry().DB().Update(func(tx *store.Tx) error { _, err := tx.RevokeToken(oldID); return err }); err != nil {
+	if err := d.Registry().DB().Update(context.Background(), func(tx *store.Tx) error { _, err := tx.RevokeToken(oldID); return err }); err != nil {
 		t.Fatal(err)
 	}
 	d.stop()
@@ -317,7 +317,7 @@ func TestClientTokenFromEnvironmentRefused(t *testing.T) {
 
 	// A revoked token is refused too.
 	d = start(t, Config{Paths: p, Keyring: kr, EnvToken: known, Listen: mcpserver.ListenAddr{Off: true}})
-	if err := d.Registry().DB().Update(func(tx *store.Tx) error { _, err := tx.RevokeToken(id); return err }); err != nil {
+	if err := d.Registry().DB().Update(context.Background(), func(tx *store.Tx) error { _, err := tx.RevokeToken(id); return err }); err != nil {
 		t.Fatal(err)
 	}
 	d.stop()
@@ -361,7 +361,7 @@ func TestClientTokenFromEnvironmentMustBeAClientToken(t *testing.T) {
 	d := start(t, Config{Paths: p, Keyring: kr, Listen: mcpserver.ListenAddr{Off: true}})
 	client := d.clientToken()
 	var narrow string
-	err := d.Registry().DB().Update(func(tx *store.Tx) error {
+	err := d.Registry().DB().Update(context.Background(), func(tx *store.Tx) error {
 		_, raw, err := tx.CreateToken(store.TokenSpec{Label: "script", Kind: store.KindOperator,
 			Grants: []store.Grant{{Capability: store.CapStatusRead, Repositories: []string{store.AllRepositories}}}})
 		narrow = raw

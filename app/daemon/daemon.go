@@ -296,7 +296,7 @@ func (d *Daemon) resolveListen() (mcpserver.ListenAddr, ListenSource, error) {
 		return d.cfg.Listen, ListenFromFlag, nil
 	}
 	var saved mcpserver.ConnectionSettings
-	err := d.db.View(func(tx *store.Tx) (err error) {
+	err := d.db.View(context.Background(), func(tx *store.Tx) (err error) {
 		saved, err = mcpserver.ReadConnection(tx)
 		return err
 	})
@@ -332,7 +332,7 @@ func (d *Daemon) listenHTTP(ctx context.Context) (net.Listener, error) {
 		}
 	} else {
 		var last string
-		d.db.View(func(tx *store.Tx) error { last = tx.Setting(mcpserver.SettingHTTPPort); return nil })
+		d.db.View(ctx, func(tx *store.Tx) error { last = tx.Setting(mcpserver.SettingHTTPPort); return nil })
 		if last != "" {
 			ln, err = net.Listen("tcp", net.JoinHostPort("127.0.0.1", last))
 		}

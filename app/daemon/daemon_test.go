@@ -549,7 +549,7 @@ func TestStartUsesSavedListenAddr(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Update(func(tx *store.Tx) error { return tx.SetSetting("mcp_http_addr", "0.0.0.0:8080") }); err != nil {
+	if err := db.Update(context.Background(), func(tx *store.Tx) error { return tx.SetSetting("mcp_http_addr", "0.0.0.0:8080") }); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

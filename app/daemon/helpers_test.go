@@ -100,7 +100,7 @@ func (r *running) clientToken() string {
 func (r *running) authenticate(raw string) (store.Token, store.Code) {
 	r.t.Helper()
 	var tok store.Token
-	err := r.Registry().DB().View(func(tx *store.Tx) error {
+	err := r.Registry().DB().View(context.Background(), func(tx *store.Tx) error {
 		var err error
 		tok, err = tx.Authenticate(raw)
 		return err
@@ -115,7 +115,7 @@ func (r *running) authenticate(raw string) (store.Token, store.Code) {
 func (r *running) clientKeyID() string {
 	r.t.Helper()
 	var id string
-	r.Registry().DB().View(func(tx *store.Tx) error {
+	r.Registry().DB().View(context.Background(), func(tx *store.Tx) error {
 		id = tx.Setting(mcpserver.SettingClientKeyID)
 		return nil
 	})

@@ -42,7 +42,7 @@ func TestStartSettlesJournaledLandings(t *testing.T) {
 		started, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID})
 		mustOK(t, err)
 		var ses store.Session
-		d.db.View(func(tx *store.Tx) error { ses, _ = tx.Session(started.SessionID); return nil })
+		d.db.View(ctx, func(tx *store.Tx) error { ses, _ = tx.Session(started.SessionID); return nil })
 		agent := mcpserver.Principal{KeyID: ses.TokenKeyID, SessionID: ses.ID}
 		_, err = mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkCreate, mcpserver.WorkCreateArgs{RepositoryID: repo.ID, Title: "Add " + file})
 		mustOK(t, err)
@@ -62,7 +62,7 @@ func TestStartSettlesJournaledLandings(t *testing.T) {
 		_, err := workspace.Land(ctx, repoDir, workspace.Workspace{Path: ws.Path, Branch: ws.Branch, BaseBranch: ws.BaseBranch, BaseCommit: ws.BaseCommit},
 			workspace.LandRequest{Message: "Land " + p.ID, BeforeMove: func(old, n string) error {
 				next = n
-				mustOK(t, d.db.Update(func(tx *store.Tx) error {
+				mustOK(t, d.db.Update(ctx, func(tx *store.Tx) error {
 					return tx.BeginLanding(store.JournaledLanding{PacketID: p.ID, RepositoryID: repo.ID, RepoPath: repoDir, BaseRef: "refs/heads/main",
 						OldTip: old, NewCommit: n, Mode: "merge", Checkout: repoDir})
 				}))
@@ -91,7 +91,7 @@ func TestStartSettlesJournaledLandings(t *testing.T) {
 		t.Fatalf("landing over the person's file: %v, want checkout_in_the_way", err)
 	}
 	mustOK(t, os.Remove(filepath.Join(repoDir, "refused.txt")))
-	d.db.View(func(tx *store.Tx) error {
+	d.db.View(ctx, func(tx *store.Tx) error {
 		if _, ok, _ := tx.Landing(refused.ID); ok {
 			t.Error("a refused landing left its journal entry")
 		}
@@ -100,7 +100,7 @@ func TestStartSettlesJournaledLandings(t *testing.T) {
 
 	d.stop()
 	d = start(t, cfg)
-	d.db.View(func(tx *store.Tx) error {
+	d.db.View(ctx, func(tx *store.Tx) error {
 		if ls, err := tx.Landings(); err != nil || len(ls) != 0 {
 			t.Errorf("journal after the start: %+v, %v", ls, err)
 		}

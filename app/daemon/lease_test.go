@@ -44,7 +44,7 @@ func TestStartEndsSessionsOfACrashedRun(t *testing.T) {
 	kr := keyring.NewMemory()
 	d := start(t, Config{Paths: paths, Listen: mcpserver.ListenAddr{Off: true}, Keyring: kr})
 	var sesID, pktID, tokKey string
-	err := d.db.Update(func(tx *store.Tx) error {
+	err := d.db.Update(context.Background(), func(tx *store.Tx) error {
 		repo, _, err := tx.RegisterRepository("", t.TempDir())
 		if err != nil {
 			return err
@@ -74,7 +74,7 @@ func TestStartEndsSessionsOfACrashedRun(t *testing.T) {
 	d.stop() // as if it had crashed: nothing ended the session
 
 	d = start(t, Config{Paths: paths, Listen: mcpserver.ListenAddr{Off: true}, Keyring: kr})
-	d.db.View(func(tx *store.Tx) error {
+	d.db.View(context.Background(), func(tx *store.Tx) error {
 		s, _ := tx.Session(sesID)
 		p, _ := tx.Packet(pktID)
 		tok, _, _ := tx.Token(tokKey)

@@ -112,7 +112,7 @@ func testResume(t *testing.T, bin, how string) {
 		t.Fatalf("the worktree is gone after the %s: %v", how, err)
 	}
 	var pkt store.Packet
-	d.db.View(func(tx *store.Tx) error { pkt, _ = tx.Packet(claim.Packet.ID); return nil })
+	d.db.View(ctx, func(tx *store.Tx) error { pkt, _ = tx.Packet(claim.Packet.ID); return nil })
 	if pkt.Lease == nil || pkt.Lease.ID != claim.LeaseID {
 		t.Fatalf("after the %s the packet is %s with lease %+v; want still leased as %s", how, pkt.State, pkt.Lease, claim.LeaseID)
 	}
@@ -145,7 +145,7 @@ func testResume(t *testing.T, bin, how string) {
 func sessionOf(t *testing.T, d *running, id string) store.Session {
 	t.Helper()
 	var s store.Session
-	mustOK(t, d.db.View(func(tx *store.Tx) (err error) { s, err = tx.Session(id); return err }))
+	mustOK(t, d.db.View(context.Background(), func(tx *store.Tx) (err error) { s, err = tx.Session(id); return err }))
 	return s
 }
 

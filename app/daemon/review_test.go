@@ -39,7 +39,7 @@ func TestSendBackRebaseLand(t *testing.T) {
 		started, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID})
 		mustOK(t, err)
 		var ses store.Session
-		d.db.View(func(tx *store.Tx) error { ses, _ = tx.Session(started.SessionID); return nil })
+		d.db.View(ctx, func(tx *store.Tx) error { ses, _ = tx.Session(started.SessionID); return nil })
 		if ses.Workspace == nil {
 			t.Fatalf("agent %s has no worktree", ses.ID)
 		}

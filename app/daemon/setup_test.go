@@ -62,7 +62,7 @@ func TestSessionSetupIncludeAndPort(t *testing.T) {
 	session := func(id string) store.Session {
 		t.Helper()
 		var s store.Session
-		d.db.View(func(tx *store.Tx) error { s, _ = tx.Session(id); return nil })
+		d.db.View(ctx, func(tx *store.Tx) error { s, _ = tx.Session(id); return nil })
 		return s
 	}
 	startShell := func() mcpserver.AgentStarted {

@@ -170,7 +170,7 @@ func TestClaudeHooksChangeStatus(t *testing.T) {
 	// Each hook is an audited call of its session, over the hook
 	// transport; the refused one too is on record, without its token.
 	var recs []store.AuditRecord
-	d.db.View(func(tx *store.Tx) error {
+	d.db.View(context.Background(), func(tx *store.Tx) error {
 		var err error
 		recs, err = tx.QueryAudit(store.AuditFilter{Method: string(mcpserver.MethodSessionSignal), Limit: 100})
 		return err

@@ -37,7 +37,7 @@ func (b *logBuffer) String() string {
 func (r *running) auditLog() []store.AuditRecord {
 	r.t.Helper()
 	var recs []store.AuditRecord
-	err := r.Registry().DB().View(func(tx *store.Tx) error {
+	err := r.Registry().DB().View(context.Background(), func(tx *store.Tx) error {
 		var err error
 		recs, err = tx.QueryAudit(store.AuditFilter{Limit: 10000})
 		return err

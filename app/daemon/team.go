@@ -103,7 +103,7 @@ func OpenStore(p Paths, databaseURL string, lockTimeout time.Duration) (*store.D
 // on the instance is running in every other instance's eyes.
 func (d *Daemon) beat(ctx context.Context) error {
 	host, _ := os.Hostname()
-	was, err := d.reg.BeatInstance(store.InstanceBeat{Host: host, PID: os.Getpid(), Version: d.cfg.Version, Started: d.started})
+	was, err := d.reg.BeatInstance(ctx, store.InstanceBeat{Host: host, PID: os.Getpid(), Version: d.cfg.Version, Started: d.started})
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func (d *Daemon) stopSweptAgents(ctx context.Context) {
 	agents := d.reg.Agents()
 	for _, info := range agents.List() {
 		var ended bool
-		err := d.db.View(func(tx *store.Tx) error {
+		err := d.db.View(ctx, func(tx *store.Tx) error {
 			s, err := tx.Session(info.SessionID)
 			ended = err == nil && s.EndedAt != nil
 			return err

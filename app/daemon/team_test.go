@@ -76,7 +76,7 @@ func TestSweptInstanceStopsItsAgents(t *testing.T) {
 	}
 	t.Cleanup(func() { other.Close() })
 	reg := mcpserver.New(other, mcpserver.Options{InstanceGrace: time.Minute})
-	if _, err := reg.BeatInstance(store.InstanceBeat{Host: "other", Started: time.Now()}); err != nil {
+	if _, err := reg.BeatInstance(context.Background(), store.InstanceBeat{Host: "other", Started: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	swept, err := reg.SweepLostInstances(t.Context())

@@ -25,7 +25,7 @@ func (d *Daemon) expireLeases(ctx context.Context) {
 	for {
 		changed := d.reg.LeasesChanged()
 		wait := time.Minute
-		if at, ok := d.reg.NextLeaseExpiry(); ok {
+		if at, ok := d.reg.NextLeaseExpiry(ctx); ok {
 			if !time.Now().Before(at) {
 				_, err := mcpserver.Invoke(ctx, d.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportSupervisor, mcpserver.MethodWorkExpireLeases, mcpserver.NoArgs{})
 				if err == nil {
@@ -62,7 +62,7 @@ const pruneTimeout = 30 * time.Second
 // disk not mounted at the moment. Best effort: a failure is logged.
 func (d *Daemon) pruneWorktrees(ctx context.Context) {
 	var repos []store.Repository
-	if err := d.db.View(func(tx *store.Tx) (err error) {
+	if err := d.db.View(ctx, func(tx *store.Tx) (err error) {
 		repos, err = tx.Repositories()
 		return err
 	}); err != nil {
@@ -94,7 +94,7 @@ func (d *Daemon) pruneWorktrees(ctx context.Context) {
 // sessions live in processes Switchboard never owned and stay.
 func (d *Daemon) sweepLostSessions(ctx context.Context) error {
 	var lost []store.Session
-	err := d.db.View(func(tx *store.Tx) error {
+	err := d.db.View(ctx, func(tx *store.Tx) error {
 		ss, err := tx.RunningSessions()
 		for _, s := range ss {
 			// In team mode the others' sessions run on their machines.
@@ -147,7 +147,7 @@ func (d *Daemon) findLostConversation(ctx context.Context, s store.Session) {
 		return
 	}
 	var stored []store.Profile
-	if err := d.db.View(func(tx *store.Tx) (err error) { stored, err = tx.Profiles(); return err }); err != nil {
+	if err := d.db.View(ctx, func(tx *store.Tx) (err error) { stored, err = tx.Profiles(); return err }); err != nil {
 		d.log.Warn("find a lost session's conversation: profiles", "session", s.ID, "err", err)
 		return
 	}

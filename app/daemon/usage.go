@@ -80,7 +80,7 @@ func (w *usageWatch) run(ctx context.Context, every time.Duration) {
 // live lists the live supervised sessions.
 func (w *usageWatch) live() ([]store.Session, error) {
 	var out []store.Session
-	err := w.d.db.View(func(tx *store.Tx) error {
+	err := w.d.db.View(context.Background(), func(tx *store.Tx) error {
 		ss, err := tx.RunningSessions()
 		for _, s := range ss {
 			if s.Kind == store.SessionSupervised {
@@ -210,7 +210,7 @@ func (w *usageWatch) follow(id string) (*sessionUsage, error) {
 		dir     string
 		profile store.Profile
 	)
-	err := w.d.db.View(func(tx *store.Tx) error {
+	err := w.d.db.View(context.Background(), func(tx *store.Tx) error {
 		var err error
 		if s, err = tx.Session(id); err != nil {
 			return err

@@ -61,14 +61,14 @@ func invokeJSON(t *testing.T, reg *mcpserver.Registry, p mcpserver.Principal, tr
 func (d *running) session(id string) store.Session {
 	d.t.Helper()
 	var s store.Session
-	mustOK(d.t, d.db.View(func(tx *store.Tx) (err error) { s, err = tx.Session(id); return err }))
+	mustOK(d.t, d.db.View(context.Background(), func(tx *store.Tx) (err error) { s, err = tx.Session(id); return err }))
 	return s
 }
 
 func (d *running) packet(id string) store.Packet {
 	d.t.Helper()
 	var p store.Packet
-	mustOK(d.t, d.db.View(func(tx *store.Tx) (err error) { p, err = tx.Packet(id); return err }))
+	mustOK(d.t, d.db.View(context.Background(), func(tx *store.Tx) (err error) { p, err = tx.Packet(id); return err }))
 	return p
 }
 
@@ -160,7 +160,7 @@ func TestUsageOfALostSession(t *testing.T) {
 	db, err := store.Open(paths.DB(), store.Options{})
 	mustOK(t, err)
 	var ses store.Session
-	mustOK(t, db.Update(func(tx *store.Tx) error {
+	mustOK(t, db.Update(context.Background(), func(tx *store.Tx) error {
 		repo, _, err := tx.RegisterRepository("", t.TempDir())
 		if err != nil {
 			return err
@@ -222,7 +222,7 @@ func TestUsageAtCompletion(t *testing.T) {
 	// Recorded by the completion itself, in its own transaction: no
 	// agent.usage call of its own (the poll waits an hour here).
 	var nested []store.AuditRecord
-	if err := d.Registry().DB().View(func(tx *store.Tx) (err error) {
+	if err := d.Registry().DB().View(context.Background(), func(tx *store.Tx) (err error) {
 		nested, err = tx.QueryAudit(store.AuditFilter{Method: string(mcpserver.MethodAgentUsage)})
 		return err
 	}); err != nil {

@@ -136,7 +136,7 @@ func TestAgentStartsInItsOwnWorktree(t *testing.T) {
 	}
 	screenOf(started.SessionID, "at:"+ws.Path, "branch:"+ws.Branch+" base:main")
 	var ses store.Session
-	d.db.View(func(tx *store.Tx) error { ses, _ = tx.Session(started.SessionID); return nil })
+	d.db.View(ctx, func(tx *store.Tx) error { ses, _ = tx.Session(started.SessionID); return nil })
 	if ses.Workspace == nil || *ses.Workspace != *ws {
 		t.Errorf("the session records %+v, want %+v", ses.Workspace, ws)
 	}
@@ -222,7 +222,7 @@ func TestCompletionCommitsInTheWorktree(t *testing.T) {
 		t.Fatalf("no worktree: %s", started.Isolation)
 	}
 	var ses store.Session
-	d.db.View(func(tx *store.Tx) error { ses, _ = tx.Session(started.SessionID); return nil })
+	d.db.View(ctx, func(tx *store.Tx) error { ses, _ = tx.Session(started.SessionID); return nil })
 	agent := mcpserver.Principal{KeyID: ses.TokenKeyID, SessionID: ses.ID}
 
 	// claim takes the next packet as the agent would.

@@ -335,7 +335,7 @@ func newAgentBench(ctx context.Context, parent, repo string, log *slog.Logger) (
 // stops the agent before it returns.
 func (b *wsBench) timeFirstCall(ctx context.Context, profile string, clock *firstCallClock, model *standinmodel.Server) (call, audited time.Duration, err error) {
 	var after uint64
-	b.reg.DB().View(func(tx *store.Tx) error { after = tx.LastAuditSeq(); return nil })
+	b.reg.DB().View(ctx, func(tx *store.Tx) error { after = tx.LastAuditSeq(); return nil })
 	begun := time.Now()
 	started, err := mcpserver.Invoke(ctx, b.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStart,
 		mcpserver.AgentStartArgs{Profile: profile, RepositoryID: b.repoID})
@@ -388,7 +388,7 @@ func (b *wsBench) timeFirstCall(ctx context.Context, profile string, clock *firs
 // CLI's hooks and the supervisor are not the agent's tool calls.
 func (b *wsBench) firstAudited(sessionID string, after uint64) (time.Time, error) {
 	var at time.Time
-	err := b.reg.DB().View(func(tx *store.Tx) error {
+	err := b.reg.DB().View(context.Background(), func(tx *store.Tx) error {
 		recs, err := tx.QueryAudit(store.AuditFilter{SessionID: sessionID, AfterSeq: after, Limit: 100})
 		if err != nil {
 			return err

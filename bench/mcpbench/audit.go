@@ -85,7 +85,7 @@ func fillAudit(path string, n int) (time.Duration, error) {
 	begin := time.Now()
 	first := begin.Add(-time.Duration(n) * time.Second)
 	for done := 0; done < n; done += auditFillBatch {
-		err := db.Update(func(tx *store.Tx) error {
+		err := db.Update(context.Background(), func(tx *store.Tx) error {
 			for i := done; i < n && i < done+auditFillBatch; i++ {
 				r := syntheticAuditRecord(i)
 				r.Time = first.Add(time.Duration(i) * time.Second)
@@ -141,7 +141,7 @@ func measureAudit(ctx context.Context, dir string, log *slog.Logger, n, exported
 			return nil
 		}
 		onStore := func() error {
-			return t.db.View(func(tx *store.Tx) error {
+			return t.db.View(ctx, func(tx *store.Tx) error {
 				_, err := tx.QueryAudit(q.f)
 				return err
 			})
@@ -164,7 +164,7 @@ func measureAudit(ctx context.Context, dir string, log *slog.Logger, n, exported
 		return auditResult{}, fmt.Errorf("export over MCP: %w", err)
 	}
 	if res.exportStore, err = exportAudit(filepath.Join(dir, "export-store.jsonl"), exported, func(f store.AuditFilter) (recs []store.AuditRecord, err error) {
-		err = t.db.View(func(tx *store.Tx) error {
+		err = t.db.View(ctx, func(tx *store.Tx) error {
 			recs, err = tx.QueryAudit(f)
 			return err
 		})

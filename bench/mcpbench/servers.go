@@ -137,7 +137,7 @@ func startSwitchboardWith(path string, log *slog.Logger, setup func(*store.Tx) e
 func serveSwitchboard(db *store.DB, log *slog.Logger, setup func(*store.Tx) error, team bool) (*target, error) {
 	var raw string
 	var principal mcpserver.Principal
-	err := db.Update(func(tx *store.Tx) error {
+	err := db.Update(context.Background(), func(tx *store.Tx) error {
 		if setup != nil {
 			if err := setup(tx); err != nil {
 				return err
@@ -162,7 +162,7 @@ func serveSwitchboard(db *store.DB, log *slog.Logger, setup func(*store.Tx) erro
 	reg := mcpserver.New(db, mcpserver.Options{Version: benchVersion, Env: env, Log: log})
 	if team {
 		host, _ := os.Hostname()
-		if _, err := reg.BeatInstance(store.InstanceBeat{Host: host, PID: os.Getpid(), Version: benchVersion, Started: time.Now()}); err != nil {
+		if _, err := reg.BeatInstance(context.Background(), store.InstanceBeat{Host: host, PID: os.Getpid(), Version: benchVersion, Started: time.Now()}); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("the instance's first heartbeat: %w", err)
 		}

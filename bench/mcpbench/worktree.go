@@ -190,7 +190,7 @@ func (b *wsBench) stopAgent(ctx context.Context, started mcpserver.AgentStarted,
 // agentPrincipal is the session's agent as the registry knows it.
 func (b *wsBench) agentPrincipal(sessionID string) (mcpserver.Principal, error) {
 	var ses store.Session
-	err := b.reg.DB().View(func(tx *store.Tx) error {
+	err := b.reg.DB().View(context.Background(), func(tx *store.Tx) error {
 		var err error
 		ses, err = tx.Session(sessionID)
 		return err

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -196,7 +197,7 @@ func TestAgentOrphanedByACrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	db.View(func(tx *store.Tx) error {
+	db.View(context.Background(), func(tx *store.Tx) error {
 		s, err := tx.Session(ses)
 		if err != nil {
 			t.Fatal(err)

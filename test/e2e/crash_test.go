@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -110,7 +111,7 @@ func TestKillWhileCreatingTokens(t *testing.T) {
 		if err := db.Check(); err != nil {
 			t.Fatalf("after kill %d: %v", round+1, err)
 		}
-		err = db.View(func(tx *store.Tx) error {
+		err = db.View(context.Background(), func(tx *store.Tx) error {
 			v, err := tx.VerifyAudit()
 			if err != nil {
 				return err

@@ -197,7 +197,7 @@ func TestKillWhileLanding(t *testing.T) {
 			t.Fatalf("reopen after kill %d: %v", round+1, err)
 		}
 		var journal []store.JournaledLanding
-		err = db.View(func(tx *store.Tx) error {
+		err = db.View(context.Background(), func(tx *store.Tx) error {
 			journal, err = tx.Landings()
 			return err
 		})
@@ -228,7 +228,7 @@ func TestKillWhileLanding(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	db.View(func(tx *store.Tx) error {
+	db.View(context.Background(), func(tx *store.Tx) error {
 		if ls, err := tx.Landings(); err != nil || len(ls) != 0 {
 			t.Errorf("journal after a clean start and stop: %+v, %v", ls, err)
 		}

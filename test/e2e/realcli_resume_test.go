@@ -200,7 +200,7 @@ func resumeAfterKill(t *testing.T, c realCLI, conversations func(dirs) []string)
 		t.Fatal(err)
 	}
 	defer db.Close()
-	db.View(func(tx *store.Tx) error {
+	db.View(context.Background(), func(tx *store.Tx) error {
 		s, err := tx.Session(r.session)
 		if err != nil {
 			t.Fatal(err)

@@ -237,7 +237,7 @@ func (w *wlWorld) checkSweptSessions(t *testing.T, dbPath string, run int) {
 		t.Fatalf("run %d: reopen: %v", run, err)
 	}
 	defer db.Close()
-	err = db.View(func(tx *store.Tx) error {
+	err = db.View(context.Background(), func(tx *store.Tx) error {
 		for _, s := range w.swept {
 			ses, err := tx.Session(s.session)
 			if err != nil {
@@ -568,7 +568,7 @@ func wlTopUp(t *testing.T, dbPath, repoID string, backlog int) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	err = db.Update(func(tx *store.Tx) error {
+	err = db.Update(context.Background(), func(tx *store.Tx) error {
 		for n := tx.PacketCounts()[store.PacketQueued]; n < backlog; n++ {
 			if _, err := tx.CreatePacket(store.PacketSpec{
 				RepositoryID: repoID, Title: "crash load", Instructions: "publish the report",
@@ -636,7 +636,7 @@ func (w *wlWorld) checkAfterKill(t *testing.T, kill int, dbPath string, rec *wlR
 	if err := db.Check(); err != nil {
 		t.Fatalf("after kill %d: %v", kill, err)
 	}
-	err = db.View(func(tx *store.Tx) error {
+	err = db.View(context.Background(), func(tx *store.Tx) error {
 		v, err := tx.VerifyAudit()
 		if err != nil {
 			t.Errorf("after kill %d: VerifyAudit: %v", kill, err)

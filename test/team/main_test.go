@@ -259,7 +259,7 @@ func openView(t *testing.T, url string) *view {
 
 func (v *view) read(fn func(tx *store.Tx) error) {
 	v.t.Helper()
-	if err := v.db.View(fn); err != nil {
+	if err := v.db.View(context.Background(), fn); err != nil {
 		v.t.Fatalf("read the shared store: %v", err)
 	}
 }

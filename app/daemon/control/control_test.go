@@ -260,7 +260,7 @@ func TestClientServer(t *testing.T) {
 
 	// Every call ran as the operator over "rpc", and was audited.
 	var recs []store.AuditRecord
-	db.View(func(tx *store.Tx) error {
+	db.View(ctx, func(tx *store.Tx) error {
 		var err error
 		recs, err = tx.QueryAudit(store.AuditFilter{Limit: 100})
 		return err
@@ -403,7 +403,7 @@ func TestStrangerRefused(t *testing.T) {
 		t.Errorf("stranger's Call: %v, want an error other than ErrNotRunning", err)
 	}
 	var n int
-	db.View(func(tx *store.Tx) error {
+	db.View(context.Background(), func(tx *store.Tx) error {
 		c, err := tx.Counts(store.Scope{All: true})
 		n = c.AuditRecords
 		return err
