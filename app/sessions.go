@@ -73,7 +73,10 @@ type sessionsWindow struct {
 	shownBadges  string             // the badges last painted; on the Fyne goroutine only
 	// listed is sessions for the refresh loop, which works out the badges
 	// off the Fyne goroutine; replaced whole, never changed in place.
-	listed      atomic.Pointer[[]store.Session]
+	listed atomic.Pointer[[]store.Session]
+	// asking holds the sessions with a question open, as the last reload
+	// read them; replaced whole, read by the refresh loop too.
+	asking      atomic.Pointer[map[string]bool]
 	stopRefresh chan struct{}
 }
 
@@ -204,6 +207,11 @@ func (w *sessionsWindow) title(s store.Session) string {
 // badge is the short state shown left of a session: the session's state,
 // or for a live agent of this app what its screen suggests.
 func (w *sessionsWindow) badge(s store.Session) string {
+	if asking := w.asking.Load(); s.State.Live() && asking != nil && (*asking)[s.ID] {
+		// A question waits for the person, whatever the screen shows
+		// meanwhile.
+		return statusBadge(supervisor.StatusNeedsInput)
+	}
 	if s.State.Live() {
 		if a, ok := w.agent(s.ID); ok && a.Exit() == nil {
 			return statusBadge(a.Status())
@@ -266,6 +274,13 @@ func (w *sessionsWindow) reload() {
 	if err != nil {
 		w.g.log.Warn("sessions: list", "err", err)
 		return
+	}
+	if qs, err := view(w.g, mcpserver.MethodQuestionList, mcpserver.NoArgs{}); err == nil {
+		asking := map[string]bool{}
+		for _, q := range qs.Questions {
+			asking[q.SessionID] = true
+		}
+		w.asking.Store(&asking)
 	}
 	if profiles, err := view(w.g, mcpserver.MethodProfileList, mcpserver.NoArgs{}); err == nil {
 		w.profiles = map[string]store.Profile{}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/switchboard-dev/switchboard/app/termview"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor"
 )
 
 // The tray's path to a terminal: Start agent ▸ Shell ▸ repository opens the
@@ -114,5 +116,28 @@ func TestSessionsSelectionFollowsTheSession(t *testing.T) {
 	w.list.OnSelected(row)
 	if w.selected != first {
 		t.Errorf("clicking the highlighted row showed %s, not %s", w.selected, first)
+	}
+}
+
+// A session with a question open reads "needs you" until it is answered,
+// whatever its screen shows meanwhile.
+func TestSessionsNeedsYouWhileAQuestionWaits(t *testing.T) {
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
+	id := openReportingSession(t, g)
+	asked := report(t, g, mcpserver.ReportArgs{Kind: "question", SessionID: id, Text: "which branch?"})
+	g.showSessions(id)
+	w := g.sessions
+	s := w.sessions[slices.IndexFunc(w.sessions, func(s store.Session) bool { return s.ID == id })]
+	if b := w.badge(s); b != statusBadge(supervisor.StatusNeedsInput) {
+		t.Errorf("with a question open the session reads %q", b)
+	}
+	if _, err := invoke(g, mcpserver.MethodSessionAnswer, mcpserver.AnswerArgs{QuestionID: asked.QuestionID, Answer: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	w.reload()
+	if b := w.badge(s); b == statusBadge(supervisor.StatusNeedsInput) {
+		t.Errorf("once answered the session still reads %q", b)
 	}
 }
