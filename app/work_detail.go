@@ -124,7 +124,7 @@ func (w *workWindow) showDetail() {
 
 	section("Write scope")
 	if len(p.WriteScope) == 0 {
-		objs = append(objs, workDim("None: inline artifacts only."))
+		objs = append(objs, workDim("None: its changes may touch any file; artifacts are published inline only."))
 	} else {
 		objs = append(objs, workMono(strings.Join(p.WriteScope, "\n")))
 	}

@@ -80,7 +80,7 @@ func workCreate(ctx context.Context, c *cli, args []string) error {
 	var artifacts artifactFlags
 	fs.Var(&artifacts, "artifact", "an expected artifact, `NAME[:KIND]` (repeatable)")
 	var scope listFlags
-	fs.Var(&scope, "scope", "a `GLOB`, relative to the repository, that path artifacts must match (repeatable; none: inline artifacts only)")
+	fs.Var(&scope, "scope", "a `GLOB`, relative to the repository, that changed files and path artifacts must match (repeatable; none: changes may touch any file, artifacts inline only)")
 	if err := parse(fs, interleave(fs, args)); err != nil {
 		return err
 	}
@@ -230,7 +230,7 @@ func (c *cli) printPacket(p *store.Packet, arts []store.Artifact) {
 		field("Lease", fmt.Sprintf("%s, session %s, until %s", l.ID, cell(l.SessionID, 0), fmtTime(&l.ExpiresAt)))
 	}
 	if len(p.WriteScope) == 0 {
-		field("Write scope", "none (inline artifacts only)")
+		field("Write scope", "none (changes may touch any file; artifacts inline only)")
 	} else {
 		field("Write scope", cell(strings.Join(p.WriteScope, " "), 0))
 	}
