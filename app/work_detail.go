@@ -55,9 +55,13 @@ func (w *workWindow) showDetail() {
 	p, arts := w.detail.Packet, w.detail.Artifacts
 
 	w.title.SetText(p.Title)
-	w.subtitle.SetText(fmt.Sprintf("%s · %s · %s", workStateText(p.State), w.repoName(p.RepositoryID), p.ID))
+	sub := fmt.Sprintf("%s · %s · %s", workStateText(p.State), w.repoName(p.RepositoryID), p.ID)
+	if holder := p.HeldFor(); holder != "" {
+		sub += " · held for session " + holder
+	}
+	w.subtitle.SetText(sub)
 	workSetEnabled(w.cancel, !p.State.Terminal())
-	show(w.startOnBtn, p.State == store.PacketQueued)
+	show(w.startOnBtn, p.State == store.PacketQueued && p.HeldFor() == "")
 	workSetEnabled(w.requeue, slices.Contains([]store.PacketState{store.PacketFailed, store.PacketCancelled, store.PacketClaimed, store.PacketInProgress}, p.State))
 	inReview := p.State == store.PacketInReview
 	for _, b := range []*widget.Button{w.approve, w.changes, w.reject} {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
@@ -47,4 +48,10 @@ func TestWorkStartAgentOnPacket(t *testing.T) {
 	if got.State != store.PacketQueued {
 		t.Errorf("the packet is %s, want queued until the agent claims it", got.State)
 	}
+	w.reload()
+	w.on(func() {
+		if w.startOnBtn.Visible() || !strings.Contains(w.subtitle.Text, "held for session "+got.ReservedFor) {
+			t.Errorf("a held packet: Start agent shown %v, subtitle %q", w.startOnBtn.Visible(), w.subtitle.Text)
+		}
+	})
 }
