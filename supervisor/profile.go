@@ -146,12 +146,16 @@ func Builtins() []store.Profile {
 			Notes:  "aider has no MCP client: it gets the prompt typed in, and the endpoint and token in its environment.",
 		},
 		{
-			ID: "shell", Name: "Shell", Command: "{shell}",
+			ID: ShellProfile, Name: "Shell", Command: "{shell}",
 			Prompt: store.PromptNone,
 			Notes:  "Your login shell, with SWITCHBOARD_MCP_URL and SWITCHBOARD_MCP_TOKEN_FILE set.",
 		},
 	}
 }
+
+// ShellProfile is the built-in shell's id: its status comes from whether
+// a command holds its terminal (Session.Status).
+const ShellProfile = "shell"
 
 // ProfileInfo is a profile as the GUI and the CLI list it.
 type ProfileInfo struct {

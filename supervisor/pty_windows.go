@@ -331,6 +331,10 @@ func (p *Process) PTY() *conMaster { return p.master }
 // PID is the child's process id.
 func (p *Process) PID() int { return p.pid }
 
+// ForegroundJob is unknown on Windows: a console has no process groups to
+// ask about.
+func (p *Process) ForegroundJob() (running, ok bool) { return false, false }
+
 // Resize changes the console size; the program gets a
 // WINDOW_BUFFER_SIZE_EVENT.
 func (p *Process) Resize(cols, rows uint16) error {

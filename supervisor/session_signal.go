@@ -104,6 +104,7 @@ func (s *Session) Status() Status {
 	exited, changed, asked, sig := s.exit != nil, s.changedAt, s.attention != nil, s.signalLocked()
 	stopping := s.stopping != ""
 	s.mu.Unlock()
+	job := s.shellJob()
 	switch {
 	case exited:
 		return StatusExited
@@ -113,6 +114,10 @@ func (s *Session) Status() Status {
 		return StatusNeedsInput
 	case sig != nil && sig.State == SignalWaiting:
 		return StatusNeedsInput
+	case job == jobRunning:
+		return StatusRunning
+	case job == jobNone:
+		return StatusIdle
 	case sig != nil && sig.State == SignalIdle:
 		return StatusIdle
 	case sig != nil && sig.State == SignalWorking && now.Sub(later(sig.At, changed)) < s.signalHold():
@@ -123,6 +128,30 @@ func (s *Session) Status() Status {
 		return StatusNeedsInput
 	}
 	return StatusIdle
+}
+
+// What holds a shell's terminal (shellJob).
+const (
+	jobUnknown = iota // not a shell, or the kernel does not say
+	jobRunning        // a command the shell started
+	jobNone           // the shell itself, at its prompt
+)
+
+// shellJob is the shell profile's status signal. A shell says nothing of
+// itself, and its screen misleads (a prompt redrawn, a sleep that prints
+// nothing): whether a command holds the terminal is what counts.
+func (s *Session) shellJob() int {
+	if s.profile != ShellProfile {
+		return jobUnknown
+	}
+	running, ok := s.proc.ForegroundJob()
+	switch {
+	case !ok:
+		return jobUnknown
+	case running:
+		return jobRunning
+	}
+	return jobNone
 }
 
 func (s *Session) signalHold() time.Duration {
