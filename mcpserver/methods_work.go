@@ -3,9 +3,11 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/workspace"
 )
 
 // The methods of this file, typed with their arguments and results.
@@ -131,7 +133,7 @@ type PublishArgs struct {
 	Name      string  `json:"name"`
 	Kind      string  `json:"kind,omitempty"`
 	Content   *string `json:"content,omitempty" jsonschema:"inline content, at most 1 MiB"`
-	Path      string  `json:"path,omitempty" jsonschema:"a file in the repository, inside the packet's write scope; the server reads it and checks sha256 and size"`
+	Path      string  `json:"path,omitempty" jsonschema:"a file in your working copy (your worktree, else the repository), inside the packet's write scope; the server reads it and checks sha256 and size"`
 	SHA256    string  `json:"sha256,omitempty" jsonschema:"hex SHA-256 of the file at path"`
 	Size      int64   `json:"size,omitempty" jsonschema:"size in bytes of the file at path"`
 }
@@ -443,16 +445,27 @@ func (r *Registry) verifyArtifactFile(c *Call) (any, error) {
 		return nil, nil
 	}
 	var target store.ArtifactTarget
+	var ws *store.Workspace
 	err := r.prepareView(c, func(tx *store.Tx) error {
-		ses, err := c.session(in.SessionID)
+		ses, err := c.liveSession(in.SessionID)
 		if err != nil {
 			return err
 		}
-		target, err = tx.ArtifactTarget(in.PacketID, ses, in.LeaseID)
+		ws = ses.Workspace
+		target, err = tx.ArtifactTarget(in.PacketID, ses.ID, in.LeaseID)
 		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	if ws != nil {
+		// The agent's file is in its worktree, at the place the
+		// repository's folder has there.
+		sub, err := workspace.Subfolder(c.Ctx, target.RepoPath)
+		if err != nil {
+			return nil, err
+		}
+		target.Folder = filepath.Join(ws.Path, sub)
 	}
 	file, err := store.VerifyArtifactFile(c.Ctx, target, in.spec())
 	if err != nil {

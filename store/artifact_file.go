@@ -47,8 +47,22 @@ type ArtifactTarget struct {
 	PacketID     string
 	RepositoryID string
 	// RepoPath is the repository's folder, as registered.
-	RepoPath   string
+	RepoPath string
+	// Folder is where the publishing agent works in place of RepoPath:
+	// the same folder in its worktree. "" is RepoPath itself (an agent
+	// working in the repository's folder). A path artifact is looked up
+	// there: in the person's checkout it would be another file, and its
+	// size would tell the agent of the person's own work.
+	Folder     string
 	WriteScope []string
+}
+
+// folder is where t's path artifacts are.
+func (t ArtifactTarget) folder() string {
+	if t.Folder != "" {
+		return t.Folder
+	}
+	return t.RepoPath
 }
 
 // ArtifactTarget reads what VerifyArtifactFile needs to check a path
@@ -113,7 +127,7 @@ func VerifyArtifactFile(ctx context.Context, t ArtifactTarget, a ArtifactSpec) (
 	if err != nil {
 		return nil, err
 	}
-	root, real, err := resolveArtifactPath(t.RepoPath, rel)
+	root, real, err := resolveArtifactPath(t.folder(), rel)
 	if err != nil {
 		return nil, err
 	}
