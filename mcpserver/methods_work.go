@@ -410,6 +410,9 @@ func (r *Registry) registerWork() {
 			}
 			p, err := c.Tx.ReviewPacket(in.PacketID, store.ReviewSpec{Verdict: in.Verdict, Notes: in.Notes, Comments: in.Comments, By: c.Principal.reviewer()})
 			r.signalAfter(c, repoKey(p.RepositoryID))
+			if err == nil && in.Verdict == store.VerdictRequestChanges && p.Changes != nil {
+				c.AfterCommit(func() { r.nudgeMaker(p) })
+			}
 			return PacketResult{Packet: p}, err
 		}))
 	r.Register(Define(MethodWorkExpireLeases, On(Global, store.CapAdmin), Hidden|Internal,

@@ -81,16 +81,19 @@ type Info struct {
 // program that stops reading its terminal stalls only that goroutine.
 type Session struct {
 	id, profile, repoID string
-	permission          store.Permission
-	confinement         Confinement
-	recCap              int64 // the recording's cap, bytes
-	started             time.Time
-	master              ptyMaster // the PTY's controlling side, for its whole life
-	term                *vt.Terminal
-	recording           string
-	files               []string // token and config files removed at exit
-	cfg                 *Config
-	log                 *slog.Logger
+	// takesPrompts is whether the program reads prompts a person types
+	// (an agent CLI), unlike a shell, which would run them (Nudge).
+	takesPrompts bool
+	permission   store.Permission
+	confinement  Confinement
+	recCap       int64 // the recording's cap, bytes
+	started      time.Time
+	master       ptyMaster // the PTY's controlling side, for its whole life
+	term         *vt.Terminal
+	recording    string
+	files        []string // token and config files removed at exit
+	cfg          *Config
+	log          *slog.Logger
 
 	emuQ   *queue
 	recQ   *queue
@@ -132,6 +135,23 @@ const (
 
 // ID is the session id.
 func (s *Session) ID() string { return s.id }
+
+// Nudge types text into an agent that waits at its prompt, as a person
+// would, and reports whether it did: a program that takes no prompts (a
+// shell would run the text as a command) and an agent at work are left
+// alone.
+func (s *Session) Nudge(text string) bool {
+	if !s.takesPrompts {
+		return false
+	}
+	switch s.Status() {
+	case StatusIdle, StatusNeedsInput:
+	default:
+		return false
+	}
+	go s.typePrompt(text, time.Time{})
+	return true
+}
 
 // PID is the agent's process id (and process group id); while a setup
 // runs, the setup's.

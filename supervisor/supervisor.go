@@ -291,8 +291,9 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 
 	s := &Session{
 		id: spec.SessionID, profile: spec.Profile.ID, repoID: spec.RepositoryID, permission: spec.Permission.Or(), confinement: conf,
-		recCap:  cmp.Or(spec.RecordingCap, sv.cfg.RecordingCap),
-		started: time.Now(), master: proc.PTY(), proc: proc, procStart: procStart, settingUp: next != nil,
+		takesPrompts: spec.Profile.Prompt != store.PromptNone,
+		recCap:       cmp.Or(spec.RecordingCap, sv.cfg.RecordingCap),
+		started:      time.Now(), master: proc.PTY(), proc: proc, procStart: procStart, settingUp: next != nil,
 		recording: recording, files: files,
 		cfg: &sv.cfg, log: sv.cfg.Log,
 		emuQ: newQueue(emuLimit), recQ: newQueue(recLimit),
