@@ -401,12 +401,12 @@ func (r *Registry) registerWork() {
 	r.Register(Define(MethodReviewVerdict, On(Packet, store.CapReviewWrite), 0,
 		"Review a packet in review, or a done one whose changes have not landed: approve, request_changes (back to the queue with the notes and line comments, for the session that made the changes while it lives) or reject.",
 		func(c *Call, in VerdictArgs) (PacketResult, error) {
-			pkt, err := c.Tx.Packet(in.PacketID)
-			if err != nil {
-				return PacketResult{}, err
-			}
-			if err := mayJudge(c.Tx, c.Principal, pkt); err != nil {
-				return PacketResult{}, err
+			// An unknown packet is ReviewPacket's to refuse, after the
+			// arguments it checks first.
+			if pkt, err := c.Tx.Packet(in.PacketID); err == nil {
+				if err := mayJudge(c.Tx, c.Principal, pkt); err != nil {
+					return PacketResult{}, err
+				}
 			}
 			p, err := c.Tx.ReviewPacket(in.PacketID, store.ReviewSpec{Verdict: in.Verdict, Notes: in.Notes, Comments: in.Comments, By: c.Principal.reviewer()})
 			r.signalAfter(c, repoKey(p.RepositoryID))
