@@ -117,6 +117,12 @@ type Daemon struct {
 // Start opens everything and starts serving. On any error it has released
 // whatever it had opened.
 func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
+	// The start's own writes (the heartbeat, the sweeps of what an earlier
+	// run left, the recovery of its landings) run to their end even when
+	// a signal comes meanwhile: each leaves the store as it should be and
+	// is short, and one cut half way would fail the start for nothing.
+	// The program stops on the signal once Start has returned.
+	work := context.WithoutCancel(ctx)
 	d := &Daemon{cfg: cfg, log: cfg.Log, started: time.Now()}
 	d.usage = newUsageWatch(d)
 	if d.log == nil {
@@ -183,31 +189,31 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if cfg.DatabaseURL != "" {
 		// Running, in the other instances' eyes, before the sweeps
 		// below end this instance's sessions of the run before.
-		if err := d.beat(ctx); err != nil {
+		if err := d.beat(work); err != nil {
 			return nil, err
 		}
 		d.reg.HearOtherInstances()
 	}
 
-	if err := revokeStaleEphemeral(ctx, d.reg); err != nil {
+	if err := revokeStaleEphemeral(work, d.reg); err != nil {
 		return nil, fmt.Errorf("revoke tokens of earlier runs: %w", err)
 	}
 	stores := []secretStore{{kr: d.keyring, user: keyringUser(cfg.Paths.Data), source: SourceKeyring}}
 	if cfg.TokenFile {
 		stores = append(stores, secretStore{kr: keyring.NewFile(d.tokenFilePath()), user: keyringUser(cfg.Paths.Data), source: SourceFile})
 	}
-	tok, err := resolveClientToken(ctx, d.reg, cfg.EnvToken, stores)
+	tok, err := resolveClientToken(work, d.reg, cfg.EnvToken, stores)
 	if err != nil {
 		return nil, err
 	}
 	d.clientToken, d.source = tok.raw, tok.source
 
-	if err := d.sweepLostSessions(ctx); err != nil {
+	if err := d.sweepLostSessions(work); err != nil {
 		return nil, fmt.Errorf("end sessions of an earlier run: %w", err)
 	}
 	// Landings and worktree removals a kill cut off are settled with git
 	// before anyone can land or discard again.
-	if err := d.reg.RecoverWorkspaces(ctx); err != nil {
+	if err := d.reg.RecoverWorkspaces(work); err != nil {
 		return nil, err
 	}
 	// Leases expire whether or not anyone polls: a sweep now for those that
@@ -229,7 +235,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		return nil, err
 	}
 	if !d.listen.Off {
-		ln, err := d.listenHTTP(ctx)
+		ln, err := d.listenHTTP(work)
 		if err != nil {
 			return nil, err
 		}
