@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -31,19 +32,20 @@ func (tx *Tx) RenameRepository(id, name string) (Repository, error) {
 	if err := checkRepoName(name); err != nil {
 		return Repository{}, err
 	}
-	r, err := tx.Repository(id)
-	if err != nil {
-		return Repository{}, err
-	}
 	repos, err := tx.Repositories()
 	if err != nil {
 		return Repository{}, err
+	}
+	i := slices.IndexFunc(repos, func(o Repository) bool { return o.ID == id })
+	if i < 0 {
+		return Repository{}, Deny(CodeRepoNotRegistered, "repository %s is not registered", id)
 	}
 	for _, o := range repos {
 		if o.ID != id && o.Name == name {
 			return Repository{}, Deny(CodeInvalidArgument, "another repository is named %q already (%s)", name, o.ID)
 		}
 	}
+	r := repos[i]
 	r.Name = name
 	path := r.Path
 	if err := tx.putRepository(r); err != nil {

@@ -123,19 +123,26 @@ func (d *Daemon) beat(ctx context.Context) error {
 // process set), in the background: the heartbeat goes on meanwhile.
 func (d *Daemon) stopSweptAgents(ctx context.Context) {
 	agents := d.reg.Agents()
-	for _, info := range agents.List() {
-		var ended bool
-		err := d.db.View(ctx, func(tx *store.Tx) error {
+	running := agents.List()
+	// One read for them all: a transaction per agent would hold the
+	// heartbeat up for as many round trips on a shared database.
+	ended := map[string]bool{}
+	if err := d.db.View(ctx, func(tx *store.Tx) error {
+		for _, info := range running {
 			s, err := tx.Session(info.SessionID)
-			ended = err == nil && s.EndedAt != nil
-			return err
-		})
-		if err != nil {
-			d.log.Warn("team: read a session that may have been swept", "session", info.SessionID, "err", err)
-			continue
+			if err != nil {
+				return err
+			}
+			ended[info.SessionID] = s.EndedAt != nil
 		}
+		return nil
+	}); err != nil {
+		d.log.Warn("team: read the sessions that may have been swept", "err", err)
+		return
+	}
+	for _, info := range running {
 		s, ok := agents.Get(info.SessionID)
-		if !ended || !ok {
+		if !ended[info.SessionID] || !ok {
 			continue
 		}
 		d.wg.Add(1)
