@@ -35,7 +35,7 @@ const defaultLease = 10 * time.Minute
 // QueueKey and QuestionKey name what a long poll parks on (Registry.Parked,
 // Options.OnWait): a repository's queue for work.await_packet, a question
 // for session.await_answer.
-func QueueKey(repoID string) string  { return "repo:" + repoID }
+func QueueKey(repoID string) string { return "repo:" + repoID }
 func QuestionKey(qID string) string { return "question:" + qID }
 
 const leasesKey = "leases"
