@@ -42,10 +42,10 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 		if ses, err = c.liveSession(in.SessionID); err != nil {
 			return err
 		}
-		if target, err = tx.ArtifactTarget(in.PacketID, ses.ID, in.LeaseID); err != nil {
+		if p, err = c.packet(in.PacketID); err != nil {
 			return err
 		}
-		if p, err = tx.Packet(in.PacketID); err != nil {
+		if target, err = tx.ArtifactTarget(p, ses.ID, in.LeaseID); err != nil {
 			return err
 		}
 		return tx.CheckArtifacts(p)

@@ -182,14 +182,9 @@ func (c *Call) session(arg string) (string, error) {
 
 // liveSession is session with the whole session.
 func (c *Call) liveSession(arg string) (store.Session, error) {
-	var s store.Session
-	if c.ses != nil && (arg == "" || arg == c.ses.ID) {
-		s = *c.ses
-	} else {
-		var err error
-		if s, err = c.ownSession(arg); err != nil {
-			return store.Session{}, err
-		}
+	s, err := c.ownSession(arg)
+	if err != nil {
+		return store.Session{}, err
 	}
 	if !s.State.Live() {
 		return store.Session{}, store.Deny(store.CodeInvalidState, "session %s has ended", s.ID)
@@ -361,26 +356,13 @@ func (r *Registry) registerWork() {
 			if d, ok := prepared.(*completion); ok {
 				done = *d
 			}
-			changes := done.changes // nil outside a worktree
-			ses, err := c.session(in.SessionID)
+			ses, err := c.liveSession(in.SessionID)
 			if err != nil {
 				return PacketResult{}, err
 			}
-			if done.usage != nil {
-				// Before the packet completes: its share of the session's
-				// usage includes the reply that completed it.
-				if _, err := c.Tx.RecordSessionUsage(ses, *done.usage); err != nil {
-					return PacketResult{}, err
-				}
-			}
-			p, err := c.Tx.CompletePacket(in.PacketID, ses, in.LeaseID, in.Summary, changes)
+			p, err := c.Tx.CompletePacket(in.PacketID, &ses, in.LeaseID, store.Completion{Summary: in.Summary, Changes: done.changes, Usage: done.usage})
 			if err != nil {
 				return PacketResult{}, err
-			}
-			if changes != nil {
-				if err := c.Tx.WorkspaceDone(ses, changes.To); err != nil {
-					return PacketResult{}, err
-				}
 			}
 			r.signalAfter(c, leasesKey)
 			return PacketResult{Packet: p}, c.trace(store.TraceState, p.ID)
@@ -465,7 +447,11 @@ func (r *Registry) verifyArtifactFile(c *Call) (any, error) {
 			return err
 		}
 		ws = ses.Workspace
-		target, err = tx.ArtifactTarget(in.PacketID, ses.ID, in.LeaseID)
+		p, err := c.packet(in.PacketID)
+		if err != nil {
+			return err
+		}
+		target, err = tx.ArtifactTarget(p, ses.ID, in.LeaseID)
 		return err
 	})
 	if err != nil {

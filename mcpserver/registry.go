@@ -365,7 +365,8 @@ func (r *Registry) attempt(call *Call, rec store.AuditRecord, start time.Time) (
 		if res.Err != nil {
 			rec.Outcome = string(res.Code())
 		}
-		if rec.SessionID == "" && ownSession(tx, call.SessionID, rec.KeyID) {
+		owned := ownSession(call.readSession, call.SessionID, rec.KeyID)
+		if rec.SessionID == "" && owned {
 			// An external agent names its session in the arguments.
 			rec.SessionID = call.SessionID
 		}
@@ -377,7 +378,7 @@ func (r *Registry) attempt(call *Call, rec store.AuditRecord, start time.Time) (
 			// The other instances' windows follow changes too.
 			tx.Notify(changedKey)
 		}
-		return traceCall(tx, call.SessionID, &rec)
+		return traceCall(tx, owned, call.SessionID, &rec)
 	})
 	if err == nil && wait.key != "" {
 		return res, wait
@@ -386,21 +387,22 @@ func (r *Registry) attempt(call *Call, rec store.AuditRecord, start time.Time) (
 }
 
 // ownSession reports whether sessionID names a session of the token keyID
-// (any session, for the operator's empty key id).
-func ownSession(tx *store.Tx, sessionID, keyID string) bool {
+// (any session, for the operator's empty key id), read with read.
+func ownSession(read func(id string) (store.Session, error), sessionID, keyID string) bool {
 	if sessionID == "" {
 		return false
 	}
-	s, err := tx.Session(sessionID)
+	s, err := read(sessionID)
 	return err == nil && (keyID == "" || s.TokenKeyID == keyID)
 }
 
 // traceCall appends the call's trace event to its session, in the call's
 // transaction: a denial or a tool call. Calls that name no known session,
-// or a session that is not the caller's, leave no trace: a stranger must
-// not write into another agent's record by naming its session.
-func traceCall(tx *store.Tx, sessionID string, rec *store.AuditRecord) error {
-	if !ownSession(tx, sessionID, rec.KeyID) {
+// or a session that is not the caller's (owned is false), leave no trace: a
+// stranger must not write into another agent's record by naming its
+// session.
+func traceCall(tx *store.Tx, owned bool, sessionID string, rec *store.AuditRecord) error {
+	if !owned {
 		return nil
 	}
 	typ := store.TraceToolCall
@@ -447,7 +449,7 @@ func (r *Registry) auditFailure(res Result, rec store.AuditRecord, sessionID str
 		if err := tx.AppendAudit(&rec); err != nil {
 			return err
 		}
-		return traceCall(tx, sessionID, &rec)
+		return traceCall(tx, ownSession(tx.Session, sessionID, rec.KeyID), sessionID, &rec)
 	})
 	if err != nil {
 		r.log.Error("audit of a failed call could not be written", "method", rec.Method, "err", err)

@@ -184,23 +184,6 @@ func (w Workspace) validate() error {
 	return nil
 }
 
-// WorkspaceDone records head as the session's branch's head at a
-// completion, in the transaction that completes the packet.
-func (tx *Tx) WorkspaceDone(id, head string) error {
-	if len(head) != 40 && len(head) != 64 || strings.Trim(head, "0123456789abcdef") != "" {
-		return Deny(CodeInvalidArgument, "head must be a full hex object name")
-	}
-	s, err := tx.liveSession(id)
-	if err != nil {
-		return err
-	}
-	if s.Workspace == nil {
-		return Deny(CodeInvalidState, "session %s works in no worktree", id)
-	}
-	s.Workspace.Done = head
-	return tx.putSession(&s)
-}
-
 // SetSessionWorkspace records the worktree a live session works in, once:
 // the folder an agent was started in does not change under it.
 func (tx *Tx) SetSessionWorkspace(id string, w Workspace) (Session, error) {
@@ -360,6 +343,9 @@ func (tx *Tx) decodeSession(id, v []byte, scan bool) (Session, error) {
 
 // Session returns one session by id, or a not_found denial.
 func (tx *Tx) Session(id string) (Session, error) {
+	if r := tx.db.reads; r != nil {
+		r.Sessions.Add(1)
+	}
 	v := tx.tx.Bucket(bucketSessions).Get([]byte(id))
 	if v == nil {
 		return Session{}, Deny(CodeNotFound, "no session %s", id)
@@ -575,6 +561,14 @@ func checkSessionText(what, s string, limit int) error {
 	}
 	if !utf8.ValidString(s) {
 		return Deny(CodeInvalidArgument, "%s is not valid UTF-8", what)
+	}
+	return nil
+}
+
+// checkHead refuses what is not a full hex object name.
+func checkHead(head string) error {
+	if len(head) != 40 && len(head) != 64 || strings.Trim(head, "0123456789abcdef") != "" {
+		return Deny(CodeInvalidArgument, "head must be a full hex object name")
 	}
 	return nil
 }

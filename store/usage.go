@@ -166,12 +166,21 @@ func (tx *Tx) RecordSessionUsage(id string, u Usage) (Session, error) {
 	if err != nil {
 		return Session{}, err
 	}
-	if s.Usage != nil && s.Usage.Source == u.Source && s.Usage.sameCounts(u) {
+	if !tx.setUsage(&s, u) {
 		return s, nil
+	}
+	return s, tx.putSession(&s)
+}
+
+// setUsage records u as s's usage, in memory, and reports whether it
+// changed anything.
+func (tx *Tx) setUsage(s *Session, u Usage) bool {
+	if s.Usage != nil && s.Usage.Source == u.Source && s.Usage.sameCounts(u) {
+		return false
 	}
 	u.UpdatedAt = tx.now
 	s.Usage = &u
-	return s, tx.putSession(&s)
+	return true
 }
 
 // attributeUsage gives packet p, whose lease held by sessionID ends now
@@ -190,8 +199,18 @@ func (tx *Tx) attributeUsage(p *Packet, sessionID string) error {
 		return nil
 	}
 	s, err := tx.Session(sessionID)
-	if err != nil || s.Usage == nil || s.Usage.Source == UsageNone {
+	if err != nil || !tx.giveUsage(p, &s) {
 		return nil // a lease of a session gone or uncounted: nothing to give
+	}
+	return tx.putSession(&s)
+}
+
+// giveUsage moves the share of s's usage not yet given to a packet onto p,
+// in memory, and reports whether s changed (it is then the caller's to
+// save). A session that counts nothing gives nothing.
+func (tx *Tx) giveUsage(p *Packet, s *Session) bool {
+	if s.Usage == nil || s.Usage.Source == UsageNone {
+		return false
 	}
 	given := Usage{}
 	if s.UsageGiven != nil {
@@ -206,5 +225,5 @@ func (tx *Tx) attributeUsage(p *Packet, sessionID string) error {
 	p.Usage = &total
 	now := *s.Usage
 	s.UsageGiven = &now
-	return tx.putSession(&s)
+	return true
 }
