@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-dev/switchboard/assets"
 	"github.com/switchboard-dev/switchboard/internal/autostart"
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
@@ -514,7 +515,7 @@ func (g *gui) startAgentItem(m trayModel, rebuild func()) *fyne.MenuItem {
 		var repos []*fyne.MenuItem
 		for _, r := range m.repos {
 			ri := fyne.NewMenuItem(repoLabel(r), func() { g.startFromTray(p.ID, r, mode) })
-			if mode == store.PermissionAuto && noWorktree(r) {
+			if mode == profile.PermissionAuto && noWorktree(r) {
 				ri.Label += labelNoWorktree
 				ri.Disabled = true
 			}
@@ -551,7 +552,7 @@ func repoLabel(r store.Repository) string {
 // startAgent starts profile in repository in permission mode; confirm records the person's
 // confirmation of full auto for the repository. It runs off the Fyne thread: the call
 // commits a transaction and starts a process.
-func (g *gui) startAgent(profile, repository string, mode store.Permission, confirm bool) {
+func (g *gui) startAgent(profile, repository string, mode profile.Permission, confirm bool) {
 	out, err := invoke(g, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: profile, RepositoryID: repository,
 		Permission: mode, ConfirmFullAuto: confirm})
 	if err != nil {

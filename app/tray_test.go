@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-dev/switchboard/app/daemon"
 	"github.com/switchboard-dev/switchboard/assets"
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
@@ -337,7 +338,7 @@ func TestTrayStartAgent(t *testing.T) {
 		t.Fatalf("Shell without repositories: %+v", shell.ChildMenu.Items)
 	}
 	// A profile whose command is missing is listed, greyed.
-	if _, err := invoke(g, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "ghost", Name: "Ghost", Command: "switchboard-no-such-agent", Prompt: store.PromptNone}}); err != nil {
+	if _, err := invoke(g, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: profile.Profile{ID: "ghost", Name: "Ghost", Command: "switchboard-no-such-agent", Prompt: profile.PromptNone}}); err != nil {
 		t.Fatal(err)
 	}
 	reg, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir(), Name: "demo"})

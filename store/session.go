@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/switchboard-dev/switchboard/profile"
 )
 
 // Agent sessions, their reports and questions (SPEC §5, §6). The buckets,
@@ -150,7 +152,7 @@ type Session struct {
 	// Permission is the mode a supervised session's CLI was started in
 	// (see Permission); "" for an external session, and for one recorded
 	// before the modes, which is ask.
-	Permission Permission `json:"permission,omitempty"`
+	Permission profile.Permission `json:"permission,omitempty"`
 	// Usage is the tokens the session's CLI reported for it (usage.go);
 	// nil until first read. UsageGiven is the part already given to its
 	// packets' usage when their leases ended.
@@ -230,7 +232,7 @@ type SessionSpec struct {
 	// for the agent CLI.
 	ConversationID string
 	// Permission is a supervised session's mode ("" is ask).
-	Permission Permission
+	Permission profile.Permission
 	// Packet is the packet the session is started on, which the caller
 	// reserves for it (ReservePacket) in the same transaction.
 	Packet string
@@ -269,8 +271,8 @@ func (tx *Tx) CreateSession(spec SessionSpec) (Session, error) {
 	if err := checkWorkText("session name", spec.Name, maxSessionName, false); err != nil {
 		return Session{}, err
 	}
-	if err := CheckPermission(spec.Permission); err != nil {
-		return Session{}, err
+	if err := profile.CheckPermission(spec.Permission); err != nil {
+		return Session{}, Deny(CodeInvalidArgument, "%v", err)
 	}
 	if spec.RepositoryID != "" && !tx.RepositoryExists(spec.RepositoryID) {
 		return Session{}, Deny(CodeRepoNotRegistered, "repository %s is not registered", spec.RepositoryID)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/profile"
 )
 
 // Usage is what a model was asked and answered, in tokens, as the agent
@@ -33,19 +35,6 @@ type Usage struct {
 	// UpdatedAt is when the counts last changed.
 	UpdatedAt time.Time `json:"updated_at"`
 }
-
-// Usage sources: where a profile's CLI records its token counts (the
-// usage package has a reader for each), and UsageNone for one that
-// records none (aider, a shell).
-const (
-	UsageClaude = "claude"
-	UsageCodex  = "codex"
-	UsageGemini = "gemini"
-	UsageNone   = "none"
-)
-
-// usageSources are the sources a profile may name.
-var usageSources = []string{UsageClaude, UsageCodex, UsageGemini}
 
 // maxUsageCount bounds one count: far beyond any session (a billion
 // tokens is thousands of dollars), low enough that sums never overflow.
@@ -90,7 +79,7 @@ func (u Usage) sameCounts(v Usage) bool {
 // · 2k cache write · $0.12", leaving out what is zero; for UsageNone,
 // "no usage reported".
 func (u Usage) Summary() string {
-	if u.Source == UsageNone {
+	if u.Source == profile.UsageNone {
 		return "no usage reported"
 	}
 	parts := []string{CountText(u.InputTokens) + " in", CountText(u.OutputTokens) + " out"}
@@ -141,13 +130,13 @@ func (u Usage) validate() error {
 		return Deny(CodeInvalidArgument, "usage cost must be a sum of dollars, not %v", u.CostUSD)
 	}
 	switch u.Source {
-	case UsageClaude, UsageCodex, UsageGemini:
-	case UsageNone:
+	case profile.UsageClaude, profile.UsageCodex, profile.UsageGemini:
+	case profile.UsageNone:
 		if u.Tokens() != 0 || u.CostUSD != 0 {
-			return Deny(CodeInvalidArgument, "usage source %q carries no counts", UsageNone)
+			return Deny(CodeInvalidArgument, "usage source %q carries no counts", profile.UsageNone)
 		}
 	default:
-		return Deny(CodeInvalidArgument, "usage source must be %q, %q, %q or %q, not %q", UsageClaude, UsageCodex, UsageGemini, UsageNone, u.Source)
+		return Deny(CodeInvalidArgument, "usage source must be %q, %q, %q or %q, not %q", profile.UsageClaude, profile.UsageCodex, profile.UsageGemini, profile.UsageNone, u.Source)
 	}
 	return nil
 }
@@ -209,7 +198,7 @@ func (tx *Tx) attributeUsage(p *Packet, sessionID string) error {
 // in memory, and reports whether s changed (it is then the caller's to
 // save). A session that counts nothing gives nothing.
 func (tx *Tx) giveUsage(p *Packet, s *Session) bool {
-	if s.Usage == nil || s.Usage.Source == UsageNone {
+	if s.Usage == nil || s.Usage.Source == profile.UsageNone {
 		return false
 	}
 	given := Usage{}

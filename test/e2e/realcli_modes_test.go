@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 	"github.com/switchboard-dev/switchboard/test/standinmodel"
@@ -23,7 +24,7 @@ import (
 // test machine does: as root that mode runs with the variable set.
 func TestRealCLIModes(t *testing.T) {
 	for _, c := range []realCLI{claudeCLI, codexCLI, geminiCLI} {
-		for _, mode := range store.Permissions() {
+		for _, mode := range profile.Permissions() {
 			t.Run(c.profile+"/"+string(mode), func(t *testing.T) {
 				if _, err := supervisor.PermissionArgs(builtinProfile(t, c.profile), mode, os.Geteuid()); err != nil && strings.Contains(err.Error(), supervisor.ErrBypassAsRoot.Error()) {
 					user := c.user
@@ -34,7 +35,7 @@ func TestRealCLIModes(t *testing.T) {
 					t.Fatalf("%s in %s: %v", c.profile, mode, err)
 				}
 				args := []string{"--permission", string(mode)}
-				if mode == store.PermissionAuto {
+				if mode == profile.PermissionAuto {
 					args = append(args, "--yes")
 				}
 				r := runRealCLI(t, c, 1, args...)

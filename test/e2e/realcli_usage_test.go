@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -19,13 +20,13 @@ const standinIn, standinOut = 1200, 40
 // profile, has worked a packet against the stand-in model, its session
 // shows the token counts of the stand-in's replies, read from Claude
 // Code's own transcript (agent list), and the packet its share.
-func TestRealCLIUsageClaude(t *testing.T) { checkRealUsage(t, claudeCLI, store.UsageClaude) }
+func TestRealCLIUsageClaude(t *testing.T) { checkRealUsage(t, claudeCLI, profile.UsageClaude) }
 
 // TestRealCLIUsageCodex: the same with Codex and its rollout file.
-func TestRealCLIUsageCodex(t *testing.T) { checkRealUsage(t, codexCLI, store.UsageCodex) }
+func TestRealCLIUsageCodex(t *testing.T) { checkRealUsage(t, codexCLI, profile.UsageCodex) }
 
 // TestRealCLIUsageGemini: the same with Gemini CLI and its chat file.
-func TestRealCLIUsageGemini(t *testing.T) { checkRealUsage(t, geminiCLI, store.UsageGemini) }
+func TestRealCLIUsageGemini(t *testing.T) { checkRealUsage(t, geminiCLI, profile.UsageGemini) }
 
 // checkRealUsage runs c on one packet and checks the usage its session
 // and the packet show.
