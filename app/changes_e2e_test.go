@@ -179,3 +179,32 @@ func TestChangesApproveThenLand(t *testing.T) {
 		})
 	}
 }
+
+// On the real registry and git: the Work board's Approve records the
+// verdict and main does not move; the packet waits in Done, unlanded.
+func TestWorkApproveDoesNotLand(t *testing.T) {
+	e := newChangesE2E(t)
+	ctx := context.Background()
+	tip, err := gitcmd.Run(ctx, e.repo, "rev-parse", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.g.showWork()
+	w := e.g.work
+	defer w.on(func() { w.win.Close() })
+	w.on(func() { w.clickCard(e.pkt.ID) })
+	w.on(func() {
+		if w.approve.Hidden {
+			t.Fatal("no Approve for a packet in review")
+		}
+		test.Tap(w.approve)
+	})
+	got := workGetPacket(t, e.g, e.pkt.ID).Packet
+	now, err := gitcmd.Run(ctx, e.repo, "rev-parse", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != store.PacketDone || got.Review == nil || got.Review.Verdict != store.VerdictApprove || got.Landed != nil || string(now) != string(tip) {
+		t.Fatalf("after the board's Approve: %s, review %+v, landed %+v, main %s (was %s)", got.State, got.Review, got.Landed, now, tip)
+	}
+}
