@@ -150,7 +150,7 @@ func TestChangesApproveThenLand(t *testing.T) {
 
 			v.landThrough(t, 0)
 			subject := git("log", "-1", "--format=%s", got.Changes.To)
-			for _, want := range []string{"Onto main (now at " + tip[:10] + "), by merge, the repository's default.", "1 commit:",
+			for _, want := range []string{"Onto main (now at " + tip[:10] + "), by merge, the repository's default,\nfrom " + got.Changes.Branch + ".", "1 commit:",
 				got.Changes.To[:10] + "  " + subject, "1 file:", "M  greet.go"} {
 				if !strings.Contains(v.review.planText, want) {
 					t.Errorf("the plan lacks %q:\n%s", want, v.review.planText)

@@ -80,10 +80,11 @@ func (r *changesReview) landMenu() *fyne.Menu {
 	return fyne.NewMenu("", items...)
 }
 
-// showLandMenu opens Land ▾'s menu under the button.
+// showLandMenu opens Land ▾'s menu above the button, which sits at the
+// window's foot: below it the menu would cover the button itself.
 func (r *changesReview) showLandMenu() {
 	r.menu = widget.NewPopUpMenu(r.landMenu(), r.v.win.Canvas())
-	r.menu.ShowAtRelativePosition(fyne.NewPos(0, r.land.Size().Height), r.land)
+	r.menu.ShowAtRelativePosition(fyne.NewPos(0, -r.menu.MinSize().Height), r.land)
 }
 
 // planLanding asks what landing by mode would do, off the Fyne goroutine
@@ -147,7 +148,7 @@ func landPlanText(p mcpserver.LandPlanResult) string {
 	case p.Remote != "":
 		fmt.Fprintf(&b, "Push %s to %s and open a pull request into %s (%s).\n%s does not move.\n", p.Branch, p.Remote, p.Target, how, p.Target)
 	default:
-		fmt.Fprintf(&b, "Onto %s (now at %s), by %s.\n", p.Target, shortCommit(p.TargetCommit), strings.ToLower(how[:1])+how[1:])
+		fmt.Fprintf(&b, "Onto %s (now at %s), by %s,\nfrom %s.\n", p.Target, shortCommit(p.TargetCommit), strings.ToLower(how[:1])+how[1:], p.Branch)
 	}
 	if len(p.Commits) == 0 {
 		fmt.Fprintf(&b, "\n%s already holds every commit of this packet: there is nothing to land.\n", p.Target)

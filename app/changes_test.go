@@ -293,7 +293,7 @@ func TestChangesLandShowsPlanThenLands(t *testing.T) {
 	}
 
 	v.landThrough(t, 1) // Squash
-	for _, want := range []string{"Onto main (now at 5e6f7a8b9c), by squash.", "2 commits:", "1a2b3c4d5e  Greet several people",
+	for _, want := range []string{"Onto main (now at 5e6f7a8b9c), by squash,\nfrom switchboard/d41c8e2f-greet.", "2 commits:", "1a2b3c4d5e  Greet several people",
 		"27dfa13e4d  Say why in the doc comment", "2 files:", "M  cmd/main.go", "R  NOTES.md → docs/NOTES.md"} {
 		if !strings.Contains(v.review.planText, want) {
 			t.Errorf("the plan lacks %q:\n%s", want, v.review.planText)
