@@ -121,9 +121,7 @@ func (r *changesReview) confirmLanding(plan mcpserver.LandPlanResult) {
 	content := container.NewVScroll(body)
 	content.SetMinSize(fyne.NewSize(560, 280))
 	if len(plan.Commits) == 0 {
-		d := dialog.NewCustom(titleLandPlan, "Close", content, r.v.win)
-		r.planDialog = d
-		d.Show()
+		dialog.NewCustom(titleLandPlan, "Close", content, r.v.win).Show()
 		return
 	}
 	d := dialog.NewCustomConfirm(titleLandPlan, labelLandConfirm, labelLandDismiss, content, func(ok bool) {
@@ -132,7 +130,6 @@ func (r *changesReview) confirmLanding(plan mcpserver.LandPlanResult) {
 		}
 	}, r.v.win)
 	d.SetConfirmImportance(widget.SuccessImportance)
-	r.planDialog = d
 	d.Show()
 }
 

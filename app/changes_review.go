@@ -12,7 +12,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -40,7 +39,6 @@ type changesReview struct {
 	reject       *widget.Button
 	land         *widget.Button    // Land ▾: the menu of modes
 	menu         *widget.PopUpMenu // that menu, while open
-	planDialog   dialog.Dialog     // the plan to confirm, last shown
 	planText     string            // what it said
 	landed       *widget.Label
 	conflict     *fyne.Container // the conflict and Send back
