@@ -25,6 +25,7 @@ import (
 const (
 	labelLand          = "Land ▾"
 	labelLandConfirm   = "Land"
+	labelLandPush      = "Push and open"
 	labelLandDismiss   = "Cancel"
 	titleLandPlan      = "Land these changes?"
 	labelLandDefault   = " (default)"
@@ -124,7 +125,11 @@ func (r *changesReview) confirmLanding(plan mcpserver.LandPlanResult) {
 		dialog.NewCustom(titleLandPlan, "Close", content, r.v.win).Show()
 		return
 	}
-	d := dialog.NewCustomConfirm(titleLandPlan, labelLandConfirm, labelLandDismiss, content, func(ok bool) {
+	confirm := labelLandConfirm
+	if plan.Remote != "" {
+		confirm = labelLandPush
+	}
+	d := dialog.NewCustomConfirm(titleLandPlan, confirm, labelLandDismiss, content, func(ok bool) {
 		if ok {
 			r.landBy(store.Landing(plan.Mode))
 		}
@@ -137,15 +142,15 @@ func (r *changesReview) confirmLanding(plan mcpserver.LandPlanResult) {
 // files, listing at most maxLandPlanListing of each.
 func landPlanText(p mcpserver.LandPlanResult) string {
 	var b strings.Builder
-	how := landModeLabel(store.Landing(p.Mode))
+	def := ""
 	if p.Mode == p.DefaultMode {
-		how += ", the repository's default"
+		def = ", the repository's default"
 	}
 	switch {
 	case p.Remote != "":
-		fmt.Fprintf(&b, "Push %s to %s and open a pull request into %s (%s).\n%s does not move.\n", p.Branch, p.Remote, p.Target, how, p.Target)
+		fmt.Fprintf(&b, "Push %s to %s and open a pull request into %s%s.\n%s does not move.\n", p.Branch, p.Remote, p.Target, def, p.Target)
 	default:
-		fmt.Fprintf(&b, "Onto %s (now at %s), by %s,\nfrom %s.\n", p.Target, shortCommit(p.TargetCommit), strings.ToLower(how[:1])+how[1:], p.Branch)
+		fmt.Fprintf(&b, "Onto %s (now at %s), by %s%s,\nfrom %s.\n", p.Target, shortCommit(p.TargetCommit), strings.ToLower(landModeLabel(store.Landing(p.Mode))), def, p.Branch)
 	}
 	if len(p.Commits) == 0 {
 		fmt.Fprintf(&b, "\n%s already holds every commit of this packet: there is nothing to land.\n", p.Target)
