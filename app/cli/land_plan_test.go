@@ -14,8 +14,8 @@ import (
 
 // review --approve records the verdict and moves nothing; land --dry-run
 // prints the target, the mode, the commit and the file, as JSON too, and
-// moves nothing; land then lands; work review-by names a session the
-// packet's reviewer, or none.
+// moves nothing; land then lands. work review-by names a session the
+// packet's reviewer, or none: another agent judges it only meanwhile.
 func TestCLIApproveIsNotLand(t *testing.T) {
 	t.Setenv("SHELL", "/bin/sh")
 	ctx := context.Background()
@@ -70,8 +70,30 @@ func TestCLIApproveIsNotLand(t *testing.T) {
 	if r := h.fails(2, "work", "review-by", pkt); !strings.Contains(r.stderr, "--none") {
 		t.Errorf("review-by without a session: %v", r)
 	}
+	// Another agent judges it only once a person made it the reviewer.
+	other := h.invoke(d, "agent.start", mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repoID})
+	var rev store.Session
+	h.view(d, func(tx *store.Tx) error {
+		var err error
+		rev, err = tx.Session(other["session_id"].(string))
+		return err
+	})
+	reviewer := mcpserver.Principal{KeyID: rev.TokenKeyID, SessionID: rev.ID}
+	notes := mcpserver.VerdictArgs{PacketID: pkt, Verdict: store.VerdictRequestChanges, Notes: "n"}
+	if _, err := mcpserver.Invoke(ctx, d.Registry(), reviewer, mcpserver.TransportMCP, mcpserver.MethodReviewVerdict, notes); store.CodeOf(err) != store.CodeCapabilityScopeMismatch {
+		t.Errorf("another agent, unassigned: %v", err)
+	}
+	if r := h.ok("work", "review-by", pkt, rev.ID); line(r.stdout) != pkt+" reviewed by session "+rev.ID {
+		t.Errorf("review-by: %v", r)
+	}
+	if r := h.ok("work", "get", pkt); !strings.Contains(r.stdout, "Reviewer:     session "+rev.ID+"\n") {
+		t.Errorf("work get of a packet with a reviewer:\n%s", r.stdout)
+	}
 	if r := h.ok("work", "review-by", pkt, "--none"); line(r.stdout) != pkt+" reviewed by a person" {
 		t.Errorf("review-by --none: %v", r)
+	}
+	if _, err := mcpserver.Invoke(ctx, d.Registry(), reviewer, mcpserver.TransportMCP, mcpserver.MethodReviewVerdict, notes); store.CodeOf(err) != store.CodeCapabilityScopeMismatch {
+		t.Errorf("another agent, no longer assigned: %v", err)
 	}
 
 	tip := git(repoDir, "rev-parse", "main")
