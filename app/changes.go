@@ -2,7 +2,7 @@ package app
 
 // The Changes view: what a packet's commits or a live session's worktree
 // changed, file by file, as a unified diff with syntax colours; line
-// comments, and the verdicts that send them back or land the change.
+// comments, the verdicts, and Land ▾.
 
 import (
 	"fmt"
@@ -57,16 +57,18 @@ type changesView struct {
 	src changesSource
 
 	// All fields below are on the Fyne goroutine only, but for mu's.
-	packet    store.Packet         // the packet shown, as last read
-	worktree  string               // the worktree's folder, "" when unknown
-	base      string               // the branch the change lands on
-	shown     mcpserver.DiffResult // the diff last shown, to tell a new one from it
-	files     []unidiff.File
-	untracked map[int]bool // files that are untracked new files
-	rows      []diffRow
-	fileRow   []int
-	hl        *highlighter
-	marked    int // the row being commented on, -1 for none
+	packet   store.Packet // the packet shown, as last read
+	worktree string       // the worktree's folder, "" when unknown
+	base     string       // the branch the change lands on
+	// landDefault is the repository's landing mode, Land ▾'s first.
+	landDefault store.Landing
+	shown       mcpserver.DiffResult // the diff last shown, to tell a new one from it
+	files       []unidiff.File
+	untracked   map[int]bool // files that are untracked new files
+	rows        []diffRow
+	fileRow     []int
+	hl          *highlighter
+	marked      int // the row being commented on, -1 for none
 
 	title    *widget.Label
 	summary  *widget.Label
@@ -192,6 +194,7 @@ func (v *changesView) load() {
 		v.win.SetTitle(titleChanges + " — " + d.Packet.Title)
 		if ch := d.Packet.Changes; ch != nil {
 			v.base = ch.BaseBranch
+			v.readLanding(d.Packet.RepositoryID)
 			v.readWorktree(ch.SessionID)
 		} else {
 			v.summary.SetText(labelChangesNoRange)

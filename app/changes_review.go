@@ -1,8 +1,9 @@
 package app
 
 // The Changes view's review: a comment on a tapped line, the comments
-// so far, and the verdicts (Request changes, Approve that lands, Reject),
-// with Send back to agent when landing meets a conflict.
+// so far, and the verdicts (Request changes, Approve, Reject), which
+// record a verdict and land nothing; Land ▾ (changes_land.go) lands, and
+// Send back to agent answers a landing that met a conflict.
 
 import (
 	"errors"
@@ -36,6 +37,9 @@ type changesReview struct {
 	request      *widget.Button
 	approve      *widget.Button
 	reject       *widget.Button
+	land         *widget.Button    // Land ▾: the menu of modes
+	menu         *widget.PopUpMenu // that menu, while open
+	planText     string            // what it said
 	landed       *widget.Label
 	conflict     *fyne.Container // the conflict and Send back
 	conflictText *widget.Label
@@ -61,10 +65,11 @@ func newChangesReview(v *changesView) *changesReview {
 	r.notes.SetPlaceHolder("Notes for the agent")
 	r.request = widget.NewButtonWithIcon(labelWorkRequestChange, theme.DocumentCreateIcon(), r.requestChanges)
 	r.request.Importance = widget.WarningImportance
-	r.approve = widget.NewButtonWithIcon(labelWorkApprove, theme.ConfirmIcon(), r.approveAndLand)
+	r.approve = widget.NewButtonWithIcon(labelWorkApprove, theme.ConfirmIcon(), r.approvePacket)
 	r.approve.Importance = widget.SuccessImportance
 	r.reject = widget.NewButtonWithIcon(labelWorkReject, theme.DeleteIcon(), r.rejectPacket)
 	r.reject.Importance = widget.DangerImportance
+	r.land = newLandButton(r)
 	r.landed = widget.NewLabel("")
 	r.landed.Hide()
 
@@ -76,15 +81,15 @@ func newChangesReview(v *changesView) *changesReview {
 	r.conflict = container.NewBorder(nil, nil, nil, container.NewCenter(r.sendBack), r.conflictText)
 	r.conflict.Hide()
 
-	bar := container.NewBorder(nil, nil, nil, container.NewHBox(r.approve, r.request, r.reject, r.landed), r.notes)
+	bar := container.NewBorder(nil, nil, nil, container.NewHBox(r.approve, r.request, r.reject, r.land, r.landed), r.notes)
 	r.box = container.NewVBox(widget.NewSeparator(), r.commentBox, r.commentList, r.conflict, bar)
 	r.box.Hide()
 	return r
 }
 
 // update shows the review for the packet as last read: none for a
-// session, the verdicts for a packet in review, Approve (land) for a done
-// packet not landed yet.
+// session, the verdicts for a packet in review, Land ▾ for a done packet
+// not landed yet (and Approve while no approval is recorded on it).
 func (r *changesReview) update() {
 	p := r.v.packet
 	if r.v.src.packetID == "" || p.Changes == nil {
@@ -96,7 +101,10 @@ func (r *changesReview) update() {
 	show(r.request, inReview)
 	show(r.reject, inReview)
 	show(r.notes, inReview)
-	show(r.approve, inReview || (p.State == store.PacketDone && p.Landed == nil))
+	unlanded := p.State == store.PacketDone && p.Landed == nil
+	approved := p.Review != nil && p.Review.Verdict == store.VerdictApprove
+	show(r.approve, inReview || unlanded && !approved)
+	show(r.land, unlanded)
 	if p.Landed != nil {
 		r.landed.SetText(fmt.Sprintf("Landed as %s (%s)", shortCommit(p.Landed.Commit), p.Landed.Mode))
 	}
@@ -224,29 +232,10 @@ func (r *changesReview) rejectPacket() {
 	_ = r.verdict(store.VerdictReject, strings.TrimSpace(r.notes.Text), nil, "Packet rejected: its changes will not land.")
 }
 
-// approveAndLand approves a packet in review, then lands it. The landing
-// runs off the Fyne goroutine, with a landing's own time (landTimeout):
-// git may take a while on a large repository, and the window must neither
-// freeze nor cut the landing short meanwhile. The buttons wait.
-func (r *changesReview) approveAndLand() {
-	if r.v.packet.State == store.PacketInReview {
-		if r.verdict(store.VerdictApprove, strings.TrimSpace(r.notes.Text), nil, "Approved.") != nil {
-			return
-		}
-	}
-	v := r.v
-	r.approve.Disable()
-	v.showStatus("Landing on "+v.base+"…", widget.MediumImportance)
-	args := mcpserver.WorkLandArgs{PacketID: v.src.packetID}
-	v.g.background(func() {
-		res, err := callWithin(v.g, landTimeout, mcpserver.TransportGUI, mcpserver.MethodWorkLand, args)
-		fyne.Do(func() {
-			v.mu.Lock()
-			defer v.mu.Unlock()
-			r.approve.Enable()
-			r.showLanding(res, err)
-		})
-	})
+// approvePacket records the verdict approve, and lands nothing: Land ▾
+// does, once the person has seen what it would bring.
+func (r *changesReview) approvePacket() {
+	_ = r.verdict(store.VerdictApprove, strings.TrimSpace(r.notes.Text), nil, "Approved. Land ▾ brings it onto "+r.v.base+".")
 }
 
 // showLanding shows a landing's outcome.

@@ -94,6 +94,8 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerRepositoryEdits()
 	r.registerDiffs()
 	r.registerLanding()
+	r.registerLandPlan()
+	r.registerReviewers()
 	r.registerWorktrees()
 	r.registerStartup()
 	r.registerInstances()

@@ -384,7 +384,7 @@ func (r *Registry) registerWork() {
 			return PacketResult{Packet: p}, c.trace(store.TraceState, p.ID)
 		}))
 	r.Register(Define(MethodReviewVerdict, On(Packet, store.CapReviewWrite), 0,
-		"Review a packet in review, or a done one whose changes have not landed: approve, request_changes (back to the queue with the notes and line comments, for the session that made the changes while it lives) or reject.",
+		"Review a packet in review, or a done one whose changes have not landed: approve (records the verdict; nothing lands until a person lands it), request_changes (back to the queue with the notes and line comments, for the session that made the changes while it lives) or reject. A session never judges a packet it worked on, nor another session's unless a person made it that packet's reviewer.",
 		func(c *Call, in VerdictArgs) (PacketResult, error) {
 			// An unknown packet is ReviewPacket's to refuse, after the
 			// arguments it checks first.

@@ -29,6 +29,7 @@ func runWork(ctx context.Context, c *cli, args []string) error {
 		"requeue": func(ctx context.Context, c *cli, args []string) error {
 			return workMove(ctx, c, "requeue", mcpserver.MethodWorkRequeue, args)
 		},
+		"review-by": workReviewBy,
 	})
 }
 
@@ -44,6 +45,9 @@ func (c *cli) workUsage() {
   cancel PKT [--reason R]    cancel a packet that has not ended
   requeue PKT [--reason R]   put a failed, cancelled or leased packet back in
                              the queue, its attempts reset
+  review-by PKT SESSION|--none
+                             make a session the packet's reviewer (the one
+                             session that may judge it), or none
 `)
 }
 
@@ -223,6 +227,9 @@ func (c *cli) printPacket(p *store.Packet, arts []store.Artifact) {
 		field("Review", "required")
 	} else {
 		field("Review", "not required")
+	}
+	if p.Reviewer != "" {
+		field("Reviewer", "session "+p.Reviewer)
 	}
 	field("Created", fmtTime(&p.CreatedAt))
 	field("Updated", fmtTime(&p.UpdatedAt))
