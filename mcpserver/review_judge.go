@@ -28,7 +28,7 @@ func (r *Registry) registerReviewers() {
 			if err != nil {
 				return PacketResult{}, err
 			}
-			r.signalAfter(c, repoKey(p.RepositoryID))
+			r.signalAfter(c, QueueKey(p.RepositoryID))
 			return PacketResult{Packet: p}, nil
 		}))
 }
