@@ -600,7 +600,7 @@ func TestHostileInputs(t *testing.T) {
 		return
 	}
 	if got, err := os.ReadFile(hostileDoc); err != nil || string(got) != table {
-		t.Errorf("%s is not the table of these cases (%v): run go test ./mcpserver/ -run TestHostileInputs -hostile-table", hostileDoc, err)
+		t.Errorf("%s is not the table of these cases (%v): run go test ./mcphttp/ -run TestHostileInputs -hostile-table", hostileDoc, err)
 	}
 }
 
@@ -801,10 +801,10 @@ func hostileMarkdown(cases []hostileCase) string {
 	var b strings.Builder
 	b.WriteString(`# Hostile inputs to the MCP endpoint
 
-What each bad input gets from the real server (` + "`mcpserver.NewServer`" + ` and the front layer, on
-a loopback socket). Generated from the cases of ` + "`TestHostileInputs`" + ` (mcpserver/hostile_test.go),
+What each bad input gets from the real server (` + "`mcphttp.NewServer`" + ` and the front layer, on
+a loopback socket). Generated from the cases of ` + "`TestHostileInputs`" + ` (mcphttp/hostile_test.go),
 which checks every row in ` + "`make test`" + ` and fails when this file differs from the cases:
-` + "`go test ./mcpserver/ -run TestHostileInputs -hostile-table`" + ` rewrites it.
+` + "`go test ./mcphttp/ -run TestHostileInputs -hostile-table`" + ` rewrites it.
 
 Every request carries a valid client token unless the row says otherwise. After each one the
 server answers a good call, and at the end no goroutine is left. "audited" means the request
