@@ -1,0 +1,118 @@
+package mcpserver
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/gitcmd/gittest"
+	"github.com/switchboard-dev/switchboard/internal/testwait"
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// startConflictWatch runs the registry's conflict watch until the test
+// ends.
+func startConflictWatch(t *testing.T, reg *Registry) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		reg.WatchConflicts(ctx, ConflictPoll)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+}
+
+// waitConflicts waits, on the registry's change signal and at most until
+// near the test's deadline, for work.get to show a status of the packet
+// that cond accepts, and returns it.
+func waitConflicts(t *testing.T, reg *Registry, pktID, what string, cond func(PacketConflicts) bool) PacketConflicts {
+	t.Helper()
+	end, stop := testwait.NearDeadline(t)
+	defer stop()
+	for {
+		changed := reg.Changed()
+		got, err := Invoke(context.Background(), reg, OperatorPrincipal(), TransportGUIView, MethodWorkGet, WorkGetArgs{PacketID: pktID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Conflicts != nil && cond(*got.Conflicts) {
+			return *got.Conflicts
+		}
+		select {
+		case <-changed:
+		case <-end:
+			t.Fatalf("waited until near the test's deadline for %s; last status %+v", what, got.Conflicts)
+		}
+	}
+}
+
+// A done packet's conflict with main shows within 5 s of main moving,
+// with the target's commit it was checked against and the hunks; main
+// moving back out of the way clears it.
+func TestConflictWatch(t *testing.T) {
+	dir := personGitRepo(t, map[string]string{"a.txt": "one\ntwo\nthree\n", "b.txt": "b\n"})
+	ctx := context.Background()
+	f := newFixture(t)
+	f.createClientToken(t)
+	repo := f.registerRepo(t, dir)
+	a := newGitAgent(t, f, repo, t.TempDir())
+	if _, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportGUI, MethodWorkCreate, WorkCreateArgs{RepositoryID: repo.ID, Title: "Two"}); err != nil {
+		t.Fatal(err)
+	}
+	got := a.claim(t, repo.ID)
+	gittest.WriteFile(t, filepath.Join(a.ws.Path, "a.txt"), "one\nagent's two\nthree\n")
+	p, err := a.complete(got)
+	if err != nil || p.State != store.PacketDone || p.Changes == nil {
+		t.Fatalf("completion: %+v, %v", p, err)
+	}
+	tip := func() string { return strings.TrimSpace(testGit(t, dir, "rev-parse", "main")) }
+	startConflictWatch(t, f.reg)
+
+	first := tip()
+	c := waitConflicts(t, f.reg, p.ID, "a clean status on main", func(c PacketConflicts) bool { return c.Target == first })
+	if !c.Clean() || c.Error != "" || c.Head != p.Changes.To || c.TargetBranch != "main" {
+		t.Fatalf("status before main moved: %+v", c)
+	}
+
+	// The person changes the same line on main.
+	gittest.WriteFile(t, filepath.Join(dir, "a.txt"), "one\nperson's two\nthree\n")
+	testGit(t, dir, "commit", "-q", "-am", "person's two")
+	moved, moveAt := tip(), time.Now()
+	c = waitConflicts(t, f.reg, p.ID, "the conflict with main", func(c PacketConflicts) bool { return c.Target == moved })
+	took := time.Since(moveAt)
+	t.Logf("conflict status %v after main moved", took)
+	if !c.Conflicting() || !slices.Equal(c.Files, []string{"a.txt"}) {
+		t.Fatalf("status after main moved: %+v", c)
+	}
+	if took > 5*time.Second {
+		t.Errorf("the conflict showed %v after main moved; the goal is 5 s", took)
+	}
+
+	list, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportGUIView, MethodWorkConflicts, RepoScope{RepositoryID: repo.ID})
+	if err != nil || len(list.Conflicts) != 1 || list.Conflicts[0].PacketID != p.ID || !list.Conflicts[0].Conflicting() {
+		t.Fatalf("work.conflicts = %+v, %v", list, err)
+	}
+	h, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportGUIView, MethodWorkConflictHunks, WorkConflictHunksArgs{PacketID: p.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "one\n<<<<<<< main\nperson's two\n=======\nagent's two\n>>>>>>> " + p.Changes.Branch + "\nthree\n"
+	if h.Status.Target != moved || len(h.Files) != 1 || h.Files[0].Path != "a.txt" || len(h.Files[0].Hunks) != 1 || h.Files[0].Hunks[0].Text != want {
+		t.Fatalf("work.conflict_hunks = %+v, want a.txt's hunk\n%s", h, want)
+	}
+
+	// main moves on and puts the line back: the packet applies again.
+	gittest.WriteFile(t, filepath.Join(dir, "a.txt"), "one\ntwo\nthree\n")
+	testGit(t, dir, "commit", "-q", "-am", "two again")
+	back := tip()
+	c = waitConflicts(t, f.reg, p.ID, "a clean status again", func(c PacketConflicts) bool { return c.Target == back })
+	if !c.Clean() {
+		t.Fatalf("status once main took the line back: %+v", c)
+	}
+}
