@@ -116,3 +116,52 @@ func TestConflictWatch(t *testing.T) {
 		t.Fatalf("status once main took the line back: %+v", c)
 	}
 }
+
+// work.send_back_conflicts refuses a packet that applies, and sends a
+// conflicting one back with the conflict as its review; its agent's next
+// claim carries the review and goes on with the same attempt.
+func TestSendBackConflicts(t *testing.T) {
+	dir := personGitRepo(t, map[string]string{"a.txt": "one\ntwo\nthree\n"})
+	ctx := context.Background()
+	f := newFixture(t)
+	f.createClientToken(t)
+	repo := f.registerRepo(t, dir)
+	a := newGitAgent(t, f, repo, t.TempDir())
+	if _, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportGUI, MethodWorkCreate, WorkCreateArgs{RepositoryID: repo.ID, Title: "Two", MaxAttempts: 1}); err != nil {
+		t.Fatal(err)
+	}
+	got := a.claim(t, repo.ID)
+	gittest.WriteFile(t, filepath.Join(a.ws.Path, "a.txt"), "one\nagent's two\nthree\n")
+	p, err := a.complete(got)
+	if err != nil || p.Attempt != 1 {
+		t.Fatalf("completion: %+v, %v", p, err)
+	}
+	send := func() (PacketResult, error) {
+		return Invoke(ctx, f.reg, OperatorPrincipal(), TransportGUI, MethodWorkSendBackConflicts, WorkConflictHunksArgs{PacketID: p.ID})
+	}
+	if _, err := send(); store.CodeOf(err) != store.CodeInvalidState {
+		t.Fatalf("sending back a packet that applies: %v", err)
+	}
+
+	gittest.WriteFile(t, filepath.Join(dir, "a.txt"), "one\nperson's two\nthree\n")
+	testGit(t, dir, "commit", "-q", "-am", "person's two")
+	main := strings.TrimSpace(testGit(t, dir, "rev-parse", "main"))
+	sent, err := send()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sent.Packet.Review
+	if sent.Packet.State != store.PacketQueued || r == nil || r.Verdict != store.VerdictRequestChanges ||
+		!strings.Contains(r.Notes, "conflict with main (at "+main[:12]+") in 1 file(s): a.txt") || !strings.Contains(r.Notes, "does not count") ||
+		len(r.Comments) != 1 || r.Comments[0].Path != "a.txt" || !strings.Contains(r.Comments[0].Text, "<<<<<<< main\nperson's two\n=======\nagent's two\n>>>>>>> ") {
+		t.Fatalf("sent back: %s, review %+v", sent.Packet.State, r)
+	}
+	again := a.claim(t, repo.ID)
+	if again.Packet.ID != p.ID || again.Packet.Review == nil || len(again.Packet.Review.Comments) != 1 {
+		t.Fatalf("the agent's next claim: %+v", again.Packet)
+	}
+	claimed, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportGUIView, MethodWorkGet, WorkGetArgs{PacketID: p.ID})
+	if err != nil || claimed.Packet.Attempt != 1 || claimed.Packet.State != store.PacketClaimed {
+		t.Fatalf("after the claim: attempt %d of %d, %s, %v; want the same attempt, 1", claimed.Packet.Attempt, claimed.Packet.MaxAttempts, claimed.Packet.State, err)
+	}
+}

@@ -2,6 +2,8 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
@@ -11,8 +13,9 @@ import (
 // The methods of this file, typed with their arguments and results: what
 // the conflict watch (conflicts_watch.go) knows.
 const (
-	MethodWorkConflicts     Name[RepoScope, WorkConflicts]             = "work.conflicts"
-	MethodWorkConflictHunks Name[WorkConflictHunksArgs, ConflictHunks] = "work.conflict_hunks"
+	MethodWorkConflicts         Name[RepoScope, WorkConflicts]             = "work.conflicts"
+	MethodWorkConflictHunks     Name[WorkConflictHunksArgs, ConflictHunks] = "work.conflict_hunks"
+	MethodWorkSendBackConflicts Name[WorkConflictHunksArgs, PacketResult]  = "work.send_back_conflicts"
 )
 
 // WorkConflicts is the result of work.conflicts.
@@ -51,6 +54,78 @@ func (r *Registry) registerConflicts() {
 		})
 	hunks.Prepare = r.conflictHunks
 	r.Register(hunks)
+	send := Define(MethodWorkSendBackConflicts, On(Packet, store.CapReviewWrite), 0,
+		"Send a completed packet whose commits conflict with its target branch back to the session that made them, as request_changes with the conflict as the review: notes saying what to do, and a comment on each conflicting file with git's messages and the marked regions. It does not use up one of the packet's attempts.",
+		func(c *Call, in WorkConflictHunksArgs) (PacketResult, error) {
+			v, err := c.Prepared()
+			if err != nil {
+				return PacketResult{}, err
+			}
+			h, _ := v.(ConflictHunks)
+			pkt, err := c.Tx.Packet(in.PacketID)
+			if err != nil {
+				return PacketResult{}, err
+			}
+			if err := mayJudge(c.Tx, c.Principal, pkt); err != nil {
+				return PacketResult{}, err
+			}
+			if len(h.Files) == 0 {
+				return PacketResult{}, store.Deny(store.CodeInvalidState, "packet %s applies to %s at %.12s: there is no conflict to send back", pkt.ID, h.Status.TargetBranch, h.Status.Target)
+			}
+			notes, comments := conflictReview(h)
+			p, err := c.Tx.ReviewPacket(in.PacketID, store.ReviewSpec{Verdict: store.VerdictRequestChanges, Notes: notes, Comments: comments,
+				By: c.Principal.reviewer(), KeepAttempt: true})
+			r.signalAfter(c, repoKey(p.RepositoryID))
+			if err == nil && p.Changes != nil {
+				c.AfterCommit(func() { r.nudgeMaker(p) })
+			}
+			return PacketResult{Packet: p}, err
+		})
+	send.Prepare = r.conflictHunks
+	r.Register(send)
+}
+
+// Bounds of a conflict review's comments, under the store's.
+const (
+	// conflictCommentText is the most of a comment's text: the store
+	// takes 4 KiB.
+	conflictCommentText = 4000
+	// conflictComments is the most files commented on.
+	conflictComments = 50
+)
+
+// conflictReview is the review a conflict is sent back as: notes that say
+// what happened and what to do, and per conflicting file a comment on the
+// whole file with git's messages and the marked regions, cut to fit.
+func conflictReview(h ConflictHunks) (string, []store.ReviewComment) {
+	st := h.Status
+	notes := fmt.Sprintf("Your commits conflict with %s (at %.12s) in %d file(s): %s. "+
+		"Bring %s into your branch (git rebase %s, or git merge %s), resolve the conflicts as the comments show them, commit, and complete the packet again. "+
+		"This send-back does not count as one of the packet's attempts.",
+		st.TargetBranch, st.Target, len(st.Files), listFiles(st.Files), st.TargetBranch, st.TargetBranch, st.TargetBranch)
+	var comments []store.ReviewComment
+	for _, f := range h.Files[:min(len(h.Files), conflictComments)] {
+		var b strings.Builder
+		for _, m := range f.Messages {
+			b.WriteString(m + "\n")
+		}
+		if f.Note != "" {
+			b.WriteString("(" + f.Note + ")\n")
+		}
+		for _, hk := range f.Hunks {
+			fmt.Fprintf(&b, "line %d of the merge:\n%s", hk.Line, hk.Text)
+		}
+		text := b.String()
+		if len(text) > conflictCommentText {
+			text = strings.ToValidUTF8(text[:conflictCommentText], "") + "\n…"
+		}
+		text = strings.TrimSpace(text)
+		if text == "" {
+			text = "conflicts with " + st.TargetBranch
+		}
+		comments = append(comments, store.ReviewComment{Path: f.Path, Side: store.SideNew, Text: text})
+	}
+	return notes, comments
 }
 
 // packetConflicts is the watch's status of a packet, for work.get: nil
