@@ -21,6 +21,7 @@ import (
 // Conflict labels, also what the tests tap.
 const (
 	labelWorkShowConflicts = "Show conflicts"
+	labelWorkSendBack      = "Send back to agent"
 	titleWorkConflicts     = "Conflicts with %s"
 	// workBadgeFiles is how many files a badge names before "and N more".
 	workBadgeFiles = 3
@@ -85,7 +86,19 @@ func (w *workWindow) conflictsRow(c *mcpserver.PacketConflicts) fyne.CanvasObjec
 	badge.Wrapping = fyne.TextWrapWord
 	id := c.PacketID
 	show := widget.NewButtonWithIcon(labelWorkShowConflicts, theme.WarningIcon(), func() { w.showConflicts(id) })
-	return container.NewBorder(nil, nil, nil, show, badge)
+	send := widget.NewButtonWithIcon(labelWorkSendBack, theme.MailReplyIcon(), func() { w.sendBackConflicts(id) })
+	return container.NewBorder(nil, nil, nil, container.NewHBox(show, send), badge)
+}
+
+// sendBackConflicts sends the packet back to its agent with the conflict
+// as its review; it keeps its attempt.
+func (w *workWindow) sendBackConflicts(id string) {
+	if _, err := call(w.g, mcpserver.TransportGUI, mcpserver.MethodWorkSendBackConflicts, mcpserver.WorkConflictHunksArgs{PacketID: id}); err != nil {
+		w.fail("The packet could not be sent back", err)
+		return
+	}
+	w.note("Sent back to its agent with the conflicts as its review; this does not count as an attempt.")
+	w.reload()
 }
 
 // showConflicts shows a packet's conflicting hunks in a dialog over the

@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-dev/switchboard/gitcmd"
 	"github.com/switchboard-dev/switchboard/gitcmd/gittest"
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/workspace"
 )
 
 // When the person's main moves under a packet in review so that it no
@@ -70,4 +71,35 @@ func TestWorkConflictBadge(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Send back to agent sends a conflicting packet back to the queue with the
+// conflict as its review, keeping its attempt.
+func TestWorkConflictSendBack(t *testing.T) {
+	e := newChangesE2E(t)
+	g := e.g
+	ctx := context.Background()
+	gittest.WriteFile(t, filepath.Join(e.repo, "greet.go"), "package greet\n\nfunc Hello() string {\n\treturn \"hi\"\n}\n")
+	if _, err := gitcmd.Run(ctx, e.repo, "commit", "-q", "-am", "hi"); err != nil {
+		t.Fatal(err)
+	}
+	g.showWork()
+	w := g.work
+	defer w.on(func() { w.win.Close() })
+	before := workGetPacket(t, g, e.pkt.ID).Packet.Attempt
+	// The watch does not run here: the detail is given its status as
+	// work.get would carry it.
+	row := w.conflictsRow(&mcpserver.PacketConflicts{PacketID: e.pkt.ID, TargetBranch: "main", Conflicts: workspace.Conflicts{Target: strings.Repeat("a", 40), Files: []string{"greet.go"}}})
+	send, _ := findIn(row, func(b *widget.Button) bool { return b.Text == labelWorkSendBack })
+	if send == nil {
+		t.Fatal("no Send back to agent button")
+	}
+	w.on(func() { test.Tap(send) })
+	got := workGetPacket(t, g, e.pkt.ID).Packet
+	if got.State != "queued" || got.Attempt != before-1 || got.Review == nil || len(got.Review.Comments) != 1 || got.Review.Comments[0].Path != "greet.go" {
+		t.Fatalf("after Send back: %s, attempt %d (was %d), review %+v; status %q", got.State, got.Attempt, before, got.Review, w.status.Text)
+	}
+	if aw := e.claim(); aw.Packet == nil || aw.Packet.ID != e.pkt.ID || workGetPacket(t, g, e.pkt.ID).Packet.Attempt != before {
+		t.Errorf("the agent's next claim: %+v; attempt %d, want %d", aw.Packet, workGetPacket(t, g, e.pkt.ID).Packet.Attempt, before)
+	}
 }

@@ -46,8 +46,10 @@ func (c *cli) workUsage() {
   get PKT [--json]           a packet with its history and artifacts, and
                              whether it still applies to its target branch
                              (show is the same)
-  conflicts PKT [--json]     the hunks where a packet's commits conflict
-                             with its target branch
+  conflicts PKT [--send-back] [--json]
+                             the hunks where a packet's commits conflict
+                             with its target branch; --send-back sends it
+                             back to its agent with them, keeping its attempt
   cancel PKT [--reason R]    cancel a packet that has not ended
   requeue PKT [--reason R]   put a failed, cancelled or leased packet back in
                              the queue, its attempts reset

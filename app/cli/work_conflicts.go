@@ -43,14 +43,26 @@ func (c *cli) printConflicts(pktID string, st *mcpserver.PacketConflicts) {
 
 // workConflicts prints the conflicting hunks of a packet with its target.
 func workConflicts(ctx context.Context, c *cli, args []string) error {
-	fs := c.newFlags("work conflicts", "work conflicts PKT [--json]")
+	fs := c.newFlags("work conflicts", "work conflicts PKT [--send-back] [--json]")
 	asJSON := fs.Bool("json", false, "print the status and the files as JSON")
+	sendBack := fs.Bool("send-back", false, "send the packet back to its agent with the conflicts as its review (request_changes that does not use up an attempt)")
 	if err := parse(fs, interleave(fs, args)); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return errUsage
+	}
+	if *sendBack {
+		out, err := call(ctx, c, mcpserver.MethodWorkSendBackConflicts, mcpserver.WorkConflictHunksArgs{PacketID: fs.Arg(0)})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return c.printJSON(out)
+		}
+		c.printf("%s sent back to its agent with its conflicts as the review (%s, attempt %d of %d kept)\n", out.Packet.ID, out.Packet.State, out.Packet.Attempt+1, out.Packet.MaxAttempts)
+		return nil
 	}
 	out, err := call(ctx, c, mcpserver.MethodWorkConflictHunks, mcpserver.WorkConflictHunksArgs{PacketID: fs.Arg(0)})
 	if err != nil {

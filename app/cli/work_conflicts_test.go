@@ -82,4 +82,7 @@ func TestCLIWorkConflicts(t *testing.T) {
 	if r := h.ok("work", "conflicts", pkt); !strings.Contains(r.stdout, want) {
 		t.Errorf("work conflicts:\n%s\nwant\n%s", r.stdout, want)
 	}
+	if r := h.ok("work", "conflicts", pkt, "--send-back"); r.stdout != pkt+" sent back to its agent with its conflicts as the review (queued, attempt 1 of 3 kept)\n" {
+		t.Errorf("work conflicts --send-back: %v", r)
+	}
 }
