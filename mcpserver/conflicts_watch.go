@@ -31,6 +31,9 @@ const (
 	// conflictPackets is how many of the newest packets the watch looks
 	// at: as many as the Work board reads.
 	conflictPackets = 1000
+	// conflictTipsEvery is how often the tips are read with git even when
+	// their files look unchanged (workspace.RefsStamp).
+	conflictTipsEvery = 30 * time.Second
 )
 
 // PacketConflicts is whether a completed, unlanded packet applies to its
@@ -120,7 +123,7 @@ func awaitsLanding(p store.Packet) bool {
 // head or range moved. Windows hear of a change through Changed. The
 // daemon runs it; nothing else may, as the book has one writer.
 func (r *Registry) WatchConflicts(ctx context.Context, poll time.Duration) {
-	w := conflictWatch{r: r, checkers: map[string]*workspace.Checker{}}
+	w := conflictWatch{r: r, repos: map[string]*watchedRepo{}}
 	dirty := true
 	var lastRead time.Time
 	for {
@@ -168,8 +171,56 @@ type conflictWatch struct {
 	r *Registry
 	// packets are the unlanded packets as last read.
 	packets []unlandedPacket
-	// checkers are one per repository folder.
-	checkers map[string]*workspace.Checker
+	// repos are by repository folder.
+	repos map[string]*watchedRepo
+}
+
+// watchedRepo is what the watch keeps of a repository between rounds.
+type watchedRepo struct {
+	checker *workspace.Checker
+	// commonDir is its git folder, "" when git could not say: then the
+	// tips are read with git every round.
+	commonDir string
+	// tips were read at readAt, for branches, when the ref files looked
+	// like stamp.
+	tips     map[string]string
+	branches []string
+	stamp    workspace.RefsStamp
+	readAt   time.Time
+}
+
+// repo returns what the watch keeps of the repository at path.
+func (w *conflictWatch) repo(ctx context.Context, path string) *watchedRepo {
+	if wr, ok := w.repos[path]; ok {
+		return wr
+	}
+	wr := &watchedRepo{checker: workspace.NewChecker(path)}
+	if dir, err := workspace.CommonDir(ctx, path); err == nil {
+		wr.commonDir = dir
+	}
+	w.repos[path] = wr
+	return wr
+}
+
+// branchTips reads the tips of branches: again from git when their ref
+// files changed, the branches are others, or conflictTipsEvery passed;
+// else as last read, which costs a few stats and no process.
+func (wr *watchedRepo) branchTips(ctx context.Context, path string, branches []string, now time.Time) (map[string]string, error) {
+	var stamp workspace.RefsStamp
+	if wr.commonDir != "" {
+		// Before the read: a move between the two shows next round.
+		stamp = workspace.ReadRefsStamp(wr.commonDir, branches)
+		if wr.tips != nil && slices.Equal(branches, wr.branches) && stamp.Same(wr.stamp) && now.Sub(wr.readAt) < conflictTipsEvery {
+			return wr.tips, nil
+		}
+	}
+	tips, err := workspace.BranchTips(ctx, path, branches)
+	if err != nil {
+		wr.tips = nil
+		return nil, err
+	}
+	wr.tips, wr.branches, wr.stamp, wr.readAt = tips, branches, stamp, now
+	return tips, nil
 }
 
 // read takes the unlanded packets from the database.
@@ -227,22 +278,19 @@ func (w *conflictWatch) round(ctx context.Context) {
 				branches = append(branches, p.Changes.BaseBranch)
 			}
 		}
-		tips, err := workspace.BranchTips(ctx, path, branches)
+		wr := w.repo(ctx, path)
+		slices.Sort(branches)
+		tips, err := wr.branchTips(ctx, path, branches, now)
 		if err != nil && ctx.Err() != nil {
 			return // stopping: keep the book as it is
 		}
-		chk, ok := w.checkers[path]
-		if !ok {
-			chk = workspace.NewChecker(path)
-			w.checkers[path] = chk
-		}
 		for _, p := range ps {
-			next[p.ID] = w.check(ctx, chk, p, tips, err, now)
+			next[p.ID] = w.check(ctx, wr.checker, p, tips, err, now)
 		}
 		if ctx.Err() != nil {
 			return
 		}
-		chk.Forget() // what it remembers is for one round's targets
+		wr.checker.Forget() // what it remembers is for one round's targets
 	}
 	if w.r.conflicts.replace(next) {
 		w.r.sig.signal(changedKey)

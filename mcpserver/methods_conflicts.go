@@ -36,13 +36,16 @@ type ConflictHunks struct {
 	Files []workspace.ConflictFile `json:"files"`
 }
 
+// registerConflicts adds the conflict methods. They are for the GUI and
+// the CLI: an agent learns of its packet's conflict from the review it is
+// sent back with (and work.get carries the status).
 func (r *Registry) registerConflicts() {
-	r.Register(Define(MethodWorkConflicts, On(Repository, store.CapWorkRead), ReadOnly,
+	r.Register(Define(MethodWorkConflicts, On(Repository, store.CapWorkRead), Hidden|ReadOnly,
 		"Whether each completed packet whose commits have not landed still applies to its target branch: the conflicting files, and the target's commit that was checked. Kept current in the background as the target branches move.",
 		func(c *Call, in RepoScope) (WorkConflicts, error) {
 			return WorkConflicts{Conflicts: r.conflicts.list(in.RepositoryID)}, nil
 		}))
-	hunks := Define(MethodWorkConflictHunks, On(Packet, store.CapWorkRead), ReadOnly,
+	hunks := Define(MethodWorkConflictHunks, On(Packet, store.CapWorkRead), Hidden|ReadOnly,
 		"The conflicts of a completed packet's commits with its target branch: each conflicting file with git's messages and the regions it marked (<<<<<<< target, =======, >>>>>>> packet), with a few lines around them.",
 		func(c *Call, _ WorkConflictHunksArgs) (ConflictHunks, error) {
 			v, err := c.Prepared()
@@ -54,7 +57,7 @@ func (r *Registry) registerConflicts() {
 		})
 	hunks.Prepare = r.conflictHunks
 	r.Register(hunks)
-	send := Define(MethodWorkSendBackConflicts, On(Packet, store.CapReviewWrite), 0,
+	send := Define(MethodWorkSendBackConflicts, On(Packet, store.CapReviewWrite), Hidden,
 		"Send a completed packet whose commits conflict with its target branch back to the session that made them, as request_changes with the conflict as the review: notes saying what to do, and a comment on each conflicting file with git's messages and the marked regions. It does not use up one of the packet's attempts.",
 		func(c *Call, in WorkConflictHunksArgs) (PacketResult, error) {
 			v, err := c.Prepared()
@@ -149,16 +152,7 @@ func (r *Registry) conflictHunks(c *Call) (any, error) {
 	if err := c.Decode(&in); err != nil {
 		return nil, err
 	}
-	var p store.Packet
-	var repo store.Repository
-	err := r.prepareView(c, func(tx *store.Tx) error {
-		var err error
-		if p, err = tx.Packet(in.PacketID); err != nil {
-			return err
-		}
-		repo, err = tx.LocalRepository(p.RepositoryID)
-		return err
-	})
+	p, repo, err := r.preparePacket(c, in.PacketID)
 	if err != nil {
 		return nil, err
 	}

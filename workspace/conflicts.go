@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -250,4 +252,49 @@ func BranchTips(ctx context.Context, repoPath string, branches []string) (map[st
 		}
 	}
 	return tips, nil
+}
+
+// RefsStamp is what the files that hold some branches' tips looked like:
+// each branch's loose ref, packed-refs and a reftable's table list. git
+// writes a ref by renaming a new file into place, so a moved branch shows
+// as a different file there; comparing stamps tells, without running git,
+// whether BranchTips could answer differently. A file system that reuses
+// a file's identity and keeps coarse times could hide a move: the caller
+// reads the tips now and then regardless.
+type RefsStamp struct {
+	files []os.FileInfo // nil where a file is missing
+}
+
+// ReadRefsStamp stamps the ref files of branches in commonDir, the
+// repository's git folder (CommonDir).
+func ReadRefsStamp(commonDir string, branches []string) RefsStamp {
+	paths := []string{filepath.Join(commonDir, "packed-refs"), filepath.Join(commonDir, "reftable", "tables.list")}
+	for _, b := range branches {
+		paths = append(paths, filepath.Join(commonDir, "refs", "heads", filepath.FromSlash(b)))
+	}
+	s := RefsStamp{files: make([]os.FileInfo, len(paths))}
+	for i, p := range paths {
+		if fi, err := os.Stat(p); err == nil {
+			s.files[i] = fi
+		}
+	}
+	return s
+}
+
+// Same reports whether s and o stamp the same files, unchanged.
+func (s RefsStamp) Same(o RefsStamp) bool {
+	if len(s.files) != len(o.files) || len(s.files) == 0 {
+		return false
+	}
+	for i, a := range s.files {
+		b := o.files[i]
+		switch {
+		case a == nil && b == nil:
+		case a == nil || b == nil:
+			return false
+		case !os.SameFile(a, b) || !a.ModTime().Equal(b.ModTime()) || a.Size() != b.Size():
+			return false
+		}
+	}
+	return true
 }

@@ -228,3 +228,36 @@ func TestBranchTips(t *testing.T) {
 		t.Error("BranchTips took an option for a branch")
 	}
 }
+
+// A stamp of the ref files changes when a branch moves, whether its ref is
+// loose or packed, and stays when nothing moved.
+func TestRefsStamp(t *testing.T) {
+	repo := newRepo(t, "")
+	common := filepath.Join(repo, ".git")
+	branches := []string{"main", "feat"}
+	first := gitLine(t, repo, "rev-parse", "HEAD")
+	steps := []struct {
+		name string
+		do   func()
+		same bool
+	}{
+		{"nothing", func() {}, true},
+		{"main moves", func() { commitOn(t, repo, "main", "", map[string]string{"a.txt": "moved\n"}) }, false},
+		{"a new branch", func() { commitOn(t, repo, "feat", first, map[string]string{"c.txt": "c\n"}) }, false},
+		{"another branch moves", func() { commitOn(t, repo, "other", first, map[string]string{"d.txt": "d\n"}) }, true},
+		{"packed", func() { git(t, repo, "pack-refs", "--all") }, false},
+		{"packed main moves", func() { git(t, repo, "update-ref", "refs/heads/main", first) }, false},
+	}
+	before := ReadRefsStamp(common, branches)
+	for _, s := range steps {
+		s.do()
+		after := ReadRefsStamp(common, branches)
+		if after.Same(before) != s.same {
+			t.Errorf("%s: Same = %v, want %v", s.name, !s.same, s.same)
+		}
+		before = after
+	}
+	if (RefsStamp{}).Same(RefsStamp{}) {
+		t.Error("two empty stamps are the same: nothing was stamped")
+	}
+}
