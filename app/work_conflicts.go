@@ -6,6 +6,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -38,18 +39,17 @@ func conflictBadge(c mcpserver.PacketConflicts) string {
 	return fmt.Sprintf("Conflicts with %s in %s%s", c.TargetBranch, strings.Join(files, ", "), more)
 }
 
+// waitsToLand is true for a packet the conflict watch looks at: in review
+// or done, with commits of its own not landed.
+func waitsToLand(p store.Packet) bool {
+	return p.Changes != nil && p.Landed == nil && (p.State == store.PacketDone || p.State == store.PacketInReview)
+}
+
 // readConflicts reads the conflict watch's findings for the packets read,
 // when any of them waits to land: the board's cards show them.
 func (w *workWindow) readConflicts() error {
-	waiting := false
-	for _, p := range w.packets {
-		if p.Changes != nil && p.Landed == nil && (p.State == store.PacketDone || p.State == store.PacketInReview) {
-			waiting = true
-			break
-		}
-	}
 	w.conflicts = nil
-	if !waiting {
+	if !slices.ContainsFunc(w.packets, waitsToLand) {
 		return nil
 	}
 	got, err := view(w.g, mcpserver.MethodWorkConflicts, mcpserver.RepoScope{RepositoryID: w.filterID})
@@ -69,7 +69,7 @@ func (w *workWindow) readConflicts() error {
 // before the usual line when the packet conflicts.
 func (w *workWindow) cardConflict(p store.Packet, info string) (string, widget.Importance) {
 	c, ok := w.conflicts[p.ID]
-	if !ok || p.Landed != nil {
+	if !ok || !waitsToLand(p) { // landed or sent back since the watch looked
 		return info, widget.MediumImportance
 	}
 	return conflictBadge(c) + " · " + info, widget.DangerImportance
