@@ -50,7 +50,7 @@ type PacketConflicts struct {
 	From      string    `json:"from,omitempty"`
 	CheckedAt time.Time `json:"checked_at"`
 	// Error says why the check could not be made (the target branch is
-	// gone); the other fields but the packet's are then empty.
+	// gone, the packet's commits are); Files is then empty.
 	Error string `json:"error,omitempty"`
 }
 
@@ -310,10 +310,15 @@ func (w *conflictWatch) check(ctx context.Context, chk *workspace.Checker, p unl
 		c.Error = "the target branch " + c.TargetBranch + " does not exist"
 		return c
 	}
-	if old, ok := w.r.conflicts.get(p.ID); ok && old.Error == "" && old.Target == target && old.Head == p.Changes.To && old.From == c.From {
+	c.Target, c.Head = target, p.Changes.To
+	// A check that failed is tried again when its inputs move, and now and
+	// then: not every poll, which would run git a second for a packet
+	// whose commits are gone.
+	if old, ok := w.r.conflicts.get(p.ID); ok && old.Target == c.Target && old.Head == c.Head && old.From == c.From &&
+		(old.Error == "" || now.Sub(old.CheckedAt) < conflictTipsEvery) {
 		return old
 	}
-	got, err := chk.Check(ctx, workspace.MergeCheck{Target: target, Head: p.Changes.To, From: c.From})
+	got, err := chk.Check(ctx, workspace.MergeCheck{Target: c.Target, Head: c.Head, From: c.From})
 	if err != nil {
 		c.Error = err.Error()
 		return c
