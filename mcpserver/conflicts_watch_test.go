@@ -165,3 +165,38 @@ func TestSendBackConflicts(t *testing.T) {
 		t.Fatalf("after the claim: attempt %d of %d, %s, %v; want the same attempt, 1", claimed.Packet.Attempt, claimed.Packet.MaxAttempts, claimed.Packet.State, err)
 	}
 }
+
+// The watch runs git for the target tips only when their ref files moved,
+// or conflictTipsEvery after its last read: a folder git cannot read
+// stands in for the repository to tell whether it ran.
+func TestConflictWatchReadsTipsWhenRefsMove(t *testing.T) {
+	dir := personGitRepo(t, map[string]string{"a.txt": "a\n"})
+	ctx := context.Background()
+	nowhere := filepath.Join(t.TempDir(), "not-a-repository")
+	wr := &watchedRepo{commonDir: filepath.Join(dir, ".git")}
+	branches := []string{"main"}
+	at := time.Now()
+	tips, err := wr.branchTips(ctx, dir, branches, at)
+	first := strings.TrimSpace(testGit(t, dir, "rev-parse", "main"))
+	if err != nil || tips["main"] != first {
+		t.Fatalf("first read: %v, %v", tips, err)
+	}
+	if tips, err := wr.branchTips(ctx, nowhere, branches, at.Add(time.Second)); err != nil || tips["main"] != first {
+		t.Fatalf("nothing moved: %v, %v; want the last read, without git", tips, err)
+	}
+	if _, err := wr.branchTips(ctx, nowhere, branches, at.Add(conflictTipsEvery)); err == nil {
+		t.Fatalf("%v after the last read: no git run", conflictTipsEvery)
+	}
+	if _, err := wr.branchTips(ctx, dir, branches, at); err != nil {
+		t.Fatal(err)
+	}
+	gittest.WriteFile(t, filepath.Join(dir, "a.txt"), "moved\n")
+	testGit(t, dir, "commit", "-q", "-am", "moved")
+	if _, err := wr.branchTips(ctx, nowhere, branches, at.Add(time.Second)); err == nil {
+		t.Fatal("main moved: no git run")
+	}
+	tips, err = wr.branchTips(ctx, dir, branches, at.Add(2*time.Second))
+	if moved := strings.TrimSpace(testGit(t, dir, "rev-parse", "main")); err != nil || tips["main"] != moved {
+		t.Fatalf("after main moved: %v, %v; want %s", tips, err, moved)
+	}
+}
