@@ -72,6 +72,10 @@ func (r *Registry) registerConflicts() {
 			if err := mayJudge(c.Tx, c.Principal, pkt); err != nil {
 				return PacketResult{}, err
 			}
+			if pkt.Changes == nil || pkt.Changes.To != h.Status.Head {
+				// Completed again between the merge and now.
+				return PacketResult{}, store.Deny(store.CodeInvalidState, "packet %s changed while its conflicts were read: look at them again", pkt.ID)
+			}
 			if len(h.Files) == 0 {
 				return PacketResult{}, store.Deny(store.CodeInvalidState, "packet %s applies to %s at %.12s: there is no conflict to send back", pkt.ID, h.Status.TargetBranch, h.Status.Target)
 			}
