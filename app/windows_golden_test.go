@@ -130,6 +130,9 @@ func newGoldenGUI(t *testing.T, a fyne.App, d *goldenData, agents *supervisor.Su
 		}
 		return mcpserver.TraceReadResult{Events: evs, LastSeq: last}, nil
 	}))
+	def(mcpserver.Define(mcpserver.MethodWorkConflicts, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, _ mcpserver.RepoScope) (mcpserver.WorkConflicts, error) {
+		return mcpserver.WorkConflicts{Conflicts: []mcpserver.PacketConflicts{}}, nil
+	}))
 	def(mcpserver.Define(mcpserver.MethodWorkList, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, f store.PacketFilter) (mcpserver.WorkList, error) {
 		out := []store.Packet{}
 		for _, p := range d.packets {

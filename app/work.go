@@ -95,6 +95,12 @@ type workWindow struct {
 	// now is the clock the packets' ages and leases are measured against;
 	// time.Now, a fixed time in the golden-image tests.
 	now func() time.Time
+
+	// conflicts are the conflicting packets' statuses, by packet id, as
+	// last read (work_conflicts.go); conflictHunks is the last hunks
+	// dialog's content.
+	conflicts     map[string]mcpserver.PacketConflicts
+	conflictHunks *fyne.Container
 }
 
 // showWork opens the Work window, or brings it forward.

@@ -74,7 +74,12 @@ func (c *workCard) Refresh() {
 func (c *workCard) show(p store.Packet) {
 	c.packet = p
 	workSetText(c.title, p.Title)
-	workSetText(c.info, c.w.cardInfo(p))
+	info, imp := c.w.cardConflict(p, c.w.cardInfo(p))
+	if c.info.Importance != imp {
+		c.info.Importance = imp
+		c.info.Refresh()
+	}
+	workSetText(c.info, info)
 	workSetText(c.session, c.w.cardSession(p))
 }
 

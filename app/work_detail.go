@@ -96,6 +96,9 @@ func (w *workWindow) showDetail() {
 	// its objects change.
 	w.facts = widget.NewForm(items...)
 	objs := []fyne.CanvasObject{w.facts}
+	if row := w.conflictsRow(w.detail.Conflicts); row != nil {
+		objs = []fyne.CanvasObject{row, w.facts} // work_conflicts.go
+	}
 	section := func(name string) {
 		objs = append(objs, widget.NewSeparator(), widget.NewLabelWithStyle(name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 	}

@@ -93,6 +93,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerWorkspaces()
 	r.registerRepositoryEdits()
 	r.registerDiffs()
+	r.registerConflicts()
 	r.registerLanding()
 	r.registerLandPlan()
 	r.registerReviewers()

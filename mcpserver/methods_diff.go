@@ -73,16 +73,7 @@ func (r *Registry) packetDiff(c *Call) (any, error) {
 	if err := c.Decode(&in); err != nil {
 		return nil, err
 	}
-	var p store.Packet
-	var repo store.Repository
-	err := r.prepareView(c, func(tx *store.Tx) error {
-		var err error
-		if p, err = tx.Packet(in.PacketID); err != nil {
-			return err
-		}
-		repo, err = tx.LocalRepository(p.RepositoryID)
-		return err
-	})
+	p, repo, err := r.preparePacket(c, in.PacketID)
 	if err != nil {
 		return nil, err
 	}
@@ -128,6 +119,22 @@ func (r *Registry) sessionDiff(c *Call) (any, error) {
 		return nil, err
 	}
 	return DiffResult{From: ws.BaseCommit, Diff: string(d), Untracked: untracked}, nil
+}
+
+// preparePacket reads, for a Prepare, a packet and its repository, whose
+// folder must be on this instance.
+func (r *Registry) preparePacket(c *Call, pktID string) (store.Packet, store.Repository, error) {
+	var p store.Packet
+	var repo store.Repository
+	err := r.prepareView(c, func(tx *store.Tx) error {
+		var err error
+		if p, err = tx.Packet(pktID); err != nil {
+			return err
+		}
+		repo, err = tx.LocalRepository(p.RepositoryID)
+		return err
+	})
+	return p, repo, err
 }
 
 // prepareSession reads, for a Prepare, the session a SessionArg call

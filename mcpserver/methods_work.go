@@ -72,6 +72,10 @@ type WorkGetArgs struct {
 type WorkGetResult struct {
 	Packet    store.Packet     `json:"packet"`
 	Artifacts []store.Artifact `json:"artifacts"`
+	// Conflicts is whether the packet's commits, not landed yet, still
+	// apply to their target branch (conflicts_watch.go); nil when that
+	// is not known.
+	Conflicts *PacketConflicts `json:"conflicts,omitempty"`
 }
 
 // WorkList is the result of work.list.
@@ -268,7 +272,7 @@ func (r *Registry) registerWork() {
 			if arts == nil {
 				arts = []store.Artifact{}
 			}
-			return WorkGetResult{Packet: p, Artifacts: arts}, err
+			return WorkGetResult{Packet: p, Artifacts: arts, Conflicts: r.packetConflicts(p)}, err
 		}))
 	r.Register(Define(MethodWorkList, On(Repository, store.CapWorkRead), ReadOnly,
 		"Packets, newest first, by repository and state.",

@@ -39,6 +39,8 @@ type Registry struct {
 	instanceGrace time.Duration
 	// refreshUsage is Options.RefreshUsage (methods_usage.go).
 	refreshUsage UsageRefresher
+	// conflicts is what WatchConflicts found (conflicts_watch.go).
+	conflicts conflictBook
 	// removing is held while a worktree is tidied or discarded: one git
 	// at a time takes a worktree away, so a discard never meets a tidy
 	// half-way through the same folder.

@@ -53,6 +53,11 @@ type ReviewSpec struct {
 	Notes    string
 	Comments []ReviewComment
 	By       string
+	// KeepAttempt, on a request_changes, has the next claim go on with
+	// the attempt the packet is at rather than start another: the packet
+	// is sent back for what is not its agent's doing (its target branch
+	// moved under it), which must not use up its attempts.
+	KeepAttempt bool
 }
 
 // checkReview validates a review's text and returns its comments cleaned
@@ -145,6 +150,9 @@ func (tx *Tx) ReviewPacket(pktID string, spec ReviewSpec) (Packet, error) {
 		to = PacketQueued
 	case VerdictReject:
 		to = PacketFailed
+	}
+	if spec.KeepAttempt && to == PacketQueued && p.Attempt > 0 {
+		p.Attempt-- // the next claim counts it back
 	}
 	p.Review = &PacketReview{Verdict: spec.Verdict, Notes: spec.Notes, Comments: comments, At: tx.now, By: spec.By}
 	p.ReviewNotes = spec.Notes

@@ -23,6 +23,9 @@ func runWork(ctx context.Context, c *cli, args []string) error {
 		"create": workCreate,
 		"list":   workList,
 		"get":    workGet,
+		"show":   workGet,
+		// work_conflicts.go
+		"conflicts": workConflicts,
 		"cancel": func(ctx context.Context, c *cli, args []string) error {
 			return workMove(ctx, c, "cancel", mcpserver.MethodWorkCancel, args)
 		},
@@ -41,7 +44,13 @@ func (c *cli) workUsage() {
                              queue a packet; its id is printed on its own line
   list [--repo ID] [--state S] [--limit N] [--after PKT] [--json]
                              packets, newest first
-  get PKT [--json]           a packet with its history and artifacts
+  get PKT [--json]           a packet with its history and artifacts, and
+                             whether it still applies to its target branch
+                             (show is the same)
+  conflicts PKT [--send-back] [--json]
+                             the hunks where a packet's commits conflict
+                             with its target branch; --send-back sends it
+                             back to its agent with them, keeping its attempt
   cancel PKT [--reason R]    cancel a packet that has not ended
   requeue PKT [--reason R]   put a failed, cancelled or leased packet back in
                              the queue, its attempts reset
@@ -209,6 +218,7 @@ func workGet(ctx context.Context, c *cli, args []string) error {
 		return c.printJSON(out)
 	}
 	c.printPacket(&out.Packet, out.Artifacts)
+	c.printConflicts(out.Packet.ID, out.Conflicts)
 	return nil
 }
 

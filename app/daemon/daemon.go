@@ -224,6 +224,9 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	cleanup = append(cleanup, stopLoops)
 	d.serve("lease expiry", func() error { d.expireLeases(loopCtx); return nil })
 	d.serve("worktree prune", func() error { d.pruneWorktrees(loopCtx); return nil })
+	// Whether each packet waiting to land still applies to its target,
+	// ahead of anyone clicking Land.
+	d.serve("conflict watch", func() error { d.reg.WatchConflicts(loopCtx, mcpserver.ConflictPoll); return nil })
 	usageEvery := cmp.Or(cfg.UsageEvery, DefaultUsageEvery)
 	d.serve("usage", func() error { d.usage.run(loopCtx, usageEvery); return nil })
 	if cfg.DatabaseURL != "" {
