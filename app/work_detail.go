@@ -56,7 +56,10 @@ func (w *workWindow) showDetail() {
 
 	w.title.SetText(p.Title)
 	sub := fmt.Sprintf("%s · %s · %s", workStateText(p.State), w.repoName(p.RepositoryID), p.ID)
-	if holder := p.HeldFor(); holder != "" {
+	switch holder := p.HeldFor(); {
+	case sentBackWaiting(p):
+		sub += " · changes requested, waiting for the agent (session " + holder + ")"
+	case holder != "":
 		sub += " · held for session " + holder
 	}
 	w.subtitle.SetText(sub)
