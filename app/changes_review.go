@@ -253,6 +253,9 @@ func (r *changesReview) showLanding(res mcpserver.LandResult, err error) {
 	r.v.packet = res.Packet
 	r.conflict.Hide()
 	r.update()
+	if r.showPullRequest(res) {
+		return
+	}
 	r.v.note(fmt.Sprintf("Landed on %s as %s (%d files).", r.v.base, shortCommit(res.Commit), res.Files))
 }
 

@@ -34,6 +34,8 @@ type changesFake struct {
 	plans     []mcpserver.WorkLandArgs
 	landErr   error
 	diffReads int
+	// prURL and prNote are what a pull-request landing answers.
+	prURL, prNote string
 }
 
 func (f *changesFake) calls() ([]mcpserver.VerdictArgs, []mcpserver.WorkLandArgs) {
@@ -105,6 +107,10 @@ func newChangesGUI(t *testing.T, a fyne.App, p store.Packet, f *changesFake) *gu
 		}
 		q := p
 		q.State = store.PacketDone
+		if in.Mode == string(store.LandingPullRequest) {
+			q.Landed = &store.PacketLanding{Commit: "9c1d2e3f4a5b6c7d8e9f", Mode: in.Mode, At: goldenNow, URL: f.prURL, Remote: "origin", Branch: "switchboard/d41c8e2f-greet"}
+			return mcpserver.LandResult{Packet: q, Commit: q.Landed.Commit, URL: f.prURL, Note: f.prNote}, nil
+		}
 		q.Landed = &store.PacketLanding{Commit: "9c1d2e3f4a5b6c7d8e9f", Mode: "merge", At: goldenNow}
 		return mcpserver.LandResult{Packet: q, Commit: q.Landed.Commit, Files: 5}, nil
 	}))
@@ -239,6 +245,9 @@ func changesPlan(mode string) mcpserver.LandPlanResult {
 		{Commit: "27dfa13e4d5c6b7a8f9e0d1c2b3a4f5e6d7c8b9a", Subject: "Say why in the doc comment"},
 	}
 	p.Files = []workspace.PlanFile{{Status: "M", Path: "cmd/main.go"}, {Status: "R", Path: "docs/NOTES.md", OldPath: "NOTES.md"}}
+	if p.Mode == string(store.LandingPullRequest) {
+		p.Remote = "origin"
+	}
 	return p
 }
 

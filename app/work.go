@@ -66,6 +66,9 @@ type workWindow struct {
 
 	title    *widget.Label
 	subtitle *widget.Label
+	// prLink is the pull request a landing opened, shown under the
+	// subtitle; hidden otherwise.
+	prLink *widget.Hyperlink
 	facts    *widget.Form
 	body     *fyne.Container // sections of the selected packet
 	cancel   *widget.Button
@@ -155,7 +158,9 @@ func newWorkWindow(g *gui) *workWindow {
 
 	w.startOnBtn = w.newStartOnButton()
 	w.actions = container.NewHBox(w.startOnBtn, w.approve, w.changes, w.reject, layout.NewSpacer(), w.requeue, w.cancel)
-	head := container.NewVBox(w.title, w.subtitle, w.actions, widget.NewSeparator())
+	w.prLink = widget.NewHyperlink("", nil)
+	w.prLink.Hide()
+	head := container.NewVBox(w.title, w.subtitle, w.prLink, w.actions, widget.NewSeparator())
 	w.bodyScroll = container.NewVScroll(w.body)
 	w.detailUI = container.NewBorder(head, nil, nil, nil, w.bodyScroll)
 	w.empty = container.NewCenter(widget.NewLabel(labelWorkNoPacket))

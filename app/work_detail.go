@@ -62,7 +62,8 @@ func (w *workWindow) showDetail() {
 	case holder != "":
 		sub += " · held for session " + holder
 	}
-	w.subtitle.SetText(sub)
+	w.subtitle.SetText(sub + landedText(p.Landed))
+	showPullRequestLink(w.prLink, p.Landed)
 	workSetEnabled(w.cancel, !p.State.Terminal())
 	show(w.startOnBtn, p.State == store.PacketQueued && p.HeldFor() == "")
 	workSetEnabled(w.requeue, slices.Contains([]store.PacketState{store.PacketFailed, store.PacketCancelled, store.PacketClaimed, store.PacketInProgress}, p.State))
