@@ -69,9 +69,9 @@ type workWindow struct {
 	// prLink is the pull request a landing opened, shown under the
 	// subtitle; hidden otherwise.
 	prLink *widget.Hyperlink
-	facts    *widget.Form
-	body     *fyne.Container // sections of the selected packet
-	cancel   *widget.Button
+	facts  *widget.Form
+	body   *fyne.Container // sections of the selected packet
+	cancel *widget.Button
 	// startOnBtn starts an agent on the selected queued packet (work_start.go).
 	startOnBtn *widget.Button
 	actions    *fyne.Container // the buttons above the detail
