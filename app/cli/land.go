@@ -10,7 +10,7 @@ import (
 // runLand brings a done packet's commits onto its base branch and prints
 // the base branch's new tip, or, for a pull request, its address (the
 // commit pushed when no pull request could be opened); a refusal
-// (merge_conflict, checkout_in_the_way, …) exits non-zero with its code
+// (merge_conflict, depends_on_packet, checkout_in_the_way, …) exits non-zero with its code
 // and moved nothing.
 func runLand(ctx context.Context, c *cli, args []string) error {
 	fs := c.newFlags("land", "land PKT [--mode merge|squash|rebase|pull-request] [--json]")
