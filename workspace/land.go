@@ -48,13 +48,12 @@ const (
 	// the branch's tip, even when a fast-forward would do: the base's
 	// history shows the landing, and the branch's commits become
 	// ancestors of the base, so Status reports the workspace Landed.
-	Merge Mode = "merge"
 	// With a From the base does not have (the range sits on another
 	// packet's commits), the range alone is replayed onto the base first,
 	// as a rebase would, and the merge commit's second parent is the
 	// replayed range's last commit: the commits below From never reach
 	// the base, and Status keeps counting the branch's own as unlanded.
-	//
+	Merge Mode = "merge"
 	// Squash makes one commit with the base's tip as its only parent and
 	// the changes of the range From..branch tip. The branch's commits do
 	// not become ancestors of the base, so Status keeps counting them as
@@ -177,9 +176,9 @@ func (e *DirtyError) Is(target error) bool { return target == ErrCheckoutInTheWa
 // The result is computed with `git merge-tree`, in the object store only,
 // so a conflict (a *ConflictError, ErrConflict) leaves no half merge
 // anywhere: no ref moves and no file is written; a replay writes its
-// commits there too, with no temporary checkout to leave behind. The commit is made with
-// `git commit-tree` as the repository's configured user. Then the base
-// branch moves:
+// commits there too, with no temporary checkout to leave behind. The
+// commit is made with `git commit-tree` as the repository's configured
+// user. Then the base branch moves:
 //
 //   - checked out nowhere: `git update-ref` with the old tip as the
 //     expected value, so that a base that moved meanwhile is refused
