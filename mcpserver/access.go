@@ -93,12 +93,12 @@ func parseObjectArgs(args json.RawMessage) (objectArgs, error) {
 		return a, store.Deny(store.CodeInvalidArgument, "arguments must be a JSON object: %v", err)
 	}
 	if a.RepositoryID != nil {
-		cut := clip(*a.RepositoryID, maxIDLength)
+		cut := Clip(*a.RepositoryID, maxIDLength)
 		a.RepositoryID = &cut
 	}
-	a.PacketID = clip(a.PacketID, maxIDLength)
-	a.SessionID = clip(a.SessionID, maxIDLength)
-	a.QuestionID = clip(a.QuestionID, maxIDLength)
+	a.PacketID = Clip(a.PacketID, maxIDLength)
+	a.SessionID = Clip(a.SessionID, maxIDLength)
+	a.QuestionID = Clip(a.QuestionID, maxIDLength)
 	return a, nil
 }
 

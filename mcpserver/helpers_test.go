@@ -261,5 +261,21 @@ func remarshal(t testing.TB, v any) any {
 // shows it).
 func waitParked(t testing.TB, reg *Registry, key, what string) {
 	t.Helper()
-	waitUntil(t, what, func() bool { return reg.sig.hasWaiters(key) })
+	waitUntil(t, what, func() bool { return reg.Parked(key) })
+}
+
+// createPacket makes a packet on repo as the operator, with extra
+// arguments besides a title and instructions.
+func (f *fixture) createPacket(t *testing.T, repo string, extra map[string]any) string {
+	t.Helper()
+	args := map[string]any{"repository_id": repo, "title": "fix it", "instructions": "do the thing"}
+	for k, v := range extra {
+		args[k] = v
+	}
+	b, _ := json.Marshal(args)
+	res := f.reg.Invoke(t.Context(), OperatorPrincipal(), TransportRPC, "work.create", b)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	return res.Value.(PacketResult).Packet.ID
 }

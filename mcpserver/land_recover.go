@@ -85,7 +85,7 @@ func (r *Registry) registerLandRecover() {
 					if _, err := c.Tx.AppendTrace(p.Changes.SessionID, store.TraceEvent{Type: store.TraceState, Method: c.Method.Name, PacketID: p.ID, Data: data}); err != nil && store.CodeOf(err) != store.CodeNotFound {
 						return LandRecovered{}, err
 					}
-					r.signalAfter(c, repoKey(p.RepositoryID))
+					r.signalAfter(c, QueueKey(p.RepositoryID))
 					out.Recorded = true
 				}
 			}

@@ -87,7 +87,7 @@ func (r *Registry) registerLanding() {
 			if _, err := c.Tx.AppendTrace(p.Changes.SessionID, store.TraceEvent{Type: store.TraceState, Method: c.Method.Name, PacketID: p.ID, Data: data}); err != nil && store.CodeOf(err) != store.CodeNotFound {
 				return LandResult{}, err
 			}
-			r.signalAfter(c, repoKey(p.RepositoryID))
+			r.signalAfter(c, QueueKey(p.RepositoryID))
 			// A merged worktree whose session has ended has nothing left
 			// in it: it goes (TidyWorktree checks, and keeps it otherwise).
 			ses, ctx := p.Changes.SessionID, context.WithoutCancel(c.Ctx)

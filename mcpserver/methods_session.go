@@ -119,7 +119,7 @@ func (r *Registry) registerSessions() {
 				if c.Final {
 					return AnswerResult{QuestionID: q.ID}, nil
 				}
-				return AnswerResult{}, c.WaitFor(questionKey(q.ID), seconds(in.WaitSeconds, maxWait, maxWait))
+				return AnswerResult{}, c.WaitFor(QuestionKey(q.ID), seconds(in.WaitSeconds, maxWait, maxWait))
 			}
 			return AnswerResult{QuestionID: q.ID, Answered: true, Answer: q.Answer, AnsweredAt: q.AnsweredAt}, nil
 		}))
@@ -133,7 +133,7 @@ func (r *Registry) registerSessions() {
 			if _, err := c.Tx.AppendTrace(q.SessionID, store.TraceEvent{Type: store.TraceAnswer, Method: c.Method.Name, PacketID: q.PacketID}); err != nil && store.CodeOf(err) != store.CodeNotFound {
 				return QuestionResult{}, err
 			}
-			r.signalAfter(c, questionKey(q.ID), attentionKey, traceKey(q.SessionID))
+			r.signalAfter(c, QuestionKey(q.ID), attentionKey, TraceKey(q.SessionID))
 			r.answeredAgent(c, q.SessionID)
 			return QuestionResult{Question: q}, nil
 		}))
@@ -192,16 +192,16 @@ func (r *Registry) endSession(c *Call, in SessionEndArgs) (SessionEnded, error) 
 		}
 	}
 	out := SessionEnded{Session: ses, Released: []string{}}
-	keys := []string{leasesKey, traceKey(ses.ID)}
+	keys := []string{leasesKey, TraceKey(ses.ID)}
 	if ses.RepositoryID != "" {
 		// A packet sent back for changes waits for the session
 		// that made them; with it gone, agents already waiting
 		// on the repository may claim it now.
-		keys = append(keys, repoKey(ses.RepositoryID))
+		keys = append(keys, QueueKey(ses.RepositoryID))
 	}
 	for _, p := range ps {
 		out.Released = append(out.Released, p.ID)
-		keys = append(keys, repoKey(p.RepositoryID))
+		keys = append(keys, QueueKey(p.RepositoryID))
 	}
 	exit := map[string]any{"state": state, "exit_code": in.ExitCode, "reason": in.Reason}
 	if ses.Resumable() {

@@ -32,8 +32,11 @@ const maxWait = 60 * time.Second
 // Leases last this long unless the call asks otherwise.
 const defaultLease = 10 * time.Minute
 
-func repoKey(repoID string) string  { return "repo:" + repoID }
-func questionKey(qID string) string { return "question:" + qID }
+// QueueKey and QuestionKey name what a long poll parks on (Registry.Parked,
+// Options.OnWait): a repository's queue for work.await_packet, a question
+// for session.await_answer.
+func QueueKey(repoID string) string { return "repo:" + repoID }
+func QuestionKey(qID string) string { return "question:" + qID }
 
 const leasesKey = "leases"
 
@@ -242,7 +245,7 @@ func (r *Registry) registerWork() {
 				ExpectedArtifacts: in.ExpectedArtifacts, WriteScope: in.WriteScope, Priority: in.Priority,
 				MaxAttempts: in.MaxAttempts, ReviewRequired: in.ReviewRequired,
 			})
-			r.signalAfter(c, repoKey(p.RepositoryID))
+			r.signalAfter(c, QueueKey(p.RepositoryID))
 			return PacketResult{Packet: p}, err
 		}))
 	r.Register(Define(MethodWorkCancel, On(Packet, store.CapWorkAuthor), Hidden,
@@ -256,7 +259,7 @@ func (r *Registry) registerWork() {
 		"Put a packet back in the queue with its attempts reset.",
 		func(c *Call, in PacketRef) (PacketResult, error) {
 			p, err := c.Tx.RequeuePacket(in.PacketID, in.Reason)
-			r.signalAfter(c, repoKey(p.RepositoryID), leasesKey)
+			r.signalAfter(c, QueueKey(p.RepositoryID), leasesKey)
 			return PacketResult{Packet: p}, err
 		}))
 	r.Register(Define(MethodWorkGet, On(Packet, store.CapWorkRead), ReadOnly,
@@ -307,7 +310,7 @@ func (r *Registry) registerWork() {
 				if c.Final || in.WaitSeconds < 0 {
 					return AwaitResult{}, nil
 				}
-				return AwaitResult{}, c.WaitFor(repoKey(in.RepositoryID), wait)
+				return AwaitResult{}, c.WaitFor(QueueKey(in.RepositoryID), wait)
 			}
 			if err := c.trace(store.TracePacketClaimed, p.ID); err != nil {
 				return AwaitResult{}, err
@@ -395,7 +398,7 @@ func (r *Registry) registerWork() {
 			if err != nil {
 				return PacketResult{}, err
 			}
-			r.signalAfter(c, repoKey(p.RepositoryID), leasesKey)
+			r.signalAfter(c, QueueKey(p.RepositoryID), leasesKey)
 			return PacketResult{Packet: p}, c.trace(store.TraceState, p.ID)
 		}))
 	r.Register(Define(MethodReviewVerdict, On(Packet, store.CapReviewWrite), 0,
@@ -409,7 +412,7 @@ func (r *Registry) registerWork() {
 				}
 			}
 			p, err := c.Tx.ReviewPacket(in.PacketID, store.ReviewSpec{Verdict: in.Verdict, Notes: in.Notes, Comments: in.Comments, By: c.Principal.reviewer()})
-			r.signalAfter(c, repoKey(p.RepositoryID))
+			r.signalAfter(c, QueueKey(p.RepositoryID))
 			if err == nil && in.Verdict == store.VerdictRequestChanges && p.Changes != nil {
 				c.AfterCommit(func() { r.nudgeMaker(p) })
 			}
@@ -423,7 +426,7 @@ func (r *Registry) registerWork() {
 			keys := []string{}
 			for _, p := range ps {
 				out.Packets = append(out.Packets, p.ID)
-				keys = append(keys, repoKey(p.RepositoryID))
+				keys = append(keys, QueueKey(p.RepositoryID))
 				// The session that lost the lease learns why its next calls
 				// fail: the expiry is on its trace.
 				if n := len(p.History); n > 0 && p.History[n-1].SessionID != "" {
@@ -433,7 +436,7 @@ func (r *Registry) registerWork() {
 					if err != nil && store.CodeOf(err) != store.CodeNotFound {
 						return ExpiredLeases{}, err
 					}
-					keys = append(keys, traceKey(ses))
+					keys = append(keys, TraceKey(ses))
 				}
 			}
 			r.signalAfter(c, keys...)

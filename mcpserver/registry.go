@@ -65,7 +65,7 @@ func NewRegistry(db *store.DB, opts Options) *Registry {
 	}
 	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, agents: opts.Agents, worktrees: opts.Worktrees, sandbox: opts.Sandbox,
 		instanceGrace: cmp.Or(opts.InstanceGrace, DefaultInstanceGrace),
-		methods:       map[string]*Method{}, tools: map[string]*Method{}, commit: newGroupCommitter(db), sig: newSignals()}
+		methods:       map[string]*Method{}, tools: map[string]*Method{}, commit: newGroupCommitter(db), sig: newSignals(opts.OnWait)}
 }
 
 // HearOtherInstances has the instances that share the registry's database
@@ -157,7 +157,7 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 	}
 	res := Result{Method: method}
 	if len(method) > maxMethodName {
-		method = clip(method, maxMethodName)
+		method = Clip(method, maxMethodName)
 		rec.Method, res.Method = method, method
 		res.Err = store.Deny(store.CodeMethodUnknown, "no method %q (name cut at %d bytes: method names are at most %d)", method, maxMethodName, maxMethodName)
 		return r.auditFailure(res, rec, p.SessionID, start)
@@ -275,7 +275,7 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 		}
 	}
 	if call.SessionID != "" {
-		r.sig.signal(traceKey(call.SessionID))
+		r.sig.signal(TraceKey(call.SessionID))
 	}
 	if m.Flags&ReadOnly == 0 {
 		r.sig.signal(changedKey)
@@ -292,12 +292,13 @@ const changedKey = "changed"
 // polling: every read is an audited call.
 func (r *Registry) Changed() <-chan struct{} { return r.sig.wait(changedKey) }
 
-func traceKey(sessionID string) string { return "trace:" + sessionID }
+// TraceKey names what a replay feed parks on: a session's trace.
+func TraceKey(sessionID string) string { return "trace:" + sessionID }
 
 // TraceChanged returns a channel closed after the next commit that may have
 // appended to the session's trace, for live replay feeds.
 func (r *Registry) TraceChanged(sessionID string) <-chan struct{} {
-	return r.sig.wait(traceKey(sessionID))
+	return r.sig.wait(TraceKey(sessionID))
 }
 
 // attempt runs the call once: authorization, the handler and its audit
@@ -433,7 +434,7 @@ func runHandler(m *Method, c *Call) (v any, err error) {
 func (r *Registry) RefuseTool(p Principal, t Transport, tool string) Result {
 	d := store.Deny(store.CodeMethodUnknown, "no tool %q", tool)
 	if len(tool) > maxMethodName {
-		tool = clip(tool, maxMethodName)
+		tool = Clip(tool, maxMethodName)
 		d = store.Deny(store.CodeMethodUnknown, "no tool %q (name cut at %d bytes: tool names are at most %d)", tool, maxMethodName, maxMethodName)
 	}
 	rec := store.AuditRecord{Transport: string(t), KeyID: p.KeyID, SessionID: p.SessionID, Method: tool}
@@ -455,7 +456,7 @@ func (r *Registry) auditFailure(res Result, rec store.AuditRecord, sessionID str
 		return res
 	}
 	if sessionID != "" {
-		r.sig.signal(traceKey(sessionID))
+		r.sig.signal(TraceKey(sessionID))
 	}
 	res.AuditID = rec.ID
 	return res
@@ -537,6 +538,20 @@ func permits(tx *store.Tx, p Principal, tok store.Token, m *Method, repoID strin
 	return tx.Authorize(tok, m.Capability, repoID)
 }
 
+// ToolsFor returns the tool names p may see listed, for repository repoID
+// when not empty.
+func (r *Registry) ToolsFor(ctx context.Context, p Principal, repoID string) map[string]bool {
+	out := map[string]bool{}
+	r.db.View(ctx, func(tx *store.Tx) error {
+		ms, err := r.callable(tx, p, repoID)
+		for _, m := range ms {
+			out[ToolName(m.Name)] = true
+		}
+		return err
+	})
+	return out
+}
+
 // callable returns the visible methods p may call on repoID (on some
 // repository when ""): what tools/list, tools.search and the catalogue
 // show.
@@ -557,14 +572,14 @@ func (r *Registry) callable(tx *store.Tx, p Principal, repoID string) ([]*Method
 	return out, nil
 }
 
-// mayCall reports whether p holds the capability of method on some
+// MayCall reports whether p holds the capability of method on some
 // repository: whether a resource or the prompt is listed to it.
-func (r *Registry) mayCall(p Principal, method string) bool {
+func (r *Registry) MayCall(ctx context.Context, p Principal, method string) bool {
 	m, ok := r.methods[method]
 	if !ok {
 		return false
 	}
-	return r.db.View(context.Background(), func(tx *store.Tx) error {
+	return r.db.View(ctx, func(tx *store.Tx) error {
 		var tok store.Token
 		if !p.Operator {
 			var err error

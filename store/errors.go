@@ -26,15 +26,6 @@ const (
 	CodeToolHidden              Code = "tool_hidden"
 )
 
-// Transport denials (SPEC §3), produced in front of the registry.
-const (
-	CodeOriginForbidden Code = "origin_forbidden"
-	CodeHostForbidden   Code = "host_forbidden"
-	CodeParseError      Code = "parse_error"
-	CodeInvalidRequest  Code = "invalid_request"
-	CodePayloadTooLarge Code = "payload_too_large"
-)
-
 // Method errors that are not about who is calling.
 const (
 	CodeInvalidArgument Code = "invalid_argument"

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/app/daemon/control"
+	"github.com/switchboard-dev/switchboard/mcphttp"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
@@ -242,12 +243,12 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		cleanup = append(cleanup, func() { ln.Close() })
 		d.endpoint = "http://" + ln.Addr().String() + "/mcp"
 		mux := http.NewServeMux()
-		mcpHandler := mcpserver.NewHTTPHandler(d.reg, mcpserver.HTTPOptions{AllowOrigins: cfg.AllowOrigins, Version: cfg.Version, Log: d.log})
+		mcpHandler := mcphttp.NewHTTPHandler(d.reg, mcphttp.HTTPOptions{AllowOrigins: cfg.AllowOrigins, Version: cfg.Version, Log: d.log})
 		mux.Handle("/mcp", mcpHandler)
 		mux.Handle("/mcp/", mcpHandler)
 		mux.Handle("/events", mcpHandler)
 		mux.Handle(supervisor.ClaudeHookPath, mcpHandler) // Claude Code's hooks (supervisor/hooks.go)
-		d.httpSrv = mcpserver.NewServer(mux, d.log)
+		d.httpSrv = mcphttp.NewServer(mux, d.log)
 		d.serve("mcp http", func() error { return d.httpSrv.Serve(ln) })
 		cleanup = append(cleanup, func() { d.httpSrv.Close() })
 	}
