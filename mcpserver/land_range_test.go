@@ -136,8 +136,8 @@ func TestLandDependsOnPacket(t *testing.T) {
 
 	var d *store.Denial
 	_, err := e.land(second.ID)
-	if store.CodeOf(err) != store.CodeDependsOnPacket || !errors.As(err, &d) || !strings.Contains(d.Reason, first.ID) ||
-		!strings.Contains(d.Reason, "in_review") || !slices.Equal(d.Paths, []string{"a.txt"}) {
+	if store.CodeOf(err) != store.CodeDependsOnPacket || !errors.As(err, &d) || !strings.Contains(d.Reason, first.ID+" is in_review") ||
+		!strings.Contains(d.Reason, "land both") || !slices.Equal(d.Paths, []string{"a.txt"}) {
 		t.Fatalf("landing the second while the first waits for review: %v", err)
 	}
 	e.verdict(t, first.ID, store.VerdictApprove)
@@ -154,6 +154,20 @@ func TestLandDependsOnPacket(t *testing.T) {
 		}
 	}
 	if got := e.mainHas(t, "a.txt"); got != "a, by the first and the second\n" {
+		t.Errorf("main's a.txt: %q", got)
+	}
+
+	// The first rejected: the second cannot land as it is.
+	e = newLandEnv(t)
+	first = e.work(t, "First", nil, map[string]string{"a.txt": "a, by the first\n"})
+	second = e.work(t, "Second", nil, map[string]string{"a.txt": "a, by the first and the second\n"})
+	e.verdict(t, first.ID, store.VerdictReject)
+	e.verdict(t, second.ID, store.VerdictApprove)
+	_, err = e.land(second.ID)
+	if !errors.As(err, &d) || d.Code != store.CodeDependsOnPacket || !strings.Contains(d.Reason, first.ID+" is failed") || !strings.Contains(d.Reason, "send it back") {
+		t.Fatalf("landing the second over a rejected first: %v", err)
+	}
+	if got := e.mainHas(t, "a.txt"); got != "a\n" {
 		t.Errorf("main's a.txt: %q", got)
 	}
 }

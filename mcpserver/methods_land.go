@@ -260,19 +260,30 @@ func (r *Registry) dependsDenial(c *Call, p store.Packet, d *workspace.DependsEr
 		return store.Deny(store.CodeDependsOnPacket, "%s builds on %d commits of its session's branch that are not on %s and that no packet holds: alone it conflicts in %s; nothing was moved; send it back to be rebased onto %s",
 			p.ID, len(d.Below), base, files, base).WithPaths(d.Files)
 	}
-	var names, blocked []string
+	var names, waiting, ended []string
 	for _, q := range under {
 		names = append(names, q.ID)
-		if q.State != store.PacketDone {
-			blocked = append(blocked, fmt.Sprintf("%s is %s", q.ID, q.State))
+		switch {
+		case q.State == store.PacketDone:
+		case q.State.Terminal():
+			ended = append(ended, fmt.Sprintf("%s is %s", q.ID, q.State))
+		default:
+			waiting = append(waiting, fmt.Sprintf("%s is %s", q.ID, q.State))
 		}
 	}
 	what := fmt.Sprintf("%s builds on packet %s, not landed on %s: alone it conflicts in %s; nothing was moved; ", p.ID, strings.Join(names, ", "), base, files)
-	if len(blocked) == 0 {
-		return store.Deny(store.CodeDependsOnPacket, "%sland both: %s first, then %s", what, strings.Join(names, ", then "), p.ID).WithPaths(d.Files)
+	both := fmt.Sprintf("land both: %s first, then %s", strings.Join(names, ", then "), p.ID)
+	switch {
+	case len(ended) > 0:
+		// A rejected or cancelled packet never lands: this one must do
+		// without it.
+		return store.Deny(store.CodeDependsOnPacket, "%s%s, so %s cannot land as it is: send it back to be redone on %s without that change",
+			what, strings.Join(ended, "; "), p.ID, base).WithPaths(d.Files)
+	case len(waiting) > 0:
+		return store.Deny(store.CodeDependsOnPacket, "%sonce %s is approved (%s), %s",
+			what, strings.Join(names, ", "), strings.Join(waiting, "; "), both).WithPaths(d.Files)
 	}
-	return store.Deny(store.CodeDependsOnPacket, "%sto land both, %s must be approved and landed first (%s); or send %s back to be redone without it",
-		what, strings.Join(names, ", "), strings.Join(blocked, "; "), p.ID).WithPaths(d.Files)
+	return store.Deny(store.CodeDependsOnPacket, "%s%s", what, both).WithPaths(d.Files)
 }
 
 // changesTo is the last commit of q's range, "" when it has none.
