@@ -47,6 +47,7 @@ const (
 	CodeWorkspaceUnavailable Code = "workspace_unavailable" // the git worktree an agent was to work in could not be made
 	CodeMergeConflict        Code = "merge_conflict"        // a packet's changes conflict with its base branch: nothing moved
 	CodeCheckoutInTheWay     Code = "checkout_in_the_way"   // landing would touch the person's uncommitted or untracked files, or an operation in progress: nothing moved
+	CodeDependsOnPacket      Code = "depends_on_packet"     // a packet's commits cannot land without another packet's, not landed yet: nothing moved
 )
 
 // Denial is an error with a stable code and a one-line reason for people.
