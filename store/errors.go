@@ -46,6 +46,7 @@ const (
 	CodeAgentUnavailable     Code = "agent_unavailable"     // the profile's command is not installed, or the agent failed to start
 	CodeWorkspaceUnavailable Code = "workspace_unavailable" // the git worktree an agent was to work in could not be made
 	CodeMergeConflict        Code = "merge_conflict"        // a packet's changes conflict with its base branch: nothing moved
+	CodeRepositoryEmpty      Code = "repository_empty"      // the repository has no commit yet, and an agent's worktree starts from one: nothing was made
 	CodeCheckoutInTheWay     Code = "checkout_in_the_way"   // landing would touch the person's uncommitted or untracked files, or an operation in progress: nothing moved
 	CodeDependsOnPacket      Code = "depends_on_packet"     // a packet's commits cannot land without another packet's, not landed yet: nothing moved
 )
