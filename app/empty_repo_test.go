@@ -82,4 +82,3 @@ func TestStartInAnEmptyRepository(t *testing.T) {
 		})
 	}
 }
-
