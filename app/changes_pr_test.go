@@ -88,3 +88,24 @@ func TestLandedText(t *testing.T) {
 		})
 	}
 }
+
+// A landing refused because the packet builds on another not landed yet
+// offers that packet, in its own Changes view, to land first.
+func TestChangesLandDependsOffersTheOther(t *testing.T) {
+	a := test.NewTempApp(t)
+	f := &changesFake{diff: readSmallDiff(t)}
+	f.landErr = store.Deny(store.CodeDependsOnPacket, "pkt_2 builds on packet pkt_1, not landed on main: land both: pkt_1 first, then pkt_2").WithPackets([]string{"pkt_1"})
+	g := newChangesGUI(t, a, changesPacket(store.PacketDone), f)
+	v := g.showPacketChanges(changesPkt)
+	defer v.on(func() { v.win.Close() })
+	v.landThrough(t, 0)
+	test.Tap(dialogButton(t, v.win, labelLandConfirm))
+	g.busy.Wait()
+	top := v.win.Canvas().Overlays().Top()
+	if top == nil || !contains(textsIn(top), "land both: pkt_1 first") {
+		t.Fatalf("no offer of the packet below: %v", top)
+	}
+	if _, ok := findIn(top, func(b *widget.Button) bool { return b.Text == labelOpenDepended+"pkt_1" }); !ok {
+		t.Error("no button opening pkt_1")
+	}
+}

@@ -247,6 +247,11 @@ func (r *changesReview) showLanding(res mcpserver.LandResult, err error) {
 			r.showConflict(d)
 			return
 		}
+		if errors.As(err, &d) && d.Code == store.CodeDependsOnPacket && len(d.Packets) > 0 {
+			r.v.status.SetText("")
+			r.showDepends(d)
+			return
+		}
 		r.v.fail("Not landed", err)
 		return
 	}

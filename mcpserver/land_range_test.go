@@ -145,6 +145,9 @@ func TestLandDependsOnPacket(t *testing.T) {
 	if !errors.As(err, &d) || d.Code != store.CodeDependsOnPacket || !strings.Contains(d.Reason, "land both: "+first.ID+" first, then "+second.ID) {
 		t.Fatalf("landing the second before the first: %v; want depends_on_packet offering to land both", err)
 	}
+	if !slices.Equal(d.Packets, []string{first.ID}) {
+		t.Errorf("the denial's packets %v; want the one to land first, %s", d.Packets, first.ID)
+	}
 	if now := testGit(t, e.dir, "rev-parse", "main"); now != tip {
 		t.Fatalf("a refused landing moved main to %s", now)
 	}

@@ -281,9 +281,9 @@ func (r *Registry) dependsDenial(c *Call, p store.Packet, d *workspace.DependsEr
 			what, strings.Join(ended, "; "), p.ID, base).WithPaths(d.Files)
 	case len(waiting) > 0:
 		return store.Deny(store.CodeDependsOnPacket, "%sonce %s is approved (%s), %s",
-			what, strings.Join(names, ", "), strings.Join(waiting, "; "), both).WithPaths(d.Files)
+			what, strings.Join(names, ", "), strings.Join(waiting, "; "), both).WithPaths(d.Files).WithPackets(names)
 	}
-	return store.Deny(store.CodeDependsOnPacket, "%s%s", what, both).WithPaths(d.Files)
+	return store.Deny(store.CodeDependsOnPacket, "%s%s", what, both).WithPaths(d.Files).WithPackets(names)
 }
 
 // changesTo is the last commit of q's range, "" when it has none.

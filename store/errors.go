@@ -62,6 +62,9 @@ type Denial struct {
 	// write_scope_violation. At most MaxDenialPaths; the reason says how
 	// many there were.
 	Paths []string
+	// Packets are the packets the denial is about, the one to land first
+	// of a depends_on_packet among them, for a caller to offer.
+	Packets []string
 }
 
 // MaxDenialPaths bounds a denial's Paths, as MaxReasonBytes its reason.
@@ -70,6 +73,12 @@ const MaxDenialPaths = 20
 // WithPaths sets d's Paths to the first MaxDenialPaths of paths.
 func (d *Denial) WithPaths(paths []string) *Denial {
 	d.Paths = slices.Clone(paths[:min(len(paths), MaxDenialPaths)])
+	return d
+}
+
+// WithPackets sets d's Packets to the first MaxDenialPaths of ids.
+func (d *Denial) WithPackets(ids []string) *Denial {
+	d.Packets = slices.Clone(ids[:min(len(ids), MaxDenialPaths)])
 	return d
 }
 
