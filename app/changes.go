@@ -34,6 +34,7 @@ const (
 	labelChangesSendBack  = "Send back to agent"
 	labelChangesNoRange   = "no commit range: this agent worked outside a worktree; nothing to land"
 	labelChangesNoChanges = "No changes."
+	labelChangesWrap      = "Wrap long lines"
 
 	// changesRefreshEvery is how often an open view of a live session
 	// asks for the worktree's diff again; it redraws only when it
@@ -65,10 +66,18 @@ type changesView struct {
 	shown       mcpserver.DiffResult // the diff last shown, to tell a new one from it
 	files       []unidiff.File
 	untracked   map[int]bool // files that are untracked new files
+	generated   map[string]bool
+	folds       []foldKind      // why each file is folded, if it is
+	expanded    map[string]bool // folded files the person opened, by path
 	rows        []diffRow
 	fileRow     []int
 	hl          *highlighter
 	marked      int // the row being commented on, -1 for none
+	sent        []inlineComment // the last review's comments
+	inline      []inlineComment // the comments shown, rowComment's index
+	wrap        bool            // long lines wrap rather than being cut
+	width       float32         // the diff pane's width, last laid out
+	heights     map[int]float32 // rows whose height is not a line's
 
 	title    *widget.Label
 	summary  *widget.Label
@@ -77,6 +86,7 @@ type changesView struct {
 	openBtn  *widget.Button
 	copyBtn  *widget.Button
 	status   *widget.Label
+	wrapBox  *widget.Check
 
 	review *changesReview
 
@@ -131,7 +141,8 @@ func (g *gui) changesView(src changesSource) (v *changesView, opened bool) {
 
 func newChangesView(g *gui, src changesSource) *changesView {
 	v := &changesView{g: g, src: src, win: g.app.NewWindow(titleChanges), marked: -1,
-		hl: newHighlighter(), stop: make(chan struct{}), openInEditor: openInEditor}
+		hl: newHighlighter(), stop: make(chan struct{}), openInEditor: openInEditor,
+		expanded: map[string]bool{}, heights: map[int]float32{}}
 
 	v.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	v.title.Truncation = fyne.TextTruncateEllipsis
@@ -150,18 +161,19 @@ func newChangesView(g *gui, src changesSource) *changesView {
 		}
 	}
 	v.lines = widget.NewList(func() int { return len(v.rows) },
-		func() fyne.CanvasObject { return newLineWidget(v) },
+		func() fyne.CanvasObject { return newDiffItem(v) },
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			if i < len(v.rows) {
-				o.(*lineWidget).set(i)
+				v.updateDiffItem(i, o)
 			}
 		})
 	v.lines.HideSeparators = true
+	v.wrapBox = widget.NewCheck(labelChangesWrap, v.setWrap)
 
 	v.review = newChangesReview(v)
-	tools := container.NewHBox(v.openBtn, v.copyBtn)
+	tools := container.NewHBox(v.wrapBox, v.openBtn, v.copyBtn)
 	head := container.NewBorder(nil, nil, nil, container.NewCenter(tools), container.NewVBox(v.title, v.summary))
-	split := container.NewHSplit(v.fileList, v.lines)
+	split := container.NewHSplit(v.fileList, container.New(&paneLayout{v: v}, v.lines))
 	split.SetOffset(0.28)
 	bottom := container.NewVBox(v.review.box, v.status)
 	v.win.SetContent(container.NewBorder(container.NewVBox(head, widget.NewSeparator()), bottom, nil, nil, split))
@@ -212,6 +224,7 @@ func (v *changesView) load() {
 		v.fail("The changes could not be read", err)
 		return
 	}
+	v.readSent()
 	if err := v.show(d); err != nil {
 		v.fail("The changes could not be shown", err)
 	}
@@ -253,17 +266,18 @@ func (v *changesView) show(d mcpserver.DiffResult) error {
 // does not hold).
 func (v *changesView) apply(d mcpserver.DiffResult, files []unidiff.File) {
 	v.shown = d
-	v.untracked = map[int]bool{}
+	untracked := map[int]bool{}
 	for _, p := range d.Untracked {
-		v.untracked[len(files)] = true
+		untracked[len(files)] = true
 		files = append(files, unidiff.File{NewPath: p, Status: unidiff.Added})
 	}
-	v.files = files
-	v.rows, v.fileRow = buildRows(files, v.untracked)
-	v.hl = newHighlighter()
-	if v.marked >= len(v.rows) {
-		v.marked = -1
+	v.generated = map[string]bool{}
+	for _, p := range d.Generated {
+		v.generated[p] = true
 	}
+	v.files, v.untracked, v.folds = foldOrder(files, untracked, v.generated)
+	v.hl = newHighlighter()
+	v.rebuild()
 	added, deleted := 0, 0
 	for i := range files {
 		added += files[i].Added
@@ -283,7 +297,108 @@ func (v *changesView) apply(d mcpserver.DiffResult, files []unidiff.File) {
 		v.summary.SetText(s)
 	}
 	v.fileList.Refresh()
+}
+
+// rebuild lays the rows out again: the files (the folded ones collapsed
+// unless opened), the comments at their lines, and the heights of the rows
+// taller than a line.
+func (v *changesView) rebuild() {
+	v.rows, v.fileRow = buildRows(v.files, v.untracked, v.collapsed)
+	v.rows, v.fileRow = v.placeComments(v.rows, v.fileRow)
+	if v.marked >= len(v.rows) || v.marked >= 0 && v.rows[v.marked].kind != rowLine {
+		v.marked = -1
+	}
+	v.setHeights()
 	v.lines.Refresh()
+}
+
+// collapsed tells whether file i shows its header alone.
+func (v *changesView) collapsed(i int) bool {
+	return i < len(v.folds) && v.folds[i] != foldNone && !v.expanded[v.files[i].Path()]
+}
+
+// toggleFold opens or closes folded file i.
+func (v *changesView) toggleFold(i int) {
+	if i >= len(v.folds) || v.folds[i] == foldNone {
+		return
+	}
+	p := v.files[i].Path()
+	v.expanded[p] = !v.expanded[p]
+	v.rebuild()
+}
+
+// setWrap turns wrapping of long lines on or off.
+func (v *changesView) setWrap(on bool) {
+	if v.wrap == on {
+		return
+	}
+	v.wrap = on
+	v.setHeights()
+	v.lines.Refresh()
+}
+
+// setHeights gives the list the height of each row taller than a line:
+// comment cards, and long lines while they wrap. The ones no longer tall
+// go back to a line's height.
+func (v *changesView) setHeights() {
+	lineH := newLineWidget(v).MinSize().Height
+	width := v.width
+	if width <= 0 {
+		width = 800 // not laid out yet: set again once it is
+	}
+	cols := v.wrapColumns()
+	tall := map[int]float32{}
+	for i, r := range v.rows {
+		switch {
+		case r.kind == rowComment:
+			tall[i] = v.commentHeight(v.inline[r.line], width)
+		case v.wrap && r.kind == rowLine:
+			if n := wrappedRows(v.files[r.file].Hunks[r.hunk].Lines[r.line].Text, cols); n > 1 {
+				tall[i] = float32(n)*lineH + float32(n-1)*lineGap
+			}
+		}
+	}
+	for i := range v.heights {
+		if _, ok := tall[i]; !ok {
+			v.lines.SetItemHeight(i, lineH)
+		}
+	}
+	for i, h := range tall {
+		v.lines.SetItemHeight(i, h)
+	}
+	v.heights = tall
+}
+
+// wrapColumns is how many columns of text a row of the pane holds.
+func (v *changesView) wrapColumns() int {
+	l := newLineWidget(v)
+	width := v.width
+	if width <= 0 {
+		width = 800
+	}
+	// The list's scroll bar takes a padding's width at the right.
+	return max(20, int((width-l.gutter()-2*theme.Padding())/l.colW))
+}
+
+// paneLayout gives the diff list the pane's size and notices its width
+// change: wrapped lines and comment cards change height with it.
+type paneLayout struct{ v *changesView }
+
+func (p *paneLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Resize(size)
+		o.Move(fyne.NewPos(0, 0))
+	}
+	if size.Width != p.v.width {
+		p.v.width = size.Width
+		if len(p.v.heights) > 0 || p.v.wrap || len(p.v.inline) > 0 {
+			p.v.setHeights()
+		}
+	}
+}
+
+func (p *paneLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	return objs[0].MinSize()
 }
 
 // refreshLoop reads a live session's diff every every while
@@ -326,7 +441,29 @@ func (v *changesView) refreshLoop(every time.Duration) {
 // scrollToRow puts row i at the top of the diff pane.
 func (v *changesView) scrollToRow(i int) {
 	h := newLineWidget(v).MinSize().Height
-	v.lines.ScrollToOffset(float32(i) * (h + theme.Padding()))
+	off := float32(i) * (h + theme.Padding())
+	for r, th := range v.heights {
+		if r < i {
+			off += th - h
+		}
+	}
+	v.lines.ScrollToOffset(off)
+}
+
+// commentLineRow is the row of comment c's line, or -1.
+func (v *changesView) commentLineRow(c store.ReviewComment) int {
+	for i, r := range v.rows {
+		if r.kind != rowLine {
+			continue
+		}
+		f := &v.files[r.file]
+		l := &f.Hunks[r.hunk].Lines[r.line]
+		if c.Side == store.SideOld && f.OldPath == c.Path && int(l.OldLine) == c.Line && l.Kind != unidiff.Add ||
+			c.Side != store.SideOld && f.NewPath == c.Path && int(l.NewLine) == c.Line && l.Kind != unidiff.Delete {
+			return i
+		}
+	}
+	return -1
 }
 
 func (v *changesView) open() {
@@ -418,6 +555,9 @@ func (v *changesView) updateFileRow(i widget.ListItemID, o fyne.CanvasObject) {
 	p := f.Path()
 	if f.Status == unidiff.Renamed || f.Status == unidiff.Copied {
 		p = f.OldPath + " → " + f.NewPath
+	}
+	if i < len(v.folds) && v.folds[i] != foldNone {
+		p += "  · " + foldName(v.folds[i])
 	}
 	path.SetText(p)
 	add.Text, del.Text = "", ""
