@@ -72,7 +72,7 @@ type changesView struct {
 	rows        []diffRow
 	fileRow     []int
 	hl          *highlighter
-	marked      int // the row being commented on, -1 for none
+	marked      int             // the row being commented on, -1 for none
 	sent        []inlineComment // the last review's comments
 	inline      []inlineComment // the comments shown, rowComment's index
 	wrap        bool            // long lines wrap rather than being cut

@@ -23,11 +23,11 @@ import (
 type rowKind uint8
 
 const (
-	rowFile rowKind = iota // a file's header: status, path(s)
-	rowNote                // a line about a file with no lines to show: binary, mode, untracked
-	rowHunk                // a hunk's @@ line
-	rowLine                // a line of a hunk
-	rowComment             // a comment under its line: line indexes changesView.inline
+	rowFile    rowKind = iota // a file's header: status, path(s)
+	rowNote                   // a line about a file with no lines to show: binary, mode, untracked
+	rowHunk                   // a hunk's @@ line
+	rowLine                   // a line of a hunk
+	rowComment                // a comment under its line: line indexes changesView.inline
 )
 
 // diffRow is one row of the diff pane: indexes into the parsed files, so

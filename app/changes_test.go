@@ -34,6 +34,11 @@ type changesFake struct {
 	plans     []mcpserver.WorkLandArgs
 	landErr   error
 	diffReads int
+	generated []string
+	// reviewed and since are the diffs work.diff serves for its ranges
+	// DiffReviewed and DiffSinceReview; ranges are the ranges asked for.
+	reviewed, since string
+	ranges          []string
 }
 
 func (f *changesFake) calls() ([]mcpserver.VerdictArgs, []mcpserver.WorkLandArgs) {
@@ -66,10 +71,19 @@ func newChangesGUI(t *testing.T, a fyne.App, p store.Packet, f *changesFake) *gu
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.diffReads++
-		return mcpserver.DiffResult{From: p.Changes.From, To: p.Changes.To, Diff: f.diff, Untracked: f.untracked}
+		return mcpserver.DiffResult{From: p.Changes.From, To: p.Changes.To, Diff: f.diff, Untracked: f.untracked, Generated: f.generated}
 	}
-	reg.Register(mcpserver.Define(mcpserver.MethodWorkDiff, on, mcpserver.Hidden|mcpserver.ReadOnly, "", func(_ *mcpserver.Call, _ mcpserver.WorkDiffArgs) (mcpserver.DiffResult, error) {
-		return diff(), nil
+	reg.Register(mcpserver.Define(mcpserver.MethodWorkDiff, on, mcpserver.Hidden|mcpserver.ReadOnly, "", func(_ *mcpserver.Call, in mcpserver.WorkDiffArgs) (mcpserver.DiffResult, error) {
+		if in.Range == "" {
+			return diff(), nil
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.ranges = append(f.ranges, in.Range)
+		if in.Range == mcpserver.DiffReviewed {
+			return mcpserver.DiffResult{Diff: f.reviewed}, nil
+		}
+		return mcpserver.DiffResult{Diff: f.since}, nil
 	}))
 	reg.Register(mcpserver.Define(mcpserver.MethodSessionDiff, on, mcpserver.Hidden|mcpserver.ReadOnly, "", func(_ *mcpserver.Call, _ mcpserver.SessionDiffArgs) (mcpserver.DiffResult, error) {
 		return diff(), nil
@@ -79,7 +93,7 @@ func newChangesGUI(t *testing.T, a fyne.App, p store.Packet, f *changesFake) *gu
 		defer f.mu.Unlock()
 		f.verdicts = append(f.verdicts, in)
 		q := p
-		q.Review = &store.PacketReview{Verdict: in.Verdict, Notes: in.Notes, By: "operator"}
+		q.Review = &store.PacketReview{Verdict: in.Verdict, Notes: in.Notes, Comments: in.Comments, By: "operator", To: p.Changes.To}
 		switch in.Verdict {
 		case store.VerdictApprove:
 			q.State = store.PacketDone
