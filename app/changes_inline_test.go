@@ -238,9 +238,9 @@ func TestChangesCommentsResolved(t *testing.T) {
 		text  string
 		state sentState
 	}{
-		{"cmd/main.go", 10, "new", "Why a slice?", sentResolved},       // line 9 replaced: the new line in its place
-		{"cmd/main.go", 15, "new", "Two names here.", sentOpen},        // line 14, a line further down now
-		{"legacy.toml", 1, "old", "Is it read anywhere?", sentOpen},    // on a line the review saw deleted
+		{"cmd/main.go", 10, "new", "Why a slice?", sentResolved},         // line 9 replaced: the new line in its place
+		{"cmd/main.go", 15, "new", "Two names here.", sentOpen},          // line 14, a line further down now
+		{"legacy.toml", 1, "old", "Is it read anywhere?", sentOpen},      // on a line the review saw deleted
 		{"cmd/main.go", 9, "old", "Keep the old one too.", sentResolved}, // where it stood was changed again
 		{"cmd/main.go", 14, "old", "Say why.", sentOpen},
 	} {
