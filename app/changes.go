@@ -101,11 +101,11 @@ type changesView struct {
 
 // showPacketChanges opens the Changes view of a packet's commits, or
 // brings forward the one already open.
+// A window brought forward reads the packet again: it may have come back
+// from its agent with new commits since it was opened.
 func (g *gui) showPacketChanges(packetID string) *changesView {
-	v, opened := g.changesView(changesSource{packetID: packetID})
-	if opened {
-		v.load()
-	}
+	v, _ := g.changesView(changesSource{packetID: packetID})
+	v.load()
 	return v
 }
 
@@ -157,6 +157,9 @@ func newChangesView(g *gui, src changesSource) *changesView {
 	v.fileList = widget.NewList(func() int { return len(v.files) }, newFileRow, v.updateFileRow)
 	v.fileList.OnSelected = func(i widget.ListItemID) {
 		if i < len(v.fileRow) {
+			if v.collapsed(i) {
+				v.toggleFold(i) // picked in the list: the person wants its lines
+			}
 			v.scrollToRow(v.fileRow[i])
 		}
 	}

@@ -4,6 +4,7 @@ package app
 // after the files a person wrote and shown collapsed until tapped.
 
 import (
+	"fmt"
 	"path"
 	"slices"
 
@@ -99,10 +100,10 @@ func boolInt(b bool) int {
 }
 
 // foldNote is the line a collapsed file shows instead of its lines.
-func foldNote(k foldKind, lines int) string {
+func foldNote(k foldKind, f *unidiff.File) string {
 	what := "Lockfile"
 	if k == foldGenerated {
-		what = "Generated file (linguist-generated)"
+		what = "Generated file (linguist-generated in .gitattributes)"
 	}
-	return what + ": " + plural(lines, "line") + " collapsed. Tap its name to show them."
+	return fmt.Sprintf("%s, collapsed: +%d −%d. Tap its name to show the lines.", what, f.Added, f.Deleted)
 }

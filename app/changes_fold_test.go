@@ -71,8 +71,8 @@ func TestChangesFoldedFiles(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ path, note string }{
-		{"api/greet.pb.go", "Generated file (linguist-generated): 2 lines collapsed"},
-		{"go.sum", "Lockfile: 1 line collapsed"},
+		{"api/greet.pb.go", "Generated file (linguist-generated in .gitattributes), collapsed: +1 −1."},
+		{"go.sum", "Lockfile, collapsed: +1 −0."},
 	} {
 		if v.lineRow(c.path, 1, "new") >= 0 {
 			t.Errorf("%s shows its lines while collapsed", c.path)
@@ -102,6 +102,11 @@ func TestChangesFoldedFiles(t *testing.T) {
 	test.Tap(v.shownLine(v.fileRow[2]))
 	if !v.collapsed(2) || v.lineRow("api/greet.pb.go", 2, "new") >= 0 {
 		t.Error("tapping the header again did not fold it")
+	}
+	// Picked in the file list, a folded file opens.
+	v.fileList.Select(3)
+	if v.collapsed(3) || v.lineRow("go.sum", 2, "new") < 0 {
+		t.Error("picking go.sum in the list did not show its lines")
 	}
 	// A person's file's header does nothing when tapped.
 	test.Tap(v.shownLine(v.fileRow[0]))

@@ -46,7 +46,7 @@ const (
 	labelCommentDraft    = "Your comment (not sent yet)"
 	labelCommentSent     = "Sent with your review"
 	labelCommentOpen     = "From your last review: its line is unchanged since"
-	labelCommentResolved = "Resolved: the agent's next change touched this line"
+	labelCommentResolved = "Resolved: the agent's next change touched this line or the lines around it"
 	labelCommentEdit     = "Edit"
 	labelCommentRemove   = "Remove"
 	labelCommentSave     = "Save comment"
@@ -216,7 +216,9 @@ func newCommentCard(v *changesView) *commentCard {
 	})
 	c.edit.Importance, c.remove.Importance = widget.LowImportance, widget.LowImportance
 	buttons := container.NewHBox(c.edit, c.remove)
-	card := container.NewStack(c.bg, container.NewBorder(container.NewBorder(nil, nil, nil, buttons, c.head), nil, nil, nil, c.text))
+	// The text tucks under the header: the labels' own padding is gap enough.
+	body := container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.InnerPadding()), container.NewBorder(nil, nil, nil, buttons, c.head), c.text)
+	card := container.NewStack(c.bg, body)
 	indent := canvas.NewRectangle(color.Transparent)
 	indent.SetMinSize(fyne.NewSize(newLineWidget(v).gutter()-theme.Padding(), 0))
 	c.box = container.NewBorder(nil, nil, indent, nil, card)
@@ -282,7 +284,7 @@ func (v *changesView) commentHeight(ic inlineComment, width float32) float32 {
 		n += k
 	}
 	head := max(lineH+2*theme.InnerPadding(), widget.NewButton("x", nil).MinSize().Height)
-	return head + float32(n)*lineH + 2*theme.InnerPadding()
+	return head + float32(n)*lineH
 }
 
 // diffItem is the list's item: a line row or a comment card, one shown.

@@ -259,7 +259,7 @@ func (l *lineWidget) set(i int) {
 	case rowNote:
 		l.bg.FillColor = color.Transparent
 		if v.collapsed(int(r.file)) {
-			one(foldNote(v.folds[r.file], f.Added+f.Deleted), dim, false)
+			one(foldNote(v.folds[r.file], f), dim, false)
 			break
 		}
 		one(fileNote(f, v.untracked[int(r.file)]), dim, false)

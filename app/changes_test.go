@@ -502,15 +502,25 @@ func TestWorkChangesButton(t *testing.T) {
 }
 
 // One Changes window per packet: opening it again brings the open one
-// forward rather than stacking another, and once closed it opens anew.
+// forward, its change read again, rather than stacking another, and once
+// closed it opens anew.
 func TestChangesOneWindowPerPacket(t *testing.T) {
 	a := test.NewTempApp(t)
 	f := &changesFake{diff: readSmallDiff(t)}
 	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), f)
 	v := g.showPacketChanges(changesPkt)
 	open := len(a.Driver().AllWindows())
+	reads := func() int {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.diffReads
+	}
+	before := reads()
 	if again := g.showPacketChanges(changesPkt); again != v {
 		t.Error("a second click opened a second Changes window")
+	}
+	if reads() != before+1 {
+		t.Error("the window brought forward did not read the change again (the packet may have come back)")
 	}
 	if n := len(a.Driver().AllWindows()); n != open {
 		t.Errorf("%d windows open after the second click, %d before", n, open)
