@@ -144,8 +144,6 @@ const (
 	// lineWrapMaxColumns is how much of a line the pane draws when lines
 	// wrap: a megabyte of minified code would be thousands of rows.
 	lineWrapMaxColumns = 8000
-	// lineGap is the space between the rows of a wrapped line.
-	lineGap = 0
 	// numberColumns is the width of each line-number column.
 	numberColumns = 6
 	// tabColumns is how wide a tab is drawn.
@@ -449,7 +447,7 @@ func (r *lineRenderer) Layout(size fyne.Size) {
 		if l.view.wrap && l.kind == rowLine {
 			lineH = l.MinSize().Height
 		}
-		t.Move(fyne.NewPos(x+float32(l.cols[i])*l.colW, float32(l.rows[i])*(lineH+lineGap)))
+		t.Move(fyne.NewPos(x+float32(l.cols[i])*l.colW, float32(l.rows[i])*lineH))
 		t.Resize(fyne.NewSize(w, lineH))
 	}
 }
