@@ -27,31 +27,11 @@ func (v *changesView) shownCard(i int) *commentCard {
 		return nil
 	}
 	idx := int(v.rows[i].line)
-	var found *commentCard
-	var walk func(o fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		if found != nil {
-			return
-		}
-		if c, ok := o.(*commentCard); ok {
-			if c.idx == idx && c.Visible() {
-				found = c
-			}
-			return
-		}
-		switch c := o.(type) {
-		case *fyne.Container:
-			for _, ch := range c.Objects {
-				walk(ch)
-			}
-		case fyne.Widget:
-			for _, ch := range test.WidgetRenderer(c).Objects() {
-				walk(ch)
-			}
-		}
-	}
-	walk(v.win.Content())
-	return found
+	c, _ := v.findShown(func(o fyne.CanvasObject) bool {
+		c, ok := o.(*commentCard)
+		return ok && c.idx == idx && c.Visible()
+	}).(*commentCard)
+	return c
 }
 
 // A draft comment stands under the line it is about, on either side;

@@ -161,14 +161,24 @@ func (v *changesView) lineRow(path string, n int, side string) int {
 
 // shownLine is the line widget the list shows for row i, or nil.
 func (v *changesView) shownLine(i int) *lineWidget {
-	var found *lineWidget
+	l, _ := v.findShown(func(o fyne.CanvasObject) bool {
+		l, ok := o.(*lineWidget)
+		return ok && l.row == i && l.Visible()
+	}).(*lineWidget)
+	return l
+}
+
+// findShown is the first object of the window that match says is the one, or
+// nil.
+func (v *changesView) findShown(match func(fyne.CanvasObject) bool) fyne.CanvasObject {
+	var found fyne.CanvasObject
 	var walk func(o fyne.CanvasObject)
 	walk = func(o fyne.CanvasObject) {
 		if found != nil {
 			return
 		}
-		if l, ok := o.(*lineWidget); ok && l.row == i && l.Visible() {
-			found = l
+		if match(o) {
+			found = o
 			return
 		}
 		switch c := o.(type) {
