@@ -287,27 +287,55 @@ func (v *changesView) commentHeight(ic inlineComment, width float32) float32 {
 	return head + float32(n)*lineH
 }
 
-// diffItem is the list's item: a line row or a comment card, one shown.
-// The card starts hidden: the list takes a row's height from the
-// template's, which must be a line's.
+// diffItem is the list's item: a line row, or a comment card, made the
+// first time the item shows one (most lists never do, and a card costs
+// more to make and lay out than a line).
 func newDiffItem(v *changesView) fyne.CanvasObject {
-	card := newCommentCard(v)
-	card.Hide()
-	return container.New(layout.NewStackLayout(), newLineWidget(v), card)
+	return container.New(itemLayout{}, newLineWidget(v))
 }
 
 func (v *changesView) updateDiffItem(i int, o fyne.CanvasObject) {
 	c := o.(*fyne.Container)
-	lw, card := c.Objects[0].(*lineWidget), c.Objects[1].(*commentCard)
+	lw := c.Objects[0].(*lineWidget)
+	var card *commentCard
+	if len(c.Objects) > 1 {
+		card = c.Objects[1].(*commentCard)
+	}
 	if v.rows[i].kind == rowComment {
+		if card == nil {
+			card = newCommentCard(v)
+			c.Add(card)
+		}
 		lw.row = -1
 		lw.Hide()
 		card.Show()
 		card.set(int(v.rows[i].line))
+		c.Refresh()
 		return
 	}
-	card.idx = -1
-	card.Hide()
-	lw.Show()
+	if card != nil && card.Visible() {
+		card.idx = -1
+		card.Hide()
+		lw.Show()
+		c.Refresh()
+	}
 	lw.set(i)
+}
+
+// itemLayout gives the item's size to the one object it shows, and takes
+// its minimum size from the line: the list's rows are a line high unless
+// told otherwise.
+type itemLayout struct{}
+
+func (itemLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		if o.Visible() {
+			o.Resize(size)
+			o.Move(fyne.NewPos(0, 0))
+		}
+	}
+}
+
+func (itemLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	return objs[0].MinSize()
 }
