@@ -196,7 +196,10 @@ func (v *changesView) fetch(t mcpserver.Transport) (mcpserver.DiffResult, error)
 }
 
 // load reads the packet or session, then its change, and shows both.
+// What the status line said was about the view as it was.
 func (v *changesView) load() {
+	v.status.SetText("")
+	v.status.Hide()
 	if v.src.packetID != "" {
 		d, err := invoke(v.g, mcpserver.MethodWorkGet, mcpserver.WorkGetArgs{PacketID: v.src.packetID})
 		if err != nil {

@@ -161,8 +161,11 @@ func (r *changesReview) openComment(c store.ReviewComment, editing, row int, tex
 	}
 	r.commentWhere.SetText("Comment on " + commentWhere(c))
 	r.commentAdd.SetText(labelChangesComment)
+	r.commentAdd.SetIcon(theme.ContentAddIcon())
 	if editing >= 0 {
+		r.commentWhere.SetText("Edit your comment on " + commentWhere(c))
 		r.commentAdd.SetText(labelCommentSave)
+		r.commentAdd.SetIcon(theme.ConfirmIcon())
 	}
 	r.commentEntry.SetText(text)
 	r.commentBox.Show()

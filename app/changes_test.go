@@ -526,11 +526,15 @@ func TestChangesOneWindowPerPacket(t *testing.T) {
 		return f.diffReads
 	}
 	before := reads()
+	v.on(func() { v.note("Changes requested") })
 	if again := g.showPacketChanges(changesPkt); again != v {
 		t.Error("a second click opened a second Changes window")
 	}
 	if reads() != before+1 {
 		t.Error("the window brought forward did not read the change again (the packet may have come back)")
+	}
+	if v.status.Visible() {
+		t.Errorf("the window brought forward still says %q", v.status.Text)
 	}
 	if n := len(a.Driver().AllWindows()); n != open {
 		t.Errorf("%d windows open after the second click, %d before", n, open)
