@@ -36,6 +36,11 @@ type changesFake struct {
 	diffReads int
 	// prURL and prNote are what a pull-request landing answers.
 	prURL, prNote string
+	generated []string
+	// reviewed and since are the diffs work.diff serves for its ranges
+	// DiffReviewed and DiffSinceReview; ranges are the ranges asked for.
+	reviewed, since string
+	ranges          []string
 }
 
 func (f *changesFake) calls() ([]mcpserver.VerdictArgs, []mcpserver.WorkLandArgs) {
@@ -68,10 +73,19 @@ func newChangesGUI(t *testing.T, a fyne.App, p store.Packet, f *changesFake) *gu
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.diffReads++
-		return mcpserver.DiffResult{From: p.Changes.From, To: p.Changes.To, Diff: f.diff, Untracked: f.untracked}
+		return mcpserver.DiffResult{From: p.Changes.From, To: p.Changes.To, Diff: f.diff, Untracked: f.untracked, Generated: f.generated}
 	}
-	reg.Register(mcpserver.Define(mcpserver.MethodWorkDiff, on, mcpserver.Hidden|mcpserver.ReadOnly, "", func(_ *mcpserver.Call, _ mcpserver.WorkDiffArgs) (mcpserver.DiffResult, error) {
-		return diff(), nil
+	reg.Register(mcpserver.Define(mcpserver.MethodWorkDiff, on, mcpserver.Hidden|mcpserver.ReadOnly, "", func(_ *mcpserver.Call, in mcpserver.WorkDiffArgs) (mcpserver.DiffResult, error) {
+		if in.Range == "" {
+			return diff(), nil
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.ranges = append(f.ranges, in.Range)
+		if in.Range == mcpserver.DiffReviewed {
+			return mcpserver.DiffResult{Diff: f.reviewed}, nil
+		}
+		return mcpserver.DiffResult{Diff: f.since}, nil
 	}))
 	reg.Register(mcpserver.Define(mcpserver.MethodSessionDiff, on, mcpserver.Hidden|mcpserver.ReadOnly, "", func(_ *mcpserver.Call, _ mcpserver.SessionDiffArgs) (mcpserver.DiffResult, error) {
 		return diff(), nil
@@ -81,7 +95,7 @@ func newChangesGUI(t *testing.T, a fyne.App, p store.Packet, f *changesFake) *gu
 		defer f.mu.Unlock()
 		f.verdicts = append(f.verdicts, in)
 		q := p
-		q.Review = &store.PacketReview{Verdict: in.Verdict, Notes: in.Notes, By: "operator"}
+		q.Review = &store.PacketReview{Verdict: in.Verdict, Notes: in.Notes, Comments: in.Comments, By: "operator", To: p.Changes.To}
 		switch in.Verdict {
 		case store.VerdictApprove:
 			q.State = store.PacketDone
@@ -153,14 +167,24 @@ func (v *changesView) lineRow(path string, n int, side string) int {
 
 // shownLine is the line widget the list shows for row i, or nil.
 func (v *changesView) shownLine(i int) *lineWidget {
-	var found *lineWidget
+	l, _ := v.findShown(func(o fyne.CanvasObject) bool {
+		l, ok := o.(*lineWidget)
+		return ok && l.row == i && l.Visible()
+	}).(*lineWidget)
+	return l
+}
+
+// findShown is the first object of the window that match says is the one, or
+// nil.
+func (v *changesView) findShown(match func(fyne.CanvasObject) bool) fyne.CanvasObject {
+	var found fyne.CanvasObject
 	var walk func(o fyne.CanvasObject)
 	walk = func(o fyne.CanvasObject) {
 		if found != nil {
 			return
 		}
-		if l, ok := o.(*lineWidget); ok && l.row == i && l.Visible() {
-			found = l
+		if match(o) {
+			found = o
 			return
 		}
 		switch c := o.(type) {
@@ -497,15 +521,29 @@ func TestWorkChangesButton(t *testing.T) {
 }
 
 // One Changes window per packet: opening it again brings the open one
-// forward rather than stacking another, and once closed it opens anew.
+// forward, its change read again, rather than stacking another, and once
+// closed it opens anew.
 func TestChangesOneWindowPerPacket(t *testing.T) {
 	a := test.NewTempApp(t)
 	f := &changesFake{diff: readSmallDiff(t)}
 	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), f)
 	v := g.showPacketChanges(changesPkt)
 	open := len(a.Driver().AllWindows())
+	reads := func() int {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.diffReads
+	}
+	before := reads()
+	v.on(func() { v.note("Changes requested") })
 	if again := g.showPacketChanges(changesPkt); again != v {
 		t.Error("a second click opened a second Changes window")
+	}
+	if reads() != before+1 {
+		t.Error("the window brought forward did not read the change again (the packet may have come back)")
+	}
+	if v.status.Visible() {
+		t.Errorf("the window brought forward still says %q", v.status.Text)
 	}
 	if n := len(a.Driver().AllWindows()); n != open {
 		t.Errorf("%d windows open after the second click, %d before", n, open)
