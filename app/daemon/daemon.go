@@ -66,6 +66,10 @@ type Config struct {
 	Bwrap string
 }
 
+// storeLockWait is how long a start waits for the bbolt file's lock, which
+// only a command of the CLI can hold once the start holds the instance.
+const storeLockWait = 30 * time.Second
+
 // AlreadyRunningError is returned by Start when another Switchboard holds
 // the data dir.
 type AlreadyRunningError struct {
@@ -165,7 +169,11 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	}
 	d.releaseInstance = release
 	cleanup = append(cleanup, release)
-	d.db, err = OpenStore(cfg.Paths, cfg.DatabaseURL, 0)
+	// With the instance held, no other Switchboard has the file: whoever
+	// holds its lock is a command reading it for a moment (audit --follow
+	// polls it twice a second), so the start waits its turn rather than
+	// take the command for a running app.
+	d.db, err = OpenStore(cfg.Paths, cfg.DatabaseURL, storeLockWait)
 	if errors.Is(err, store.ErrLocked) {
 		return nil, &AlreadyRunningError{Endpoint: ReadEndpoint(cfg.Paths)}
 	}
