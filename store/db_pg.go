@@ -79,10 +79,9 @@ func OpenPostgres(rawURL string, opts Options) (*DB, error) {
 // lock. setup is SQL run first, after the lock: the tables, as the store
 // opens.
 //
-// A caller that leaves (ctx ends) stops its work on the server too: pgx
-// answers a context that ends during a statement, a wait for the writer
-// lock included, with a cancel request and closes that connection, and
-// the server rolls its transaction back.
+// A caller that leaves (ctx ends) before the commit stops its work on the
+// server too: pgx answers it, in a statement or the wait for the writer
+// lock, with a cancel request, and the server rolls back.
 func (e *pgEngine) run(ctx context.Context, writable bool, setup []string, fn func(kvTx) error) error {
 	if e.closed.Load() {
 		return errDBClosed
@@ -122,10 +121,8 @@ func (e *pgEngine) run(ctx context.Context, writable bool, setup []string, fn fu
 
 // pgEnd ends the transaction on conn if it is still open (a read's, one
 // that failed, or one whose commit did not get through) and gives the
-// connection back to the pool. The rollback has its own deadline: the
-// transaction's may be what ended it. A connection the rollback cannot
-// reach is left inside its transaction, which the pool closes rather than
-// reuse.
+// connection back to the pool, which closes one the rollback (with a
+// deadline of its own) could not reach rather than reuse it.
 func pgEnd(conn *pgxpool.Conn) {
 	defer conn.Release()
 	if conn.Conn().PgConn().TxStatus() == 'I' {

@@ -263,7 +263,12 @@ func (t *pgTx) commit() error {
 	var b pgx.Batch
 	t.queueWrites(&b)
 	b.Queue("COMMIT")
-	res := t.conn.SendBatch(t.ctx, &b)
+	// A caller leaving now would make the outcome unknown (committed, yet
+	// answered as cancelled): a commit is seen through, by its deadline.
+	deadline, _ := t.ctx.Deadline()
+	ctx, cancel := context.WithDeadline(context.WithoutCancel(t.ctx), deadline)
+	defer cancel()
+	res := t.conn.SendBatch(ctx, &b)
 	defer res.Close()
 	var tag []byte
 	for range b.Len() {

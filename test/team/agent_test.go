@@ -128,6 +128,13 @@ func newRecorder() *recorder {
 	return &recorder{leases: map[string]string{}, acks: map[string]ack{}, sessions: map[string][]string{}, acked: make(chan ack, 1<<16), claimed: make(chan ack, 1<<16)}
 }
 
+// answered is how many completes were answered ok.
+func (r *recorder) answered() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.acks)
+}
+
 func (r *recorder) problem(format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -140,7 +140,10 @@ func TestTwoInstancesDrain(t *testing.T) {
 	rec := newRecorder()
 	begin := time.Now()
 	stop := agents(t.Context(), 4, agentOpts{repo: repo, leaseSeconds: 60}, rec, a, b)
-	waitFor(t, "1,000 packets done", 2*time.Minute, func() bool { return doneCount(v) == packets })
+	// Done in the database is not yet answered: the agents stop only once
+	// each complete has its answer, or a complete whose answer is on its
+	// way would be cut off and counted as not answered ok.
+	waitFor(t, "1,000 packets done and answered", 2*time.Minute, func() bool { return doneCount(v) == packets && rec.answered() == packets })
 	took := time.Since(begin)
 	stop()
 	rec.check(t)
