@@ -7,7 +7,7 @@ export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
 BIN := bin/switchboard
 # Packages that must build and test without cgo (SPEC §1).
-PURE := ./store/... ./mcpserver/... ./supervisor/... ./app/daemon/... ./app/cli/... ./bench/mcpbench/ ./gitcmd/... ./workspace/ ./internal/... ./test/standinmodel/
+PURE := ./store/... ./mcpserver/... ./mcphttp/ ./supervisor/... ./app/daemon/... ./app/cli/... ./bench/mcpbench/ ./gitcmd/... ./workspace/ ./internal/... ./test/standinmodel/
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
 .PHONY: run test build deps-run deps-test deps-cross test-pure test-postgres test-team test-gui test-e2e test-beside-e2e bench fuzz soak vet vet-cross cross clean
@@ -99,13 +99,13 @@ test-pure:
 # database a schema of a real server the tests start (internal/pgtest).
 # -short only makes the eight-agent drain 500 packets instead of 5,000.
 test-postgres:
-	SWITCHBOARD_STORE_SUITE=postgres CGO_ENABLED=0 $(GO) test -count=1 -short ./store/ ./mcpserver/
+	SWITCHBOARD_STORE_SUITE=postgres CGO_ENABLED=0 $(GO) test -count=1 -short ./store/ ./mcpserver/ ./mcphttp/
 
 # make test runs the two above side by side: each waits mostly on its
 # PostgreSQL servers and processes, so together they take about the time
 # of the longer.
 test-shared:
-	SWITCHBOARD_STORE_SUITE=postgres SWITCHBOARD_TEAM_KILLS=$(TEAMKILLS) CGO_ENABLED=0 $(GO) test -count=1 -short -timeout 10m ./store/ ./mcpserver/ ./test/team/
+	SWITCHBOARD_STORE_SUITE=postgres SWITCHBOARD_TEAM_KILLS=$(TEAMKILLS) CGO_ENABLED=0 $(GO) test -count=1 -short -timeout 10m ./store/ ./mcpserver/ ./mcphttp/ ./test/team/
 
 # Team mode as deployed: real headless daemons, each with folders of its
 # own, on one real PostgreSQL server; eight agents drain 1,000 packets, one
@@ -138,8 +138,9 @@ test-e2e: build
 # figures in the same table. It writes bench/latest.json.
 bench: deps-run
 	@sh scripts/deps.sh bench
-	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchmem ./store/ ./mcpserver/
+	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchmem ./store/ ./mcpserver/ ./mcphttp/
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchtime 3x ./supervisor/vt/ ./supervisor/asciicast/
+	CGO_ENABLED=0 $(GO) test -run '^$$' -bench ConflictStatus -benchtime 5x ./workspace/
 	CGO_ENABLED=0 $(GO) run ./bench/mcpbench
 
 # The real daemon on loopback under 200 MCP clients and 100 SSE streams for
@@ -157,7 +158,7 @@ soak: deps-test
 # Each fuzz target for FUZZTIME (their seeds run in make test). A crash
 # leaves its input under the package's testdata/fuzz/ and stops here.
 FUZZTIME ?= 1m
-FUZZ_TARGETS := ./store:FuzzParseToken ./mcpserver:FuzzParseEnvelope ./mcpserver:FuzzHTTPFront \
+FUZZ_TARGETS := ./store:FuzzParseToken ./mcphttp:FuzzParseEnvelope ./mcphttp:FuzzHTTPFront \
 	./supervisor/vt:FuzzWrite ./supervisor/vt:FuzzDecodeLine \
 	./supervisor/asciicast:FuzzRoundTrip ./supervisor/asciicast:FuzzParseEvent
 fuzz:

@@ -114,34 +114,57 @@ func TestChangesCommentReachesAgent(t *testing.T) {
 	}
 }
 
-// Approve lands the packet on main; when main has moved on under it in
-// the same lines, landing is refused as a conflict naming the file, and
-// Send back to agent returns the packet to the queue asking for a rebase.
-func TestChangesApproveLandsOrSendsBack(t *testing.T) {
+// On the real registry and git: Approve records the verdict and main does
+// not move; Land ▾ shows the plan (main, merge, the agent's commit, the
+// file) and main still does not move until Land is tapped, when the
+// packet lands. When main has moved on under it in the same lines, the
+// landing is refused as a conflict naming the file, and Send back to
+// agent returns the packet to the queue asking for a rebase.
+func TestChangesApproveThenLand(t *testing.T) {
 	for _, conflict := range []bool{false, true} {
 		t.Run(map[bool]string{false: "lands", true: "conflict"}[conflict], func(t *testing.T) {
 			e := newChangesE2E(t)
 			ctx := context.Background()
-			if conflict {
-				gittest.WriteFile(t, filepath.Join(e.repo, "greet.go"), "package greet\n\nfunc Hello() string {\n\treturn \"hi\"\n}\n")
-				for _, args := range [][]string{{"add", "greet.go"}, {"commit", "-q", "-m", "hi"}} {
-					if _, err := gitcmd.Run(ctx, e.repo, args...); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			v := e.g.showPacketChanges(e.pkt.ID)
-			defer v.on(func() { v.win.Close() })
-			test.Tap(v.review.approve)
-			e.g.busy.Wait() // the landing, off the Fyne goroutine
-			got := workGetPacket(t, e.g, e.pkt.ID).Packet
-			if !conflict {
-				main, err := gitcmd.Run(ctx, e.repo, "show", "main:greet.go")
+			git := func(args ...string) string {
+				t.Helper()
+				out, err := gitcmd.Run(ctx, e.repo, args...)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got.Landed == nil || !strings.Contains(string(main), "Hello(name string)") || v.review.approve.Visible() {
-					t.Fatalf("landed %+v, main's greet.go %q, Approve shown %v, status %q", got.Landed, main, v.review.approve.Visible(), v.status.Text)
+				return strings.TrimSpace(string(out))
+			}
+			if conflict {
+				gittest.WriteFile(t, filepath.Join(e.repo, "greet.go"), "package greet\n\nfunc Hello() string {\n\treturn \"hi\"\n}\n")
+				git("add", "greet.go")
+				git("commit", "-q", "-m", "hi")
+			}
+			tip := git("rev-parse", "main")
+			v := e.g.showPacketChanges(e.pkt.ID)
+			defer v.on(func() { v.win.Close() })
+			test.Tap(v.review.approve)
+			e.g.busy.Wait()
+			got := workGetPacket(t, e.g, e.pkt.ID).Packet
+			if now := git("rev-parse", "main"); now != tip || got.State != store.PacketDone || got.Landed != nil || !v.review.land.Visible() {
+				t.Fatalf("after Approve: main %s (was %s), %s, landed %+v, Land ▾ shown %v", now, tip, got.State, got.Landed, v.review.land.Visible())
+			}
+
+			v.landThrough(t, 0)
+			subject := git("log", "-1", "--format=%s", got.Changes.To)
+			for _, want := range []string{"Onto main (now at " + tip[:10] + "), by merge, the repository's default,\nfrom " + got.Changes.Branch + ".", "1 commit:",
+				got.Changes.To[:10] + "  " + subject, "1 file:", "M  greet.go"} {
+				if !strings.Contains(v.review.planText, want) {
+					t.Errorf("the plan lacks %q:\n%s", want, v.review.planText)
+				}
+			}
+			if now := git("rev-parse", "main"); now != tip {
+				t.Fatalf("showing the plan moved main to %s", now)
+			}
+			test.Tap(dialogButton(t, v.win, labelLandConfirm))
+			e.g.busy.Wait() // the landing, off the Fyne goroutine
+			got = workGetPacket(t, e.g, e.pkt.ID).Packet
+			if !conflict {
+				if got.Landed == nil || !strings.Contains(git("show", "main:greet.go"), "Hello(name string)") || v.review.land.Visible() {
+					t.Fatalf("landed %+v, main's greet.go %q, Land ▾ shown %v, status %q", got.Landed, git("show", "main:greet.go"), v.review.land.Visible(), v.status.Text)
 				}
 				return
 			}
@@ -154,5 +177,34 @@ func TestChangesApproveLandsOrSendsBack(t *testing.T) {
 				t.Fatalf("after Send back: %s, notes %q, status %q", got.State, got.ReviewNotes, v.status.Text)
 			}
 		})
+	}
+}
+
+// On the real registry and git: the Work board's Approve records the
+// verdict and main does not move; the packet waits in Done, unlanded.
+func TestWorkApproveDoesNotLand(t *testing.T) {
+	e := newChangesE2E(t)
+	ctx := context.Background()
+	tip, err := gitcmd.Run(ctx, e.repo, "rev-parse", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.g.showWork()
+	w := e.g.work
+	defer w.on(func() { w.win.Close() })
+	w.on(func() { w.clickCard(e.pkt.ID) })
+	w.on(func() {
+		if w.approve.Hidden {
+			t.Fatal("no Approve for a packet in review")
+		}
+		test.Tap(w.approve)
+	})
+	got := workGetPacket(t, e.g, e.pkt.ID).Packet
+	now, err := gitcmd.Run(ctx, e.repo, "rev-parse", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != store.PacketDone || got.Review == nil || got.Review.Verdict != store.VerdictApprove || got.Landed != nil || string(now) != string(tip) {
+		t.Fatalf("after the board's Approve: %s, review %+v, landed %+v, main %s (was %s)", got.State, got.Review, got.Landed, now, tip)
 	}
 }

@@ -1,12 +1,14 @@
 package app
 
 // The Changes view's review: a comment on a tapped line, the comments
-// so far, and the verdicts (Request changes, Approve that lands, Reject),
-// with Send back to agent when landing meets a conflict.
+// so far, and the verdicts (Request changes, Approve, Reject), which
+// record a verdict and land nothing; Land ▾ (changes_land.go) lands, and
+// Send back to agent answers a landing that met a conflict.
 
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -28,14 +30,17 @@ type changesReview struct {
 	commentEntry *widget.Entry
 	commentAdd   *widget.Button
 	pending      store.ReviewComment // where the comment being written goes
+	editing      int                 // the draft comment being edited, -1 for a new one
 
-	comments    []store.ReviewComment
-	commentList *fyne.Container
+	comments []store.ReviewComment // the draft, shown at their lines
 
 	notes        *widget.Entry
 	request      *widget.Button
 	approve      *widget.Button
 	reject       *widget.Button
+	land         *widget.Button    // Land ▾: the menu of modes
+	menu         *widget.PopUpMenu // that menu, while open
+	planText     string            // what it said
 	landed       *widget.Label
 	conflict     *fyne.Container // the conflict and Send back
 	conflictText *widget.Label
@@ -44,7 +49,7 @@ type changesReview struct {
 }
 
 func newChangesReview(v *changesView) *changesReview {
-	r := &changesReview{v: v}
+	r := &changesReview{v: v, editing: -1}
 	r.commentWhere = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	r.commentEntry = widget.NewMultiLineEntry()
 	r.commentEntry.SetPlaceHolder("Your comment on this line (the agent reads it)")
@@ -55,16 +60,16 @@ func newChangesReview(v *changesView) *changesReview {
 	cancel := widget.NewButton("Cancel", r.closeComment)
 	r.commentBox = container.NewBorder(r.commentWhere, nil, nil, container.NewVBox(r.commentAdd, cancel), r.commentEntry)
 	r.commentBox.Hide()
-	r.commentList = container.NewVBox()
 
 	r.notes = widget.NewEntry()
 	r.notes.SetPlaceHolder("Notes for the agent")
 	r.request = widget.NewButtonWithIcon(labelWorkRequestChange, theme.DocumentCreateIcon(), r.requestChanges)
 	r.request.Importance = widget.WarningImportance
-	r.approve = widget.NewButtonWithIcon(labelWorkApprove, theme.ConfirmIcon(), r.approveAndLand)
+	r.approve = widget.NewButtonWithIcon(labelWorkApprove, theme.ConfirmIcon(), r.approvePacket)
 	r.approve.Importance = widget.SuccessImportance
 	r.reject = widget.NewButtonWithIcon(labelWorkReject, theme.DeleteIcon(), r.rejectPacket)
 	r.reject.Importance = widget.DangerImportance
+	r.land = newLandButton(r)
 	r.landed = widget.NewLabel("")
 	r.landed.Hide()
 
@@ -76,15 +81,15 @@ func newChangesReview(v *changesView) *changesReview {
 	r.conflict = container.NewBorder(nil, nil, nil, container.NewCenter(r.sendBack), r.conflictText)
 	r.conflict.Hide()
 
-	bar := container.NewBorder(nil, nil, nil, container.NewHBox(r.approve, r.request, r.reject, r.landed), r.notes)
-	r.box = container.NewVBox(widget.NewSeparator(), r.commentBox, r.commentList, r.conflict, bar)
+	bar := container.NewBorder(nil, nil, nil, container.NewHBox(r.approve, r.request, r.reject, r.land, r.landed), r.notes)
+	r.box = container.NewVBox(widget.NewSeparator(), r.commentBox, r.conflict, bar)
 	r.box.Hide()
 	return r
 }
 
 // update shows the review for the packet as last read: none for a
-// session, the verdicts for a packet in review, Approve (land) for a done
-// packet not landed yet.
+// session, the verdicts for a packet in review, Land ▾ for a done packet
+// not landed yet (and Approve while no approval is recorded on it).
 func (r *changesReview) update() {
 	p := r.v.packet
 	if r.v.src.packetID == "" || p.Changes == nil {
@@ -96,7 +101,10 @@ func (r *changesReview) update() {
 	show(r.request, inReview)
 	show(r.reject, inReview)
 	show(r.notes, inReview)
-	show(r.approve, inReview || (p.State == store.PacketDone && p.Landed == nil))
+	unlanded := p.State == store.PacketDone && p.Landed == nil
+	approved := p.Review != nil && p.Review.Verdict == store.VerdictApprove
+	show(r.approve, inReview || unlanded && !approved)
+	show(r.land, unlanded)
 	if p.Landed != nil {
 		r.landed.SetText(fmt.Sprintf("Landed as %s (%s)", shortCommit(p.Landed.Commit), p.Landed.Mode))
 	}
@@ -135,17 +143,55 @@ func (v *changesView) lineTapped(i int) {
 	case unidiff.NoNewline:
 		return
 	}
-	r.pending = c
+	r.openComment(c, -1, i, "")
+}
+
+// openComment opens the entry on comment c (draft comment editing, or
+// -1 for a new one) with text, marking row.
+func (r *changesReview) openComment(c store.ReviewComment, editing, row int, text string) {
+	v := r.v
+	r.pending, r.editing = c, editing
 	prev := v.marked
-	v.marked = i
-	if prev >= 0 {
+	v.marked = row
+	if prev >= 0 && prev < len(v.rows) {
 		v.lines.RefreshItem(prev)
 	}
-	v.lines.RefreshItem(i)
-	r.commentWhere.SetText(fmt.Sprintf("Comment on %s line %d (%s)", c.Path, c.Line, c.Side))
-	r.commentEntry.SetText("")
+	if row >= 0 {
+		v.lines.RefreshItem(row)
+	}
+	r.commentWhere.SetText("Comment on " + commentWhere(c))
+	r.commentAdd.SetText(labelChangesComment)
+	r.commentAdd.SetIcon(theme.ContentAddIcon())
+	if editing >= 0 {
+		r.commentWhere.SetText("Edit your comment on " + commentWhere(c))
+		r.commentAdd.SetText(labelCommentSave)
+		r.commentAdd.SetIcon(theme.ConfirmIcon())
+	}
+	r.commentEntry.SetText(text)
 	r.commentBox.Show()
+	v.win.Content().Refresh()
 	v.win.Canvas().Focus(r.commentEntry)
+}
+
+// editComment opens draft comment i in the entry.
+func (r *changesReview) editComment(i int) {
+	if i < 0 || i >= len(r.comments) {
+		return
+	}
+	c := r.comments[i]
+	r.openComment(c, i, r.v.commentLineRow(c), c.Text)
+}
+
+// removeComment drops draft comment i.
+func (r *changesReview) removeComment(i int) {
+	if i < 0 || i >= len(r.comments) {
+		return
+	}
+	r.comments = slices.Delete(r.comments, i, i+1)
+	if r.editing >= 0 {
+		r.closeComment() // its index moved
+	}
+	r.v.rebuild()
 }
 
 func (r *changesReview) addComment() {
@@ -160,34 +206,25 @@ func (r *changesReview) addComment() {
 	}
 	c := r.pending
 	c.Text = text
-	r.comments = append(r.comments, c)
-	r.showComments()
+	if r.editing >= 0 && r.editing < len(r.comments) {
+		r.comments[r.editing] = c
+	} else {
+		r.comments = append(r.comments, c)
+	}
 	r.closeComment()
+	r.v.rebuild()
 }
 
 func (r *changesReview) closeComment() {
 	r.commentBox.Hide()
+	r.v.win.Content().Refresh()
+	r.editing = -1
 	if m := r.v.marked; m >= 0 {
 		r.v.marked = -1
-		r.v.lines.RefreshItem(m)
+		if m < len(r.v.rows) {
+			r.v.lines.RefreshItem(m)
+		}
 	}
-}
-
-func (r *changesReview) showComments() {
-	objs := make([]fyne.CanvasObject, 0, len(r.comments))
-	for i, c := range r.comments {
-		l := widget.NewLabel(fmt.Sprintf("%s:%d (%s): %s", c.Path, c.Line, c.Side, c.Text))
-		l.Wrapping = fyne.TextWrapWord
-		del := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() {
-			r.comments = append(r.comments[:i:i], r.comments[i+1:]...)
-			r.showComments()
-		})
-		del.Importance = widget.LowImportance
-		objs = append(objs, container.NewBorder(nil, nil, nil, del, l))
-	}
-	r.commentList.Objects = objs
-	r.commentList.Refresh()
-	r.v.win.Content().Refresh()
 }
 
 // verdict sends verdict v with notes and the comments.
@@ -200,8 +237,18 @@ func (r *changesReview) verdict(verdict store.Verdict, notes string, comments []
 	}
 	r.v.packet = res.Packet
 	r.update()
+	r.sent()
 	r.v.note(done)
 	return nil
+}
+
+// sent shows the last review's comments at their lines, the draft's gone
+// with the verdict.
+func (r *changesReview) sent() {
+	r.comments = nil
+	r.closeComment()
+	r.v.readSent()
+	r.v.rebuild()
 }
 
 func (r *changesReview) requestChanges() {
@@ -214,9 +261,7 @@ func (r *changesReview) requestChanges() {
 		notes = "See the comments on the lines."
 	}
 	if r.verdict(store.VerdictRequestChanges, notes, r.comments, "Changes requested: the packet is back in the queue with your comments.") == nil {
-		r.comments = nil
 		r.notes.SetText("")
-		r.showComments()
 	}
 }
 
@@ -224,29 +269,10 @@ func (r *changesReview) rejectPacket() {
 	_ = r.verdict(store.VerdictReject, strings.TrimSpace(r.notes.Text), nil, "Packet rejected: its changes will not land.")
 }
 
-// approveAndLand approves a packet in review, then lands it. The landing
-// runs off the Fyne goroutine, with a landing's own time (landTimeout):
-// git may take a while on a large repository, and the window must neither
-// freeze nor cut the landing short meanwhile. The buttons wait.
-func (r *changesReview) approveAndLand() {
-	if r.v.packet.State == store.PacketInReview {
-		if r.verdict(store.VerdictApprove, strings.TrimSpace(r.notes.Text), nil, "Approved.") != nil {
-			return
-		}
-	}
-	v := r.v
-	r.approve.Disable()
-	v.showStatus("Landing on "+v.base+"…", widget.MediumImportance)
-	args := mcpserver.WorkLandArgs{PacketID: v.src.packetID}
-	v.g.background(func() {
-		res, err := callWithin(v.g, landTimeout, mcpserver.TransportGUI, mcpserver.MethodWorkLand, args)
-		fyne.Do(func() {
-			v.mu.Lock()
-			defer v.mu.Unlock()
-			r.approve.Enable()
-			r.showLanding(res, err)
-		})
-	})
+// approvePacket records the verdict approve, and lands nothing: Land ▾
+// does, once the person has seen what it would bring.
+func (r *changesReview) approvePacket() {
+	_ = r.verdict(store.VerdictApprove, strings.TrimSpace(r.notes.Text), nil, "Approved. Land ▾ brings it onto "+r.v.base+".")
 }
 
 // showLanding shows a landing's outcome.
@@ -258,12 +284,20 @@ func (r *changesReview) showLanding(res mcpserver.LandResult, err error) {
 			r.showConflict(d)
 			return
 		}
+		if errors.As(err, &d) && d.Code == store.CodeDependsOnPacket && len(d.Packets) > 0 {
+			r.v.status.SetText("")
+			r.showDepends(d)
+			return
+		}
 		r.v.fail("Not landed", err)
 		return
 	}
 	r.v.packet = res.Packet
 	r.conflict.Hide()
 	r.update()
+	if r.showPullRequest(res) {
+		return
+	}
 	r.v.note(fmt.Sprintf("Landed on %s as %s (%d files).", r.v.base, shortCommit(res.Commit), res.Files))
 }
 

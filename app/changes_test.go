@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"os"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/workspace"
 )
 
 const (
@@ -29,8 +31,16 @@ type changesFake struct {
 	untracked []string
 	verdicts  []mcpserver.VerdictArgs
 	lands     []mcpserver.WorkLandArgs
+	plans     []mcpserver.WorkLandArgs
 	landErr   error
 	diffReads int
+	// prURL and prNote are what a pull-request landing answers.
+	prURL, prNote string
+	generated []string
+	// reviewed and since are the diffs work.diff serves for its ranges
+	// DiffReviewed and DiffSinceReview; ranges are the ranges asked for.
+	reviewed, since string
+	ranges          []string
 }
 
 func (f *changesFake) calls() ([]mcpserver.VerdictArgs, []mcpserver.WorkLandArgs) {
@@ -63,10 +73,19 @@ func newChangesGUI(t *testing.T, a fyne.App, p store.Packet, f *changesFake) *gu
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.diffReads++
-		return mcpserver.DiffResult{From: p.Changes.From, To: p.Changes.To, Diff: f.diff, Untracked: f.untracked}
+		return mcpserver.DiffResult{From: p.Changes.From, To: p.Changes.To, Diff: f.diff, Untracked: f.untracked, Generated: f.generated}
 	}
-	reg.Register(mcpserver.Define(mcpserver.MethodWorkDiff, on, mcpserver.Hidden|mcpserver.ReadOnly, "", func(_ *mcpserver.Call, _ mcpserver.WorkDiffArgs) (mcpserver.DiffResult, error) {
-		return diff(), nil
+	reg.Register(mcpserver.Define(mcpserver.MethodWorkDiff, on, mcpserver.Hidden|mcpserver.ReadOnly, "", func(_ *mcpserver.Call, in mcpserver.WorkDiffArgs) (mcpserver.DiffResult, error) {
+		if in.Range == "" {
+			return diff(), nil
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.ranges = append(f.ranges, in.Range)
+		if in.Range == mcpserver.DiffReviewed {
+			return mcpserver.DiffResult{Diff: f.reviewed}, nil
+		}
+		return mcpserver.DiffResult{Diff: f.since}, nil
 	}))
 	reg.Register(mcpserver.Define(mcpserver.MethodSessionDiff, on, mcpserver.Hidden|mcpserver.ReadOnly, "", func(_ *mcpserver.Call, _ mcpserver.SessionDiffArgs) (mcpserver.DiffResult, error) {
 		return diff(), nil
@@ -76,6 +95,7 @@ func newChangesGUI(t *testing.T, a fyne.App, p store.Packet, f *changesFake) *gu
 		defer f.mu.Unlock()
 		f.verdicts = append(f.verdicts, in)
 		q := p
+		q.Review = &store.PacketReview{Verdict: in.Verdict, Notes: in.Notes, Comments: in.Comments, By: "operator", To: p.Changes.To}
 		switch in.Verdict {
 		case store.VerdictApprove:
 			q.State = store.PacketDone
@@ -86,6 +106,12 @@ func newChangesGUI(t *testing.T, a fyne.App, p store.Packet, f *changesFake) *gu
 		}
 		return mcpserver.PacketResult{Packet: q}, nil
 	}))
+	reg.Register(mcpserver.Define(mcpserver.MethodWorkLandPlan, on, mcpserver.Hidden|mcpserver.ReadOnly, "", func(_ *mcpserver.Call, in mcpserver.WorkLandArgs) (mcpserver.LandPlanResult, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.plans = append(f.plans, in)
+		return changesPlan(in.Mode), nil
+	}))
 	reg.Register(mcpserver.Define(mcpserver.MethodWorkLand, on, mcpserver.Hidden, "", func(_ *mcpserver.Call, in mcpserver.WorkLandArgs) (mcpserver.LandResult, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -95,6 +121,10 @@ func newChangesGUI(t *testing.T, a fyne.App, p store.Packet, f *changesFake) *gu
 		}
 		q := p
 		q.State = store.PacketDone
+		if in.Mode == string(store.LandingPullRequest) {
+			q.Landed = &store.PacketLanding{Commit: "9c1d2e3f4a5b6c7d8e9f", Mode: in.Mode, At: goldenNow, URL: f.prURL, Remote: "origin", Branch: "switchboard/d41c8e2f-greet"}
+			return mcpserver.LandResult{Packet: q, Commit: q.Landed.Commit, URL: f.prURL, Note: f.prNote}, nil
+		}
 		q.Landed = &store.PacketLanding{Commit: "9c1d2e3f4a5b6c7d8e9f", Mode: "merge", At: goldenNow}
 		return mcpserver.LandResult{Packet: q, Commit: q.Landed.Commit, Files: 5}, nil
 	}))
@@ -137,14 +167,24 @@ func (v *changesView) lineRow(path string, n int, side string) int {
 
 // shownLine is the line widget the list shows for row i, or nil.
 func (v *changesView) shownLine(i int) *lineWidget {
-	var found *lineWidget
+	l, _ := v.findShown(func(o fyne.CanvasObject) bool {
+		l, ok := o.(*lineWidget)
+		return ok && l.row == i && l.Visible()
+	}).(*lineWidget)
+	return l
+}
+
+// findShown is the first object of the window that match says is the one, or
+// nil.
+func (v *changesView) findShown(match func(fyne.CanvasObject) bool) fyne.CanvasObject {
+	var found fyne.CanvasObject
 	var walk func(o fyne.CanvasObject)
 	walk = func(o fyne.CanvasObject) {
 		if found != nil {
 			return
 		}
-		if l, ok := o.(*lineWidget); ok && l.row == i && l.Visible() {
-			found = l
+		if match(o) {
+			found = o
 			return
 		}
 		switch c := o.(type) {
@@ -219,29 +259,122 @@ func TestChangesCommentAndRequestChanges(t *testing.T) {
 	}
 }
 
-// Approve approves, then lands; a conflict offers Send back, which asks
-// for a rebase onto the base naming the files.
-func TestChangesApproveConflictSendBack(t *testing.T) {
+// changesPlan is what the fake work.land_plan says landing by mode would
+// do.
+func changesPlan(mode string) mcpserver.LandPlanResult {
+	p := mcpserver.LandPlanResult{PacketID: changesPkt, Mode: cmp.Or(mode, "merge"), DefaultMode: "merge", Branch: "switchboard/d41c8e2f-greet"}
+	p.Target, p.TargetCommit = "main", "5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f"
+	p.Commits = []workspace.PlanCommit{
+		{Commit: "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b", Subject: "Greet several people"},
+		{Commit: "27dfa13e4d5c6b7a8f9e0d1c2b3a4f5e6d7c8b9a", Subject: "Say why in the doc comment"},
+	}
+	p.Files = []workspace.PlanFile{{Status: "M", Path: "cmd/main.go"}, {Status: "R", Path: "docs/NOTES.md", OldPath: "NOTES.md"}}
+	if p.Mode == string(store.LandingPullRequest) {
+		p.Remote = "origin"
+	}
+	return p
+}
+
+// Approve records the verdict and lands nothing: no work.land, and Land ▾
+// appears.
+func TestChangesApproveDoesNotLand(t *testing.T) {
 	a := test.NewTempApp(t)
-	f := &changesFake{diff: readSmallDiff(t), landErr: store.Deny(store.CodeMergeConflict,
-		"%s conflicts with main in cmd/main.go, docs/NOTES.md: nothing was moved; send it back to be rebased onto main", changesPkt).WithPaths([]string{"cmd/main.go", "docs/NOTES.md"})}
+	f := &changesFake{diff: readSmallDiff(t)}
 	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), f)
 	v := g.showPacketChanges(changesPkt)
 	defer v.on(func() { v.win.Close() })
-
-	test.Tap(v.review.approve)
-	g.busy.Wait() // the landing, off the Fyne goroutine
-	verdicts, lands := f.calls()
-	if len(verdicts) != 1 || verdicts[0].Verdict != store.VerdictApprove || len(lands) != 1 || lands[0].PacketID != changesPkt {
-		t.Fatalf("verdicts %+v, lands %+v", verdicts, lands)
+	if v.review.land.Visible() {
+		t.Fatal("Land ▾ is shown on a packet in review")
 	}
-	if !v.review.conflict.Visible() {
-		t.Fatal("a merge conflict shows no Send back")
+	test.Tap(v.review.approve)
+	g.busy.Wait()
+	verdicts, lands := f.calls()
+	if len(verdicts) != 1 || verdicts[0].Verdict != store.VerdictApprove || len(lands) != 0 || len(f.plans) != 0 {
+		t.Fatalf("verdicts %+v, lands %+v, plans %+v", verdicts, lands, f.plans)
+	}
+	if !v.review.land.Visible() || v.review.approve.Visible() {
+		t.Errorf("after Approve: Land ▾ shown %v, Approve shown %v", v.review.land.Visible(), v.review.approve.Visible())
+	}
+}
+
+// landThrough taps Land ▾, then the menu's item i, and waits for the plan.
+func (v *changesView) landThrough(t *testing.T, i int) {
+	t.Helper()
+	test.Tap(v.review.land)
+	if v.review.menu == nil || !v.review.menu.Visible() || i >= len(v.review.menu.Items) {
+		t.Fatal("Land ▾ opened no menu")
+	}
+	test.Tap(v.review.menu.Items[i].(fyne.Tappable))
+	v.g.busy.Wait() // the plan, off the Fyne goroutine
+}
+
+// Land ▾ lists the repository's default mode first; a mode shows the
+// plan (target, mode, commits, files) and lands nothing until its Land is
+// tapped, by that mode; Cancel lands nothing.
+func TestChangesLandShowsPlanThenLands(t *testing.T) {
+	a := test.NewTempApp(t)
+	f := &changesFake{diff: readSmallDiff(t)}
+	g := newChangesGUI(t, a, changesPacket(store.PacketDone), f)
+	v := g.showPacketChanges(changesPkt)
+	defer v.on(func() { v.win.Close() })
+	var labels []string
+	for _, it := range v.review.landMenu().Items {
+		labels = append(labels, it.Label)
+	}
+	if want := []string{"Merge (default)", "Squash", "Rebase", "Pull request"}; !slices.Equal(labels, want) {
+		t.Errorf("Land ▾ menu %q, want %q", labels, want)
+	}
+
+	v.landThrough(t, 1) // Squash
+	for _, want := range []string{"Onto main (now at 5e6f7a8b9c), by squash,\nfrom switchboard/d41c8e2f-greet.", "2 commits:", "1a2b3c4d5e  Greet several people",
+		"27dfa13e4d  Say why in the doc comment", "2 files:", "M  cmd/main.go", "R  NOTES.md → docs/NOTES.md"} {
+		if !strings.Contains(v.review.planText, want) {
+			t.Errorf("the plan lacks %q:\n%s", want, v.review.planText)
+		}
+	}
+	if _, lands := f.calls(); len(lands) != 0 || len(f.plans) != 1 || f.plans[0].Mode != "squash" {
+		t.Fatalf("before the confirmation: lands %+v, plans %+v", lands, f.plans)
+	}
+	test.Tap(dialogButton(t, v.win, labelLandDismiss))
+	g.busy.Wait()
+	if _, lands := f.calls(); len(lands) != 0 {
+		t.Fatalf("Cancel landed: %+v", lands)
+	}
+
+	v.landThrough(t, 0) // the default
+	if !strings.Contains(v.review.planText, "by merge, the repository's default") {
+		t.Errorf("the default's plan:\n%s", v.review.planText)
+	}
+	test.Tap(dialogButton(t, v.win, labelLandConfirm))
+	g.busy.Wait() // the landing
+	if _, lands := f.calls(); len(lands) != 1 || lands[0] != (mcpserver.WorkLandArgs{PacketID: changesPkt, Mode: "merge"}) {
+		t.Fatalf("after Land: %+v", lands)
+	}
+	if v.review.land.Visible() || !v.review.landed.Visible() {
+		t.Errorf("after landing: Land ▾ shown %v, landed shown %v (%q)", v.review.land.Visible(), v.review.landed.Visible(), v.status.Text)
+	}
+}
+
+// A landing refused as a conflict offers Send back, which asks for a
+// rebase onto the base naming the files.
+func TestChangesLandConflictSendBack(t *testing.T) {
+	a := test.NewTempApp(t)
+	f := &changesFake{diff: readSmallDiff(t), landErr: store.Deny(store.CodeMergeConflict,
+		"%s conflicts with main in cmd/main.go, docs/NOTES.md: nothing was moved; send it back to be rebased onto main", changesPkt).WithPaths([]string{"cmd/main.go", "docs/NOTES.md"})}
+	g := newChangesGUI(t, a, changesPacket(store.PacketDone), f)
+	v := g.showPacketChanges(changesPkt)
+	defer v.on(func() { v.win.Close() })
+
+	v.landThrough(t, 0)
+	test.Tap(dialogButton(t, v.win, labelLandConfirm))
+	g.busy.Wait()
+	if _, lands := f.calls(); len(lands) != 1 || !v.review.conflict.Visible() {
+		t.Fatalf("lands %+v; a merge conflict shows Send back %v", lands, v.review.conflict.Visible())
 	}
 	test.Tap(v.review.sendBack)
-	verdicts, _ = f.calls()
-	if len(verdicts) != 2 || verdicts[1].Verdict != store.VerdictRequestChanges ||
-		verdicts[1].Notes != "rebase onto main and resolve: cmd/main.go, docs/NOTES.md" {
+	verdicts, _ := f.calls()
+	if len(verdicts) != 1 || verdicts[0].Verdict != store.VerdictRequestChanges ||
+		verdicts[0].Notes != "rebase onto main and resolve: cmd/main.go, docs/NOTES.md" {
 		t.Fatalf("send back: %+v", verdicts)
 	}
 }
@@ -388,15 +521,29 @@ func TestWorkChangesButton(t *testing.T) {
 }
 
 // One Changes window per packet: opening it again brings the open one
-// forward rather than stacking another, and once closed it opens anew.
+// forward, its change read again, rather than stacking another, and once
+// closed it opens anew.
 func TestChangesOneWindowPerPacket(t *testing.T) {
 	a := test.NewTempApp(t)
 	f := &changesFake{diff: readSmallDiff(t)}
 	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), f)
 	v := g.showPacketChanges(changesPkt)
 	open := len(a.Driver().AllWindows())
+	reads := func() int {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.diffReads
+	}
+	before := reads()
+	v.on(func() { v.note("Changes requested") })
 	if again := g.showPacketChanges(changesPkt); again != v {
 		t.Error("a second click opened a second Changes window")
+	}
+	if reads() != before+1 {
+		t.Error("the window brought forward did not read the change again (the packet may have come back)")
+	}
+	if v.status.Visible() {
+		t.Errorf("the window brought forward still says %q", v.status.Text)
 	}
 	if n := len(a.Driver().AllWindows()); n != open {
 		t.Errorf("%d windows open after the second click, %d before", n, open)

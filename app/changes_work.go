@@ -26,7 +26,7 @@ func (w *workWindow) changesSection(p store.Packet) fyne.CanvasObject {
 	if l := p.Landed; l != nil {
 		text += fmt.Sprintf("; landed as %s (%s)", shortCommit(l.Commit), l.Mode)
 	} else if p.State == store.PacketDone {
-		text += "; not landed yet"
+		text += "; not landed yet (Changes ▸ Land ▾)"
 	}
 	id := p.ID
 	open := widget.NewButtonWithIcon(labelChanges, theme.DocumentIcon(), func() { w.g.showPacketChanges(id) })

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -42,7 +43,7 @@ func TestEscapeClosesDialogs(t *testing.T) {
 		}},
 		{"agent profile", func(g *gui) fyne.Window {
 			g.showSettings()
-			g.settings.editProfile(store.Profile{})
+			g.settings.editProfile(profile.Profile{})
 			return g.settings.win
 		}, func(t *testing.T, g *gui) {
 			profiles, err := invoke(g, mcpserver.MethodProfileList, mcpserver.NoArgs{})

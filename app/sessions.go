@@ -19,6 +19,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/app/termview"
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
@@ -48,7 +49,7 @@ type sessionsWindow struct {
 	list     *widget.List
 	sessions []store.Session             // shown in list; on the Fyne goroutine only
 	repos    map[string]store.Repository // by id, for names; on the Fyne goroutine only
-	profiles map[string]store.Profile    // by id, for what they offer; on the Fyne goroutine only
+	profiles map[string]profile.Profile  // by id, for what they offer; on the Fyne goroutine only
 	selected string                      // session id; on the Fyne goroutine only
 	row      int                         // selected's row in list, -1 for none; on the Fyne goroutine only
 
@@ -283,7 +284,7 @@ func (w *sessionsWindow) reload() {
 		w.asking.Store(&asking)
 	}
 	if profiles, err := view(w.g, mcpserver.MethodProfileList, mcpserver.NoArgs{}); err == nil {
-		w.profiles = map[string]store.Profile{}
+		w.profiles = map[string]profile.Profile{}
 		for _, p := range profiles.Profiles {
 			w.profiles[p.ID] = p.Profile
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/app/termview"
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
@@ -171,8 +172,8 @@ func startGoldenAgent(t *testing.T) (*supervisor.Supervisor, *supervisor.Session
 	}
 	agent, err := sv.Launch(supervisor.LaunchSpec{
 		SessionID: goldenSesLive, RepositoryID: goldenRepoSwitchboard, Dir: dir, Endpoint: testEndpoint, Token: "unused",
-		Profile: store.Profile{ID: "claude", Name: "Claude Code", Command: "/bin/sh",
-			Args: []string{"-c", goldenAgentScript}, Prompt: store.PromptNone},
+		Profile: profile.Profile{ID: "claude", Name: "Claude Code", Command: "/bin/sh",
+			Args: []string{"-c", goldenAgentScript}, Prompt: profile.PromptNone},
 	})
 	if err != nil {
 		t.Fatal(err)

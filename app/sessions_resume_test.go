@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
@@ -31,10 +32,10 @@ func TestSessionsResume(t *testing.T) {
 	}
 	repo, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: repoDir, Name: "demo"})
 	mustDo(t, err)
-	_, err = invoke(g, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: store.Profile{
+	_, err = invoke(g, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: profile.Profile{
 		ID: "talker", Name: "Talker", Command: "/bin/sh", Args: []string{"-c", `echo "args: $*"; exec sleep 600`, "sh", "{prompt}"},
-		Prompt:       store.PromptArgument,
-		Conversation: &store.Conversation{StartArgs: []string{"--session-id={conversation_id}"}, ResumeArgs: []string{"--resume={conversation_id}"}},
+		Prompt:       profile.PromptArgument,
+		Conversation: &profile.Conversation{StartArgs: []string{"--session-id={conversation_id}"}, ResumeArgs: []string{"--resume={conversation_id}"}},
 	}})
 	mustDo(t, err)
 	started, err := invoke(g, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "talker", RepositoryID: repo.Repository.ID, Prompt: "go"})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/app/termview"
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
@@ -58,8 +59,8 @@ func TestStartShellAndTypeIntoIt(t *testing.T) {
 	waitUntil(t, "Stop enabled", func() bool { return !w.stop.Disabled() })
 	if got := w.status.Text; !strings.Contains(got, " · SWITCHBOARD_PORT 4") {
 		t.Errorf("the live session's status line lacks its port block: %q", got)
-	} else if strings.Contains(got, permissionText(store.PermissionAsk)) {
-		t.Errorf("a shell, which has no permission modes, is said to %q: %q", permissionText(store.PermissionAsk), got)
+	} else if strings.Contains(got, permissionText(profile.PermissionAsk)) {
+		t.Errorf("a shell, which has no permission modes, is said to %q: %q", permissionText(profile.PermissionAsk), got)
 	}
 	onUI(func() { test.Tap(w.stop) })
 	waitUntil(t, "the agent stopped", func() bool { return agent.Exit() != nil })

@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/app/daemon"
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
@@ -203,7 +204,7 @@ func (w *settingsWindow) profilesTab() fyne.CanvasObject {
 		}
 	})
 	add := widget.NewButtonWithIcon(labelAddProfile, theme.ContentAddIcon(), func() {
-		w.editProfile(store.Profile{Prompt: store.PromptTyped})
+		w.editProfile(profile.Profile{Prompt: profile.PromptTyped})
 	})
 	remove := widget.NewButtonWithIcon(labelRemoveProfile, theme.DeleteIcon(), func() {
 		if w.profileSel < 0 || w.profileSel >= len(w.profiles) {
@@ -224,7 +225,7 @@ func (w *settingsWindow) profilesTab() fyne.CanvasObject {
 }
 
 // editProfile shows a form for p; saving puts it through profile.put.
-func (w *settingsWindow) editProfile(p store.Profile) {
+func (w *settingsWindow) editProfile(p profile.Profile) {
 	id := widget.NewEntry()
 	id.SetText(p.ID)
 	if p.ID != "" {
@@ -240,11 +241,11 @@ func (w *settingsWindow) editProfile(p store.Profile) {
 	env := widget.NewMultiLineEntry()
 	env.SetText(strings.Join(p.Env, "\n"))
 	env.SetPlaceHolder("NAME=value, one per line")
-	prompt := widget.NewSelect([]string{string(store.PromptArgument), string(store.PromptTyped), string(store.PromptNone)}, nil)
+	prompt := widget.NewSelect([]string{string(profile.PromptArgument), string(profile.PromptTyped), string(profile.PromptNone)}, nil)
 	prompt.SetSelected(string(p.Prompt))
 	tokenEnv := widget.NewCheck("also in SWITCHBOARD_MCP_TOKEN", nil)
 	tokenEnv.SetChecked(p.TokenEnv)
-	mcpCfg := widget.NewSelect([]string{"none", store.MCPConfigClaude}, nil)
+	mcpCfg := widget.NewSelect([]string{"none", profile.MCPConfigClaude}, nil)
 	mcpCfg.SetSelected("none")
 	if p.MCPConfig != "" {
 		mcpCfg.SetSelected(p.MCPConfig)
@@ -259,8 +260,8 @@ func (w *settingsWindow) editProfile(p store.Profile) {
 		if !ok {
 			return
 		}
-		np := store.Profile{ID: strings.TrimSpace(id.Text), Name: strings.TrimSpace(name.Text), Command: strings.TrimSpace(command.Text),
-			Args: lines(args.Text), Env: lines(env.Text), Prompt: store.PromptDelivery(prompt.Selected), TokenEnv: tokenEnv.Checked, Notes: p.Notes,
+		np := profile.Profile{ID: strings.TrimSpace(id.Text), Name: strings.TrimSpace(name.Text), Command: strings.TrimSpace(command.Text),
+			Args: lines(args.Text), Env: lines(env.Text), Prompt: profile.PromptDelivery(prompt.Selected), TokenEnv: tokenEnv.Checked, Notes: p.Notes,
 			// Not on the form: kept, so editing a built-in keeps its modes.
 			Permissions: p.Permissions}
 		if mcpCfg.Selected != "none" {

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
@@ -22,7 +23,7 @@ func goldenSettingsData() *goldenData {
 	d.repos[2].Unconfined = &store.Confirmation{By: "rpc", At: goldenAgo(26 * time.Hour)}
 	d.sandbox = mcpserver.SandboxSettings{Hidden: []string{"/home/ada/private", "/home/ada/.config/op"}, RecordingCapMiB: 512}
 	builtins := supervisor.Builtins()
-	info := func(p store.Profile, path string) supervisor.ProfileInfo {
+	info := func(p profile.Profile, path string) supervisor.ProfileInfo {
 		return supervisor.ProfileInfo{Profile: p, Builtin: true, Available: path != "", Path: path}
 	}
 	claude := info(builtins[0], "/home/ada/.local/bin/claude")
@@ -34,8 +35,8 @@ func goldenSettingsData() *goldenData {
 		info(builtins[2], ""),
 		info(builtins[3], ""),
 		info(builtins[4], "/bin/bash"),
-		{Profile: store.Profile{ID: "review-bot", Name: "Review bot", Command: "/home/ada/bin/review-bot",
-			Args: []string{"--endpoint", "{endpoint}"}, Prompt: store.PromptTyped}, Available: true, Path: "/home/ada/bin/review-bot"},
+		{Profile: profile.Profile{ID: "review-bot", Name: "Review bot", Command: "/home/ada/bin/review-bot",
+			Args: []string{"--endpoint", "{endpoint}"}, Prompt: profile.PromptTyped}, Available: true, Path: "/home/ada/bin/review-bot"},
 	}
 	all := []string{store.AllRepositories}
 	grants := func(repos []string, caps ...store.Capability) []store.Grant {

@@ -6,6 +6,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
@@ -29,24 +30,24 @@ const (
 // permissionLabels name the modes in the menu; modeNames in a greyed
 // profile's "(no … mode)".
 var (
-	permissionLabels = map[store.Permission]string{
-		store.PermissionAsk:   labelPermissionAsk,
-		store.PermissionEdits: labelPermissionEdits,
-		store.PermissionAuto:  labelPermissionAuto,
+	permissionLabels = map[profile.Permission]string{
+		profile.PermissionAsk:   labelPermissionAsk,
+		profile.PermissionEdits: labelPermissionEdits,
+		profile.PermissionAuto:  labelPermissionAuto,
 	}
-	modeNames = map[store.Permission]string{
-		store.PermissionAsk:   "Ask",
-		store.PermissionEdits: "Edits",
-		store.PermissionAuto:  "Full auto",
+	modeNames = map[profile.Permission]string{
+		profile.PermissionAsk:   "Ask",
+		profile.PermissionEdits: "Edits",
+		profile.PermissionAuto:  "Full auto",
 	}
 )
 
 // permissionText is how the Sessions window names a mode.
-func permissionText(p store.Permission) string {
+func permissionText(p profile.Permission) string {
 	switch p.Or() {
-	case store.PermissionEdits:
+	case profile.PermissionEdits:
 		return "edits allowed"
-	case store.PermissionAuto:
+	case profile.PermissionAuto:
 		return "full auto"
 	}
 	return "asks before edits"
@@ -54,10 +55,10 @@ func permissionText(p store.Permission) string {
 
 // startPermission is the mode the tray starts agents in, from the app's
 // preferences (ask when unset or unknown).
-func (g *gui) startPermission() store.Permission {
-	p := store.Permission(g.app.Preferences().StringWithFallback(prefStartPermission, string(store.PermissionAsk)))
+func (g *gui) startPermission() profile.Permission {
+	p := profile.Permission(g.app.Preferences().StringWithFallback(prefStartPermission, string(profile.PermissionAsk)))
 	if !p.Valid() {
-		return store.PermissionAsk
+		return profile.PermissionAsk
 	}
 	return p.Or()
 }
@@ -68,7 +69,7 @@ func (g *gui) startPermission() store.Permission {
 func (g *gui) permissionItems(rebuild func()) []*fyne.MenuItem {
 	chosen := g.startPermission()
 	var items []*fyne.MenuItem
-	for _, p := range store.Permissions() {
+	for _, p := range profile.Permissions() {
 		it := fyne.NewMenuItem(permissionLabels[p], func() {
 			g.app.Preferences().SetString(prefStartPermission, string(p))
 			g.log.Info("tray: start permission", "permission", p)
@@ -85,9 +86,9 @@ func (g *gui) permissionItems(rebuild func()) []*fyne.MenuItem {
 // nothing else. why, when not "", is why p cannot start in it: it lacks
 // the mode, or its CLI refuses the mode for this user (Claude Code's bypass
 // as root).
-func modeFor(p supervisor.ProfileInfo, chosen store.Permission) (mode store.Permission, why string) {
+func modeFor(p supervisor.ProfileInfo, chosen profile.Permission) (mode profile.Permission, why string) {
 	if len(p.Permissions) == 0 {
-		return store.PermissionAsk, ""
+		return profile.PermissionAsk, ""
 	}
 	if !p.Offers(chosen) {
 		return chosen, " (no " + modeNames[chosen] + " mode)"
@@ -103,12 +104,12 @@ func modeFor(p supervisor.ProfileInfo, chosen store.Permission) (mode store.Perm
 // when the agent starts, and its start is refused then.
 func noWorktree(r store.Repository) bool { return r.Isolation == store.IsolationNone }
 
-// startFromTray starts profile in repo in mode; full auto in a repository
+// startFromTray starts profileID in repo in mode; full auto in a repository
 // not yet confirmed asks the person first, once, in the Sessions window
 // (where the new agent shows up anyway).
-func (g *gui) startFromTray(profile string, repo store.Repository, mode store.Permission) {
-	if mode != store.PermissionAuto || repo.FullAuto != nil {
-		go g.startAgent(profile, repo.ID, mode, false)
+func (g *gui) startFromTray(profileID string, repo store.Repository, mode profile.Permission) {
+	if mode != profile.PermissionAuto || repo.FullAuto != nil {
+		go g.startAgent(profileID, repo.ID, mode, false)
 		return
 	}
 	g.showSessions("")
@@ -117,7 +118,7 @@ func (g *gui) startFromTray(profile string, repo store.Repository, mode store.Pe
 			g.log.Info("tray: full auto not confirmed", "repository", repo.ID)
 			return
 		}
-		go g.startAgent(profile, repo.ID, mode, true)
+		go g.startAgent(profileID, repo.ID, mode, true)
 	}, g.sessions.win)
 	d.SetConfirmText(labelConfirmFullAuto)
 	d.SetDismissText("Cancel")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/gitcmd"
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
@@ -53,11 +54,11 @@ func permissionGUI(t *testing.T) (g *gui, gitRepo, plainRepo string) {
 			g.sessions.win.Close()
 		}
 	})
-	modes := map[store.Permission][]string{store.PermissionAsk: {"ask"}, store.PermissionEdits: {"edits"}, store.PermissionAuto: {"auto"}}
-	for _, p := range []store.Profile{
-		{ID: "modes", Name: "Modes", Command: "/bin/sh", Args: []string{"-c", "sleep 60"}, Prompt: store.PromptNone, Permissions: modes},
-		{ID: "editor", Name: "Editor", Command: "/bin/sh", Args: []string{"-c", "sleep 60"}, Prompt: store.PromptNone,
-			Permissions: map[store.Permission][]string{store.PermissionAsk: nil, store.PermissionEdits: {"edits"}}},
+	modes := map[profile.Permission][]string{profile.PermissionAsk: {"ask"}, profile.PermissionEdits: {"edits"}, profile.PermissionAuto: {"auto"}}
+	for _, p := range []profile.Profile{
+		{ID: "modes", Name: "Modes", Command: "/bin/sh", Args: []string{"-c", "sleep 60"}, Prompt: profile.PromptNone, Permissions: modes},
+		{ID: "editor", Name: "Editor", Command: "/bin/sh", Args: []string{"-c", "sleep 60"}, Prompt: profile.PromptNone,
+			Permissions: map[profile.Permission][]string{profile.PermissionAsk: nil, profile.PermissionEdits: {"edits"}}},
 	} {
 		if _, err := invoke(g, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: p}); err != nil {
 			t.Fatal(err)
@@ -115,7 +116,7 @@ func TestTrayPermission(t *testing.T) {
 	}
 	agents = item(t, menu, labelStartAgent).ChildMenu
 	item(t, agents, labelPermissionAuto).Action()
-	if p := g.startPermission(); p != store.PermissionAuto {
+	if p := g.startPermission(); p != profile.PermissionAuto {
 		t.Fatalf("remembered %q", p)
 	}
 	// The same menu, laid out again.
@@ -155,7 +156,7 @@ func TestTrayPermission(t *testing.T) {
 	}
 	onUI(func() { test.Tap(dialogButton(t, g.sessions.win, labelConfirmFullAuto)) })
 	waitUntil(t, "agent in full auto", func() bool { return len(g.core.Agents().List()) == 1 })
-	if a := g.core.Agents().List()[0]; a.Permission != store.PermissionAuto || a.Profile != "modes" {
+	if a := g.core.Agents().List()[0]; a.Permission != profile.PermissionAuto || a.Profile != "modes" {
 		t.Errorf("started %+v", a)
 	}
 	repos, err := invoke(g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
@@ -186,7 +187,7 @@ func TestTrayPermission(t *testing.T) {
 // The Sessions window says each supervised session's mode.
 func TestSessionsShowPermission(t *testing.T) {
 	g, gitID, _ := permissionGUI(t)
-	out, err := invoke(g, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "modes", RepositoryID: gitID, Permission: store.PermissionEdits})
+	out, err := invoke(g, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: "modes", RepositoryID: gitID, Permission: profile.PermissionEdits})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,27 +200,27 @@ func TestSessionsShowPermission(t *testing.T) {
 // What each kind of profile starts in from the tray, and why it cannot.
 func TestModeFor(t *testing.T) {
 	t.Setenv("IS_SANDBOX", "")
-	all := map[store.Permission][]string{store.PermissionAsk: nil, store.PermissionEdits: nil, store.PermissionAuto: {"--yolo"}}
-	bypass := map[store.Permission][]string{store.PermissionAsk: nil, store.PermissionAuto: {"--permission-mode", "bypassPermissions"}}
+	all := map[profile.Permission][]string{profile.PermissionAsk: nil, profile.PermissionEdits: nil, profile.PermissionAuto: {"--yolo"}}
+	bypass := map[profile.Permission][]string{profile.PermissionAsk: nil, profile.PermissionAuto: {"--permission-mode", "bypassPermissions"}}
 	asRoot := ""
 	if os.Geteuid() == 0 {
 		asRoot = " (no Full auto as root)"
 	}
 	tests := []struct {
-		perms  map[store.Permission][]string
-		chosen store.Permission
-		mode   store.Permission
+		perms  map[profile.Permission][]string
+		chosen profile.Permission
+		mode   profile.Permission
 		why    string
 	}{
-		{nil, store.PermissionAuto, store.PermissionAsk, ""}, // a shell: ask, whatever is chosen
-		{nil, store.PermissionEdits, store.PermissionAsk, ""},
-		{all, store.PermissionEdits, store.PermissionEdits, ""},
-		{all, store.PermissionAuto, store.PermissionAuto, ""},
-		{bypass, store.PermissionEdits, store.PermissionEdits, " (no Edits mode)"},
-		{bypass, store.PermissionAuto, store.PermissionAuto, asRoot},
+		{nil, profile.PermissionAuto, profile.PermissionAsk, ""}, // a shell: ask, whatever is chosen
+		{nil, profile.PermissionEdits, profile.PermissionAsk, ""},
+		{all, profile.PermissionEdits, profile.PermissionEdits, ""},
+		{all, profile.PermissionAuto, profile.PermissionAuto, ""},
+		{bypass, profile.PermissionEdits, profile.PermissionEdits, " (no Edits mode)"},
+		{bypass, profile.PermissionAuto, profile.PermissionAuto, asRoot},
 	}
 	for i, tt := range tests {
-		p := supervisor.ProfileInfo{Profile: store.Profile{ID: "p", Permissions: tt.perms}}
+		p := supervisor.ProfileInfo{Profile: profile.Profile{ID: "p", Permissions: tt.perms}}
 		mode, why := modeFor(p, tt.chosen)
 		if mode != tt.mode || why != tt.why {
 			t.Errorf("%d: modeFor(%v, %s) = %s, %q; want %s, %q", i, tt.perms, tt.chosen, mode, why, tt.mode, tt.why)

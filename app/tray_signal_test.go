@@ -6,7 +6,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
 
@@ -19,7 +19,7 @@ func TestTrayFollowsAgentSignals(t *testing.T) {
 	a := test.NewTempApp(t)
 	log, _ := newTestLogger()
 	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint}, log, func() {})
-	sh := store.Profile{ID: "sh", Name: "sh", Command: "/bin/sh", Prompt: store.PromptNone}
+	sh := profile.Profile{ID: "sh", Name: "sh", Command: "/bin/sh", Prompt: profile.PromptNone}
 	s, err := g.core.Agents().Launch(supervisor.LaunchSpec{SessionID: "ses_hooked", Dir: t.TempDir(), Profile: sh})
 	if err != nil {
 		t.Fatal(err)

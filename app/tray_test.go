@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/switchboard-dev/switchboard/app/daemon"
 	"github.com/switchboard-dev/switchboard/assets"
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
@@ -43,9 +45,46 @@ type fakeCore struct {
 	reg    *mcpserver.Registry
 	agents *supervisor.Supervisor
 	show   func() bool
+
+	mu sync.Mutex
+	// database and databaseFrom are what Database answers; saved what
+	// Connect/DisconnectDatabase left; connectErr what ConnectDatabase
+	// fails with; restart whether RequestRestart was called.
+	database, databaseFrom, saved string
+	connectErr                    error
+	restart                       bool
 }
 
 func (f *fakeCore) SetShowWindow(show func() bool) { f.show = show }
+
+func (f *fakeCore) Database() (string, string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.database, f.databaseFrom
+}
+
+func (f *fakeCore) ConnectDatabase(conn string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.connectErr != nil {
+		return f.connectErr
+	}
+	f.saved = conn
+	return nil
+}
+
+func (f *fakeCore) DisconnectDatabase() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.saved = ""
+	return nil
+}
+
+func (f *fakeCore) RequestRestart() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.restart = true
+}
 
 func (f *fakeCore) Registry() *mcpserver.Registry  { return f.reg }
 func (f *fakeCore) Agents() *supervisor.Supervisor { return f.agents }
@@ -337,7 +376,7 @@ func TestTrayStartAgent(t *testing.T) {
 		t.Fatalf("Shell without repositories: %+v", shell.ChildMenu.Items)
 	}
 	// A profile whose command is missing is listed, greyed.
-	if _, err := invoke(g, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "ghost", Name: "Ghost", Command: "switchboard-no-such-agent", Prompt: store.PromptNone}}); err != nil {
+	if _, err := invoke(g, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: profile.Profile{ID: "ghost", Name: "Ghost", Command: "switchboard-no-such-agent", Prompt: profile.PromptNone}}); err != nil {
 		t.Fatal(err)
 	}
 	reg, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir(), Name: "demo"})

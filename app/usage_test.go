@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -27,9 +28,9 @@ func TestUsageShown(t *testing.T) {
 	g, w, repoID := newWorkTest(t)
 	p := workCreatePacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: "Counted"})
 	ses := workAgentCall(t, g, "session.report", mcpserver.ReportArgs{Kind: "ready", RepositoryID: repoID}).Value.(mcpserver.ReportResult).SessionID
-	recordUsage(t, g, ses, store.Usage{Source: store.UsageClaude, InputTokens: 12345, OutputTokens: 1234})
+	recordUsage(t, g, ses, store.Usage{Source: profile.UsageClaude, InputTokens: 12345, OutputTokens: 1234})
 	aw := workAgentCall(t, g, "work.await_packet", mcpserver.AwaitArgs{RepositoryID: repoID, SessionID: ses, WaitSeconds: 1}).Value.(mcpserver.AwaitResult)
-	recordUsage(t, g, ses, store.Usage{Source: store.UsageClaude, InputTokens: 14000, OutputTokens: 1500})
+	recordUsage(t, g, ses, store.Usage{Source: profile.UsageClaude, InputTokens: 14000, OutputTokens: 1500})
 	workAgentCall(t, g, "work.complete", mcpserver.CompleteArgs{PacketID: aw.Packet.ID, SessionID: ses, LeaseID: aw.LeaseID, Summary: "done"})
 
 	waitUntil(t, "the packet done", func() bool {
@@ -56,7 +57,7 @@ func TestUsageShown(t *testing.T) {
 	waitUntil(t, "the session's usage in its status line", func() bool {
 		return s != nil && s.selected == ses && strings.Contains(s.status.Text, " · 14k in · 1.5k out")
 	})
-	if got := usageText(&store.Usage{Source: store.UsageNone}); got != "no usage reported" {
+	if got := usageText(&store.Usage{Source: profile.UsageNone}); got != "no usage reported" {
 		t.Errorf("a CLI without usage shows %q", got)
 	}
 	s.win.Close()

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
+	"github.com/switchboard-dev/switchboard/app/daemon"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
@@ -130,6 +131,9 @@ func newGoldenGUI(t *testing.T, a fyne.App, d *goldenData, agents *supervisor.Su
 		}
 		return mcpserver.TraceReadResult{Events: evs, LastSeq: last}, nil
 	}))
+	def(mcpserver.Define(mcpserver.MethodWorkConflicts, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, _ mcpserver.RepoScope) (mcpserver.WorkConflicts, error) {
+		return mcpserver.WorkConflicts{Conflicts: []mcpserver.PacketConflicts{}}, nil
+	}))
 	def(mcpserver.Define(mcpserver.MethodWorkList, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, f store.PacketFilter) (mcpserver.WorkList, error) {
 		out := []store.Packet{}
 		for _, p := range d.packets {
@@ -175,7 +179,12 @@ func newGoldenGUI(t *testing.T, a fyne.App, d *goldenData, agents *supervisor.Su
 	}))
 
 	log, _ := newTestLogger()
-	return &gui{app: a, core: &fakeCore{Backend: b, reg: reg, agents: agents}, log: log, quit: func() {}}
+	core := &fakeCore{Backend: b, reg: reg, agents: agents}
+	if d.team.Team {
+		// Connected from Settings: the Team tab offers Disconnect.
+		core.database, core.databaseFrom = d.team.Database, daemon.DatabaseFromSettings
+	}
+	return &gui{app: a, core: core, log: log, quit: func() {}}
 }
 
 // The fixed ids the goldens show: as long as the store's, so that the

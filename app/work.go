@@ -66,9 +66,12 @@ type workWindow struct {
 
 	title    *widget.Label
 	subtitle *widget.Label
-	facts    *widget.Form
-	body     *fyne.Container // sections of the selected packet
-	cancel   *widget.Button
+	// prLink is the pull request a landing opened, shown under the
+	// subtitle; hidden otherwise.
+	prLink *widget.Hyperlink
+	facts  *widget.Form
+	body   *fyne.Container // sections of the selected packet
+	cancel *widget.Button
 	// startOnBtn starts an agent on the selected queued packet (work_start.go).
 	startOnBtn *widget.Button
 	actions    *fyne.Container // the buttons above the detail
@@ -95,6 +98,12 @@ type workWindow struct {
 	// now is the clock the packets' ages and leases are measured against;
 	// time.Now, a fixed time in the golden-image tests.
 	now func() time.Time
+
+	// conflicts are the conflicting packets' statuses, by packet id, as
+	// last read (work_conflicts.go); conflictHunks is the last hunks
+	// dialog's content.
+	conflicts     map[string]mcpserver.PacketConflicts
+	conflictHunks *fyne.Container
 }
 
 // showWork opens the Work window, or brings it forward.
@@ -149,7 +158,9 @@ func newWorkWindow(g *gui) *workWindow {
 
 	w.startOnBtn = w.newStartOnButton()
 	w.actions = container.NewHBox(w.startOnBtn, w.approve, w.changes, w.reject, layout.NewSpacer(), w.requeue, w.cancel)
-	head := container.NewVBox(w.title, w.subtitle, w.actions, widget.NewSeparator())
+	w.prLink = widget.NewHyperlink("", nil)
+	w.prLink.Hide()
+	head := container.NewVBox(w.title, w.subtitle, w.prLink, w.actions, widget.NewSeparator())
 	w.bodyScroll = container.NewVScroll(w.body)
 	w.detailUI = container.NewBorder(head, nil, nil, nil, w.bodyScroll)
 	w.empty = container.NewCenter(widget.NewLabel(labelWorkNoPacket))

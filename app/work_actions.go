@@ -55,7 +55,7 @@ func (w *workWindow) askReject() {
 }
 
 func (w *workWindow) verdict(v store.Verdict, notes string) {
-	workAct(w, mcpserver.MethodReviewVerdict, mcpserver.VerdictArgs{PacketID: w.selected, Verdict: v, Notes: notes}, "Packet approved.")
+	workAct(w, mcpserver.MethodReviewVerdict, mcpserver.VerdictArgs{PacketID: w.selected, Verdict: v, Notes: notes}, "Packet approved: nothing landed. Changes ▸ Land ▾ lands it.")
 }
 
 // workActErr is workAct for a prompt, which shows the error itself.

@@ -74,7 +74,12 @@ func (c *workCard) Refresh() {
 func (c *workCard) show(p store.Packet) {
 	c.packet = p
 	workSetText(c.title, p.Title)
-	workSetText(c.info, c.w.cardInfo(p))
+	info, imp := c.w.cardConflict(p, c.w.cardInfo(p))
+	if c.info.Importance != imp {
+		c.info.Importance = imp
+		c.info.Refresh()
+	}
+	workSetText(c.info, info)
 	workSetText(c.session, c.w.cardSession(p))
 }
 
@@ -121,6 +126,8 @@ func (w *workWindow) cardInfo(p store.Packet) string {
 func (w *workWindow) cardSession(p store.Packet) string {
 	parts := []string{}
 	switch {
+	case sentBackWaiting(p):
+		parts = append(parts, "changes requested, waiting for "+p.HeldFor())
 	case p.Lease != nil:
 		parts = append(parts, p.Lease.SessionID)
 	case p.Changes != nil && p.Changes.SessionID != "":
@@ -131,6 +138,12 @@ func (w *workWindow) cardSession(p store.Packet) string {
 	}
 	parts = append(parts, workAge(w.now().Sub(p.CreatedAt)))
 	return strings.Join(parts, " · ")
+}
+
+// sentBackWaiting reports whether p came back from review with changes
+// requested and waits for the agent that made them to take it again.
+func sentBackWaiting(p store.Packet) bool {
+	return p.HeldFor() != "" && p.Review != nil && p.Review.Verdict == store.VerdictRequestChanges && p.ReservedFor == ""
 }
 
 // rowInfo is a card's lines after the title, as one line.

@@ -56,10 +56,14 @@ func (w *workWindow) showDetail() {
 
 	w.title.SetText(p.Title)
 	sub := fmt.Sprintf("%s · %s · %s", workStateText(p.State), w.repoName(p.RepositoryID), p.ID)
-	if holder := p.HeldFor(); holder != "" {
+	switch holder := p.HeldFor(); {
+	case sentBackWaiting(p):
+		sub += " · changes requested, waiting for the agent (session " + holder + ")"
+	case holder != "":
 		sub += " · held for session " + holder
 	}
-	w.subtitle.SetText(sub)
+	w.subtitle.SetText(sub + landedText(p.Landed))
+	showPullRequestLink(w.prLink, p.Landed)
 	workSetEnabled(w.cancel, !p.State.Terminal())
 	show(w.startOnBtn, p.State == store.PacketQueued && p.HeldFor() == "")
 	workSetEnabled(w.requeue, slices.Contains([]store.PacketState{store.PacketFailed, store.PacketCancelled, store.PacketClaimed, store.PacketInProgress}, p.State))
@@ -81,6 +85,9 @@ func (w *workWindow) showDetail() {
 		widget.NewFormItem("Created", widget.NewLabel(p.CreatedAt.Local().Format(time.DateTime))),
 		widget.NewFormItem("Updated", widget.NewLabel(p.UpdatedAt.Local().Format(time.DateTime))),
 	}
+	if p.Reviewer != "" {
+		items = append(items, widget.NewFormItem("Reviewer", workWrapped("session "+p.Reviewer)))
+	}
 	if p.Usage != nil {
 		items = append(items, widget.NewFormItem("Usage", workWrapped(usageText(p.Usage)+" ("+p.Usage.Source+")")))
 	}
@@ -93,6 +100,9 @@ func (w *workWindow) showDetail() {
 	// its objects change.
 	w.facts = widget.NewForm(items...)
 	objs := []fyne.CanvasObject{w.facts}
+	if row := w.conflictsRow(w.detail.Conflicts); row != nil {
+		objs = []fyne.CanvasObject{row, w.facts} // work_conflicts.go
+	}
 	section := func(name string) {
 		objs = append(objs, widget.NewSeparator(), widget.NewLabelWithStyle(name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 	}

@@ -84,6 +84,9 @@ func (w *workWindow) reload() {
 		return
 	}
 	w.packets = list.Packets
+	if err := w.readConflicts(); err != nil {
+		w.fail("Conflicts could not be read", err)
+	}
 	w.showRows()
 	if w.selected != "" {
 		w.loadDetail(mcpserver.TransportGUIView)

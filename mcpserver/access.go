@@ -93,12 +93,12 @@ func parseObjectArgs(args json.RawMessage) (objectArgs, error) {
 		return a, store.Deny(store.CodeInvalidArgument, "arguments must be a JSON object: %v", err)
 	}
 	if a.RepositoryID != nil {
-		cut := clip(*a.RepositoryID, maxIDLength)
+		cut := Clip(*a.RepositoryID, maxIDLength)
 		a.RepositoryID = &cut
 	}
-	a.PacketID = clip(a.PacketID, maxIDLength)
-	a.SessionID = clip(a.SessionID, maxIDLength)
-	a.QuestionID = clip(a.QuestionID, maxIDLength)
+	a.PacketID = Clip(a.PacketID, maxIDLength)
+	a.SessionID = Clip(a.SessionID, maxIDLength)
+	a.QuestionID = Clip(a.QuestionID, maxIDLength)
 	return a, nil
 }
 
@@ -129,7 +129,13 @@ func resolveRepository(tx *store.Tx, c *Call) (string, error) {
 		if a.PacketID == "" {
 			return "", store.Deny(store.CodeInvalidArgument, "packet_id is required")
 		}
-		p, err := tx.Packet(a.PacketID)
+		if c.packetRepo != "" {
+			return c.packetRepo, nil
+		}
+		p, err := c.packet(a.PacketID)
+		if err == nil {
+			c.packetRepo = p.RepositoryID
+		}
 		return orEverywhere(p.RepositoryID, err)
 	case Session:
 		id := a.SessionID
@@ -139,7 +145,7 @@ func resolveRepository(tx *store.Tx, c *Call) (string, error) {
 		if id == "" {
 			return "", store.Deny(store.CodeInvalidArgument, "session_id is required")
 		}
-		s, err := tx.Session(id)
+		s, err := c.readSession(id)
 		return orEverywhere(sessionRepository(s), err)
 	case OwnSession:
 		if c.Principal.SessionID == "" && a.SessionID == "" {
@@ -153,7 +159,6 @@ func resolveRepository(tx *store.Tx, c *Call) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		c.ses = &s
 		return sessionRepository(s), nil
 	case Question:
 		if a.QuestionID == "" {
@@ -240,7 +245,7 @@ func (c *Call) ownSession(arg string) (store.Session, error) {
 	if id == "" {
 		return store.Session{}, store.Deny(store.CodeInvalidArgument, "session_id is required (session_report ready registers one)")
 	}
-	s, err := c.Tx.Session(id)
+	s, err := c.readSession(id)
 	if err != nil {
 		if store.CodeOf(err) == store.CodeNotFound && !c.Principal.Operator {
 			return store.Session{}, store.Deny(store.CodeCapabilityScopeMismatch, "session %s is not this token's", id)

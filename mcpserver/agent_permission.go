@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"os"
 
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
@@ -18,15 +19,15 @@ import (
 // give one (isolation none, or no_worktree) is refused here; a folder that
 // turns out not to be a git repository is refused by the supervisor
 // (supervisor.ErrAutoNeedsWorktree) before anything runs.
-func checkPermission(c *Call, in AgentStartArgs, p store.Profile, repo store.Repository, plan worktreePlan, unconfined string) (mode store.Permission, confirmed bool, err error) {
-	if err := store.CheckPermission(in.Permission); err != nil {
-		return "", false, err
+func checkPermission(c *Call, in AgentStartArgs, p profile.Profile, repo store.Repository, plan worktreePlan, unconfined string) (mode profile.Permission, confirmed bool, err error) {
+	if err := profile.CheckPermission(in.Permission); err != nil {
+		return "", false, store.Deny(store.CodeInvalidArgument, "%v", err)
 	}
 	mode = in.Permission.Or()
 	if _, err := supervisor.PermissionArgs(p, mode, os.Geteuid()); err != nil {
 		return "", false, err
 	}
-	if mode != store.PermissionAuto {
+	if mode != profile.PermissionAuto {
 		if in.ConfirmFullAuto {
 			return "", false, store.Deny(store.CodeInvalidArgument, "confirm_full_auto goes with permission auto, not %s", mode)
 		}

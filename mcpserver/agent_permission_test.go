@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/internal/coretest"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
@@ -18,7 +20,7 @@ import (
 // permission modes.
 func agentFixture(t *testing.T) (*fixture, *supervisor.Supervisor) {
 	t.Helper()
-	f := &fixture{clock: newFakeClock(), env: &fakeEnv{}, logs: &syncBuffer{}}
+	f := &fixture{clock: coretest.NewClock(), env: &coretest.Env{}, logs: &coretest.SyncBuffer{}}
 	f.db = openTestDB(t, f.clock)
 	f.log = slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	dir := t.TempDir()
@@ -31,8 +33,8 @@ func agentFixture(t *testing.T) (*fixture, *supervisor.Supervisor) {
 		f.reg.WaitTidy(context.Background())
 	})
 	f.update(t, func(tx *store.Tx) error {
-		return tx.PutProfile(store.Profile{ID: "modes", Name: "Modes", Command: "sh", Args: []string{"-c", "sleep 60"}, Prompt: store.PromptNone,
-			Permissions: map[store.Permission][]string{store.PermissionAsk: {"ask"}, store.PermissionEdits: {"edits"}, store.PermissionAuto: {"auto"}}})
+		return tx.PutProfile(profile.Profile{ID: "modes", Name: "Modes", Command: "sh", Args: []string{"-c", "sleep 60"}, Prompt: profile.PromptNone,
+			Permissions: map[profile.Permission][]string{profile.PermissionAsk: {"ask"}, profile.PermissionEdits: {"edits"}, profile.PermissionAuto: {"auto"}}})
 	})
 	return f, agents
 }
@@ -56,21 +58,21 @@ func TestAgentStartPermission(t *testing.T) {
 		name string
 		in   AgentStartArgs
 		code store.Code
-		msg  string           // a piece of the error
-		mode store.Permission // recorded on the session when ok
+		msg  string             // a piece of the error
+		mode profile.Permission // recorded on the session when ok
 	}{
 		{"unknown mode", AgentStartArgs{Profile: "modes", RepositoryID: git.ID, Permission: "yolo"}, store.CodeInvalidArgument, "permission must be", ""},
-		{"mode the profile lacks", AgentStartArgs{Profile: "shell", RepositoryID: git.ID, Permission: store.PermissionEdits}, store.CodeInvalidArgument, "has no edits mode", ""},
-		{"confirm without auto", AgentStartArgs{Profile: "modes", RepositoryID: git.ID, Permission: store.PermissionEdits, ConfirmFullAuto: true}, store.CodeInvalidArgument, "goes with permission auto", ""},
-		{"auto without a worktree", AgentStartArgs{Profile: "modes", RepositoryID: git.ID, Permission: store.PermissionAuto, NoWorktree: true, ConfirmFullAuto: true}, store.CodeInvalidArgument, "worktree", ""},
-		{"auto not confirmed", AgentStartArgs{Profile: "modes", RepositoryID: git.ID, Permission: store.PermissionAuto}, store.CodeInvalidState, "not confirmed", ""},
-		{"default is ask", AgentStartArgs{Profile: "modes", RepositoryID: git.ID}, "ok", "", store.PermissionAsk},
-		{"edits", AgentStartArgs{Profile: "modes", RepositoryID: git.ID, Permission: store.PermissionEdits}, "ok", "", store.PermissionEdits},
-		{"auto confirmed now", AgentStartArgs{Profile: "modes", RepositoryID: git.ID, Permission: store.PermissionAuto, ConfirmFullAuto: true}, "ok", "", store.PermissionAuto},
-		{"auto again", AgentStartArgs{Profile: "modes", RepositoryID: git.ID, Permission: store.PermissionAuto}, "ok", "", store.PermissionAuto},
+		{"mode the profile lacks", AgentStartArgs{Profile: "shell", RepositoryID: git.ID, Permission: profile.PermissionEdits}, store.CodeInvalidArgument, "has no edits mode", ""},
+		{"confirm without auto", AgentStartArgs{Profile: "modes", RepositoryID: git.ID, Permission: profile.PermissionEdits, ConfirmFullAuto: true}, store.CodeInvalidArgument, "goes with permission auto", ""},
+		{"auto without a worktree", AgentStartArgs{Profile: "modes", RepositoryID: git.ID, Permission: profile.PermissionAuto, NoWorktree: true, ConfirmFullAuto: true}, store.CodeInvalidArgument, "worktree", ""},
+		{"auto not confirmed", AgentStartArgs{Profile: "modes", RepositoryID: git.ID, Permission: profile.PermissionAuto}, store.CodeInvalidState, "not confirmed", ""},
+		{"default is ask", AgentStartArgs{Profile: "modes", RepositoryID: git.ID}, "ok", "", profile.PermissionAsk},
+		{"edits", AgentStartArgs{Profile: "modes", RepositoryID: git.ID, Permission: profile.PermissionEdits}, "ok", "", profile.PermissionEdits},
+		{"auto confirmed now", AgentStartArgs{Profile: "modes", RepositoryID: git.ID, Permission: profile.PermissionAuto, ConfirmFullAuto: true}, "ok", "", profile.PermissionAuto},
+		{"auto again", AgentStartArgs{Profile: "modes", RepositoryID: git.ID, Permission: profile.PermissionAuto}, "ok", "", profile.PermissionAuto},
 		// Confirmed, but the folder gives no worktree: the supervisor
 		// refuses before anything runs.
-		{"auto in a plain folder", AgentStartArgs{Profile: "modes", RepositoryID: plain.ID, Permission: store.PermissionAuto, ConfirmFullAuto: true}, store.CodeAgentUnavailable, "only in a worktree", ""},
+		{"auto in a plain folder", AgentStartArgs{Profile: "modes", RepositoryID: plain.ID, Permission: profile.PermissionAuto, ConfirmFullAuto: true}, store.CodeAgentUnavailable, "only in a worktree", ""},
 	}
 	for _, s := range steps {
 		res := f.invoke(OperatorPrincipal(), TransportGUI, string(MethodAgentStart), startArgs(t, s.in))
@@ -123,7 +125,7 @@ func TestRepositoryFullAuto(t *testing.T) {
 		wantCode(t, res, "ok")
 		return res.Value.(RepositoryResult).Repository.FullAuto
 	}
-	auto := startArgs(t, AgentStartArgs{Profile: "modes", RepositoryID: git.ID, Permission: store.PermissionAuto})
+	auto := startArgs(t, AgentStartArgs{Profile: "modes", RepositoryID: git.ID, Permission: profile.PermissionAuto})
 	if c := fullAuto(true); c == nil || c.By != "gui" {
 		t.Fatalf("confirmed: %+v", c)
 	}

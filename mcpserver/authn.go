@@ -40,7 +40,7 @@ func (r *Registry) Authenticate(ctx context.Context, raw string) (Principal, err
 // authorized nor audited: it serves the pages of a replay feed after the
 // first, whose trace.read call authorized and audited the reader once for
 // the whole connection. Nothing else may call it.
-func (r *Registry) tracePage(ctx context.Context, sessionID string, after uint64) ([]store.TraceEvent, error) {
+func (r *Registry) TracePage(ctx context.Context, sessionID string, after uint64) ([]store.TraceEvent, error) {
 	var evs []store.TraceEvent
 	err := r.db.View(ctx, func(tx *store.Tx) error {
 		var err error

@@ -1,16 +1,11 @@
 package mcpserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"runtime"
-	"sync/atomic"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-dev/switchboard/internal/benchrun"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -19,31 +14,6 @@ import (
 // one fsync'd commit per call. "sdk" is a go-sdk client session; "json"
 // is one keep-alive HTTP client posting a prepared body, so its allocations
 // are mostly the server's.
-func BenchmarkToolsCallStatus(b *testing.B) {
-	e := newHTTPEnv(b)
-	b.Run("sdk", func(b *testing.B) {
-		cs := e.connect(b, e.clientRaw)
-		params := &mcp.CallToolParams{Name: "status", Arguments: map[string]any{}}
-		b.ReportAllocs()
-		for b.Loop() {
-			res, err := cs.CallTool(b.Context(), params)
-			if err != nil || res.IsError {
-				b.Fatalf("status: %v, %v", res, err)
-			}
-		}
-	})
-	b.Run("json", func(b *testing.B) {
-		body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"status","arguments":{}}}`)
-		client := e.srv.Client()
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := postJSON(b, client, e.url, e.clientRaw, body); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-}
-
 // The registry alone: a token principal's status call with its audit
 // record, one commit per call.
 func BenchmarkRegistryInvokeStatus(b *testing.B) {
@@ -77,30 +47,8 @@ func BenchmarkRegistryInvokeHeartbeat(b *testing.B) {
 		}
 		args = append(args, fmt.Appendf(nil, `{"kind":"heartbeat","session_id":%q,"text":"working"}`, res.Value.(ReportResult).SessionID))
 	}
-	runCallers(b, callers, func(i int) error {
+	benchrun.Callers(b, callers, func(i int) error {
 		return f.reg.Invoke(b.Context(), p, TransportMCP, "session.report", args[i]).Err
-	})
-}
-
-// runCallers runs call from about n goroutines at once, the i-th calling
-// with i, and reports the CPU this process used per call. RunParallel
-// starts GOMAXPROCS × parallelism goroutines: n on 2 CPUs, a few more
-// elsewhere, which then share an i.
-func runCallers(b *testing.B, n int, call func(i int) error) {
-	b.SetParallelism((n + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
-	b.ReportAllocs()
-	cpu0 := processCPU(b)
-	b.ResetTimer()
-	defer func() { b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/op") }()
-	var next atomic.Int64
-	b.RunParallel(func(pb *testing.PB) {
-		i := int(next.Add(1)-1) % n
-		for pb.Next() {
-			if err := call(i); err != nil {
-				b.Error(err)
-				return
-			}
-		}
 	})
 }
 
@@ -109,48 +57,6 @@ func runCallers(b *testing.B, n int, call func(i int) error) {
 // report, a session update, a trace event and an audit record, committed
 // in groups. Compare with the store's BenchmarkHeartbeatBatch and the
 // fsync rate of one Update per call.
-func BenchmarkToolsCallHeartbeat(b *testing.B) {
-	e := newHTTPEnv(b)
-	repo := e.registerRepo(b, b.TempDir())
-	a := &agent{b, e.url, e.clientRaw}
-	const clients = 16
-	var bodies [][]byte
-	for i := range clients {
-		ses := a.ok("session_report", map[string]any{"kind": "ready", "repository_id": repo.ID})["session_id"].(string)
-		bodies = append(bodies, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"session_report","arguments":{"kind":"heartbeat","session_id":%q,"text":"working"}}}`, i, ses))
-	}
-	client := e.srv.Client()
-	runCallers(b, clients, func(i int) error {
-		out, err := postJSON(b, client, e.url, e.clientRaw, bodies[i])
-		if err == nil && bytes.Contains(out, []byte(`"isError":true`)) {
-			err = fmt.Errorf("tool error: %s", out)
-		}
-		return err
-	})
-}
-
-// postJSON posts one JSON-RPC body with a bearer token, as a Streamable HTTP
-// client does, and returns the answer of an HTTP 200.
-func postJSON(b *testing.B, client *http.Client, url, token string, body []byte) ([]byte, error) {
-	req, err := http.NewRequestWithContext(b.Context(), http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err == nil && resp.StatusCode != http.StatusOK {
-		err = fmt.Errorf("HTTP %d", resp.StatusCode)
-	}
-	return out, err
-}
-
 // What resolving a call's object costs: work.get of one packet, read-only
 // (no commit but the audit record's), by a token whose grant is checked on
 // the packet's repository, beside the operator, whose calls are not

@@ -15,9 +15,9 @@ const (
 	maxIDLength = 64
 )
 
-// clip cuts s to at most n bytes on a rune boundary, marking the cut with
+// Clip cuts s to at most n bytes on a rune boundary, marking the cut with
 // "…" (counted in n).
-func clip(s string, n int) string {
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -38,7 +38,45 @@ type Call struct {
 	objects objectArgs
 	token   store.Token
 	scope   store.Scope
-	ses     *store.Session // the OwnSession object, once resolved
+
+	// Read in the call's transaction, once, and handed on: the packet the
+	// arguments name and the session last looked up, for what the call
+	// checks of them (their repository, owner, lease, liveness). What a
+	// store method writes it reads itself, or is handed these.
+	pkt *store.Packet
+	ses *store.Session
+	// packetRepo is the repository of the packet the arguments name, once
+	// resolved. It outlives a transaction: a packet never moves to another
+	// repository, so the write after a Prepare's read authorizes without
+	// reading the packet again.
+	packetRepo string
+}
+
+// packet returns the packet id names, read once in the call's transaction.
+func (c *Call) packet(id string) (store.Packet, error) {
+	if c.pkt != nil && c.pkt.ID == id {
+		return *c.pkt, nil
+	}
+	p, err := c.Tx.Packet(id)
+	if err != nil {
+		return store.Packet{}, err
+	}
+	c.pkt = &p
+	return p, nil
+}
+
+// readSession returns the session id names, read once in the call's
+// transaction.
+func (c *Call) readSession(id string) (store.Session, error) {
+	if c.ses != nil && c.ses.ID == id {
+		return *c.ses, nil
+	}
+	s, err := c.Tx.Session(id)
+	if err != nil {
+		return store.Session{}, err
+	}
+	c.ses = &s
+	return s, nil
 }
 
 // Decode decodes the call's arguments into v, refusing unknown fields so a
@@ -94,7 +132,7 @@ func (r *Result) Code() store.Code {
 func (c *Call) reset(tx *store.Tx) {
 	c.Tx, c.afterCommit, c.then = tx, nil, nil
 	c.RepositoryID = c.objects.repository()
-	c.token, c.scope, c.ses = store.Token{}, store.Scope{}, nil
+	c.token, c.scope, c.pkt, c.ses = store.Token{}, store.Scope{}, nil, nil
 }
 
 // waitFor is what a long-poll handler returns when there is nothing yet: the

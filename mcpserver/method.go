@@ -128,3 +128,7 @@ func (m *Method) Visible() bool { return m.Flags&(Hidden|Internal|Deprecated) ==
 // ToolName is the MCP tool name of a method: dots become underscores, since
 // several clients refuse or mangle dotted names.
 func ToolName(method string) string { return strings.ReplaceAll(method, ".", "_") }
+
+// TakesRepository reports whether the method's arguments have a
+// repository_id: an MCP transport copies params.repository_id in.
+func (m *Method) TakesRepository() bool { return m.takesRepository }

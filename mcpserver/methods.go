@@ -60,6 +60,10 @@ type Options struct {
 	// without a heartbeat before it is taken for lost (team mode); 0 is
 	// DefaultInstanceGrace.
 	InstanceGrace time.Duration
+	// OnWait, when set, is called with the key of every long poll that
+	// parks (QueueKey, QuestionKey, TraceKey), once it holds its channel: a
+	// test learns from it that a wait is parked, rather than by polling.
+	OnWait func(key string)
 }
 
 // SettingClientKeyID names the setting that records which token is the
@@ -89,7 +93,10 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerWorkspaces()
 	r.registerRepositoryEdits()
 	r.registerDiffs()
+	r.registerConflicts()
 	r.registerLanding()
+	r.registerLandPlan()
+	r.registerReviewers()
 	r.registerWorktrees()
 	r.registerStartup()
 	r.registerInstances()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
@@ -43,7 +44,7 @@ type ProfileArgs struct {
 
 // ProfilePutArgs are the arguments of profile.put.
 type ProfilePutArgs struct {
-	Profile store.Profile `json:"profile"`
+	Profile profile.Profile `json:"profile"`
 }
 
 // ProfileResult is one profile after a change.
@@ -66,8 +67,8 @@ type AgentStartArgs struct {
 	// repository's isolation.
 	NoWorktree bool `json:"no_worktree,omitempty"`
 	// Permission is the mode the CLI starts in: ask (the default), edits
-	// or auto (see store.Permission).
-	Permission store.Permission `json:"permission,omitempty"`
+	// or auto (see profile.Permission).
+	Permission profile.Permission `json:"permission,omitempty"`
 	// ConfirmFullAuto records a person's confirmation of auto for the
 	// repository, which the first auto start there needs; it goes with
 	// permission auto only.
@@ -89,7 +90,7 @@ type AgentStarted struct {
 	PID          int    `json:"pid"`
 	Recording    string `json:"recording"`
 	// Permission is the mode the CLI was started in.
-	Permission store.Permission `json:"permission"`
+	Permission profile.Permission `json:"permission"`
 	// Workspace is the git worktree the agent works in; nil when it works
 	// in the repository's folder, and Isolation then says why.
 	Workspace *store.Workspace `json:"workspace,omitempty"`

@@ -120,7 +120,7 @@ func (r *Registry) registerDiscovery() {
 			if err := c.Permits(m, ""); err != nil {
 				return ToolDescription{}, err
 			}
-			return ToolDescription{ToolSummary: summary(m), InputSchema: m.InputSchema, OutputSchema: envelopeSchema(m.OutputSchema)}, nil
+			return ToolDescription{ToolSummary: summary(m), InputSchema: m.InputSchema, OutputSchema: EnvelopeSchema(m.OutputSchema)}, nil
 		}))
 }
 
@@ -137,7 +137,7 @@ func (r *Registry) registerResources() {
 					store.CodeTokenMissing, store.CodeTokenMalformed, store.CodeTokenInvalid, store.CodeTokenRevoked, store.CodeTokenExpired,
 					store.CodeCapabilityMissing, store.CodeCapabilityScopeMismatch, store.CodeCapabilityExpired, store.CodeRepoNotRegistered,
 					store.CodeMethodUnknown, store.CodeToolHidden,
-					store.CodeOriginForbidden, store.CodeHostForbidden, store.CodeParseError, store.CodeInvalidRequest, store.CodePayloadTooLarge,
+					CodeOriginForbidden, CodeHostForbidden, CodeParseError, CodeInvalidRequest, CodePayloadTooLarge,
 				},
 				Rules: []string{
 					"Bearer tokens only, in the Authorization header; never in a query string or in params.",

@@ -139,7 +139,7 @@ type savedOrigins struct {
 
 // allowedOrigin reports whether origin is one of the origins saved in
 // Settings.
-func (r *Registry) allowedOrigin(origin string) bool {
+func (r *Registry) AllowedOrigin(origin string) bool {
 	o := &r.origins
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -91,28 +91,3 @@ func manyOrigins(n int) []string {
 	}
 	return out
 }
-
-// An origin saved in Settings is accepted by the next request, and refused
-// again once it is removed: the front layer re-reads the saved origins
-// after every connection.put, and only then.
-func TestSavedOriginsApplyAtOnce(t *testing.T) {
-	e := newHTTPEnv(t)
-	const origin = "https://saved.example"
-	refused := httpCase{name: "saved origin", header: map[string]string{"Origin": origin}, status: 403, code: store.CodeOriginForbidden}
-	accepted := refused
-	accepted.status, accepted.code = 200, ""
-	put := func(origins ...string) {
-		t.Helper()
-		args, _ := json.Marshal(ConnectionSettings{AllowOrigins: origins})
-		if res := e.invoke(OperatorPrincipal(), TransportGUI, "connection.put", string(args)); res.Err != nil {
-			t.Fatal(res.Err)
-		}
-	}
-	e.do(t, refused)
-	put(origin)
-	e.do(t, accepted)
-	e.do(t, accepted)
-	put("https://other.example")
-	e.do(t, refused)
-	e.do(t, httpCase{name: "flag origin still", header: map[string]string{"Origin": allowedOrigin}, status: 200})
-}

@@ -15,10 +15,10 @@ import (
 // MethodSessionSignal records a hook of a supervised agent's CLI.
 const MethodSessionSignal Name[SignalArgs, SignalResult] = "session.signal"
 
-// maxSignalText bounds a signal's title and text, in bytes: a line for a
+// MaxSignalText bounds a signal's title and text, in bytes: a line for a
 // desktop notification, not a document. The hook path clips longer ones;
 // any other caller is refused.
-const maxSignalText = 1000
+const MaxSignalText = 1000
 
 // SignalArgs are the arguments of session.signal.
 type SignalArgs struct {
@@ -55,10 +55,10 @@ func (r *Registry) registerSignals() {
 		func(c *Call, in SignalArgs) (SignalResult, error) {
 			state, ok := claudeHookStates[in.Event]
 			if !ok {
-				return SignalResult{}, store.Deny(store.CodeInvalidArgument, "event %q is not a hook Switchboard takes", clip(in.Event, 40))
+				return SignalResult{}, store.Deny(store.CodeInvalidArgument, "event %q is not a hook Switchboard takes", Clip(in.Event, 40))
 			}
-			if len(in.Title) > maxSignalText || len(in.Text) > maxSignalText {
-				return SignalResult{}, store.Deny(store.CodeInvalidArgument, "title and text are at most %d bytes", maxSignalText)
+			if len(in.Title) > MaxSignalText || len(in.Text) > MaxSignalText {
+				return SignalResult{}, store.Deny(store.CodeInvalidArgument, "title and text are at most %d bytes", MaxSignalText)
 			}
 			ses, err := c.liveSession(in.SessionID)
 			if err != nil {

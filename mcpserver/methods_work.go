@@ -32,8 +32,11 @@ const maxWait = 60 * time.Second
 // Leases last this long unless the call asks otherwise.
 const defaultLease = 10 * time.Minute
 
-func repoKey(repoID string) string  { return "repo:" + repoID }
-func questionKey(qID string) string { return "question:" + qID }
+// QueueKey and QuestionKey name what a long poll parks on (Registry.Parked,
+// Options.OnWait): a repository's queue for work.await_packet, a question
+// for session.await_answer.
+func QueueKey(repoID string) string { return "repo:" + repoID }
+func QuestionKey(qID string) string { return "question:" + qID }
 
 const leasesKey = "leases"
 
@@ -69,6 +72,10 @@ type WorkGetArgs struct {
 type WorkGetResult struct {
 	Packet    store.Packet     `json:"packet"`
 	Artifacts []store.Artifact `json:"artifacts"`
+	// Conflicts is whether the packet's commits, not landed yet, still
+	// apply to their target branch (conflicts_watch.go); nil when that
+	// is not known.
+	Conflicts *PacketConflicts `json:"conflicts,omitempty"`
 }
 
 // WorkList is the result of work.list.
@@ -179,14 +186,9 @@ func (c *Call) session(arg string) (string, error) {
 
 // liveSession is session with the whole session.
 func (c *Call) liveSession(arg string) (store.Session, error) {
-	var s store.Session
-	if c.ses != nil && (arg == "" || arg == c.ses.ID) {
-		s = *c.ses
-	} else {
-		var err error
-		if s, err = c.ownSession(arg); err != nil {
-			return store.Session{}, err
-		}
+	s, err := c.ownSession(arg)
+	if err != nil {
+		return store.Session{}, err
 	}
 	if !s.State.Live() {
 		return store.Session{}, store.Deny(store.CodeInvalidState, "session %s has ended", s.ID)
@@ -242,7 +244,7 @@ func (r *Registry) registerWork() {
 				ExpectedArtifacts: in.ExpectedArtifacts, WriteScope: in.WriteScope, Priority: in.Priority,
 				MaxAttempts: in.MaxAttempts, ReviewRequired: in.ReviewRequired,
 			})
-			r.signalAfter(c, repoKey(p.RepositoryID))
+			r.signalAfter(c, QueueKey(p.RepositoryID))
 			return PacketResult{Packet: p}, err
 		}))
 	r.Register(Define(MethodWorkCancel, On(Packet, store.CapWorkAuthor), Hidden,
@@ -256,7 +258,7 @@ func (r *Registry) registerWork() {
 		"Put a packet back in the queue with its attempts reset.",
 		func(c *Call, in PacketRef) (PacketResult, error) {
 			p, err := c.Tx.RequeuePacket(in.PacketID, in.Reason)
-			r.signalAfter(c, repoKey(p.RepositoryID), leasesKey)
+			r.signalAfter(c, QueueKey(p.RepositoryID), leasesKey)
 			return PacketResult{Packet: p}, err
 		}))
 	r.Register(Define(MethodWorkGet, On(Packet, store.CapWorkRead), ReadOnly,
@@ -270,7 +272,7 @@ func (r *Registry) registerWork() {
 			if arts == nil {
 				arts = []store.Artifact{}
 			}
-			return WorkGetResult{Packet: p, Artifacts: arts}, err
+			return WorkGetResult{Packet: p, Artifacts: arts, Conflicts: r.packetConflicts(p)}, err
 		}))
 	r.Register(Define(MethodWorkList, On(Repository, store.CapWorkRead), ReadOnly,
 		"Packets, newest first, by repository and state.",
@@ -307,7 +309,7 @@ func (r *Registry) registerWork() {
 				if c.Final || in.WaitSeconds < 0 {
 					return AwaitResult{}, nil
 				}
-				return AwaitResult{}, c.WaitFor(repoKey(in.RepositoryID), wait)
+				return AwaitResult{}, c.WaitFor(QueueKey(in.RepositoryID), wait)
 			}
 			if err := c.trace(store.TracePacketClaimed, p.ID); err != nil {
 				return AwaitResult{}, err
@@ -358,26 +360,13 @@ func (r *Registry) registerWork() {
 			if d, ok := prepared.(*completion); ok {
 				done = *d
 			}
-			changes := done.changes // nil outside a worktree
-			ses, err := c.session(in.SessionID)
+			ses, err := c.liveSession(in.SessionID)
 			if err != nil {
 				return PacketResult{}, err
 			}
-			if done.usage != nil {
-				// Before the packet completes: its share of the session's
-				// usage includes the reply that completed it.
-				if _, err := c.Tx.RecordSessionUsage(ses, *done.usage); err != nil {
-					return PacketResult{}, err
-				}
-			}
-			p, err := c.Tx.CompletePacket(in.PacketID, ses, in.LeaseID, in.Summary, changes)
+			p, err := c.Tx.CompletePacket(in.PacketID, &ses, in.LeaseID, store.Completion{Summary: in.Summary, Changes: done.changes, Usage: done.usage})
 			if err != nil {
 				return PacketResult{}, err
-			}
-			if changes != nil {
-				if err := c.Tx.WorkspaceDone(ses, changes.To); err != nil {
-					return PacketResult{}, err
-				}
 			}
 			r.signalAfter(c, leasesKey)
 			return PacketResult{Packet: p}, c.trace(store.TraceState, p.ID)
@@ -395,11 +384,11 @@ func (r *Registry) registerWork() {
 			if err != nil {
 				return PacketResult{}, err
 			}
-			r.signalAfter(c, repoKey(p.RepositoryID), leasesKey)
+			r.signalAfter(c, QueueKey(p.RepositoryID), leasesKey)
 			return PacketResult{Packet: p}, c.trace(store.TraceState, p.ID)
 		}))
 	r.Register(Define(MethodReviewVerdict, On(Packet, store.CapReviewWrite), 0,
-		"Review a packet in review, or a done one whose changes have not landed: approve, request_changes (back to the queue with the notes and line comments, for the session that made the changes while it lives) or reject.",
+		"Review a packet in review, or a done one whose changes have not landed: approve (records the verdict; nothing lands until a person lands it), request_changes (back to the queue with the notes and line comments, for the session that made the changes while it lives) or reject. A session never judges a packet it worked on, nor another session's unless a person made it that packet's reviewer.",
 		func(c *Call, in VerdictArgs) (PacketResult, error) {
 			// An unknown packet is ReviewPacket's to refuse, after the
 			// arguments it checks first.
@@ -409,11 +398,14 @@ func (r *Registry) registerWork() {
 				}
 			}
 			p, err := c.Tx.ReviewPacket(in.PacketID, store.ReviewSpec{Verdict: in.Verdict, Notes: in.Notes, Comments: in.Comments, By: c.Principal.reviewer()})
-			r.signalAfter(c, repoKey(p.RepositoryID))
-			if err == nil && in.Verdict == store.VerdictRequestChanges && p.Changes != nil {
-				c.AfterCommit(func() { r.nudgeMaker(p) })
+			if err != nil {
+				return PacketResult{}, err
 			}
-			return PacketResult{Packet: p}, err
+			if in.Verdict == store.VerdictRequestChanges {
+				return PacketResult{Packet: p}, r.sentBack(c, p)
+			}
+			r.signalAfter(c, QueueKey(p.RepositoryID))
+			return PacketResult{Packet: p}, nil
 		}))
 	r.Register(Define(MethodWorkExpireLeases, On(Global, store.CapAdmin), Hidden|Internal,
 		"Return packets whose lease expired to the queue (or fail them after their last attempt).",
@@ -423,7 +415,7 @@ func (r *Registry) registerWork() {
 			keys := []string{}
 			for _, p := range ps {
 				out.Packets = append(out.Packets, p.ID)
-				keys = append(keys, repoKey(p.RepositoryID))
+				keys = append(keys, QueueKey(p.RepositoryID))
 				// The session that lost the lease learns why its next calls
 				// fail: the expiry is on its trace.
 				if n := len(p.History); n > 0 && p.History[n-1].SessionID != "" {
@@ -433,7 +425,7 @@ func (r *Registry) registerWork() {
 					if err != nil && store.CodeOf(err) != store.CodeNotFound {
 						return ExpiredLeases{}, err
 					}
-					keys = append(keys, traceKey(ses))
+					keys = append(keys, TraceKey(ses))
 				}
 			}
 			r.signalAfter(c, keys...)
@@ -462,7 +454,11 @@ func (r *Registry) verifyArtifactFile(c *Call) (any, error) {
 			return err
 		}
 		ws = ses.Workspace
-		target, err = tx.ArtifactTarget(in.PacketID, ses.ID, in.LeaseID)
+		p, err := c.packet(in.PacketID)
+		if err != nil {
+			return err
+		}
+		target, err = tx.ArtifactTarget(p, ses.ID, in.LeaseID)
 		return err
 	})
 	if err != nil {

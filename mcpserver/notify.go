@@ -14,12 +14,13 @@ type signals struct {
 	// mu.
 	waiting map[string]chan struct{}
 	// onWait, when set, is called with the key of every wait, after the
-	// channel is taken: a test learns that a long poll is parked from
-	// it, rather than by polling. Set before the registry serves.
+	// channel is taken (Options.OnWait).
 	onWait func(key string)
 }
 
-func newSignals() *signals { return &signals{waiting: map[string]chan struct{}{}} }
+func newSignals(onWait func(key string)) *signals {
+	return &signals{waiting: map[string]chan struct{}{}, onWait: onWait}
+}
 
 // wait returns a channel closed by the next signal of key.
 func (s *signals) wait(key string) <-chan struct{} {
@@ -69,8 +70,11 @@ func (s *signals) fromOtherInstance(key string) {
 	s.signal(key)
 }
 
-// hasWaiters reports whether anyone waits on key (tests use it to know a long
-// poll is parked).
+// Parked reports whether a long poll waits on key (QueueKey, QuestionKey,
+// TraceKey).
+func (r *Registry) Parked(key string) bool { return r.sig.hasWaiters(key) }
+
+// hasWaiters reports whether anyone waits on key.
 func (s *signals) hasWaiters(key string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

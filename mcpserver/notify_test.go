@@ -7,7 +7,7 @@ import (
 )
 
 func TestSignalsWakeEveryWaiterOnce(t *testing.T) {
-	s := newSignals()
+	s := newSignals(nil)
 	a, b := s.wait("repo_a"), s.wait("repo_a")
 	other := s.wait("repo_b")
 	s.signal("repo_a")
@@ -36,7 +36,7 @@ func TestSignalsWakeEveryWaiterOnce(t *testing.T) {
 // No lost wake-up: a waiter that takes its channel before checking state
 // is woken by a signal that lands between its check and its wait.
 func TestSignalsNoLostWakeup(t *testing.T) {
-	s := newSignals()
+	s := newSignals(nil)
 	var mu sync.Mutex
 	available := 0
 	var wg sync.WaitGroup

@@ -39,6 +39,8 @@ type Registry struct {
 	instanceGrace time.Duration
 	// refreshUsage is Options.RefreshUsage (methods_usage.go).
 	refreshUsage UsageRefresher
+	// conflicts is what WatchConflicts found (conflicts_watch.go).
+	conflicts conflictBook
 	// removing is held while a worktree is tidied or discarded: one git
 	// at a time takes a worktree away, so a discard never meets a tidy
 	// half-way through the same folder.
@@ -50,6 +52,8 @@ type Registry struct {
 	tidying    sync.WaitGroup
 	tidyMu     sync.Mutex
 	tidyClosed bool
+	// landingNow is the packets work.land is landing now (land_recover.go).
+	landingNow landingSet
 }
 
 // NewRegistry returns a registry over db with no methods; New adds
@@ -63,7 +67,7 @@ func NewRegistry(db *store.DB, opts Options) *Registry {
 	}
 	return &Registry{db: db, log: opts.Log, env: opts.Env, version: opts.Version, agents: opts.Agents, worktrees: opts.Worktrees, sandbox: opts.Sandbox,
 		instanceGrace: cmp.Or(opts.InstanceGrace, DefaultInstanceGrace),
-		methods:       map[string]*Method{}, tools: map[string]*Method{}, commit: newGroupCommitter(db), sig: newSignals()}
+		methods:       map[string]*Method{}, tools: map[string]*Method{}, commit: newGroupCommitter(db), sig: newSignals(opts.OnWait)}
 }
 
 // HearOtherInstances has the instances that share the registry's database
@@ -155,7 +159,7 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 	}
 	res := Result{Method: method}
 	if len(method) > maxMethodName {
-		method = clip(method, maxMethodName)
+		method = Clip(method, maxMethodName)
 		rec.Method, res.Method = method, method
 		res.Err = store.Deny(store.CodeMethodUnknown, "no method %q (name cut at %d bytes: method names are at most %d)", method, maxMethodName, maxMethodName)
 		return r.auditFailure(res, rec, p.SessionID, start)
@@ -273,7 +277,7 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 		}
 	}
 	if call.SessionID != "" {
-		r.sig.signal(traceKey(call.SessionID))
+		r.sig.signal(TraceKey(call.SessionID))
 	}
 	if m.Flags&ReadOnly == 0 {
 		r.sig.signal(changedKey)
@@ -290,12 +294,13 @@ const changedKey = "changed"
 // polling: every read is an audited call.
 func (r *Registry) Changed() <-chan struct{} { return r.sig.wait(changedKey) }
 
-func traceKey(sessionID string) string { return "trace:" + sessionID }
+// TraceKey names what a replay feed parks on: a session's trace.
+func TraceKey(sessionID string) string { return "trace:" + sessionID }
 
 // TraceChanged returns a channel closed after the next commit that may have
 // appended to the session's trace, for live replay feeds.
 func (r *Registry) TraceChanged(sessionID string) <-chan struct{} {
-	return r.sig.wait(traceKey(sessionID))
+	return r.sig.wait(TraceKey(sessionID))
 }
 
 // attempt runs the call once: authorization, the handler and its audit
@@ -364,7 +369,8 @@ func (r *Registry) attempt(call *Call, rec store.AuditRecord, start time.Time) (
 		if res.Err != nil {
 			rec.Outcome = string(res.Code())
 		}
-		if rec.SessionID == "" && ownSession(tx, call.SessionID, rec.KeyID) {
+		owned := ownSession(call.readSession, call.SessionID, rec.KeyID)
+		if rec.SessionID == "" && owned {
 			// An external agent names its session in the arguments.
 			rec.SessionID = call.SessionID
 		}
@@ -376,7 +382,7 @@ func (r *Registry) attempt(call *Call, rec store.AuditRecord, start time.Time) (
 			// The other instances' windows follow changes too.
 			tx.Notify(changedKey)
 		}
-		return traceCall(tx, call.SessionID, &rec)
+		return traceCall(tx, owned, call.SessionID, &rec)
 	})
 	if err == nil && wait.key != "" {
 		return res, wait
@@ -385,21 +391,22 @@ func (r *Registry) attempt(call *Call, rec store.AuditRecord, start time.Time) (
 }
 
 // ownSession reports whether sessionID names a session of the token keyID
-// (any session, for the operator's empty key id).
-func ownSession(tx *store.Tx, sessionID, keyID string) bool {
+// (any session, for the operator's empty key id), read with read.
+func ownSession(read func(id string) (store.Session, error), sessionID, keyID string) bool {
 	if sessionID == "" {
 		return false
 	}
-	s, err := tx.Session(sessionID)
+	s, err := read(sessionID)
 	return err == nil && (keyID == "" || s.TokenKeyID == keyID)
 }
 
 // traceCall appends the call's trace event to its session, in the call's
 // transaction: a denial or a tool call. Calls that name no known session,
-// or a session that is not the caller's, leave no trace: a stranger must
-// not write into another agent's record by naming its session.
-func traceCall(tx *store.Tx, sessionID string, rec *store.AuditRecord) error {
-	if !ownSession(tx, sessionID, rec.KeyID) {
+// or a session that is not the caller's (owned is false), leave no trace: a
+// stranger must not write into another agent's record by naming its
+// session.
+func traceCall(tx *store.Tx, owned bool, sessionID string, rec *store.AuditRecord) error {
+	if !owned {
 		return nil
 	}
 	typ := store.TraceToolCall
@@ -431,7 +438,7 @@ func runHandler(m *Method, c *Call) (v any, err error) {
 func (r *Registry) RefuseTool(p Principal, t Transport, tool string) Result {
 	d := store.Deny(store.CodeMethodUnknown, "no tool %q", tool)
 	if len(tool) > maxMethodName {
-		tool = clip(tool, maxMethodName)
+		tool = Clip(tool, maxMethodName)
 		d = store.Deny(store.CodeMethodUnknown, "no tool %q (name cut at %d bytes: tool names are at most %d)", tool, maxMethodName, maxMethodName)
 	}
 	rec := store.AuditRecord{Transport: string(t), KeyID: p.KeyID, SessionID: p.SessionID, Method: tool}
@@ -446,14 +453,14 @@ func (r *Registry) auditFailure(res Result, rec store.AuditRecord, sessionID str
 		if err := tx.AppendAudit(&rec); err != nil {
 			return err
 		}
-		return traceCall(tx, sessionID, &rec)
+		return traceCall(tx, ownSession(tx.Session, sessionID, rec.KeyID), sessionID, &rec)
 	})
 	if err != nil {
 		r.log.Error("audit of a failed call could not be written", "method", rec.Method, "err", err)
 		return res
 	}
 	if sessionID != "" {
-		r.sig.signal(traceKey(sessionID))
+		r.sig.signal(TraceKey(sessionID))
 	}
 	res.AuditID = rec.ID
 	return res
@@ -535,6 +542,20 @@ func permits(tx *store.Tx, p Principal, tok store.Token, m *Method, repoID strin
 	return tx.Authorize(tok, m.Capability, repoID)
 }
 
+// ToolsFor returns the tool names p may see listed, for repository repoID
+// when not empty.
+func (r *Registry) ToolsFor(ctx context.Context, p Principal, repoID string) map[string]bool {
+	out := map[string]bool{}
+	r.db.View(ctx, func(tx *store.Tx) error {
+		ms, err := r.callable(tx, p, repoID)
+		for _, m := range ms {
+			out[ToolName(m.Name)] = true
+		}
+		return err
+	})
+	return out
+}
+
 // callable returns the visible methods p may call on repoID (on some
 // repository when ""): what tools/list, tools.search and the catalogue
 // show.
@@ -555,14 +576,14 @@ func (r *Registry) callable(tx *store.Tx, p Principal, repoID string) ([]*Method
 	return out, nil
 }
 
-// mayCall reports whether p holds the capability of method on some
+// MayCall reports whether p holds the capability of method on some
 // repository: whether a resource or the prompt is listed to it.
-func (r *Registry) mayCall(p Principal, method string) bool {
+func (r *Registry) MayCall(ctx context.Context, p Principal, method string) bool {
 	m, ok := r.methods[method]
 	if !ok {
 		return false
 	}
-	return r.db.View(context.Background(), func(tx *store.Tx) error {
+	return r.db.View(ctx, func(tx *store.Tx) error {
 		var tok store.Token
 		if !p.Operator {
 			var err error

@@ -68,10 +68,10 @@ func (t ArtifactTarget) folder() string {
 // ArtifactTarget reads what VerifyArtifactFile needs to check a path
 // artifact of a leased packet. The lease is checked here as in
 // PublishArtifact, so that only the packet's holder has a file read at all.
-// Denials: not_found, lease_lost, repo_not_registered.
-func (tx *Tx) ArtifactTarget(pktID, sessionID, leaseID string) (ArtifactTarget, error) {
-	p, _, err := tx.leased(pktID, sessionID, leaseID)
-	if err != nil {
+// p is the packet as read in this transaction. Denials: lease_lost,
+// repo_not_registered.
+func (tx *Tx) ArtifactTarget(p Packet, sessionID, leaseID string) (ArtifactTarget, error) {
+	if err := tx.checkLease(&p, sessionID, leaseID); err != nil {
 		return ArtifactTarget{}, err
 	}
 	repo, err := tx.Repository(p.RepositoryID)

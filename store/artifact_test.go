@@ -239,8 +239,11 @@ func TestVerifyArtifactFileContext(t *testing.T) {
 	c := w.claim("ses_a")
 	var target ArtifactTarget
 	mustView(t, w.db, func(tx *Tx) error {
-		var err error
-		target, err = tx.ArtifactTarget(c.ID, c.Lease.SessionID, c.Lease.ID)
+		p, err := tx.Packet(c.ID)
+		if err != nil {
+			return err
+		}
+		target, err = tx.ArtifactTarget(p, c.Lease.SessionID, c.Lease.ID)
 		return err
 	})
 	ctx, cancel := context.WithCancel(t.Context())
@@ -252,7 +255,11 @@ func TestVerifyArtifactFileContext(t *testing.T) {
 	// The lease is checked before anything is read.
 	mustUpdate(t, w.db, func(tx *Tx) error { _, err := tx.ReleasePacket(c.ID, c.Lease.SessionID, c.Lease.ID, ""); return err })
 	w.db.View(ctx, func(tx *Tx) error {
-		_, err := tx.ArtifactTarget(c.ID, c.Lease.SessionID, c.Lease.ID)
+		p, err := tx.Packet(c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tx.ArtifactTarget(p, c.Lease.SessionID, c.Lease.ID)
 		wantWorkCode(t, err, CodeLeaseLost, "ArtifactTarget after release")
 		return nil
 	})

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -44,6 +45,14 @@ type Options struct {
 	// records and landings carry it, its settings and repository folders
 	// are its own. "" for a database of one instance, as bbolt's is.
 	Instance string
+	// Reads, when set, counts the lookups of one packet or one session
+	// by id: a test holds a call to its budget of reads with it.
+	Reads *Reads
+}
+
+// Reads counts record lookups (Options.Reads).
+type Reads struct {
+	Packets, Sessions atomic.Int64
 }
 
 // DefaultTimeout is how long a PostgreSQL transaction may take.
@@ -58,6 +67,7 @@ type DB struct {
 	now  func() time.Time
 	// instance is Options.Instance.
 	instance string
+	reads    *Reads
 
 	// tokens and sessions hold decoded records, so that the token and
 	// session lookups every call makes need not decode JSON.
@@ -144,7 +154,7 @@ func isDatabaseURL(path string) bool {
 }
 
 func newDB(opts Options) *DB {
-	db := &DB{now: opts.Now, instance: opts.Instance}
+	db := &DB{now: opts.Now, instance: opts.Instance, reads: opts.Reads}
 	db.tokens = decodedCache[tokenRecord]{what: "token", clone: cloneTokenRecord}
 	db.sessions = decodedCache[Session]{what: "session", clone: cloneSession}
 	return db

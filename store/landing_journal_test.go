@@ -13,9 +13,9 @@ func (w *workEnv) donePacket() Packet {
 	w.create(PacketSpec{})
 	p := w.claim("ses_a")
 	done, err := w.pkt(func(tx *Tx) (Packet, error) {
-		return tx.CompletePacket(p.ID, p.Lease.SessionID, p.Lease.ID, "done", &PacketChanges{
+		return tx.CompletePacket(p.ID, &Session{ID: p.Lease.SessionID}, p.Lease.ID, Completion{Summary: "done", Changes: &PacketChanges{
 			SessionID: "ses_a", Branch: "switchboard/a", BaseBranch: "main", From: strings.Repeat("1", 40), To: strings.Repeat("2", 40),
-		})
+		}})
 	})
 	if err != nil {
 		w.t.Fatal(err)

@@ -30,7 +30,7 @@ func TestMarkPacketLanded(t *testing.T) {
 			p := w.claim("ses_1")
 			changes := &PacketChanges{SessionID: "ses_1", Branch: "switchboard/x", BaseBranch: "main", From: commit, To: commit}
 			if _, err := w.pkt(func(tx *Tx) (Packet, error) {
-				return tx.CompletePacket(p.ID, p.Lease.SessionID, p.Lease.ID, "done", changes)
+				return tx.CompletePacket(p.ID, &Session{ID: p.Lease.SessionID}, p.Lease.ID, Completion{Summary: "done", Changes: changes})
 			}); err != nil {
 				t.Fatal(err)
 			}

@@ -2,77 +2,10 @@ package store
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
+
+	"github.com/switchboard-dev/switchboard/profile"
 )
-
-func TestPermissionValid(t *testing.T) {
-	tests := []struct {
-		p    Permission
-		ok   bool
-		want Permission // Or()
-	}{
-		{"", true, PermissionAsk},
-		{"ask", true, PermissionAsk},
-		{"edits", true, PermissionEdits},
-		{"auto", true, PermissionAuto},
-		{"yolo", false, "yolo"},
-		{"Auto", false, "Auto"},
-	}
-	for _, tt := range tests {
-		if got := tt.p.Valid(); got != tt.ok {
-			t.Errorf("%q.Valid() = %v, want %v", tt.p, got, tt.ok)
-		}
-		if err := CheckPermission(tt.p); (err == nil) != tt.ok || err != nil && CodeOf(err) != CodeInvalidArgument {
-			t.Errorf("CheckPermission(%q) = %v", tt.p, err)
-		}
-		if got := tt.p.Or(); got != tt.want {
-			t.Errorf("%q.Or() = %q, want %q", tt.p, got, tt.want)
-		}
-	}
-}
-
-func TestProfilePermissions(t *testing.T) {
-	base := Profile{ID: "x", Name: "X", Command: "x", Prompt: PromptNone}
-	tests := []struct {
-		name   string
-		perms  map[Permission][]string
-		want   string // a piece of the error, "" for valid
-		offers []Permission
-	}{
-		{"none offers ask", nil, "", []Permission{"", PermissionAsk}},
-		{"all three", map[Permission][]string{"ask": {"--mode", "ask"}, "edits": {"--mode=edits"}, "auto": {"--yolo"}}, "",
-			[]Permission{"", PermissionAsk, PermissionEdits, PermissionAuto}},
-		{"only edits and auto", map[Permission][]string{"edits": nil, "auto": {"--yolo"}}, "", []Permission{PermissionEdits, PermissionAuto}},
-		{"unknown mode", map[Permission][]string{"yolo": {"--yolo"}}, `"yolo" is not a mode`, nil},
-		{"empty mode", map[Permission][]string{"": {"--yolo"}}, "is not a mode", nil},
-		{"unknown placeholder", map[Permission][]string{"auto": {"--dir={worktree}"}}, "{worktree}", nil},
-		{"not text", map[Permission][]string{"auto": {"a\x00"}}, "not text", nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := base
-			p.Permissions = tt.perms
-			err := p.Validate()
-			if tt.want == "" {
-				if err != nil {
-					t.Fatalf("Validate: %v", err)
-				}
-			} else if err == nil || !strings.Contains(err.Error(), tt.want) || CodeOf(err) != CodeInvalidArgument {
-				t.Fatalf("Validate = %v, want invalid_argument with %q", err, tt.want)
-			}
-			for _, m := range Permissions() {
-				want := false
-				for _, o := range tt.offers {
-					want = want || o.Or() == m
-				}
-				if tt.want == "" && p.Offers(m) != want {
-					t.Errorf("Offers(%q) = %v, want %v", m, p.Offers(m), want)
-				}
-			}
-		})
-	}
-}
 
 // The confirmation is recorded once, kept by a settings change that does
 // not carry it, and cannot be forged by one that does; a repository stored
@@ -129,11 +62,11 @@ func TestConfirmFullAuto(t *testing.T) {
 func TestSessionPermission(t *testing.T) {
 	db := openTestDB(t, Options{})
 	mustUpdate(t, db, func(tx *Tx) error {
-		s, err := tx.CreateSession(SessionSpec{Kind: SessionSupervised, Permission: PermissionEdits})
+		s, err := tx.CreateSession(SessionSpec{Kind: SessionSupervised, Permission: profile.PermissionEdits})
 		if err != nil {
 			return err
 		}
-		if s.Permission != PermissionEdits {
+		if s.Permission != profile.PermissionEdits {
 			t.Errorf("recorded %q", s.Permission)
 		}
 		if _, err := tx.CreateSession(SessionSpec{Kind: SessionSupervised, Permission: "yolo"}); CodeOf(err) != CodeInvalidArgument {

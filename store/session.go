@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/switchboard-dev/switchboard/profile"
 )
 
 // Agent sessions, their reports and questions (SPEC §5, §6). The buckets,
@@ -150,7 +152,7 @@ type Session struct {
 	// Permission is the mode a supervised session's CLI was started in
 	// (see Permission); "" for an external session, and for one recorded
 	// before the modes, which is ask.
-	Permission Permission `json:"permission,omitempty"`
+	Permission profile.Permission `json:"permission,omitempty"`
 	// Usage is the tokens the session's CLI reported for it (usage.go);
 	// nil until first read. UsageGiven is the part already given to its
 	// packets' usage when their leases ended.
@@ -182,23 +184,6 @@ func (w Workspace) validate() error {
 		return Deny(CodeInvalidArgument, "workspace base commit must be a full hex object name")
 	}
 	return nil
-}
-
-// WorkspaceDone records head as the session's branch's head at a
-// completion, in the transaction that completes the packet.
-func (tx *Tx) WorkspaceDone(id, head string) error {
-	if len(head) != 40 && len(head) != 64 || strings.Trim(head, "0123456789abcdef") != "" {
-		return Deny(CodeInvalidArgument, "head must be a full hex object name")
-	}
-	s, err := tx.liveSession(id)
-	if err != nil {
-		return err
-	}
-	if s.Workspace == nil {
-		return Deny(CodeInvalidState, "session %s works in no worktree", id)
-	}
-	s.Workspace.Done = head
-	return tx.putSession(&s)
 }
 
 // SetSessionWorkspace records the worktree a live session works in, once:
@@ -247,7 +232,7 @@ type SessionSpec struct {
 	// for the agent CLI.
 	ConversationID string
 	// Permission is a supervised session's mode ("" is ask).
-	Permission Permission
+	Permission profile.Permission
 	// Packet is the packet the session is started on, which the caller
 	// reserves for it (ReservePacket) in the same transaction.
 	Packet string
@@ -286,8 +271,8 @@ func (tx *Tx) CreateSession(spec SessionSpec) (Session, error) {
 	if err := checkWorkText("session name", spec.Name, maxSessionName, false); err != nil {
 		return Session{}, err
 	}
-	if err := CheckPermission(spec.Permission); err != nil {
-		return Session{}, err
+	if err := profile.CheckPermission(spec.Permission); err != nil {
+		return Session{}, Deny(CodeInvalidArgument, "%v", err)
 	}
 	if spec.RepositoryID != "" && !tx.RepositoryExists(spec.RepositoryID) {
 		return Session{}, Deny(CodeRepoNotRegistered, "repository %s is not registered", spec.RepositoryID)
@@ -360,6 +345,9 @@ func (tx *Tx) decodeSession(id, v []byte, scan bool) (Session, error) {
 
 // Session returns one session by id, or a not_found denial.
 func (tx *Tx) Session(id string) (Session, error) {
+	if r := tx.db.reads; r != nil {
+		r.Sessions.Add(1)
+	}
 	v := tx.tx.Bucket(bucketSessions).Get([]byte(id))
 	if v == nil {
 		return Session{}, Deny(CodeNotFound, "no session %s", id)
@@ -575,6 +563,14 @@ func checkSessionText(what, s string, limit int) error {
 	}
 	if !utf8.ValidString(s) {
 		return Deny(CodeInvalidArgument, "%s is not valid UTF-8", what)
+	}
+	return nil
+}
+
+// checkHead refuses what is not a full hex object name.
+func checkHead(head string) error {
+	if len(head) != 40 && len(head) != 64 || strings.Trim(head, "0123456789abcdef") != "" {
+		return Deny(CodeInvalidArgument, "head must be a full hex object name")
 	}
 	return nil
 }

@@ -717,9 +717,7 @@ func TestCodeOfAndDenial(t *testing.T) {
 		CodeTokenExpired: "token_expired", CodeCapabilityMissing: "capability_missing",
 		CodeCapabilityScopeMismatch: "capability_scope_mismatch", CodeCapabilityExpired: "capability_expired",
 		CodeRepoNotRegistered: "repo_not_registered", CodeMethodUnknown: "method_unknown",
-		CodeToolHidden: "tool_hidden", CodeOriginForbidden: "origin_forbidden",
-		CodeHostForbidden: "host_forbidden", CodeParseError: "parse_error",
-		CodeInvalidRequest: "invalid_request", CodePayloadTooLarge: "payload_too_large",
+		CodeToolHidden: "tool_hidden",
 	} {
 		if string(code) != want {
 			t.Errorf("code %q, spec says %q", code, want)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/profile"
 )
 
 // Usage is what a model was asked and answered, in tokens, as the agent
@@ -33,19 +35,6 @@ type Usage struct {
 	// UpdatedAt is when the counts last changed.
 	UpdatedAt time.Time `json:"updated_at"`
 }
-
-// Usage sources: where a profile's CLI records its token counts (the
-// usage package has a reader for each), and UsageNone for one that
-// records none (aider, a shell).
-const (
-	UsageClaude = "claude"
-	UsageCodex  = "codex"
-	UsageGemini = "gemini"
-	UsageNone   = "none"
-)
-
-// usageSources are the sources a profile may name.
-var usageSources = []string{UsageClaude, UsageCodex, UsageGemini}
 
 // maxUsageCount bounds one count: far beyond any session (a billion
 // tokens is thousands of dollars), low enough that sums never overflow.
@@ -90,7 +79,7 @@ func (u Usage) sameCounts(v Usage) bool {
 // · 2k cache write · $0.12", leaving out what is zero; for UsageNone,
 // "no usage reported".
 func (u Usage) Summary() string {
-	if u.Source == UsageNone {
+	if u.Source == profile.UsageNone {
 		return "no usage reported"
 	}
 	parts := []string{CountText(u.InputTokens) + " in", CountText(u.OutputTokens) + " out"}
@@ -141,13 +130,13 @@ func (u Usage) validate() error {
 		return Deny(CodeInvalidArgument, "usage cost must be a sum of dollars, not %v", u.CostUSD)
 	}
 	switch u.Source {
-	case UsageClaude, UsageCodex, UsageGemini:
-	case UsageNone:
+	case profile.UsageClaude, profile.UsageCodex, profile.UsageGemini:
+	case profile.UsageNone:
 		if u.Tokens() != 0 || u.CostUSD != 0 {
-			return Deny(CodeInvalidArgument, "usage source %q carries no counts", UsageNone)
+			return Deny(CodeInvalidArgument, "usage source %q carries no counts", profile.UsageNone)
 		}
 	default:
-		return Deny(CodeInvalidArgument, "usage source must be %q, %q, %q or %q, not %q", UsageClaude, UsageCodex, UsageGemini, UsageNone, u.Source)
+		return Deny(CodeInvalidArgument, "usage source must be %q, %q, %q or %q, not %q", profile.UsageClaude, profile.UsageCodex, profile.UsageGemini, profile.UsageNone, u.Source)
 	}
 	return nil
 }
@@ -166,12 +155,21 @@ func (tx *Tx) RecordSessionUsage(id string, u Usage) (Session, error) {
 	if err != nil {
 		return Session{}, err
 	}
-	if s.Usage != nil && s.Usage.Source == u.Source && s.Usage.sameCounts(u) {
+	if !tx.setUsage(&s, u) {
 		return s, nil
+	}
+	return s, tx.putSession(&s)
+}
+
+// setUsage records u as s's usage, in memory, and reports whether it
+// changed anything.
+func (tx *Tx) setUsage(s *Session, u Usage) bool {
+	if s.Usage != nil && s.Usage.Source == u.Source && s.Usage.sameCounts(u) {
+		return false
 	}
 	u.UpdatedAt = tx.now
 	s.Usage = &u
-	return s, tx.putSession(&s)
+	return true
 }
 
 // attributeUsage gives packet p, whose lease held by sessionID ends now
@@ -190,8 +188,18 @@ func (tx *Tx) attributeUsage(p *Packet, sessionID string) error {
 		return nil
 	}
 	s, err := tx.Session(sessionID)
-	if err != nil || s.Usage == nil || s.Usage.Source == UsageNone {
+	if err != nil || !tx.giveUsage(p, &s) {
 		return nil // a lease of a session gone or uncounted: nothing to give
+	}
+	return tx.putSession(&s)
+}
+
+// giveUsage moves the share of s's usage not yet given to a packet onto p,
+// in memory, and reports whether s changed (it is then the caller's to
+// save). A session that counts nothing gives nothing.
+func (tx *Tx) giveUsage(p *Packet, s *Session) bool {
+	if s.Usage == nil || s.Usage.Source == profile.UsageNone {
+		return false
 	}
 	given := Usage{}
 	if s.UsageGiven != nil {
@@ -206,5 +214,5 @@ func (tx *Tx) attributeUsage(p *Packet, sessionID string) error {
 	p.Usage = &total
 	now := *s.Usage
 	s.UsageGiven = &now
-	return tx.putSession(&s)
+	return true
 }

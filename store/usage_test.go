@@ -3,6 +3,8 @@ package store
 import (
 	"testing"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/profile"
 )
 
 func TestUsageSummary(t *testing.T) {
@@ -10,11 +12,11 @@ func TestUsageSummary(t *testing.T) {
 		u    Usage
 		want string
 	}{
-		{Usage{Source: UsageClaude}, "0 in · 0 out"},
-		{Usage{Source: UsageClaude, InputTokens: 12345, OutputTokens: 1234}, "12.3k in · 1.2k out"},
-		{Usage{Source: UsageCodex, InputTokens: 999, OutputTokens: 1000, CacheReadTokens: 40000}, "999 in · 1k out · 40k cached"},
-		{Usage{Source: UsageClaude, InputTokens: 4_560_000, OutputTokens: 150_500, CacheWriteTokens: 2000, CostUSD: 0.125}, "4.5M in · 150k out · 2k cache write · $0.12"},
-		{Usage{Source: UsageNone}, "no usage reported"},
+		{Usage{Source: profile.UsageClaude}, "0 in · 0 out"},
+		{Usage{Source: profile.UsageClaude, InputTokens: 12345, OutputTokens: 1234}, "12.3k in · 1.2k out"},
+		{Usage{Source: profile.UsageCodex, InputTokens: 999, OutputTokens: 1000, CacheReadTokens: 40000}, "999 in · 1k out · 40k cached"},
+		{Usage{Source: profile.UsageClaude, InputTokens: 4_560_000, OutputTokens: 150_500, CacheWriteTokens: 2000, CostUSD: 0.125}, "4.5M in · 150k out · 2k cache write · $0.12"},
+		{Usage{Source: profile.UsageNone}, "no usage reported"},
 	} {
 		if got := c.u.Summary(); got != c.want {
 			t.Errorf("%+v.Summary() = %q, want %q", c.u, got, c.want)
@@ -29,12 +31,12 @@ func TestRecordSessionUsageValidates(t *testing.T) {
 		name string
 		u    Usage
 	}{
-		{"negative", Usage{Source: UsageClaude, InputTokens: -1}},
-		{"huge", Usage{Source: UsageClaude, OutputTokens: maxUsageCount + 1}},
+		{"negative", Usage{Source: profile.UsageClaude, InputTokens: -1}},
+		{"huge", Usage{Source: profile.UsageClaude, OutputTokens: maxUsageCount + 1}},
 		{"no source", Usage{InputTokens: 1}},
 		{"unknown source", Usage{Source: "aider"}},
-		{"none with counts", Usage{Source: UsageNone, OutputTokens: 1}},
-		{"negative cost", Usage{Source: UsageClaude, CostUSD: -1}},
+		{"none with counts", Usage{Source: profile.UsageNone, OutputTokens: 1}},
+		{"negative cost", Usage{Source: profile.UsageClaude, CostUSD: -1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := w.do(func(tx *Tx) error { _, err := tx.RecordSessionUsage(ses, c.u); return err })
@@ -42,7 +44,7 @@ func TestRecordSessionUsageValidates(t *testing.T) {
 		})
 	}
 	err := w.do(func(tx *Tx) error {
-		_, err := tx.RecordSessionUsage("ses_nobody", Usage{Source: UsageNone})
+		_, err := tx.RecordSessionUsage("ses_nobody", Usage{Source: profile.UsageNone})
 		return err
 	})
 	wantWorkCode(t, err, CodeNotFound, "unknown session")
@@ -127,7 +129,7 @@ func TestPacketUsageUncounted(t *testing.T) {
 	w := newWorkEnv(t)
 	ses := w.session()
 	p := w.create(PacketSpec{})
-	mustUpdate(t, w.db, func(tx *Tx) error { _, err := tx.RecordSessionUsage(ses, Usage{Source: UsageNone}); return err })
+	mustUpdate(t, w.db, func(tx *Tx) error { _, err := tx.RecordSessionUsage(ses, Usage{Source: profile.UsageNone}); return err })
 	c := w.claim(ses)
 	if _, err := w.complete(c, "done"); err != nil {
 		t.Fatal(err)
@@ -150,7 +152,7 @@ func (w *workEnv) recordUsage(ses string, in, out int64) Session {
 	w.t.Helper()
 	var s Session
 	mustUpdate(w.t, w.db, func(tx *Tx) (err error) {
-		s, err = tx.RecordSessionUsage(ses, Usage{Source: UsageClaude, InputTokens: in, OutputTokens: out})
+		s, err = tx.RecordSessionUsage(ses, Usage{Source: profile.UsageClaude, InputTokens: in, OutputTokens: out})
 		return err
 	})
 	return s
@@ -165,7 +167,7 @@ func wantPacketUsage(t *testing.T, p Packet, in, out int64) {
 		}
 		return
 	}
-	if p.Usage == nil || p.Usage.InputTokens != in || p.Usage.OutputTokens != out || p.Usage.Source != UsageClaude {
+	if p.Usage == nil || p.Usage.InputTokens != in || p.Usage.OutputTokens != out || p.Usage.Source != profile.UsageClaude {
 		t.Errorf("packet %s usage = %+v, want %d in, %d out from claude", p.Title, p.Usage, in, out)
 	}
 }

@@ -204,6 +204,10 @@ type Packet struct {
 	// that session lives no other claims the packet, and its own first
 	// claim takes it (ReservePacket).
 	ReservedFor string `json:"reserved_for,omitempty"`
+	// Reviewer is the session a person made this packet's reviewer
+	// (AssignReviewer): the one session that may judge it. "" for none:
+	// a person judges it.
+	Reviewer string `json:"reviewer,omitempty" jsonschema:"the session a person made this packet's reviewer, the one session that may give it a verdict"`
 	// ReviewNotes are the last verdict's notes, kept equal to Review.Notes
 	// by every verdict: readers from before Review (the GUI's detail, the
 	// CLI, a database written by an older version) go on reading them.

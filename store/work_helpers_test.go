@@ -263,8 +263,11 @@ func (w *workEnv) verify(p Packet, a ArtifactSpec) (*VerifiedFile, error) {
 	w.t.Helper()
 	var target ArtifactTarget
 	err := w.db.View(context.Background(), func(tx *Tx) error {
-		var err error
-		target, err = tx.ArtifactTarget(p.ID, p.Lease.SessionID, p.Lease.ID)
+		cur, err := tx.Packet(p.ID)
+		if err != nil {
+			return err
+		}
+		target, err = tx.ArtifactTarget(cur, p.Lease.SessionID, p.Lease.ID)
 		return err
 	})
 	if err != nil {
@@ -276,7 +279,16 @@ func (w *workEnv) verify(p Packet, a ArtifactSpec) (*VerifiedFile, error) {
 func (w *workEnv) complete(p Packet, summary string) (Packet, error) {
 	w.t.Helper()
 	return w.pkt(func(tx *Tx) (Packet, error) {
-		return tx.CompletePacket(p.ID, p.Lease.SessionID, p.Lease.ID, summary, nil)
+		// As work.complete: the session as read in the transaction (a
+		// bare id when the test made none).
+		ses, err := tx.Session(p.Lease.SessionID)
+		if CodeOf(err) == CodeNotFound {
+			ses, err = Session{ID: p.Lease.SessionID}, nil
+		}
+		if err != nil {
+			return Packet{}, err
+		}
+		return tx.CompletePacket(p.ID, &ses, p.Lease.ID, Completion{Summary: summary})
 	})
 }
 

@@ -72,6 +72,9 @@ func keysOf(p *Packet) packetKeys {
 
 // packet reads a packet and its index entries; not_found when absent.
 func (tx *Tx) packet(id string) (*Packet, packetKeys, error) {
+	if r := tx.db.reads; r != nil {
+		r.Packets.Add(1)
+	}
 	v := tx.tx.Bucket(bucketPackets).Get([]byte(id))
 	if v == nil {
 		return nil, packetKeys{}, Deny(CodeNotFound, "no packet %q", id)

@@ -57,18 +57,27 @@ func (tx *Tx) leased(pktID, sessionID, leaseID string) (*Packet, packetKeys, err
 	if err != nil {
 		return nil, keys, err
 	}
+	if err := tx.checkLease(p, sessionID, leaseID); err != nil {
+		return nil, keys, err
+	}
+	return p, keys, nil
+}
+
+// checkLease refuses, as lease_lost, a packet whose live lease is not
+// leaseID held by sessionID.
+func (tx *Tx) checkLease(p *Packet, sessionID, leaseID string) error {
 	l := p.Lease
 	switch {
 	case l == nil || !p.State.leased():
-		return nil, keys, Deny(CodeLeaseLost, "packet %s holds no lease (it is %s)", p.ID, p.State)
+		return Deny(CodeLeaseLost, "packet %s holds no lease (it is %s)", p.ID, p.State)
 	case leaseID == "" || l.ID != leaseID:
-		return nil, keys, Deny(CodeLeaseLost, "lease %q is not packet %s's current lease", leaseID, p.ID)
+		return Deny(CodeLeaseLost, "lease %q is not packet %s's current lease", leaseID, p.ID)
 	case l.SessionID != sessionID:
-		return nil, keys, Deny(CodeLeaseLost, "packet %s is leased to another session", p.ID)
+		return Deny(CodeLeaseLost, "packet %s is leased to another session", p.ID)
 	case !tx.now.Before(l.ExpiresAt):
-		return nil, keys, Deny(CodeLeaseLost, "lease %s expired at %s", l.ID, l.ExpiresAt.Format(time.RFC3339))
+		return Deny(CodeLeaseLost, "lease %s expired at %s", l.ID, l.ExpiresAt.Format(time.RFC3339))
 	}
-	return p, keys, nil
+	return nil
 }
 
 // AckPacket confirms that the session started (claimed -> in_progress) or,
@@ -119,32 +128,67 @@ func (tx *Tx) ReleasePacket(pktID, sessionID, leaseID, reason string) (Packet, e
 // must be published first (by any attempt: a later publish of a name
 // replaces the earlier one). Denials: not_found, lease_lost,
 // artifacts_missing, invalid_argument.
-func (tx *Tx) CompletePacket(pktID, sessionID, leaseID, summary string, changes *PacketChanges) (Packet, error) {
-	p, keys, err := tx.leased(pktID, sessionID, leaseID)
+//
+// ses is the completing session as read in this transaction, handed on
+// rather than read again: the session's usage (done.Usage, then the share
+// the packet gets) and, with done.Changes, the head its worktree's work has
+// reached are written to it, once. A session known only by its id (a
+// Session with nothing but ID) records neither.
+func (tx *Tx) CompletePacket(pktID string, ses *Session, leaseID string, done Completion) (Packet, error) {
+	p, keys, err := tx.leased(pktID, ses.ID, leaseID)
 	if err != nil {
 		return Packet{}, err
 	}
-	if err := checkWorkText("summary", summary, maxWorkText, false); err != nil {
+	if err := checkWorkText("summary", done.Summary, maxWorkText, false); err != nil {
 		return Packet{}, err
 	}
 	if err := tx.CheckArtifacts(*p); err != nil {
 		return Packet{}, err
 	}
+	changed := false
+	if done.Usage != nil {
+		if err := done.Usage.validate(); err != nil {
+			return Packet{}, err
+		}
+		// Before the share is given: the packet's share includes the
+		// reply that completed it.
+		changed = tx.setUsage(ses, *done.Usage)
+	}
+	if done.Changes != nil && ses.Workspace != nil {
+		if err := checkHead(done.Changes.To); err != nil {
+			return Packet{}, err
+		}
+		ses.Workspace.Done = done.Changes.To
+		changed = true
+	}
+	if tx.giveUsage(p, ses) || changed {
+		if err := tx.putSession(ses); err != nil {
+			return Packet{}, err
+		}
+	}
 	to := PacketDone
 	if p.ReviewRequired {
 		to = PacketInReview
 	}
-	if err := tx.attributeUsage(p, sessionID); err != nil {
-		return Packet{}, err
-	}
 	p.Lease = nil
-	p.Summary = summary
-	p.Changes = changes
-	tx.transition(p, to, reasonOr(summary, "completed"), sessionID)
+	p.Summary = done.Summary
+	p.Changes = done.Changes
+	tx.transition(p, to, reasonOr(done.Summary, "completed"), ses.ID)
 	if err := tx.savePacket(&keys, p); err != nil {
 		return Packet{}, err
 	}
 	return *p, nil
+}
+
+// Completion is what CompletePacket records besides the packet's end.
+type Completion struct {
+	Summary string
+	// Changes is the range of commits the packet's work made in the
+	// session's worktree; nil outside one.
+	Changes *PacketChanges
+	// Usage is the session's usage read as it completes; nil when there
+	// is none.
+	Usage *Usage
 }
 
 // ExpireLeases ends every lease that has expired (ExpiresAt <= now). The

@@ -101,7 +101,10 @@ func TestLeaseFencing(t *testing.T) {
 			_, err := tx.PublishArtifact(id, s, l, ArtifactSpec{Name: "a", Content: workStr("x")}, nil)
 			return err
 		}},
-		{"complete", func(tx *Tx, id, s, l string) error { _, err := tx.CompletePacket(id, s, l, "", nil); return err }},
+		{"complete", func(tx *Tx, id, s, l string) error {
+			_, err := tx.CompletePacket(id, &Session{ID: s}, l, Completion{})
+			return err
+		}},
 		{"release", func(tx *Tx, id, s, l string) error { _, err := tx.ReleasePacket(id, s, l, ""); return err }},
 	}
 	cases := []struct {

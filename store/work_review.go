@@ -45,6 +45,10 @@ type PacketReview struct {
 	// By is who gave the verdict: "operator" (the GUI, the CLI) or the
 	// token or session that did.
 	By string `json:"by,omitempty"`
+	// To is the commit the review saw (the packet's Changes.To then): what
+	// the agent changed after it is the diff from there, which tells
+	// which comments its next change touched.
+	To string `json:"to,omitempty" jsonschema:"the commit the review saw: the packet's changes.to when it was given"`
 }
 
 // ReviewSpec is a verdict to record (ReviewPacket).
@@ -53,6 +57,11 @@ type ReviewSpec struct {
 	Notes    string
 	Comments []ReviewComment
 	By       string
+	// KeepAttempt, on a request_changes, has the next claim go on with
+	// the attempt the packet is at rather than start another: the packet
+	// is sent back for what is not its agent's doing (its target branch
+	// moved under it), which must not use up its attempts.
+	KeepAttempt bool
 }
 
 // checkReview validates a review's text and returns its comments cleaned
@@ -146,7 +155,13 @@ func (tx *Tx) ReviewPacket(pktID string, spec ReviewSpec) (Packet, error) {
 	case VerdictReject:
 		to = PacketFailed
 	}
+	if spec.KeepAttempt && to == PacketQueued && p.Attempt > 0 {
+		p.Attempt-- // the next claim counts it back
+	}
 	p.Review = &PacketReview{Verdict: spec.Verdict, Notes: spec.Notes, Comments: comments, At: tx.now, By: spec.By}
+	if p.Changes != nil {
+		p.Review.To = p.Changes.To
+	}
 	p.ReviewNotes = spec.Notes
 	if to != p.State {
 		// The count before the notes: a long reason is cut at its end.

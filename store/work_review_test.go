@@ -176,13 +176,12 @@ func (w *workEnv) worker() string {
 func (w *workEnv) completeWithChanges(p Packet, head string) (Packet, error) {
 	w.t.Helper()
 	return w.pkt(func(tx *Tx) (Packet, error) {
-		ses := p.Lease.SessionID
-		ch := &PacketChanges{SessionID: ses, Branch: "switchboard/" + ses, BaseBranch: "main", From: strings.Repeat("a", 40), To: head, Files: 1, Added: 1}
-		done, err := tx.CompletePacket(p.ID, ses, p.Lease.ID, "did it", ch)
+		ses, err := tx.Session(p.Lease.SessionID)
 		if err != nil {
-			return done, err
+			return Packet{}, err
 		}
-		return done, tx.WorkspaceDone(ses, head)
+		ch := &PacketChanges{SessionID: ses.ID, Branch: "switchboard/" + ses.ID, BaseBranch: "main", From: strings.Repeat("a", 40), To: head, Files: 1, Added: 1}
+		return tx.CompletePacket(p.ID, &ses, p.Lease.ID, Completion{Summary: "did it", Changes: ch})
 	})
 }
 
@@ -285,7 +284,7 @@ func TestReviewUnlandedDone(t *testing.T) {
 			}
 			comment := ReviewComment{Path: "greet.txt", Line: 1, Side: SideNew, Text: "rebase onto main"}
 			got, err := w.review(p.ID, ReviewSpec{Verdict: c.verdict, Notes: "n", Comments: []ReviewComment{comment}})
-			if err != nil || got.State != c.want || got.Review == nil || got.Review.Comments[0] != comment || got.Changes == nil || got.Changes.To != head {
+			if err != nil || got.State != c.want || got.Review == nil || got.Review.Comments[0] != comment || got.Changes == nil || got.Changes.To != head || got.Review.To != head {
 				t.Fatalf("verdict on done = %+v, %v", got, err)
 			}
 			if c.want == PacketDone && len(got.History) != len(done.History) {

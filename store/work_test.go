@@ -334,7 +334,7 @@ func BenchmarkClaimComplete(b *testing.B) {
 					if _, err := tx.PublishArtifact(p.ID, "ses_bench", p.Lease.ID, ArtifactSpec{Name: "summary", Content: &content}, nil); err != nil {
 						return err
 					}
-					_, err := tx.CompletePacket(p.ID, "ses_bench", p.Lease.ID, "ok", nil)
+					_, err := tx.CompletePacket(p.ID, &Session{ID: "ses_bench"}, p.Lease.ID, Completion{Summary: "ok"})
 					return err
 				}); err != nil {
 					b.Fatal(err)

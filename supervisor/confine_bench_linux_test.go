@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/supervisor/confine"
 )
 
@@ -63,7 +63,7 @@ func confinedBench(b *testing.B) (*Supervisor, string, *confine.Policy) {
 // launchBench starts one agent in wt, confined by pol or not (nil), and
 // checks that it is held as asked: a figure of an agent that was not
 // confined must never pass for a confined one.
-func launchBench(b *testing.B, sv *Supervisor, id, wt string, prof store.Profile, pol *confine.Policy) *Session {
+func launchBench(b *testing.B, sv *Supervisor, id, wt string, prof profile.Profile, pol *confine.Policy) *Session {
 	b.Helper()
 	s, err := sv.Launch(LaunchSpec{SessionID: id, Dir: wt, Cols: 200, Rows: 50, Profile: prof, Policy: pol})
 	if err != nil {
@@ -101,7 +101,7 @@ func endBench(b *testing.B, sv *Supervisor, s *Session) {
 // confined minus the unconfined.
 func BenchmarkConfinedStart(b *testing.B) {
 	sv, wt, pol := confinedBench(b)
-	prof := store.Profile{ID: "ready", Name: "ready", Command: standinBin(b), Args: []string{"burst", "0"}, Prompt: store.PromptNone}
+	prof := profile.Profile{ID: "ready", Name: "ready", Command: standinBin(b), Args: []string{"burst", "0"}, Prompt: profile.PromptNone}
 	i := 0
 	start := func(p *confine.Policy) time.Duration {
 		i++
@@ -164,7 +164,7 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 func BenchmarkPTYConfined(b *testing.B) {
 	sv, wt, pol := confinedBench(b)
 	n := floodSize(32 << 20)
-	prof := store.Profile{ID: "flood", Name: "flood", Command: standinBin(b), Args: []string{"flood", strconv.Itoa(n)}, Prompt: store.PromptNone}
+	prof := profile.Profile{ID: "flood", Name: "flood", Command: standinBin(b), Args: []string{"flood", strconv.Itoa(n)}, Prompt: profile.PromptNone}
 	i := 0
 	run := func(p *confine.Policy) time.Duration {
 		i++

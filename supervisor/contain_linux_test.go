@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/supervisor/confine"
 	"golang.org/x/sys/unix"
 )
@@ -76,7 +76,7 @@ func TestStopEndsEscapedChildren(t *testing.T) {
 			mark := fmt.Sprintf("30%d.%d", i, os.Getpid())
 			script := fmt.Sprintf("setsid sleep %s & (sleep %s1 &) ; echo ready; exec sleep 1000", mark, mark)
 			spec := LaunchSpec{SessionID: fmt.Sprintf("ses_contain%d", i), RepositoryID: "repo_1", Dir: wt,
-				Profile: store.Profile{ID: "sh", Name: "sh", Command: "sh", Args: []string{"-c", script}, Prompt: store.PromptNone}}
+				Profile: profile.Profile{ID: "sh", Name: "sh", Command: "sh", Args: []string{"-c", script}, Prompt: profile.PromptNone}}
 			if tt.policy {
 				spec.Policy = &confine.Policy{Home: home, Dir: wt, Writable: []string{wt}, Hidden: []string{sv.cfg.RuntimeDir}}
 			}

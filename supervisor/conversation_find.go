@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 )
 
 // findEvery is how often FindConversation looks for the id.
@@ -23,7 +23,7 @@ const findEvery = 250 * time.Millisecond
 // and returns it; "" with no error when the profile has none to find. It
 // gives up when the session ends (a CLI that exits before it wrote its id
 // has no conversation to resume) or ctx ends.
-func (sv *Supervisor) FindConversation(ctx context.Context, s *Session, p store.Profile, dir string) (string, error) {
+func (sv *Supervisor) FindConversation(ctx context.Context, s *Session, p profile.Profile, dir string) (string, error) {
 	if p.Conversation == nil || p.Conversation.Find == "" {
 		return "", nil
 	}
@@ -53,14 +53,14 @@ func (sv *Supervisor) FindConversation(ctx context.Context, s *Session, p store.
 // for itself in folder dir since a start at since, without waiting: ""
 // when it is not (yet) there. The daemon asks it for a session a crash
 // cut off before FindConversation saw the id.
-func (sv *Supervisor) FindConversationNow(p store.Profile, dir string, since time.Time) (string, error) {
+func (sv *Supervisor) FindConversationNow(p profile.Profile, dir string, since time.Time) (string, error) {
 	if p.Conversation == nil {
 		return "", nil
 	}
 	switch p.Conversation.Find {
 	case "":
 		return "", nil
-	case store.FindCodex:
+	case profile.FindCodex:
 		return findCodexConversation(codexHome(slices.Concat(sv.cfg.Env, p.Env)), dir, since)
 	}
 	return "", fmt.Errorf("%s: unknown conversation finder %q", p.ID, p.Conversation.Find)

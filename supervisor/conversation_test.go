@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 )
 
 // The whole command line of each built-in at a start and at a resume: the
@@ -65,7 +65,7 @@ func TestConversationArgs(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := tc.want
-		if delivery == store.PromptArgument {
+		if delivery == profile.PromptArgument {
 			want = append(slices.Clone(want), "go on")
 		}
 		if !slices.Equal(got, want) {

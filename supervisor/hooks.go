@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"path/filepath"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 )
 
 // Claude Code's hooks: the CLI says itself when it waits for the person
@@ -34,14 +34,14 @@ const claudeHookTimeout = 5
 // tokenVar is the variable the hooks' Authorization header names.
 const tokenVar = "SWITCHBOARD_MCP_TOKEN"
 
-// addHooks gives a profile that asks for them (store.HooksClaude) the
+// addHooks gives a profile that asks for them (profile.HooksClaude) the
 // CLI's own state signals: a per-session settings file (0600, removed with
 // the session) passed with --settings.
 func addHooks(sv *Supervisor, spec LaunchSpec, _ map[string]string, x *launchExtras) error {
 	switch spec.Profile.Hooks {
 	case "":
 		return nil
-	case store.HooksClaude:
+	case profile.HooksClaude:
 	default:
 		return fmt.Errorf("%s: unknown hooks %q", spec.Profile.ID, spec.Profile.Hooks)
 	}

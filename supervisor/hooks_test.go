@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 )
 
 // TestHooksSettingsFile starts a session of a profile that asks for
@@ -20,7 +20,7 @@ import (
 func TestHooksSettingsFile(t *testing.T) {
 	sv, _, dir := newTestSupervisor(t, os.Environ())
 	token := "sbt_" + strings.Repeat("cd", 8) + "_" + strings.Repeat("y", 43)
-	prof := store.Profile{ID: "hooked", Name: "Hooked", Command: "/bin/sh", Prompt: store.PromptNone, Hooks: store.HooksClaude,
+	prof := profile.Profile{ID: "hooked", Name: "Hooked", Command: "/bin/sh", Prompt: profile.PromptNone, Hooks: profile.HooksClaude,
 		Args: []string{"-c", `printf 'FLAG=%s FILE=%s TOKEN=%s\n' "$1" "$2" "${SWITCHBOARD_MCP_TOKEN:+set}"; read x`, "sh"}}
 	s, err := sv.Launch(LaunchSpec{SessionID: "ses_hooks", Dir: t.TempDir(), Profile: prof,
 		Endpoint: "http://127.0.0.1:4567/mcp", Token: token})
@@ -90,14 +90,14 @@ func TestAddHooks(t *testing.T) {
 		wantErr               bool
 	}{
 		{"none", "", "http://127.0.0.1:1/mcp", 0, 0, false},
-		{"claude", store.HooksClaude, "http://127.0.0.1:1/mcp", 2, 1, false},
-		{"claude with the token already in the environment", store.HooksClaude, "http://127.0.0.1:1/mcp", 2, 0, false},
-		{"no endpoint", store.HooksClaude, "", 0, 0, true},
+		{"claude", profile.HooksClaude, "http://127.0.0.1:1/mcp", 2, 1, false},
+		{"claude with the token already in the environment", profile.HooksClaude, "http://127.0.0.1:1/mcp", 2, 0, false},
+		{"no endpoint", profile.HooksClaude, "", 0, 0, true},
 		{"unknown", "vim", "http://127.0.0.1:1/mcp", 0, 0, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var x launchExtras
-			p := store.Profile{ID: "p", Hooks: tt.hooks, TokenEnv: strings.Contains(tt.name, "already")}
+			p := profile.Profile{ID: "p", Hooks: tt.hooks, TokenEnv: strings.Contains(tt.name, "already")}
 			err := addHooks(sv, LaunchSpec{SessionID: "ses_" + strings.ReplaceAll(tt.name, " ", "_"), Profile: p, Endpoint: tt.endpoint, Token: "sbt_x"}, nil, &x)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err %v", err)

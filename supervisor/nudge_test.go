@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 )
 
 // Nudge types into an agent waiting at its prompt, and never into a
@@ -12,7 +12,7 @@ import (
 func TestNudge(t *testing.T) {
 	sv, _, _ := newTestSupervisor(t, os.Environ())
 	s, err := sv.Launch(LaunchSpec{SessionID: "ses_nudge", Dir: t.TempDir(),
-		Profile: standinProfile(t, store.PromptTyped, "bracketed"), Prompt: "first", Cols: 80, Rows: 24})
+		Profile: standinProfile(t, profile.PromptTyped, "bracketed"), Prompt: "first", Cols: 80, Rows: 24})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func TestNudge(t *testing.T) {
 	}
 	waitScreen(t, s, "GOT <paste>come back to it</paste>")
 
-	sh := store.Profile{ID: "sh", Name: "sh", Command: "/bin/sh", Prompt: store.PromptNone}
+	sh := profile.Profile{ID: "sh", Name: "sh", Command: "/bin/sh", Prompt: profile.PromptNone}
 	shell, err := sv.Launch(LaunchSpec{SessionID: "ses_nudge_sh", Dir: t.TempDir(), Profile: sh})
 	if err != nil {
 		t.Fatal(err)

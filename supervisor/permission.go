@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -20,7 +21,7 @@ var ErrBypassAsRoot = errors.New("Claude Code refuses its bypass mode (bypassPer
 
 // addPermission adds the arguments the profile gives the session's mode.
 func addPermission(_ *Supervisor, spec LaunchSpec, vars map[string]string, x *launchExtras) error {
-	if spec.Permission.Or() == store.PermissionAuto && spec.Workspace == nil {
+	if spec.Permission.Or() == profile.PermissionAuto && spec.Workspace == nil {
 		return ErrAutoNeedsWorktree
 	}
 	args, err := PermissionArgs(spec.Profile, spec.Permission, os.Geteuid())
@@ -40,14 +41,14 @@ func addPermission(_ *Supervisor, spec LaunchSpec, vars map[string]string, x *la
 // (ask when empty) for a process of user euid, or why it cannot start in
 // that mode: a mode the profile does not offer, or a bypass the CLI would
 // refuse as root.
-func PermissionArgs(p store.Profile, m store.Permission, euid int) ([]string, error) {
-	if err := store.CheckPermission(m); err != nil {
-		return nil, err
+func PermissionArgs(p profile.Profile, m profile.Permission, euid int) ([]string, error) {
+	if err := profile.CheckPermission(m); err != nil {
+		return nil, store.Deny(store.CodeInvalidArgument, "%v", err)
 	}
 	m = m.Or()
 	if !p.Offers(m) {
 		var offered []string
-		for _, o := range store.Permissions() {
+		for _, o := range profile.Permissions() {
 			if p.Offers(o) {
 				offered = append(offered, string(o))
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor/confine"
 )
@@ -18,29 +19,29 @@ func TestPermissionBuiltins(t *testing.T) {
 	ws := &store.Workspace{Path: "/wt/ses_t", Branch: "switchboard/ses_t", BaseBranch: "main", BaseCommit: "abc"}
 	tests := []struct {
 		id       string
-		mode     store.Permission
+		mode     profile.Permission
 		confined bool     // Switchboard's sandbox holds the CLI
 		want     []string // the arguments before the prompt, after the profile's own
 		err      string   // a piece of the error, "" for none
 	}{
 		{"claude", "", false, []string{"--permission-mode", "manual"}, ""},
-		{"claude", store.PermissionAsk, false, []string{"--permission-mode", "manual"}, ""},
-		{"claude", store.PermissionEdits, false, []string{"--permission-mode", "acceptEdits"}, ""},
-		{"codex", store.PermissionAsk, false, []string{"--sandbox", "read-only", "--ask-for-approval", "on-request"}, ""},
-		{"codex", store.PermissionEdits, false, []string{"--sandbox", "workspace-write", "--ask-for-approval", "on-request"}, ""},
-		{"codex", store.PermissionAuto, false, []string{"--dangerously-bypass-approvals-and-sandbox"}, ""},
+		{"claude", profile.PermissionAsk, false, []string{"--permission-mode", "manual"}, ""},
+		{"claude", profile.PermissionEdits, false, []string{"--permission-mode", "acceptEdits"}, ""},
+		{"codex", profile.PermissionAsk, false, []string{"--sandbox", "read-only", "--ask-for-approval", "on-request"}, ""},
+		{"codex", profile.PermissionEdits, false, []string{"--sandbox", "workspace-write", "--ask-for-approval", "on-request"}, ""},
+		{"codex", profile.PermissionAuto, false, []string{"--dangerously-bypass-approvals-and-sandbox"}, ""},
 		// Confined, Codex's own sandbox cannot start inside Switchboard's:
 		// edits turns it off, the others keep their arguments.
-		{"codex", store.PermissionAsk, true, []string{"--sandbox", "read-only", "--ask-for-approval", "on-request"}, ""},
-		{"codex", store.PermissionEdits, true, []string{"--sandbox", "danger-full-access", "--ask-for-approval", "on-request"}, ""},
-		{"claude", store.PermissionEdits, true, []string{"--permission-mode", "acceptEdits"}, ""},
-		{"gemini", store.PermissionAsk, false, []string{"--approval-mode", "default"}, ""},
-		{"gemini", store.PermissionEdits, false, []string{"--approval-mode", "auto_edit"}, ""},
-		{"gemini", store.PermissionAuto, false, []string{"--approval-mode", "yolo"}, ""},
-		{"aider", store.PermissionAsk, false, nil, ""},
-		{"aider", store.PermissionEdits, false, nil, "has no edits mode (it offers ask)"},
+		{"codex", profile.PermissionAsk, true, []string{"--sandbox", "read-only", "--ask-for-approval", "on-request"}, ""},
+		{"codex", profile.PermissionEdits, true, []string{"--sandbox", "danger-full-access", "--ask-for-approval", "on-request"}, ""},
+		{"claude", profile.PermissionEdits, true, []string{"--permission-mode", "acceptEdits"}, ""},
+		{"gemini", profile.PermissionAsk, false, []string{"--approval-mode", "default"}, ""},
+		{"gemini", profile.PermissionEdits, false, []string{"--approval-mode", "auto_edit"}, ""},
+		{"gemini", profile.PermissionAuto, false, []string{"--approval-mode", "yolo"}, ""},
+		{"aider", profile.PermissionAsk, false, nil, ""},
+		{"aider", profile.PermissionEdits, false, nil, "has no edits mode (it offers ask)"},
 		{"shell", "", false, nil, ""},
-		{"shell", store.PermissionAuto, false, nil, "has no auto mode"},
+		{"shell", profile.PermissionAuto, false, nil, "has no auto mode"},
 		{"gemini", "yolo", false, nil, `permission must be "ask", "edits" or "auto"`},
 	}
 	for _, tt := range tests {
@@ -50,7 +51,7 @@ func TestPermissionBuiltins(t *testing.T) {
 			if tt.confined {
 				spec.Policy = &confine.Policy{Dir: ws.Path, Writable: []string{ws.Path}}
 			}
-			vars := sessionVars(spec, store.PromptArgument, "/run/t.token", "/run/t.json")
+			vars := sessionVars(spec, profile.PromptArgument, "/run/t.token", "/run/t.json")
 			var x launchExtras
 			err := addPermission(nil, spec, vars, &x)
 			if tt.err != "" {
@@ -80,11 +81,11 @@ func TestPermissionBuiltins(t *testing.T) {
 	// Every built-in with modes offers all three, so the tray's choice
 	// means the same for each.
 	for _, p := range Builtins() {
-		if len(p.Permissions) > 0 && len(p.Permissions) != len(store.Permissions()) {
+		if len(p.Permissions) > 0 && len(p.Permissions) != len(profile.Permissions()) {
 			t.Errorf("%s offers %d modes", p.ID, len(p.Permissions))
 		}
 		for _, args := range p.Permissions {
-			q := store.Profile{ID: p.ID, Name: p.Name, Command: "x", Prompt: store.PromptNone, Permissions: map[store.Permission][]string{store.PermissionAsk: args}}
+			q := profile.Profile{ID: p.ID, Name: p.Name, Command: "x", Prompt: profile.PromptNone, Permissions: map[profile.Permission][]string{profile.PermissionAsk: args}}
 			if err := q.Validate(); err != nil {
 				t.Errorf("%s: %v", p.ID, err)
 			}
@@ -95,7 +96,7 @@ func TestPermissionBuiltins(t *testing.T) {
 // Full auto needs the session's own worktree, whatever the profile.
 func TestPermissionAutoNeedsWorktree(t *testing.T) {
 	for _, id := range []string{"claude", "codex", "gemini"} {
-		spec := LaunchSpec{SessionID: "ses_t", Dir: "/src/repo", Profile: builtin(t, id), Permission: store.PermissionAuto}
+		spec := LaunchSpec{SessionID: "ses_t", Dir: "/src/repo", Profile: builtin(t, id), Permission: profile.PermissionAuto}
 		var x launchExtras
 		err := addPermission(nil, spec, map[string]string{}, &x)
 		if !errors.Is(err, ErrAutoNeedsWorktree) || len(x.Args) != 0 {
@@ -111,22 +112,22 @@ func TestPermissionBypassAsRoot(t *testing.T) {
 	claude := builtin(t, "claude")
 	sandboxed := claude
 	sandboxed.Env = append(slices.Clone(claude.Env), "IS_SANDBOX=1")
-	skip := store.Profile{ID: "c2", Permissions: map[store.Permission][]string{store.PermissionAuto: {"--dangerously-skip-permissions"}}}
-	eq := store.Profile{ID: "c3", Permissions: map[store.Permission][]string{store.PermissionAuto: {"--permission-mode=bypassPermissions"}}}
+	skip := profile.Profile{ID: "c2", Permissions: map[profile.Permission][]string{profile.PermissionAuto: {"--dangerously-skip-permissions"}}}
+	eq := profile.Profile{ID: "c3", Permissions: map[profile.Permission][]string{profile.PermissionAuto: {"--permission-mode=bypassPermissions"}}}
 	tests := []struct {
-		p      store.Profile
-		mode   store.Permission
+		p      profile.Profile
+		mode   profile.Permission
 		euid   int
 		refuse bool
 	}{
-		{claude, store.PermissionAuto, 0, true},
-		{claude, store.PermissionAuto, 1000, false},
-		{claude, store.PermissionEdits, 0, false},
-		{sandboxed, store.PermissionAuto, 0, false},
-		{skip, store.PermissionAuto, 0, true},
-		{eq, store.PermissionAuto, 0, true},
-		{builtin(t, "codex"), store.PermissionAuto, 0, false},
-		{builtin(t, "gemini"), store.PermissionAuto, 0, false},
+		{claude, profile.PermissionAuto, 0, true},
+		{claude, profile.PermissionAuto, 1000, false},
+		{claude, profile.PermissionEdits, 0, false},
+		{sandboxed, profile.PermissionAuto, 0, false},
+		{skip, profile.PermissionAuto, 0, true},
+		{eq, profile.PermissionAuto, 0, true},
+		{builtin(t, "codex"), profile.PermissionAuto, 0, false},
+		{builtin(t, "gemini"), profile.PermissionAuto, 0, false},
 	}
 	for _, tt := range tests {
 		_, err := PermissionArgs(tt.p, tt.mode, tt.euid)

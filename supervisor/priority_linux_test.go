@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/supervisor/confine"
 )
 
@@ -89,7 +89,7 @@ func TestEmulatorAndRecorderRunInBackground(t *testing.T) {
 	waitBackgroundThreads(t, 0) // those of earlier tests' sessions may still be going
 	sv, _, _ := newTestSupervisor(t, os.Environ())
 	s, err := sv.Launch(LaunchSpec{SessionID: "ses_nice", Dir: t.TempDir(), Cols: 80, Rows: 24,
-		Profile: standinProfile(t, store.PromptNone, "stubborn")})
+		Profile: standinProfile(t, profile.PromptNone, "stubborn")})
 	if err != nil {
 		t.Fatal(err)
 	}

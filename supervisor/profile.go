@@ -8,15 +8,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 )
 
 // Builtins are the profiles Switchboard ships, from what each CLI accepts
 // (see AGENTS.md in the spec): how it takes an MCP server without touching
 // the user's own config, how it takes a first prompt, and what it needs
 // once by hand.
-func Builtins() []store.Profile {
-	return []store.Profile{
+func Builtins() []profile.Profile {
+	return []profile.Profile{
 		{
 			ID: "claude", Name: "Claude Code", Command: "claude",
 			// --strict-mcp-config: only this session's server, none of the
@@ -29,14 +29,14 @@ func Builtins() []store.Profile {
 			Args: []string{"--mcp-config", "{mcp_config}", "--strict-mcp-config",
 				"--allowedTools=mcp__switchboard", "{prompt}"},
 			Env:       []string{"ENABLE_TOOL_SEARCH=false"},
-			Prompt:    store.PromptArgument,
-			MCPConfig: store.MCPConfigClaude,
-			Usage:     store.UsageClaude,
+			Prompt:    profile.PromptArgument,
+			MCPConfig: profile.MCPConfigClaude,
+			Usage:     profile.UsageClaude,
 			// A worktree Switchboard made is recorded as trusted in
 			// Claude Code's own config (trust_claude.go), so the session
 			// does not stop at the folder-trust question.
-			Trust: store.TrustClaude,
-			Hooks: store.HooksClaude,
+			Trust: profile.TrustClaude,
+			Hooks: profile.HooksClaude,
 			Notes: "Needs a Claude login (run claude once by hand, or set ANTHROPIC_API_KEY and approve it once). " +
 				"For a session in its own worktree, Switchboard records that worktree's exact path as trusted in " +
 				"~/.claude.json (projects[path].hasTrustDialogAccepted; $CLAUDE_CONFIG_DIR/.claude.json when set); " +
@@ -44,7 +44,7 @@ func Builtins() []store.Profile {
 				"Full auto (bypassPermissions) is refused by Claude Code when it runs as root, unless IS_SANDBOX=1 says it runs in a sandbox.",
 			// Switchboard names the conversation (a UUID, as --session-id
 			// requires) and --resume continues it after the app restarts.
-			Conversation: &store.Conversation{
+			Conversation: &profile.Conversation{
 				StartArgs:  []string{"--session-id", "{conversation_id}"},
 				ResumeArgs: []string{"--resume", "{conversation_id}"},
 			},
@@ -54,10 +54,10 @@ func Builtins() []store.Profile {
 			// given once for the repository in Switchboard, for this run
 			// only (a --settings document, not their settings file): else
 			// Claude Code stops at its bypass disclaimer.
-			Permissions: map[store.Permission][]string{
-				store.PermissionAsk:   {"--permission-mode", "manual"},
-				store.PermissionEdits: {"--permission-mode", "acceptEdits"},
-				store.PermissionAuto:  {"--permission-mode", "bypassPermissions", "--settings", `{"skipDangerousModePermissionPrompt":true}`},
+			Permissions: map[profile.Permission][]string{
+				profile.PermissionAsk:   {"--permission-mode", "manual"},
+				profile.PermissionEdits: {"--permission-mode", "acceptEdits"},
+				profile.PermissionAuto:  {"--permission-mode", "bypassPermissions", "--settings", `{"skipDangerousModePermissionPrompt":true}`},
 			},
 		},
 		{
@@ -70,28 +70,28 @@ func Builtins() []store.Profile {
 			Args: []string{"--disable", "daemon_auto_start", "-c",
 				`mcp_servers.switchboard={url="{endpoint}",bearer_token_env_var="SWITCHBOARD_MCP_TOKEN",default_tools_approval_mode="approve"}`,
 				"{prompt}"},
-			Prompt:   store.PromptArgument,
+			Prompt:   profile.PromptArgument,
 			TokenEnv: true,
-			Usage:    store.UsageCodex,
-			Trust:    store.TrustCodex,
+			Usage:    profile.UsageCodex,
+			Trust:    profile.TrustCodex,
 			Notes: "Needs a Codex sign-in (run codex once by hand). A worktree Switchboard made is trusted for that run only, " +
 				`with -c projects={"<worktree>"={trust_level="trusted"}}; nothing is written to ~/.codex/config.toml. ` +
 				"Started in your own folder, Codex asks to trust it.",
 			// Codex picks its conversation's id itself and writes it in
 			// its rollout file; "codex resume ID" is a subcommand taking
 			// the same options and prompt.
-			Conversation: &store.Conversation{
+			Conversation: &profile.Conversation{
 				ResumePrefix: []string{"resume", "{conversation_id}"},
-				Find:         store.FindCodex,
+				Find:         profile.FindCodex,
 			},
 			// Ask: a read-only sandbox, so every edit and command outside
 			// it asks; edits: writes in the worktree allowed, the rest asks.
 			// (A worktree's commits write to the repository's own .git,
 			// outside the sandbox, so a commit asks in edits mode.)
-			Permissions: map[store.Permission][]string{
-				store.PermissionAsk:   {"--sandbox", "read-only", "--ask-for-approval", "on-request"},
-				store.PermissionEdits: {"--sandbox", "workspace-write", "--ask-for-approval", "on-request"},
-				store.PermissionAuto:  {"--dangerously-bypass-approvals-and-sandbox"},
+			Permissions: map[profile.Permission][]string{
+				profile.PermissionAsk:   {"--sandbox", "read-only", "--ask-for-approval", "on-request"},
+				profile.PermissionEdits: {"--sandbox", "workspace-write", "--ask-for-approval", "on-request"},
+				profile.PermissionAuto:  {"--dangerously-bypass-approvals-and-sandbox"},
 			},
 			// Confined, Codex's own sandbox cannot start: it is bubblewrap,
 			// which needs a user namespace inside Switchboard's, and
@@ -104,8 +104,8 @@ func Builtins() []store.Profile {
 			// still inside Switchboard's. ("untrusted" approvals were
 			// tried for ask: they ask before every script Codex runs to
 			// call Switchboard's tools, so no packet gets done.)
-			ConfinedPermissions: map[store.Permission][]string{
-				store.PermissionEdits: {"--sandbox", "danger-full-access", "--ask-for-approval", "on-request"},
+			ConfinedPermissions: map[profile.Permission][]string{
+				profile.PermissionEdits: {"--sandbox", "danger-full-access", "--ask-for-approval", "on-request"},
 			},
 		},
 		{
@@ -119,10 +119,10 @@ func Builtins() []store.Profile {
 			// Gemini CLI asks first and loads no MCP server at all).
 			Args:     []string{"--allowed-mcp-server-names", "switchboard", "-i", "{prompt}"},
 			Env:      []string{"COLORTERM=truecolor"},
-			Prompt:   store.PromptArgument,
+			Prompt:   profile.PromptArgument,
 			TokenEnv: true,
-			Usage:    store.UsageGemini,
-			Trust:    store.TrustGemini,
+			Usage:    profile.UsageGemini,
+			Trust:    profile.TrustGemini,
 			Notes: "Needs a Gemini sign-in or API key (run gemini once by hand). Gemini CLI has no per-session MCP config: register Switchboard once with " +
 				`gemini mcp add -t http switchboard '${SWITCHBOARD_MCP_URL}' -H 'Authorization: Bearer ${SWITCHBOARD_MCP_TOKEN}' -s user` +
 				" (single quotes: the placeholders are written as they are into ~/.gemini/settings.json and filled from the variables every session Switchboard starts has)." +
@@ -130,24 +130,24 @@ func Builtins() []store.Profile {
 			// --session-id starts a conversation of Switchboard's UUID;
 			// --resume takes "latest", an index or that UUID, looked up
 			// among the sessions of the folder (the session's worktree).
-			Conversation: &store.Conversation{
+			Conversation: &profile.Conversation{
 				StartArgs:  []string{"--session-id", "{conversation_id}"},
 				ResumeArgs: []string{"--resume", "{conversation_id}"},
 			},
-			Permissions: map[store.Permission][]string{
-				store.PermissionAsk:   {"--approval-mode", "default"},
-				store.PermissionEdits: {"--approval-mode", "auto_edit"},
-				store.PermissionAuto:  {"--approval-mode", "yolo"},
+			Permissions: map[profile.Permission][]string{
+				profile.PermissionAsk:   {"--approval-mode", "default"},
+				profile.PermissionEdits: {"--approval-mode", "auto_edit"},
+				profile.PermissionAuto:  {"--approval-mode", "yolo"},
 			},
 		},
 		{
 			ID: "aider", Name: "aider", Command: "aider",
-			Prompt: store.PromptTyped,
+			Prompt: profile.PromptTyped,
 			Notes:  "aider has no MCP client: it gets the prompt typed in, and the endpoint and token in its environment.",
 		},
 		{
 			ID: ShellProfile, Name: "Shell", Command: "{shell}",
-			Prompt: store.PromptNone,
+			Prompt: profile.PromptNone,
 			Notes:  "Your login shell, with SWITCHBOARD_MCP_URL and SWITCHBOARD_MCP_TOKEN_FILE set.",
 		},
 	}
@@ -159,7 +159,7 @@ const ShellProfile = "shell"
 
 // ProfileInfo is a profile as the GUI and the CLI list it.
 type ProfileInfo struct {
-	store.Profile
+	profile.Profile
 	Builtin bool `json:"builtin"`
 	// Edited is set on a built-in the person has overridden.
 	Edited bool `json:"edited,omitempty"`
@@ -173,9 +173,9 @@ type ProfileInfo struct {
 // MergeProfiles lays the stored profiles over the built-ins: a stored
 // profile with a built-in's id replaces it. Built-ins come first, in their
 // order, then the person's own by id.
-func MergeProfiles(stored []store.Profile) []ProfileInfo {
+func MergeProfiles(stored []profile.Profile) []ProfileInfo {
 	var out []ProfileInfo
-	byID := map[string]store.Profile{}
+	byID := map[string]profile.Profile{}
 	for _, p := range stored {
 		byID[p.ID] = p
 	}
@@ -202,7 +202,7 @@ func MergeProfiles(stored []store.Profile) []ProfileInfo {
 }
 
 // FindProfile returns the profile id after merging, or false.
-func FindProfile(stored []store.Profile, id string) (ProfileInfo, bool) {
+func FindProfile(stored []profile.Profile, id string) (ProfileInfo, bool) {
 	for _, p := range MergeProfiles(stored) {
 		if p.ID == id {
 			return p, true
@@ -284,8 +284,8 @@ func isNameByte(c byte) bool {
 // takesPromptArgument reports whether p passes the prompt on its command
 // line: delivery "argument" and a {prompt} in its arguments. A profile
 // that says "argument" but has nowhere to put it would drop the prompt.
-func takesPromptArgument(p store.Profile) bool {
-	return p.Prompt == store.PromptArgument &&
+func takesPromptArgument(p profile.Profile) bool {
+	return p.Prompt == profile.PromptArgument &&
 		slices.ContainsFunc(p.Args, func(a string) bool { return strings.Contains(a, "{prompt}") })
 }
 
@@ -295,7 +295,7 @@ func takesPromptArgument(p store.Profile) bool {
 // which then runs it, as asked. When they gave none, Switchboard's
 // bootstrap prompt follows the profile, and a "none" profile (a shell)
 // gets nothing: a shell would run the instructions as a command.
-func firstPrompt(spec LaunchSpec) (string, store.PromptDelivery) {
+func firstPrompt(spec LaunchSpec) (string, profile.PromptDelivery) {
 	prompt, explicit := spec.Prompt, spec.Prompt != ""
 	if !explicit {
 		prompt = BootstrapPrompt(spec.SessionID, spec.RepositoryID)
@@ -308,18 +308,18 @@ func firstPrompt(spec LaunchSpec) (string, store.PromptDelivery) {
 	}
 	switch {
 	case takesPromptArgument(spec.Profile):
-		return prompt, store.PromptArgument
-	case spec.Profile.Prompt == store.PromptTyped, explicit:
-		return prompt, store.PromptTyped
+		return prompt, profile.PromptArgument
+	case spec.Profile.Prompt == profile.PromptTyped, explicit:
+		return prompt, profile.PromptTyped
 	default:
-		return prompt, store.PromptNone
+		return prompt, profile.PromptNone
 	}
 }
 
 // commandLine expands p for one session: the command found on PATH and
 // the arguments, x's prefix first, then p's expanded arguments with x's
 // own before the prompt (see extrasAt).
-func commandLine(p store.Profile, vars map[string]string, x launchExtras) (path string, args []string, err error) {
+func commandLine(p profile.Profile, vars map[string]string, x launchExtras) (path string, args []string, err error) {
 	path, ok := lookCommand(p.Command)
 	if !ok {
 		return "", nil, fmt.Errorf("%s: %q is not on PATH", p.ID, shellCommand(p.Command))
@@ -349,7 +349,7 @@ func extrasAt(templates []string, n int, hasPrompt bool) int {
 // expandArgs expands p's argument templates. An argument that is exactly
 // "{prompt}" is dropped when there is no prompt to pass, rather than
 // passing an empty one.
-func expandArgs(p store.Profile, vars map[string]string) []string {
+func expandArgs(p profile.Profile, vars map[string]string) []string {
 	var args []string
 	for _, a := range p.Args {
 		if a == "{prompt}" && vars["prompt"] == "" {

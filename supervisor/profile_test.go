@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -53,7 +54,7 @@ func TestExpand(t *testing.T) {
 	}
 }
 
-func builtin(t testing.TB, id string) store.Profile {
+func builtin(t testing.TB, id string) profile.Profile {
 	t.Helper()
 	for _, p := range Builtins() {
 		if p.ID == id {
@@ -61,7 +62,7 @@ func builtin(t testing.TB, id string) store.Profile {
 		}
 	}
 	t.Fatalf("no built-in profile %q", id)
-	return store.Profile{}
+	return profile.Profile{}
 }
 
 // The argument lists every built-in profile starts its CLI with, expanded
@@ -78,20 +79,20 @@ func TestBuiltinArgs(t *testing.T) {
 	cases := []struct {
 		id, prompt string
 		want       []string
-		delivery   store.PromptDelivery
+		delivery   profile.PromptDelivery
 	}{
-		{"claude", mine, []string{"--mcp-config", config, "--strict-mcp-config", "--allowedTools=mcp__switchboard", mine}, store.PromptArgument},
-		{"claude", "", []string{"--mcp-config", config, "--strict-mcp-config", "--allowedTools=mcp__switchboard", boot}, store.PromptArgument},
-		{"codex", mine, []string{"--disable", "daemon_auto_start", "-c", codexTOML, mine}, store.PromptArgument},
-		{"codex", "", []string{"--disable", "daemon_auto_start", "-c", codexTOML, boot}, store.PromptArgument},
-		{"gemini", mine, []string{"--allowed-mcp-server-names", "switchboard", "-i", mine}, store.PromptArgument},
-		{"gemini", "", []string{"--allowed-mcp-server-names", "switchboard", "-i", boot}, store.PromptArgument},
-		{"aider", mine, nil, store.PromptTyped},
-		{"aider", "", nil, store.PromptTyped},
+		{"claude", mine, []string{"--mcp-config", config, "--strict-mcp-config", "--allowedTools=mcp__switchboard", mine}, profile.PromptArgument},
+		{"claude", "", []string{"--mcp-config", config, "--strict-mcp-config", "--allowedTools=mcp__switchboard", boot}, profile.PromptArgument},
+		{"codex", mine, []string{"--disable", "daemon_auto_start", "-c", codexTOML, mine}, profile.PromptArgument},
+		{"codex", "", []string{"--disable", "daemon_auto_start", "-c", codexTOML, boot}, profile.PromptArgument},
+		{"gemini", mine, []string{"--allowed-mcp-server-names", "switchboard", "-i", mine}, profile.PromptArgument},
+		{"gemini", "", []string{"--allowed-mcp-server-names", "switchboard", "-i", boot}, profile.PromptArgument},
+		{"aider", mine, nil, profile.PromptTyped},
+		{"aider", "", nil, profile.PromptTyped},
 		// A shell runs what the person typed; it is never told the
 		// bootstrap prompt, which it would run as a command.
-		{"shell", mine, nil, store.PromptTyped},
-		{"shell", "", nil, store.PromptNone},
+		{"shell", mine, nil, profile.PromptTyped},
+		{"shell", "", nil, profile.PromptNone},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {
@@ -121,25 +122,25 @@ func TestBuiltinArgs(t *testing.T) {
 // How the first prompt reaches an agent, by the profile's delivery mode
 // and whether the person gave the prompt.
 func TestFirstPromptDelivery(t *testing.T) {
-	withArg := store.Profile{ID: "a", Prompt: store.PromptArgument, Args: []string{"--msg={prompt}"}}
+	withArg := profile.Profile{ID: "a", Prompt: profile.PromptArgument, Args: []string{"--msg={prompt}"}}
 	// "argument" with nowhere to put it: the person's prompt is typed
 	// rather than lost.
-	noArg := store.Profile{ID: "b", Prompt: store.PromptArgument, Args: []string{"--quiet"}}
-	typed := store.Profile{ID: "c", Prompt: store.PromptTyped}
-	none := store.Profile{ID: "d", Prompt: store.PromptNone}
+	noArg := profile.Profile{ID: "b", Prompt: profile.PromptArgument, Args: []string{"--quiet"}}
+	typed := profile.Profile{ID: "c", Prompt: profile.PromptTyped}
+	none := profile.Profile{ID: "d", Prompt: profile.PromptNone}
 	for _, c := range []struct {
-		p        store.Profile
+		p        profile.Profile
 		prompt   string
-		delivery store.PromptDelivery
+		delivery profile.PromptDelivery
 	}{
-		{withArg, "go", store.PromptArgument},
-		{withArg, "", store.PromptArgument},
-		{noArg, "go", store.PromptTyped},
-		{noArg, "", store.PromptNone},
-		{typed, "go", store.PromptTyped},
-		{typed, "", store.PromptTyped},
-		{none, "go", store.PromptTyped},
-		{none, "", store.PromptNone},
+		{withArg, "go", profile.PromptArgument},
+		{withArg, "", profile.PromptArgument},
+		{noArg, "go", profile.PromptTyped},
+		{noArg, "", profile.PromptNone},
+		{typed, "go", profile.PromptTyped},
+		{typed, "", profile.PromptTyped},
+		{none, "go", profile.PromptTyped},
+		{none, "", profile.PromptNone},
 	} {
 		_, got := firstPrompt(LaunchSpec{SessionID: "ses_t", Profile: c.p, Prompt: c.prompt})
 		if got != c.delivery {
@@ -249,7 +250,7 @@ func TestCommandLineExtras(t *testing.T) {
 		{"no arguments", nil, "", []string{"resume", "ID", "--mode", "m"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := store.Profile{ID: "p", Command: "sh", Args: tc.args}
+			p := profile.Profile{ID: "p", Command: "sh", Args: tc.args}
 			_, got, err := commandLine(p, map[string]string{"prompt": tc.prompt}, x)
 			if err != nil {
 				t.Fatal(err)

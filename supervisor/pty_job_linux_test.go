@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 )
 
 // A shell's status is whether a command holds its terminal: idle at its
@@ -13,7 +13,7 @@ import (
 // that prints nothing, idle again once the sleep is interrupted.
 func TestShellStatusFromItsForegroundJob(t *testing.T) {
 	sv, _, _ := newTestSupervisor(t, os.Environ())
-	sh := store.Profile{ID: ShellProfile, Name: "Shell", Command: "/bin/sh", Args: []string{"-i"}, Prompt: store.PromptNone}
+	sh := profile.Profile{ID: ShellProfile, Name: "Shell", Command: "/bin/sh", Args: []string{"-i"}, Prompt: profile.PromptNone}
 	s, err := sv.Launch(LaunchSpec{SessionID: "ses_shell", Dir: t.TempDir(), Profile: sh})
 	if err != nil {
 		t.Fatal(err)

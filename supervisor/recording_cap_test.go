@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/supervisor/asciicast"
 	"github.com/switchboard-dev/switchboard/supervisor/internal/flood"
 	"github.com/switchboard-dev/switchboard/supervisor/vt"
@@ -101,7 +101,7 @@ func TestRecordingCapKeepsTheNewest(t *testing.T) {
 			t.Cleanup(func() { sv.Close(context.Background()) })
 			n := floodSize(tc.output)
 			s, err := sv.Launch(LaunchSpec{SessionID: "ses_cap", Dir: dir, Cols: 120, Rows: 40,
-				Profile: standinProfile(t, store.PromptNone, "flood", strconv.Itoa(n))})
+				Profile: standinProfile(t, profile.PromptNone, "flood", strconv.Itoa(n))})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/supervisor/confine"
 )
 
@@ -206,7 +206,7 @@ func (sv *Supervisor) support() confine.Support {
 // The CLI is known by the profile's id or by what Switchboard reads of it
 // (its usage, trust and hooks), so that a profile of the person's own for
 // the same CLI gets the same state.
-func homePolicy(p *confine.Policy, prof store.Profile, env []string) error {
+func homePolicy(p *confine.Policy, prof profile.Profile, env []string) error {
 	vars := map[string]string{}
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/supervisor/confine"
 )
 
@@ -20,7 +20,7 @@ func TestSeatbeltCommand(t *testing.T) {
 	home, work := t.TempDir(), t.TempDir()
 	sv := New(Config{RuntimeDir: t.TempDir(), RecordingsDir: t.TempDir(), Helper: "/opt/sb/switchboard-sandbox",
 		Support: &confine.Support{Seatbelt: confine.SeatbeltPath}})
-	spec := LaunchSpec{SessionID: "ses_1", Profile: store.Profile{ID: "shell"},
+	spec := LaunchSpec{SessionID: "ses_1", Profile: profile.Profile{ID: "shell"},
 		Policy: &confine.Policy{Dir: work, Writable: []string{work}}}
 	token := filepath.Join(t.TempDir(), "ses_1.token")
 	bx, conf, inside, err := sv.sandboxFor(spec, "/bin/sh", []string{"HOME=" + home}, []string{token})

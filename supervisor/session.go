@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/supervisor/asciicast"
 	"github.com/switchboard-dev/switchboard/supervisor/vt"
 )
@@ -51,7 +51,7 @@ type Info struct {
 	Profile      string `json:"profile"`
 	RepositoryID string `json:"repository_id,omitempty"`
 	// Permission is the mode the CLI was started in.
-	Permission store.Permission `json:"permission"`
+	Permission profile.Permission `json:"permission"`
 	// Confinement says what holds the agent and what it can reach.
 	Confinement Confinement `json:"confinement"`
 	PID         int         `json:"pid"`
@@ -84,7 +84,7 @@ type Session struct {
 	// takesPrompts is whether the program reads prompts a person types
 	// (an agent CLI), unlike a shell, which would run them (Nudge).
 	takesPrompts bool
-	permission   store.Permission
+	permission   profile.Permission
 	confinement  Confinement
 	recCap       int64 // the recording's cap, bytes
 	started      time.Time

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/supervisor/vt"
 )
 
@@ -33,7 +33,7 @@ func waitAttention(t *testing.T, s *Session, what string, ok func(*Attention) bo
 // agent prints by itself once the notification has settled.
 func TestAttentionFromNotifications(t *testing.T) {
 	sv, _, _ := newTestSupervisor(t, os.Environ())
-	s, err := sv.Launch(LaunchSpec{SessionID: "ses_notify", Dir: t.TempDir(), Profile: standinProfile(t, store.PromptNone, "notify")})
+	s, err := sv.Launch(LaunchSpec{SessionID: "ses_notify", Dir: t.TempDir(), Profile: standinProfile(t, profile.PromptNone, "notify")})
 	if err != nil {
 		t.Fatal(err)
 	}

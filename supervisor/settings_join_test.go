@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 )
 
 // The --settings of a session's extenders become one document where the
@@ -88,7 +88,7 @@ func TestJoinSettings(t *testing.T) {
 // Claude's full auto for a user it allows: the bypass mode and the consent
 // for this run, which joinSettings keeps whatever other --settings follow.
 func TestPermissionClaudeAuto(t *testing.T) {
-	args, err := PermissionArgs(builtin(t, "claude"), store.PermissionAuto, 1000)
+	args, err := PermissionArgs(builtin(t, "claude"), profile.PermissionAuto, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}

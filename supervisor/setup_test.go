@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -33,8 +34,8 @@ func setupSupervisor(t *testing.T) (*Supervisor, *exitLog) {
 }
 
 // shAgent is an agent that is a shell running script.
-func shAgent(script string) store.Profile {
-	return store.Profile{ID: "sh", Name: "sh", Command: "/bin/sh", Args: []string{"-c", script}, Prompt: store.PromptNone}
+func shAgent(script string) profile.Profile {
+	return profile.Profile{ID: "sh", Name: "sh", Command: "/bin/sh", Args: []string{"-c", script}, Prompt: profile.PromptNone}
 }
 
 // alive reports whether process pid runs (and is not a zombie).
@@ -57,7 +58,7 @@ func TestSetupRunsBeforeTheAgent(t *testing.T) {
 	dir := t.TempDir()
 	setup := &Setup{Path: "/bin/sh", Args: []string{"-c",
 		`echo "setup-port=$SWITCHBOARD_PORT setup-at=$(pwd)"; sleep 60 & echo $! > bg.pid; touch setup-ran`}, Label: "make deps"}
-	p := store.Profile{ID: "sh", Name: "sh", Command: "/bin/sh", Prompt: store.PromptTyped}
+	p := profile.Profile{ID: "sh", Name: "sh", Command: "/bin/sh", Prompt: profile.PromptTyped}
 	s, err := sv.Launch(LaunchSpec{SessionID: "ses_setup", RepositoryID: "repo_1", Dir: dir, Profile: p, Port: 41020,
 		Setup: setup, Prompt: `test -f setup-ran && echo "agent-saw-$SWITCHBOARD_PORT"`})
 	if err != nil {

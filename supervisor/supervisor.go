@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor/confine"
 	"github.com/switchboard-dev/switchboard/supervisor/vt"
@@ -131,7 +132,7 @@ type LaunchSpec struct {
 	// Workspace is the session's git worktree, nil when it works in the
 	// repository's folder; the agent learns it from its environment.
 	Workspace *store.Workspace
-	Profile   store.Profile
+	Profile   profile.Profile
 	// Endpoint is the MCP URL the agent connects to.
 	Endpoint string
 	// Token is the session's own token. It goes into a 0600 file (and the
@@ -160,7 +161,7 @@ type LaunchSpec struct {
 	Resume bool
 	// Permission is the mode the CLI starts in ("" is ask): the profile's
 	// arguments for it are added (addPermission).
-	Permission store.Permission
+	Permission profile.Permission
 	// Policy is what the agent (and its setup) may reach; nil runs it
 	// unconfined, which Unconfined then explains (the person's choice for
 	// the repository). A policy nothing here can enforce refuses the
@@ -291,7 +292,7 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 
 	s := &Session{
 		id: spec.SessionID, profile: spec.Profile.ID, repoID: spec.RepositoryID, permission: spec.Permission.Or(), confinement: conf,
-		takesPrompts: spec.Profile.Prompt != store.PromptNone,
+		takesPrompts: spec.Profile.Prompt != profile.PromptNone,
 		recCap:       cmp.Or(spec.RecordingCap, sv.cfg.RecordingCap),
 		started:      time.Now(), master: proc.PTY(), proc: proc, procStart: procStart, settingUp: next != nil,
 		recording: recording, files: files,
@@ -309,7 +310,7 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 	goInBackground(s.emulate)
 	go s.write()
 	go s.readLoop()
-	typed := delivery == store.PromptTyped
+	typed := delivery == profile.PromptTyped
 	if next == nil {
 		close(s.agentUp)
 		if typed {
@@ -436,13 +437,13 @@ func (sv *Supervisor) Closing() bool {
 // sessionVars are the values of one session's placeholders. {prompt} is
 // the prompt only when it goes on the command line (else ""), and
 // {mcp_config} is there only for a profile that gets a config file.
-func sessionVars(spec LaunchSpec, delivery store.PromptDelivery, tokenFile, configFile string) map[string]string {
+func sessionVars(spec LaunchSpec, delivery profile.PromptDelivery, tokenFile, configFile string) map[string]string {
 	vars := map[string]string{
 		"endpoint": spec.Endpoint, "token_file": tokenFile, "session_id": spec.SessionID,
 		"repository_id": spec.RepositoryID, "repository_path": spec.Dir, "prompt": "",
 		"conversation_id": spec.ConversationID,
 	}
-	if delivery == store.PromptArgument {
+	if delivery == profile.PromptArgument {
 		vars["prompt"] = spec.Prompt
 	}
 	if spec.Profile.MCPConfig != "" {

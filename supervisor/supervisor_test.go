@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/supervisor/asciicast"
 	"github.com/switchboard-dev/switchboard/supervisor/vt"
 )
@@ -93,8 +93,8 @@ func newTestSupervisor(t *testing.T, env []string) (*Supervisor, *exitLog, strin
 	return sv, log, dir
 }
 
-func standinProfile(t testing.TB, prompt store.PromptDelivery, args ...string) store.Profile {
-	return store.Profile{ID: "standin", Name: "Stand-in", Command: standinBin(t), Args: args, Prompt: prompt}
+func standinProfile(t testing.TB, prompt profile.PromptDelivery, args ...string) profile.Profile {
+	return profile.Profile{ID: "standin", Name: "Stand-in", Command: standinBin(t), Args: args, Prompt: prompt}
 }
 
 // waitScreen waits until the emulated screen holds want, looking again at
@@ -151,7 +151,7 @@ func TestLaunchAgent(t *testing.T) {
 	repo := t.TempDir()
 	s, err := sv.Launch(LaunchSpec{
 		SessionID: "ses_test1", RepositoryID: "repo_1", Dir: repo,
-		Profile: standinProfile(t, store.PromptTyped, "agent"), Endpoint: endpoint, Token: token,
+		Profile: standinProfile(t, profile.PromptTyped, "agent"), Endpoint: endpoint, Token: token,
 		Prompt: "hello from the bootstrap", Cols: 100, Rows: 30,
 	})
 	if err != nil {
@@ -251,9 +251,9 @@ func TestProfileDeliveries(t *testing.T) {
 	sv, _, dir := newTestSupervisor(t, os.Environ())
 	token := "sbt_" + strings.Repeat("cd", 8) + "_" + strings.Repeat("y", 43)
 	endpoint := fakeMCP(t, token)
-	p := standinProfile(t, store.PromptArgument, "agent", "{prompt}", "{mcp_config}", "--sid={session_id}")
+	p := standinProfile(t, profile.PromptArgument, "agent", "{prompt}", "{mcp_config}", "--sid={session_id}")
 	p.TokenEnv = true
-	p.MCPConfig = store.MCPConfigClaude
+	p.MCPConfig = profile.MCPConfigClaude
 	p.Env = []string{"EXTRA={repository_id}"}
 	s, err := sv.Launch(LaunchSpec{SessionID: "ses_args", RepositoryID: "repo_9", Dir: t.TempDir(), Profile: p,
 		Endpoint: endpoint, Token: token, Prompt: "do the work"})
@@ -297,7 +297,7 @@ func TestProfileDeliveries(t *testing.T) {
 func TestBracketedPromptAndResize(t *testing.T) {
 	sv, _, _ := newTestSupervisor(t, os.Environ())
 	s, err := sv.Launch(LaunchSpec{SessionID: "ses_paste", Dir: t.TempDir(),
-		Profile: standinProfile(t, store.PromptTyped, "bracketed"), Prompt: "two words", Cols: 80, Rows: 24})
+		Profile: standinProfile(t, profile.PromptTyped, "bracketed"), Prompt: "two words", Cols: 80, Rows: 24})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func TestBracketedPromptAndResize(t *testing.T) {
 	s.Stop(context.Background(), true)
 	waitDone(t, s)
 
-	sh := store.Profile{ID: "sh", Name: "sh", Command: "/bin/sh", Prompt: store.PromptNone}
+	sh := profile.Profile{ID: "sh", Name: "sh", Command: "/bin/sh", Prompt: profile.PromptNone}
 	s, err = sv.Launch(LaunchSpec{SessionID: "ses_size", Dir: t.TempDir(), Profile: sh, Cols: 90, Rows: 20})
 	if err != nil {
 		t.Fatal(err)
@@ -357,7 +357,7 @@ func TestExplicitPromptTypedIntoShell(t *testing.T) {
 
 func TestStopEscalates(t *testing.T) {
 	sv, _, _ := newTestSupervisor(t, os.Environ())
-	s, err := sv.Launch(LaunchSpec{SessionID: "ses_stub", Dir: t.TempDir(), Profile: standinProfile(t, store.PromptNone, "stubborn")})
+	s, err := sv.Launch(LaunchSpec{SessionID: "ses_stub", Dir: t.TempDir(), Profile: standinProfile(t, profile.PromptNone, "stubborn")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +382,7 @@ func TestStopEscalates(t *testing.T) {
 
 func TestStatusFromScreen(t *testing.T) {
 	sv, _, _ := newTestSupervisor(t, os.Environ())
-	sh := store.Profile{ID: "sh", Name: "sh", Command: "/bin/sh", Prompt: store.PromptNone}
+	sh := profile.Profile{ID: "sh", Name: "sh", Command: "/bin/sh", Prompt: profile.PromptNone}
 	s, err := sv.Launch(LaunchSpec{SessionID: "ses_status", Dir: t.TempDir(), Profile: sh})
 	if err != nil {
 		t.Fatal(err)
@@ -402,7 +402,7 @@ func TestStatusFromScreen(t *testing.T) {
 
 func TestLaunchFailsCleanly(t *testing.T) {
 	sv, exits, dir := newTestSupervisor(t, os.Environ())
-	p := store.Profile{ID: "missing", Name: "missing", Command: "switchboard-no-such-agent", Prompt: store.PromptNone}
+	p := profile.Profile{ID: "missing", Name: "missing", Command: "switchboard-no-such-agent", Prompt: profile.PromptNone}
 	if _, err := sv.Launch(LaunchSpec{SessionID: "ses_missing", Dir: t.TempDir(), Profile: p, Token: "t"}); err == nil {
 		t.Fatal("launched a command that is not on PATH")
 	}
@@ -418,7 +418,7 @@ func TestLaunchFailsCleanly(t *testing.T) {
 
 func TestFramesAreRateLimitedAndCurrent(t *testing.T) {
 	sv, _, _ := newTestSupervisor(t, os.Environ())
-	sh := store.Profile{ID: "sh", Name: "sh", Command: "/bin/sh", Prompt: store.PromptNone}
+	sh := profile.Profile{ID: "sh", Name: "sh", Command: "/bin/sh", Prompt: profile.PromptNone}
 	s, err := sv.Launch(LaunchSpec{SessionID: "ses_frames", Dir: t.TempDir(), Profile: sh})
 	if err != nil {
 		t.Fatal(err)
@@ -458,7 +458,7 @@ func TestFramesAreRateLimitedAndCurrent(t *testing.T) {
 // redraws on SIGWINCH (stubborn prints once and waits).
 func TestFramesFollowResize(t *testing.T) {
 	sv, _, _ := newTestSupervisor(t, os.Environ())
-	s, err := sv.Launch(LaunchSpec{SessionID: "ses_resize", Dir: t.TempDir(), Profile: standinProfile(t, store.PromptNone, "stubborn")})
+	s, err := sv.Launch(LaunchSpec{SessionID: "ses_resize", Dir: t.TempDir(), Profile: standinProfile(t, profile.PromptNone, "stubborn")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -501,7 +501,7 @@ func TestCloseKillsWhatOutlivesItsContext(t *testing.T) {
 	sv, exits, _ := newTestSupervisor(t, os.Environ())
 	var ss []*Session
 	for i := range 2 {
-		s, err := sv.Launch(LaunchSpec{SessionID: fmt.Sprintf("ses_close%d", i), Dir: t.TempDir(), Profile: standinProfile(t, store.PromptNone, "stubborn")})
+		s, err := sv.Launch(LaunchSpec{SessionID: fmt.Sprintf("ses_close%d", i), Dir: t.TempDir(), Profile: standinProfile(t, profile.PromptNone, "stubborn")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -521,14 +521,14 @@ func TestCloseKillsWhatOutlivesItsContext(t *testing.T) {
 			t.Errorf("no exit recorded for %s", s.ID())
 		}
 	}
-	if _, err := sv.Launch(LaunchSpec{SessionID: "ses_after", Dir: t.TempDir(), Profile: standinProfile(t, store.PromptNone, "stubborn")}); err != ErrClosed {
+	if _, err := sv.Launch(LaunchSpec{SessionID: "ses_after", Dir: t.TempDir(), Profile: standinProfile(t, profile.PromptNone, "stubborn")}); err != ErrClosed {
 		t.Errorf("Launch after Close: %v", err)
 	}
 }
 
 func TestEndedSessionsAreForgottenBeyondALimit(t *testing.T) {
 	sv, _, _ := newTestSupervisor(t, os.Environ())
-	p := standinProfile(t, store.PromptNone, "exit", "0")
+	p := standinProfile(t, profile.PromptNone, "exit", "0")
 	var first string
 	for i := range keepEnded + 3 {
 		s, err := sv.Launch(LaunchSpec{SessionID: fmt.Sprintf("ses_many%02d", i), Dir: t.TempDir(), Profile: p})

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/supervisor/internal/flood"
 )
 
@@ -37,7 +37,7 @@ func TestFloodWithSlowSubscriber(t *testing.T) {
 	}
 	sv, _, _ := newTestSupervisor(t, os.Environ())
 	s, err := sv.Launch(LaunchSpec{SessionID: "ses_flood", Dir: t.TempDir(), Cols: 200, Rows: 50,
-		Profile: standinProfile(t, store.PromptNone, "flood", strconv.Itoa(n))})
+		Profile: standinProfile(t, profile.PromptNone, "flood", strconv.Itoa(n))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func BenchmarkPTY(b *testing.B) {
 	dir := b.TempDir()
 	sv := New(Config{RuntimeDir: dir + "/run", RecordingsDir: dir + "/rec", Env: os.Environ()})
 	defer sv.Close(context.Background())
-	prof := store.Profile{ID: "flood", Name: "flood", Command: bin, Args: []string{"flood", strconv.Itoa(n)}, Prompt: store.PromptNone}
+	prof := profile.Profile{ID: "flood", Name: "flood", Command: bin, Args: []string{"flood", strconv.Itoa(n)}, Prompt: profile.PromptNone}
 	var bare, supervised time.Duration
 	i := 0
 	for b.Loop() {
@@ -160,7 +160,7 @@ func BenchmarkScreenLag(b *testing.B) {
 	for b.Loop() {
 		i++
 		s, err := sv.Launch(LaunchSpec{SessionID: fmt.Sprintf("ses_lag%d", i), Dir: dir, Cols: 200, Rows: 50,
-			Profile: store.Profile{ID: "burst", Name: "burst", Command: bin, Args: []string{"burst", strconv.Itoa(n)}, Prompt: store.PromptNone}})
+			Profile: profile.Profile{ID: "burst", Name: "burst", Command: bin, Args: []string{"burst", strconv.Itoa(n)}, Prompt: profile.PromptNone}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 )
 
 // addTrust spares the CLI its folder-trust question, the way it supports,
@@ -17,7 +17,7 @@ func addTrust(sv *Supervisor, spec LaunchSpec, vars map[string]string, x *launch
 	}
 	dir := spec.Workspace.Path
 	switch spec.Profile.Trust {
-	case store.TrustClaude:
+	case profile.TrustClaude:
 		// The config Claude Code will read: the profile's own variables
 		// (a CLAUDE_CONFIG_DIR) count, as they do for the agent.
 		env := slices.Clone(sv.cfg.Env)
@@ -25,9 +25,9 @@ func addTrust(sv *Supervisor, spec LaunchSpec, vars map[string]string, x *launch
 			env = append(env, expand(e, vars))
 		}
 		return trustClaude(sv, env, dir)
-	case store.TrustCodex:
+	case profile.TrustCodex:
 		x.Args = append(x.Args, trustCodex(dir)...)
-	case store.TrustGemini:
+	case profile.TrustGemini:
 		x.Env = append(x.Env, "GEMINI_CLI_TRUST_WORKSPACE=true")
 	default:
 		return fmt.Errorf("profile %s: unknown trust %q", spec.Profile.ID, spec.Profile.Trust)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -229,7 +230,7 @@ func TestTrustClaudeLinkedConfig(t *testing.T) {
 func TestAddTrustClaudeOnlyWorktrees(t *testing.T) {
 	home, repo := t.TempDir(), t.TempDir()
 	sv := New(Config{RuntimeDir: t.TempDir(), Env: []string{"HOME=" + home}})
-	p := store.Profile{ID: "claude", Trust: store.TrustClaude}
+	p := profile.Profile{ID: "claude", Trust: profile.TrustClaude}
 	var x launchExtras
 	if err := addTrust(sv, LaunchSpec{Dir: repo, Profile: p}, nil, &x); err != nil {
 		t.Fatal(err)
@@ -282,7 +283,7 @@ func TestTrustClaudeProfileConfigDir(t *testing.T) {
 	sv := New(Config{RuntimeDir: t.TempDir(), Env: []string{"HOME=" + home}})
 	spec := LaunchSpec{
 		Workspace: &store.Workspace{Path: wt},
-		Profile:   store.Profile{ID: "claude-work", Trust: store.TrustClaude, Env: []string{"CLAUDE_CONFIG_DIR=" + own}},
+		Profile:   profile.Profile{ID: "claude-work", Trust: profile.TrustClaude, Env: []string{"CLAUDE_CONFIG_DIR=" + own}},
 	}
 	if err := addTrust(sv, spec, map[string]string{}, &launchExtras{}); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/app/daemon/control"
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -68,7 +69,7 @@ func agentStart(ctx context.Context, c *cli, args []string) error {
 		return errUsage
 	}
 	out, err := startWithPermission(ctx, c, mcpserver.AgentStartArgs{Profile: fs.Arg(0), RepositoryID: *repo, Prompt: *prompt, Cols: *cols, Rows: *rows,
-		Base: *base, NoWorktree: *noWorktree, Permission: store.Permission(*permission), PacketID: *packet, Name: *name}, *yes)
+		Base: *base, NoWorktree: *noWorktree, Permission: profile.Permission(*permission), PacketID: *packet, Name: *name}, *yes)
 	if err != nil {
 		return err
 	}
@@ -262,8 +263,8 @@ func profileAdd(ctx context.Context, c *cli, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	p := store.Profile{ID: fs.Arg(0), Name: *name, Command: *command, Args: argv, Env: env,
-		Prompt: store.PromptDelivery(*prompt), TokenEnv: *tokenEnv, MCPConfig: *mcpConfig, Permissions: perms, Hooks: *hooks}
+	p := profile.Profile{ID: fs.Arg(0), Name: *name, Command: *command, Args: argv, Env: env,
+		Prompt: profile.PromptDelivery(*prompt), TokenEnv: *tokenEnv, MCPConfig: *mcpConfig, Permissions: perms, Hooks: *hooks}
 	p.Usage = *usageFrom
 	if p.Name == "" {
 		p.Name = p.ID
@@ -317,7 +318,7 @@ func profileList(ctx context.Context, c *cli, args []string) error {
 			name += " (edited)"
 		}
 		var modes []string
-		for _, m := range store.Permissions() {
+		for _, m := range profile.Permissions() {
 			if p.Offers(m) {
 				modes = append(modes, string(m))
 			}

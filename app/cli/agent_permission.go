@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -17,7 +18,7 @@ import (
 // confirmed it for needs a person's yes once: --yes gives it, else a
 // person at a terminal is asked; a script without --yes is told how.
 func startWithPermission(ctx context.Context, c *cli, in mcpserver.AgentStartArgs, yes bool) (mcpserver.AgentStarted, error) {
-	auto := in.Permission == store.PermissionAuto
+	auto := in.Permission == profile.PermissionAuto
 	in.ConfirmFullAuto = auto && yes
 	out, err := call(ctx, c, mcpserver.MethodAgentStart, in)
 	var denied *errDenied
@@ -44,17 +45,17 @@ func (c *cli) stdinIsTerminal() bool {
 
 // parseModeArgs reads profile add's --mode-arg MODE=ARGUMENT values into a
 // profile's Permissions; the server checks the modes and templates.
-func parseModeArgs(values []string) (map[store.Permission][]string, error) {
+func parseModeArgs(values []string) (map[profile.Permission][]string, error) {
 	if len(values) == 0 {
 		return nil, nil
 	}
-	perms := map[store.Permission][]string{}
+	perms := map[profile.Permission][]string{}
 	for _, v := range values {
 		mode, arg, ok := strings.Cut(v, "=")
 		if !ok {
 			return nil, fmt.Errorf("--mode-arg %q is not MODE=ARGUMENT", v)
 		}
-		m := store.Permission(mode)
+		m := profile.Permission(mode)
 		if arg == "" {
 			if _, ok := perms[m]; !ok {
 				perms[m] = nil // offered, with no argument

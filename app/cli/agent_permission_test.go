@@ -7,7 +7,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/gitcmd"
 	"github.com/switchboard-dev/switchboard/mcpserver"
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 )
 
 // agent start --permission: the mode reaches the session and agent list;
@@ -25,9 +25,9 @@ func TestCLIAgentStartPermission(t *testing.T) {
 	d := h.start()
 	defer d.Close(ctx)
 	repoID := line(h.ok("repo", "add", repoDir).stdout)
-	if _, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: store.Profile{
-		ID: "modes", Name: "Modes", Command: "/bin/sh", Args: []string{"-c", "sleep 60"}, Prompt: store.PromptNone,
-		Permissions: map[store.Permission][]string{store.PermissionAsk: {"ask"}, store.PermissionEdits: {"edits"}, store.PermissionAuto: {"auto"}},
+	if _, err := mcpserver.Invoke(ctx, d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: profile.Profile{
+		ID: "modes", Name: "Modes", Command: "/bin/sh", Args: []string{"-c", "sleep 60"}, Prompt: profile.PromptNone,
+		Permissions: map[profile.Permission][]string{profile.PermissionAsk: {"ask"}, profile.PermissionEdits: {"edits"}, profile.PermissionAuto: {"auto"}},
 	}}); err != nil {
 		t.Fatal(err)
 	}
@@ -89,8 +89,8 @@ func TestCLIProfileModeArgs(t *testing.T) {
 			continue
 		}
 		found = true
-		if !p.Offers(store.PermissionAsk) || p.Offers(store.PermissionEdits) || !p.Offers(store.PermissionAuto) ||
-			strings.Join(p.Permissions[store.PermissionAuto], " ") != "--permission-mode yolo" {
+		if !p.Offers(profile.PermissionAsk) || p.Offers(profile.PermissionEdits) || !p.Offers(profile.PermissionAuto) ||
+			strings.Join(p.Permissions[profile.PermissionAuto], " ") != "--permission-mode yolo" {
 			t.Errorf("stored permissions %q", p.Permissions)
 		}
 	}

@@ -10,18 +10,23 @@ import (
 // runLand brings a done packet's commits onto its base branch and prints
 // the base branch's new tip, or, for a pull request, its address (the
 // commit pushed when no pull request could be opened); a refusal
-// (merge_conflict, checkout_in_the_way, …) exits non-zero with its code
-// and moved nothing.
+// (merge_conflict, depends_on_packet, checkout_in_the_way, …) exits
+// non-zero with its code and moved nothing. With --dry-run it prints what
+// the landing would do (work.land_plan) and does none of it.
 func runLand(ctx context.Context, c *cli, args []string) error {
-	fs := c.newFlags("land", "land PKT [--mode merge|squash|rebase|pull-request] [--json]")
+	fs := c.newFlags("land", "land PKT [--mode merge|squash|rebase|pull-request] [--dry-run] [--json]")
 	mode := fs.String("mode", "", "merge (a merge commit of the packet's commits), squash (one commit of their changes), rebase (the commits replayed on the base, which fast-forwards) or pull-request (push the branch, open a pull request with gh; the base does not move); default: the repository's setting, else merge")
+	dryRun := fs.Bool("dry-run", false, "say what landing would do (target branch, mode, commits, files) and do none of it")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := parse(fs, reorder(args)); err != nil {
+	if err := parse(fs, interleave(fs, args)); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return errUsage
+	}
+	if *dryRun {
+		return printLandPlan(ctx, c, mcpserver.WorkLandArgs{PacketID: fs.Arg(0), Mode: *mode}, *asJSON)
 	}
 	out, err := call(ctx, c, mcpserver.MethodWorkLand, mcpserver.WorkLandArgs{PacketID: fs.Arg(0), Mode: *mode})
 	if err != nil {

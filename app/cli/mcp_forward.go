@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/switchboard-dev/switchboard/mcphttp"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 )
@@ -62,7 +63,7 @@ func (b *bridge) run(ctx context.Context, in io.Reader, out io.Writer) error {
 		}
 		if l.tooLong {
 			b.log.Warn("a message over the size limit was dropped", "limit_bytes", mcpserver.MaxBodyBytes)
-			b.write(ctx, stop, rpcErrorLine(nil, -32700, fmt.Sprintf("message exceeds %d bytes; it was not sent", mcpserver.MaxBodyBytes), store.CodePayloadTooLarge))
+			b.write(ctx, stop, rpcErrorLine(nil, -32700, fmt.Sprintf("message exceeds %d bytes; it was not sent", mcpserver.MaxBodyBytes), mcpserver.CodePayloadTooLarge))
 			continue
 		}
 		msg := peekMessage(l.data)
@@ -215,7 +216,7 @@ func (b *bridge) post(ctx context.Context, ep, tok string, line []byte, msg brid
 	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set(mcpserver.TransportHeader, "stdio")
+	req.Header.Set(mcphttp.TransportHeader, "stdio")
 	b.setProtocolHeaders(req.Header, msg)
 	return b.client.Do(req)
 }

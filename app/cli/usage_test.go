@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/app/daemon"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -39,11 +40,11 @@ func TestUsagePrinted(t *testing.T) {
 	}
 	ses := line(h.ok("agent", "start", "counted", "--repo", repoID).stdout)
 
-	h.invoke(d, "agent.usage", map[string]any{"session_id": ses, "usage": store.Usage{Source: store.UsageNone}})
+	h.invoke(d, "agent.usage", map[string]any{"session_id": ses, "usage": store.Usage{Source: profile.UsageNone}})
 	if out := h.ok("agent", "list").stdout; !strings.Contains(out, "USAGE") || !strings.Contains(out, "no usage reported") {
 		t.Errorf("agent list of a CLI that reports no usage:\n%s", out)
 	}
-	h.invoke(d, "agent.usage", map[string]any{"session_id": ses, "usage": store.Usage{Source: store.UsageClaude, InputTokens: 12345, OutputTokens: 1234, CacheReadTokens: 40000}})
+	h.invoke(d, "agent.usage", map[string]any{"session_id": ses, "usage": store.Usage{Source: profile.UsageClaude, InputTokens: 12345, OutputTokens: 1234, CacheReadTokens: 40000}})
 	if out := h.ok("agent", "list").stdout; !strings.Contains(out, "12.3k in · 1.2k out · 40k cached") {
 		t.Errorf("agent list with usage:\n%s", out)
 	}

@@ -23,12 +23,16 @@ func runWork(ctx context.Context, c *cli, args []string) error {
 		"create": workCreate,
 		"list":   workList,
 		"get":    workGet,
+		"show":   workGet,
+		// work_conflicts.go
+		"conflicts": workConflicts,
 		"cancel": func(ctx context.Context, c *cli, args []string) error {
 			return workMove(ctx, c, "cancel", mcpserver.MethodWorkCancel, args)
 		},
 		"requeue": func(ctx context.Context, c *cli, args []string) error {
 			return workMove(ctx, c, "requeue", mcpserver.MethodWorkRequeue, args)
 		},
+		"review-by": workReviewBy,
 	})
 }
 
@@ -40,10 +44,19 @@ func (c *cli) workUsage() {
                              queue a packet; its id is printed on its own line
   list [--repo ID] [--state S] [--limit N] [--after PKT] [--json]
                              packets, newest first
-  get PKT [--json]           a packet with its history and artifacts
+  get PKT [--json]           a packet with its history and artifacts, and
+                             whether it still applies to its target branch
+                             (show is the same)
+  conflicts PKT [--send-back] [--json]
+                             the hunks where a packet's commits conflict
+                             with its target branch; --send-back sends it
+                             back to its agent with them, keeping its attempt
   cancel PKT [--reason R]    cancel a packet that has not ended
   requeue PKT [--reason R]   put a failed, cancelled or leased packet back in
                              the queue, its attempts reset
+  review-by PKT SESSION|--none
+                             make a session the packet's reviewer (the one
+                             session that may judge it), or none
 `)
 }
 
@@ -205,6 +218,7 @@ func workGet(ctx context.Context, c *cli, args []string) error {
 		return c.printJSON(out)
 	}
 	c.printPacket(&out.Packet, out.Artifacts)
+	c.printConflicts(out.Packet.ID, out.Conflicts)
 	return nil
 }
 
@@ -223,6 +237,9 @@ func (c *cli) printPacket(p *store.Packet, arts []store.Artifact) {
 		field("Review", "required")
 	} else {
 		field("Review", "not required")
+	}
+	if p.Reviewer != "" {
+		field("Reviewer", "session "+p.Reviewer)
 	}
 	field("Created", fmtTime(&p.CreatedAt))
 	field("Updated", fmtTime(&p.UpdatedAt))

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 )
@@ -45,7 +46,7 @@ func TestAgentThroughTheRegistry(t *testing.T) {
 	}
 	repo := call("repository.register", map[string]any{"path": t.TempDir()}).Value.(mcpserver.RepositoryRegistered).Repository
 	other := call("repository.register", map[string]any{"path": t.TempDir()}).Value.(mcpserver.RepositoryRegistered).Repository
-	call("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "standin", Name: "Stand-in", Command: bin, Args: []string{"agent"}, Prompt: store.PromptTyped}})
+	call("profile.put", mcpserver.ProfilePutArgs{Profile: profile.Profile{ID: "standin", Name: "Stand-in", Command: bin, Args: []string{"agent"}, Prompt: profile.PromptTyped}})
 	profiles := call("profile.list", struct{}{}).Value.(mcpserver.ProfileList).Profiles
 	byID := map[string]bool{}
 	for _, p := range profiles {
@@ -58,7 +59,7 @@ func TestAgentThroughTheRegistry(t *testing.T) {
 		t.Errorf("an uninstalled built-in is hidden instead of listed unavailable")
 	}
 	// A profile whose command is missing is refused before anything is made.
-	call("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "ghost", Name: "Ghost", Command: "switchboard-no-such-agent", Prompt: store.PromptNone}})
+	call("profile.put", mcpserver.ProfilePutArgs{Profile: profile.Profile{ID: "ghost", Name: "Ghost", Command: "switchboard-no-such-agent", Prompt: profile.PromptNone}})
 	b, _ := json.Marshal(mcpserver.AgentStartArgs{Profile: "ghost", RepositoryID: repo.ID})
 	if res := reg.Invoke(context.Background(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, "agent.start", b); store.CodeOf(res.Err) != store.CodeAgentUnavailable {
 		t.Errorf("starting an uninstalled profile: %v, want agent_unavailable", res.Err)

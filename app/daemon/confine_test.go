@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/app/daemon/control"
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 	"github.com/switchboard-dev/switchboard/supervisor"
@@ -100,8 +101,8 @@ func TestAgentCannotStepAround(t *testing.T) {
 				paths.DB(), filepath.Join(repoDir, "README"), filepath.Join(other.Workspace.Path, "README"),
 				filepath.Join(repoDir, ".git/hooks/post-checkout"), filepath.Join(repoDir, ".git/config"), os.Getpid(),
 				filepath.Join(secrets, "notes.txt"), "refs/heads/"+other.Workspace.Branch, "switchboard/planted")
-			d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "hostile", Name: "Hostile",
-				Command: "/bin/sh", Args: []string{"-c", script}, Prompt: store.PromptNone}})
+			d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: profile.Profile{ID: "hostile", Name: "Hostile",
+				Command: "/bin/sh", Args: []string{"-c", script}, Prompt: profile.PromptNone}})
 			started := d.gui("agent.start", mcpserver.AgentStartArgs{Profile: "hostile", RepositoryID: repo.ID}).Value.(mcpserver.AgentStarted)
 			s, ok := reg.Agents().Get(started.SessionID)
 			if !ok {
@@ -161,10 +162,10 @@ func TestUnconfinedRepository(t *testing.T) {
 	if c := startShell(); c.Level != supervisor.LevelNone || !strings.Contains(c.Why, "as chosen through gui") {
 		t.Errorf("an agent of an unconfined repository runs %s", c)
 	}
-	d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "modes", Name: "Modes", Command: "/bin/sh", Args: []string{"-c", "sleep 60"},
-		Prompt: store.PromptNone, Permissions: map[store.Permission][]string{store.PermissionAsk: nil, store.PermissionAuto: {"--auto"}}}})
+	d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: profile.Profile{ID: "modes", Name: "Modes", Command: "/bin/sh", Args: []string{"-c", "sleep 60"},
+		Prompt: profile.PromptNone, Permissions: map[profile.Permission][]string{profile.PermissionAsk: nil, profile.PermissionAuto: {"--auto"}}}})
 	_, err := mcpserver.Invoke(context.Background(), d.Registry(), mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStart,
-		mcpserver.AgentStartArgs{Profile: "modes", RepositoryID: repo.ID, Permission: store.PermissionAuto, ConfirmFullAuto: true})
+		mcpserver.AgentStartArgs{Profile: "modes", RepositoryID: repo.ID, Permission: profile.PermissionAuto, ConfirmFullAuto: true})
 	if err == nil || !strings.Contains(err.Error(), "full auto runs only confined") {
 		t.Errorf("full auto in an unconfined repository: %v, want it refused", err)
 	}
@@ -182,9 +183,9 @@ func TestResumeOfARevokedSessionAsks(t *testing.T) {
 	cfg := Config{Paths: newPaths(t), Keyring: keyring.NewMemory()}
 	d := start(t, cfg)
 	repo := registerRepo(t, d.Registry(), personRepo(t, map[string]string{"a.txt": "one\n"}))
-	d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{
-		ID: "standin", Name: "Stand-in", Command: bin, Args: []string{"agent", "{prompt}"}, Prompt: store.PromptArgument,
-		Conversation: &store.Conversation{StartArgs: []string{"--session-id={conversation_id}"}, ResumeArgs: []string{"--resume={conversation_id}"}},
+	d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: profile.Profile{
+		ID: "standin", Name: "Stand-in", Command: bin, Args: []string{"agent", "{prompt}"}, Prompt: profile.PromptArgument,
+		Conversation: &profile.Conversation{StartArgs: []string{"--session-id={conversation_id}"}, ResumeArgs: []string{"--resume={conversation_id}"}},
 	}})
 	started := d.gui("agent.start", mcpserver.AgentStartArgs{Profile: "standin", RepositoryID: repo.ID, Prompt: "begin"}).Value.(mcpserver.AgentStarted)
 	first := sessionOf(t, d, started.SessionID)
@@ -218,8 +219,8 @@ func TestQuitEndsEveryAgent(t *testing.T) {
 	repo := registerRepo(t, d.Registry(), personRepo(t, map[string]string{"README": "a project\n"}))
 	mark := fmt.Sprintf("50%d", os.Getpid())
 	script := "trap '' INT TERM HUP; setsid sleep " + mark + ".1 & (sleep " + mark + ".2 &); echo ready; while :; do sleep 1; done"
-	d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "stubborn", Name: "Stubborn", Command: "/bin/sh",
-		Args: []string{"-c", script}, Prompt: store.PromptNone}})
+	d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: profile.Profile{ID: "stubborn", Name: "Stubborn", Command: "/bin/sh",
+		Args: []string{"-c", script}, Prompt: profile.PromptNone}})
 	for range 3 {
 		started := d.gui("agent.start", mcpserver.AgentStartArgs{Profile: "stubborn", RepositoryID: repo.ID}).Value.(mcpserver.AgentStarted)
 		s, _ := d.Registry().Agents().Get(started.SessionID)
@@ -273,8 +274,8 @@ func TestControlSocketRefusesAgents(t *testing.T) {
 	d := start(t, Config{Paths: paths, Keyring: keyring.NewMemory()})
 	repo := registerRepo(t, d.Registry(), personRepo(t, map[string]string{"README": "a project\n"}))
 	d.gui("repository.unconfined", mcpserver.RepositoryUnconfinedArgs{RepositoryID: repo.ID, Unconfined: true})
-	d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "caller", Name: "Caller", Command: "/bin/sh",
-		Args: []string{"-c", "setsid " + self + "; echo DONE; sleep 600"}, Prompt: store.PromptNone,
+	d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: profile.Profile{ID: "caller", Name: "Caller", Command: "/bin/sh",
+		Args: []string{"-c", "setsid " + self + "; echo DONE; sleep 600"}, Prompt: profile.PromptNone,
 		Env: []string{controlClientEnv + "=" + paths.ControlSocket()}}})
 	started := d.gui("agent.start", mcpserver.AgentStartArgs{Profile: "caller", RepositoryID: repo.ID}).Value.(mcpserver.AgentStarted)
 	if started.Confinement == nil || started.Confinement.Level != supervisor.LevelNone {

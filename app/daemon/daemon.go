@@ -16,9 +16,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/app/daemon/control"
+	"github.com/switchboard-dev/switchboard/mcphttp"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
@@ -50,6 +52,9 @@ type Config struct {
 	// DatabaseURL puts the store on PostgreSQL, shared with other
 	// instances (team.go); "" is the bbolt file in the data folder.
 	DatabaseURL string
+	// DatabaseFrom says who named DatabaseURL: DatabaseFromFlag,
+	// DatabaseFromEnv or DatabaseFromSettings; "" with none.
+	DatabaseFrom string
 	// Heartbeat is how often an instance in team mode beats (0 is
 	// DefaultHeartbeat), InstanceGrace how long another may be silent
 	// before its sessions are ended (0 is mcpserver.DefaultInstanceGrace).
@@ -105,6 +110,10 @@ type Daemon struct {
 
 	// releaseInstance lets go of the data folder's instance.
 	releaseInstance func()
+
+	// restart is set when the program is to start again once it has
+	// closed (RequestRestart).
+	restart atomic.Bool
 
 	mu sync.Mutex
 	// clientToken is the raw client token. Guarded by mu.
@@ -223,6 +232,9 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	cleanup = append(cleanup, stopLoops)
 	d.serve("lease expiry", func() error { d.expireLeases(loopCtx); return nil })
 	d.serve("worktree prune", func() error { d.pruneWorktrees(loopCtx); return nil })
+	// Whether each packet waiting to land still applies to its target,
+	// ahead of anyone clicking Land.
+	d.serve("conflict watch", func() error { d.reg.WatchConflicts(loopCtx, mcpserver.ConflictPoll); return nil })
 	usageEvery := cmp.Or(cfg.UsageEvery, DefaultUsageEvery)
 	d.serve("usage", func() error { d.usage.run(loopCtx, usageEvery); return nil })
 	if cfg.DatabaseURL != "" {
@@ -242,12 +254,12 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		cleanup = append(cleanup, func() { ln.Close() })
 		d.endpoint = "http://" + ln.Addr().String() + "/mcp"
 		mux := http.NewServeMux()
-		mcpHandler := mcpserver.NewHTTPHandler(d.reg, mcpserver.HTTPOptions{AllowOrigins: cfg.AllowOrigins, Version: cfg.Version, Log: d.log})
+		mcpHandler := mcphttp.NewHTTPHandler(d.reg, mcphttp.HTTPOptions{AllowOrigins: cfg.AllowOrigins, Version: cfg.Version, Log: d.log})
 		mux.Handle("/mcp", mcpHandler)
 		mux.Handle("/mcp/", mcpHandler)
 		mux.Handle("/events", mcpHandler)
 		mux.Handle(supervisor.ClaudeHookPath, mcpHandler) // Claude Code's hooks (supervisor/hooks.go)
-		d.httpSrv = mcpserver.NewServer(mux, d.log)
+		d.httpSrv = mcphttp.NewServer(mux, d.log)
 		d.serve("mcp http", func() error { return d.httpSrv.Serve(ln) })
 		cleanup = append(cleanup, func() { d.httpSrv.Close() })
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 	"github.com/switchboard-dev/switchboard/supervisor"
@@ -16,8 +17,8 @@ func TestRequestChangesNudgesAnIdleAgent(t *testing.T) {
 	d := start(t, Config{Paths: newPaths(t), Keyring: keyring.NewMemory()})
 	repo := registerRepo(t, d.Registry(), personRepo(t, map[string]string{"README": "a project\n"}))
 	// An agent that reads what is typed and prints it back.
-	d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "echo", Name: "Echo", Command: "/bin/sh",
-		Args: []string{"-c", `echo READY; exec cat`, "echo", "{prompt}"}, Prompt: store.PromptArgument}})
+	d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: profile.Profile{ID: "echo", Name: "Echo", Command: "/bin/sh",
+		Args: []string{"-c", `echo READY; exec cat`, "echo", "{prompt}"}, Prompt: profile.PromptArgument}})
 	pkt := d.gui("work.create", map[string]any{"repository_id": repo.ID, "title": "Tidy", "review_required": true}).Value.(mcpserver.PacketResult).Packet
 	started := d.gui("agent.start", mcpserver.AgentStartArgs{Profile: "echo", RepositoryID: repo.ID, PacketID: pkt.ID}).Value.(mcpserver.AgentStarted)
 	s, ok := d.Registry().Agents().Get(started.SessionID)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 )
@@ -18,8 +19,8 @@ func TestAgentStartedOnAPacket(t *testing.T) {
 	repo := registerRepo(t, d.Registry(), personRepo(t, map[string]string{"README": "a project\n"}))
 	pkt := d.gui("work.create", map[string]any{"repository_id": repo.ID, "title": "Fix the login bug"}).Value.(mcpserver.PacketResult).Packet
 	// The prompt comes as the argument; the agent prints it and waits.
-	d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: store.Profile{ID: "echo", Name: "Echo", Command: "/bin/sh",
-		Args: []string{"-c", `printf '%s\nREADY\n' "$1"; exec sleep 600`, "echo", "{prompt}"}, Prompt: store.PromptArgument}})
+	d.gui("profile.put", mcpserver.ProfilePutArgs{Profile: profile.Profile{ID: "echo", Name: "Echo", Command: "/bin/sh",
+		Args: []string{"-c", `printf '%s\nREADY\n' "$1"; exec sleep 600`, "echo", "{prompt}"}, Prompt: profile.PromptArgument}})
 	started := d.gui("agent.start", mcpserver.AgentStartArgs{Profile: "echo", RepositoryID: repo.ID, PacketID: pkt.ID}).Value.(mcpserver.AgentStarted)
 	s, ok := d.Registry().Agents().Get(started.SessionID)
 	if !ok {

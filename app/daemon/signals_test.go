@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 	"github.com/switchboard-dev/switchboard/supervisor"
@@ -29,7 +30,7 @@ func signalAgents(t *testing.T, n int) (*running, []*supervisor.Session, []strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	prof := store.Profile{ID: "hooked", Name: "Hooked", Command: "/bin/sh", Prompt: store.PromptNone, Hooks: store.HooksClaude,
+	prof := profile.Profile{ID: "hooked", Name: "Hooked", Command: "/bin/sh", Prompt: profile.PromptNone, Hooks: profile.HooksClaude,
 		Args: []string{"-c", "echo READY; exec sleep 600", "sh"}}
 	if _, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: prof}); err != nil {
 		t.Fatal(err)

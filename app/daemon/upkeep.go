@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 	"github.com/switchboard-dev/switchboard/workspace"
@@ -146,7 +147,7 @@ func (d *Daemon) findLostConversation(ctx context.Context, s store.Session) {
 	if s.ConversationID != "" || s.Workspace == nil {
 		return
 	}
-	var stored []store.Profile
+	var stored []profile.Profile
 	if err := d.db.View(ctx, func(tx *store.Tx) (err error) { stored, err = tx.Profiles(); return err }); err != nil {
 		d.log.Warn("find a lost session's conversation: profiles", "session", s.ID, "err", err)
 		return

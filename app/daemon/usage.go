@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 	"github.com/switchboard-dev/switchboard/supervisor/usage"
@@ -165,7 +166,7 @@ func (w *usageWatch) current(id string, su *sessionUsage) (store.Usage, bool) {
 	su.mu.Lock()
 	defer su.mu.Unlock()
 	if su.r == nil {
-		return store.Usage{Source: store.UsageNone}, true
+		return store.Usage{Source: profile.UsageNone}, true
 	}
 	u, found, err := su.r.Read()
 	if err != nil {
@@ -208,7 +209,7 @@ func (w *usageWatch) follow(id string) (*sessionUsage, error) {
 	var (
 		s       store.Session
 		dir     string
-		profile store.Profile
+		profile profile.Profile
 	)
 	err := w.d.db.View(context.Background(), func(tx *store.Tx) error {
 		var err error
@@ -260,7 +261,7 @@ func (w *usageWatch) follow(id string) (*sessionUsage, error) {
 // agentEnv reads the environment an agent of profile p gets: this
 // process's, with the profile's own plain NAME=value entries over it (a
 // profile may move the CLI's config folder, e.g. CODEX_HOME).
-func agentEnv(p store.Profile) func(string) (string, bool) {
+func agentEnv(p profile.Profile) func(string) (string, bool) {
 	own := map[string]string{}
 	for _, e := range p.Env {
 		if name, value, ok := strings.Cut(e, "="); ok && !strings.Contains(value, "{") {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 )
@@ -19,13 +20,13 @@ import (
 // and 40 output tokens (in two lines, as Claude Code writes a message)
 // at start and at each line typed, then exits on "quit" after a last
 // reply.
-func fakeClaude() store.Profile {
+func fakeClaude() profile.Profile {
 	script := `d="$HOME/.claude/projects/$(pwd | sed 's/[^a-zA-Z0-9]/-/g')"; mkdir -p "$d"; n=0
 reply() { n=$((n+1)); ts=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
   for out in 1 40; do printf '{"type":"assistant","timestamp":"%s","message":{"id":"msg_%d","usage":{"input_tokens":1200,"output_tokens":%d}}}\n' "$ts" $n $out >> "$d/conv.jsonl"; done; echo "REPLY $n"; }
 reply; while read -r line; do reply; [ "$line" = quit ] && exit 0; done`
-	return store.Profile{ID: "fakeclaude", Name: "Fake Claude", Command: "/bin/sh", Args: []string{"-c", script},
-		Prompt: store.PromptNone, Usage: store.UsageClaude}
+	return profile.Profile{ID: "fakeclaude", Name: "Fake Claude", Command: "/bin/sh", Args: []string{"-c", script},
+		Prompt: profile.PromptNone, Usage: profile.UsageClaude}
 }
 
 // usageDaemon starts a daemon reading usage every `every`, with HOME a
@@ -73,7 +74,7 @@ func (d *running) packet(id string) store.Packet {
 }
 
 func hasCounts(u *store.Usage, in, out int64) bool {
-	return u != nil && u.Source == store.UsageClaude && u.InputTokens == in && u.OutputTokens == out
+	return u != nil && u.Source == profile.UsageClaude && u.InputTokens == in && u.OutputTokens == out
 }
 
 // TestUsageOfAnAgent: the daemon reads a running agent's usage from its
@@ -142,7 +143,7 @@ func TestUsageAtExit(t *testing.T) {
 
 	shell := d.gui("agent.start", mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repo.ID, Prompt: "exit"}).Value.(mcpserver.AgentStarted).SessionID
 	waitFor(t, func() bool { return d.session(shell).State == store.SessionEnded })
-	if u := d.session(shell).Usage; u == nil || u.Source != store.UsageNone || u.Summary() != "no usage reported" {
+	if u := d.session(shell).Usage; u == nil || u.Source != profile.UsageNone || u.Summary() != "no usage reported" {
 		t.Errorf("a shell's usage %+v, want source none", u)
 	}
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/app/daemon"
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 	"github.com/switchboard-dev/switchboard/test/standinmodel"
@@ -267,11 +268,11 @@ func measureAgentKind(ctx context.Context, root string, cfg config, kind, standi
 		return res, err
 	}
 	err = func() error {
-		profile := kind
+		prof := kind
 		if kind == agentBaseline {
-			_, err := mcpserver.Invoke(ctx, b.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: store.Profile{
+			_, err := mcpserver.Invoke(ctx, b.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: profile.Profile{
 				ID: agentBaseline, Name: "stand-in agent", Command: standin,
-				Args: []string{"worker", "notes.txt", "done by the stand-in agent"}, Prompt: store.PromptNone,
+				Args: []string{"worker", "notes.txt", "done by the stand-in agent"}, Prompt: profile.PromptNone,
 			}})
 			if err != nil {
 				return fmt.Errorf("add the stand-in profile: %w", err)
@@ -285,7 +286,7 @@ func measureAgentKind(ctx context.Context, root string, cfg config, kind, standi
 				return fmt.Errorf("work.create: %w", err)
 			}
 			clock.reset()
-			call, audited, err := b.timeFirstCall(ctx, profile, &clock, model)
+			call, audited, err := b.timeFirstCall(ctx, prof, &clock, model)
 			if err != nil {
 				return fmt.Errorf("start %d: %w", i+1, err)
 			}
@@ -333,14 +334,14 @@ func newAgentBench(ctx context.Context, parent, repo string, log *slog.Logger) (
 // agent does, and waits for its first tool call: the model's (when model
 // is not nil) and Switchboard's first audited MCP call of the session. It
 // stops the agent before it returns.
-func (b *wsBench) timeFirstCall(ctx context.Context, profile string, clock *firstCallClock, model *standinmodel.Server) (call, audited time.Duration, err error) {
+func (b *wsBench) timeFirstCall(ctx context.Context, profileID string, clock *firstCallClock, model *standinmodel.Server) (call, audited time.Duration, err error) {
 	var after uint64
 	b.reg.DB().View(ctx, func(tx *store.Tx) error { after = tx.LastAuditSeq(); return nil })
 	begun := time.Now()
 	started, err := mcpserver.Invoke(ctx, b.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodAgentStart,
-		mcpserver.AgentStartArgs{Profile: profile, RepositoryID: b.repoID})
+		mcpserver.AgentStartArgs{Profile: profileID, RepositoryID: b.repoID})
 	if err != nil {
-		return 0, 0, fmt.Errorf("agent.start %s: %w", profile, err)
+		return 0, 0, fmt.Errorf("agent.start %s: %w", profileID, err)
 	}
 	err = func() error {
 		deadline := time.Now().Add(agentFirstCallWait)
@@ -371,7 +372,7 @@ func (b *wsBench) timeFirstCall(ctx context.Context, profile string, clock *firs
 				if model != nil {
 					log = "\nthe stand-in model's log:\n" + model.Log()
 				}
-				return fmt.Errorf("%s made no tool call within %v; its screen:\n%s%s", profile, agentFirstCallWait, screen, log)
+				return fmt.Errorf("%s made no tool call within %v; its screen:\n%s%s", profileID, agentFirstCallWait, screen, log)
 			}
 			select {
 			case <-ctx.Done():

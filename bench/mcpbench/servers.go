@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-dev/switchboard/mcphttp"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 )
@@ -79,7 +80,7 @@ func startTarget(ctx context.Context, name string, env *runEnv) (*target, error)
 // newHTTPServer is the daemon's server (mcpserver.NewServer), so every
 // target pays for the same one.
 func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
-	return mcpserver.NewServer(h, log)
+	return mcphttp.NewServer(h, log)
 }
 
 // serve runs h on a fresh loopback port. The returned stop function shuts
@@ -168,7 +169,7 @@ func serveSwitchboard(db *store.DB, log *slog.Logger, setup func(*store.Tx) erro
 		}
 		reg.HearOtherInstances()
 	}
-	h := mcpserver.NewHTTPHandler(reg, mcpserver.HTTPOptions{Version: benchVersion, Log: log})
+	h := mcphttp.NewHTTPHandler(reg, mcphttp.HTTPOptions{Version: benchVersion, Log: log})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	mux.Handle("/mcp/", h)

@@ -27,6 +27,7 @@ import (
 	"github.com/switchboard-dev/switchboard/app/daemon"
 	"github.com/switchboard-dev/switchboard/gitcmd"
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/store/keyring"
 )
@@ -86,10 +87,10 @@ func newWSBench(ctx context.Context, dir, parent string, files int, log *slog.Lo
 	}
 	b.registered = time.Since(begun)
 	b.repoID = reg.Repository.ID
-	_, err = mcpserver.Invoke(ctx, b.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: store.Profile{
+	_, err = mcpserver.Invoke(ctx, b.reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodProfilePut, mcpserver.ProfilePutArgs{Profile: profile.Profile{
 		ID: benchProfile, Name: "mcpbench agent", Command: "sh",
 		Args:   []string{"-c", "echo " + benchReady + "; exec sleep 600"},
-		Prompt: store.PromptNone,
+		Prompt: profile.PromptNone,
 	}})
 	if err != nil {
 		return fail(fmt.Errorf("add the bench profile: %w", err))

@@ -11,7 +11,7 @@
 //     ~/.gemini/tmp/<project>/chats/session-*.jsonl, tokens per reply.
 //
 // aider and a shell record nothing Switchboard can read: their sessions
-// say "no usage reported" (store.UsageNone).
+// say "no usage reported" (profile.UsageNone).
 //
 // A Reader finds its session's files by the folder the agent works in
 // (Switchboard gives each supervised agent a worktree of its own), or by
@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -149,9 +150,9 @@ type cli struct {
 }
 
 var clis = map[string]cli{
-	store.UsageClaude: {find: claudeFiles, parser: newClaudeParser, lag: 250 * time.Millisecond},
-	store.UsageCodex:  {find: codexFiles, parser: newCodexParser, lag: 200 * time.Millisecond},
-	store.UsageGemini: {find: geminiFiles, parser: newGeminiParser},
+	profile.UsageClaude: {find: claudeFiles, parser: newClaudeParser, lag: 250 * time.Millisecond},
+	profile.UsageCodex:  {find: codexFiles, parser: newCodexParser, lag: 200 * time.Millisecond},
+	profile.UsageGemini: {find: geminiFiles, parser: newGeminiParser},
 }
 
 // WriteLag is how long a CLI's file may stay quiet while replies are still
@@ -181,7 +182,7 @@ type file struct {
 	p       parser
 }
 
-// New returns a Reader of source (a profile's Usage: store.UsageClaude,
+// New returns a Reader of source (a profile's Usage: profile.UsageClaude,
 // UsageCodex, UsageGemini) for the session loc locates.
 func New(source string, loc Locate) (*Reader, error) {
 	c, ok := clis[source]

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -30,9 +31,9 @@ var cases = []struct {
 	want   store.Usage
 	place  layout
 }{
-	{store.UsageClaude, store.Usage{InputTokens: 1400, OutputTokens: 80, CacheReadTokens: 1000, CacheWriteTokens: 500}, placeClaude},
-	{store.UsageCodex, store.Usage{InputTokens: 2600, OutputTokens: 120, CacheReadTokens: 1000}, placeCodex},
-	{store.UsageGemini, store.Usage{InputTokens: 2605, OutputTokens: 90, CacheReadTokens: 1000}, placeGemini},
+	{profile.UsageClaude, store.Usage{InputTokens: 1400, OutputTokens: 80, CacheReadTokens: 1000, CacheWriteTokens: 500}, placeClaude},
+	{profile.UsageCodex, store.Usage{InputTokens: 2600, OutputTokens: 120, CacheReadTokens: 1000}, placeCodex},
+	{profile.UsageGemini, store.Usage{InputTokens: 2605, OutputTokens: 90, CacheReadTokens: 1000}, placeGemini},
 }
 
 func placeClaude(t *testing.T, home, dir string, _ time.Time) string {
@@ -200,7 +201,7 @@ func TestReaders(t *testing.T) {
 				appendTo(t, path, append(append([]byte("\n"), lines[len(lines)-2]...), lines[len(lines)-1]...))
 				appendTo(t, path, []byte("\n"))
 				u, _ := mustRead(t, r)
-				if c.source == store.UsageCodex {
+				if c.source == profile.UsageCodex {
 					return // Codex writes totals: a repeat is the same total
 				}
 				wantCounts(t, "last lines written again", u, c.want)
@@ -280,13 +281,13 @@ func readFresh(t *testing.T, source string, e env, content []byte) store.Usage {
 // it is still being written, and the lines after it count.
 func TestOverlongLine(t *testing.T) {
 	e := newEnv(t)
-	full := fixture(t, store.UsageClaude, e.dir, e.since)
+	full := fixture(t, profile.UsageClaude, e.dir, e.since)
 	lines := bytes.SplitAfter(full, []byte("\n"))
 	huge := `{"type":"assistant","message":{"id":"msg_huge","usage":{"input_tokens":7,"output_tokens":7}},"pad":"` +
 		strings.Repeat("x", maxLine) + "\"}\n"
 	path := placeClaude(t, e.home, e.dir, e.since)
 	write(t, path, string(bytes.Join(lines[:4], nil))+huge[:maxLine+10])
-	r, _ := New(store.UsageClaude, e.locate(""))
+	r, _ := New(profile.UsageClaude, e.locate(""))
 	mustRead(t, r)
 	appendTo(t, path, []byte(huge[maxLine+10:]))
 	appendTo(t, path, bytes.Join(lines[4:], nil))
@@ -298,11 +299,11 @@ func TestOverlongLine(t *testing.T) {
 // rollout file (with its running total carried on) counts once.
 func TestCodexThreadInTwoFiles(t *testing.T) {
 	e := newEnv(t)
-	full := fixture(t, store.UsageCodex, e.dir, e.since)
+	full := fixture(t, profile.UsageCodex, e.dir, e.since)
 	first := placeCodex(t, e.home, e.dir, e.since)
 	write(t, first, string(full))
 	write(t, strings.Replace(first, "rollout-", "rollout-resumed-", 1), string(full))
-	r, _ := New(store.UsageCodex, e.locate(""))
+	r, _ := New(profile.UsageCodex, e.locate(""))
 	u, _ := mustRead(t, r)
 	wantCounts(t, "one thread in two files", u, cases[1].want)
 }
@@ -311,10 +312,10 @@ func TestCodexThreadInTwoFiles(t *testing.T) {
 // is not the session's yet: nothing is found.
 func TestCodexUnconfirmed(t *testing.T) {
 	e := newEnv(t)
-	full := fixture(t, store.UsageCodex, e.dir, e.since)
+	full := fixture(t, profile.UsageCodex, e.dir, e.since)
 	path := placeCodex(t, e.home, e.dir, e.since)
 	write(t, path, string(full[:40]))
-	r, _ := New(store.UsageCodex, e.locate(""))
+	r, _ := New(profile.UsageCodex, e.locate(""))
 	if _, found := mustRead(t, r); found {
 		t.Error("a rollout with half a first line is counted as the session's")
 	}
@@ -330,11 +331,11 @@ func TestCodexUnconfirmed(t *testing.T) {
 // metadata carries its instructions) is read whole on the next.
 func TestLongFirstLine(t *testing.T) {
 	e := newEnv(t)
-	full := fixture(t, store.UsageCodex, e.dir, e.since)
+	full := fixture(t, profile.UsageCodex, e.dir, e.since)
 	first, rest, _ := bytes.Cut(full, []byte("\n"))
 	long := bytes.Replace(first, []byte(`"originator"`), []byte(`"base_instructions":{"text":"`+strings.Repeat("y", 2*firstRead)+`"},"originator"`), 1)
 	write(t, placeCodex(t, e.home, e.dir, e.since), string(long)+"\n"+string(rest))
-	r, _ := New(store.UsageCodex, e.locate(""))
+	r, _ := New(profile.UsageCodex, e.locate(""))
 	var u store.Usage
 	for range 3 {
 		u, _ = mustRead(t, r)
@@ -372,8 +373,8 @@ func TestLongClaudeFolder(t *testing.T) {
 	if !long {
 		t.Fatal("not a long name")
 	}
-	write(t, filepath.Join(e.home, ".claude", "projects", name+"-1x2y3z", convID+".jsonl"), string(fixture(t, store.UsageClaude, e.dir, e.since)))
-	r, _ := New(store.UsageClaude, e.locate(""))
+	write(t, filepath.Join(e.home, ".claude", "projects", name+"-1x2y3z", convID+".jsonl"), string(fixture(t, profile.UsageClaude, e.dir, e.since)))
+	r, _ := New(profile.UsageClaude, e.locate(""))
 	u, found := mustRead(t, r)
 	if !found {
 		t.Fatal("not found")
@@ -388,14 +389,14 @@ func TestConfigDirs(t *testing.T) {
 		source, name string
 		place        func(dir, wt string, since time.Time) string
 	}{
-		{store.UsageClaude, "CLAUDE_CONFIG_DIR", func(dir, wt string, _ time.Time) string {
+		{profile.UsageClaude, "CLAUDE_CONFIG_DIR", func(dir, wt string, _ time.Time) string {
 			name, _ := claudeFolder(wt)
 			return filepath.Join(dir, "projects", name, convID+".jsonl")
 		}},
-		{store.UsageCodex, "CODEX_HOME", func(dir, wt string, since time.Time) string {
+		{profile.UsageCodex, "CODEX_HOME", func(dir, wt string, since time.Time) string {
 			return strings.Replace(placeCodex(t, "HOME", wt, since), filepath.Join("HOME", ".codex"), dir, 1)
 		}},
-		{store.UsageGemini, "GEMINI_CLI_HOME", func(dir, wt string, since time.Time) string {
+		{profile.UsageGemini, "GEMINI_CLI_HOME", func(dir, wt string, since time.Time) string {
 			return placeGemini(t, dir, wt, since)
 		}},
 	} {
@@ -428,7 +429,7 @@ func TestConfigDirs(t *testing.T) {
 func TestClaudeConfigDirEmpty(t *testing.T) {
 	e := newEnv(t)
 	name, _ := claudeFolder(e.dir)
-	write(t, filepath.Join(e.dir, "projects", name, convID+".jsonl"), string(fixture(t, store.UsageClaude, e.dir, e.since)))
+	write(t, filepath.Join(e.dir, "projects", name, convID+".jsonl"), string(fixture(t, profile.UsageClaude, e.dir, e.since)))
 	loc := e.locate("")
 	loc.LookupEnv = func(n string) (string, bool) {
 		if n == "HOME" {
@@ -436,7 +437,7 @@ func TestClaudeConfigDirEmpty(t *testing.T) {
 		}
 		return "", n == "CLAUDE_CONFIG_DIR"
 	}
-	r, _ := New(store.UsageClaude, loc)
+	r, _ := New(profile.UsageClaude, loc)
 	u, found := mustRead(t, r)
 	if !found {
 		t.Fatal("not found in the working folder")
@@ -448,7 +449,7 @@ func TestNewRefuses(t *testing.T) {
 	if _, err := New("aider", Locate{Dir: "/tmp"}); err == nil {
 		t.Error("a reader for aider")
 	}
-	if _, err := New(store.UsageClaude, Locate{Dir: "relative"}); err == nil {
+	if _, err := New(profile.UsageClaude, Locate{Dir: "relative"}); err == nil {
 		t.Error("a relative folder accepted")
 	}
 }
@@ -464,9 +465,9 @@ func TestRealFiles(t *testing.T) {
 		source string
 		want   store.Usage
 	}{
-		{store.UsageClaude, store.Usage{InputTokens: 2400, OutputTokens: 80}},
-		{store.UsageCodex, store.Usage{InputTokens: 1200, OutputTokens: 40}},
-		{store.UsageGemini, store.Usage{InputTokens: 1200, OutputTokens: 40}},
+		{profile.UsageClaude, store.Usage{InputTokens: 2400, OutputTokens: 80}},
+		{profile.UsageCodex, store.Usage{InputTokens: 1200, OutputTokens: 40}},
+		{profile.UsageGemini, store.Usage{InputTokens: 1200, OutputTokens: 40}},
 	} {
 		t.Run(c.source, func(t *testing.T) {
 			e := newEnv(t)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
 
@@ -46,8 +46,8 @@ func TestProfileFlagsInHelp(t *testing.T) {
 					}
 				}
 			}
-			if len(p.Permissions) != len(store.Permissions()) {
-				t.Errorf("%s maps %d of the %d permission modes", p.ID, len(p.Permissions), len(store.Permissions()))
+			if len(p.Permissions) != len(profile.Permissions()) {
+				t.Errorf("%s maps %d of the %d permission modes", p.ID, len(p.Permissions), len(profile.Permissions()))
 			}
 			for mode, args := range p.Permissions {
 				for _, a := range flagsOf(args) {
@@ -71,7 +71,7 @@ func TestClaudeBypassRefusedAsRoot(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("runs as root only")
 	}
-	args := slices.Concat(builtinProfile(t, "claude").Permissions[store.PermissionAuto], []string{"-p", "hello"})
+	args := slices.Concat(builtinProfile(t, "claude").Permissions[profile.PermissionAuto], []string{"-p", "hello"})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(bin, "claude"), args...)
@@ -82,19 +82,19 @@ func TestClaudeBypassRefusedAsRoot(t *testing.T) {
 	if !strings.Contains(string(out), "cannot be used with root") {
 		t.Errorf("claude %q as root said:\n%s", args, out)
 	}
-	if _, err := supervisor.PermissionArgs(builtinProfile(t, "claude"), store.PermissionAuto, 0); err == nil {
+	if _, err := supervisor.PermissionArgs(builtinProfile(t, "claude"), profile.PermissionAuto, 0); err == nil {
 		t.Error("PermissionArgs allows Claude's auto as root")
 	}
 }
 
-func builtinProfile(t *testing.T, id string) store.Profile {
+func builtinProfile(t *testing.T, id string) profile.Profile {
 	for _, p := range supervisor.Builtins() {
 		if p.ID == id {
 			return p
 		}
 	}
 	t.Fatalf("no built-in %s", id)
-	return store.Profile{}
+	return profile.Profile{}
 }
 
 // flagArg is a flag of an argument list and the value that follows it

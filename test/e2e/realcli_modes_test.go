@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
 	"github.com/switchboard-dev/switchboard/test/standinmodel"
@@ -25,7 +26,7 @@ import (
 // test machine does: as root that mode runs with the variable set.
 func TestRealCLIModes(t *testing.T) {
 	for _, c := range []realCLI{claudeCLI, codexCLI, geminiCLI} {
-		for _, mode := range store.Permissions() {
+		for _, mode := range profile.Permissions() {
 			t.Run(c.profile+"/"+string(mode), func(t *testing.T) {
 				if _, err := supervisor.PermissionArgs(builtinProfile(t, c.profile), mode, os.Geteuid()); err != nil && strings.Contains(err.Error(), supervisor.ErrBypassAsRoot.Error()) {
 					user := c.user
@@ -36,7 +37,7 @@ func TestRealCLIModes(t *testing.T) {
 					t.Fatalf("%s in %s: %v", c.profile, mode, err)
 				}
 				args := []string{"--permission", string(mode)}
-				if mode == store.PermissionAuto {
+				if mode == profile.PermissionAuto {
 					args = append(args, "--yes")
 				}
 				r := runRealCLI(t, c, 1, args...)
@@ -50,7 +51,7 @@ func TestRealCLIModes(t *testing.T) {
 					}
 				}
 				t.Logf("figure: %s in %s: first tool call after %v", c.profile, mode, r.firstCall)
-				if mode == store.PermissionAsk {
+				if mode == profile.PermissionAsk {
 					checkRealUsage(t, r, c.profile)
 				}
 			})

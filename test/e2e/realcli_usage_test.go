@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -17,14 +18,14 @@ const standinIn, standinOut = 1200, 40
 
 // usageSource is where a real CLI's session usage is read from: Claude
 // Code's transcript, Codex's rollout file, Gemini CLI's chat file.
-func usageSource(profile string) string {
-	switch profile {
+func usageSource(cli string) string {
+	switch cli {
 	case "claude":
-		return store.UsageClaude
+		return profile.UsageClaude
 	case "codex":
-		return store.UsageCodex
+		return profile.UsageCodex
 	case "gemini":
-		return store.UsageGemini
+		return profile.UsageGemini
 	}
 	return ""
 }
@@ -35,9 +36,9 @@ func usageSource(profile string) string {
 // own files (agent list), and the packet its share. TestRealCLIModes runs
 // it on each CLI's run in ask, the default mode: a run of its own would
 // be the same scenario again.
-func checkRealUsage(t *testing.T, r *realRun, profile string) {
+func checkRealUsage(t *testing.T, r *realRun, cli string) {
 	t.Helper()
-	source := usageSource(profile)
+	source := usageSource(cli)
 	var (
 		u       *store.Usage
 		replies int
@@ -61,7 +62,7 @@ func checkRealUsage(t *testing.T, r *realRun, profile string) {
 		t.Fatalf("the session's usage is %+v; the stand-in gave %d replies of %d in, %d out.\nThe model's log:\n%s",
 			u, replies, standinIn, standinOut, r.model.Log())
 	}
-	t.Logf("figure: %s session usage %s (source %s) for %d replies", profile, u.Summary(), u.Source, replies)
+	t.Logf("figure: %s session usage %s (source %s) for %d replies", cli, u.Summary(), u.Source, replies)
 	if u.Source != source {
 		t.Errorf("usage source %q, want %s", u.Source, source)
 	}
@@ -80,7 +81,7 @@ func checkRealUsage(t *testing.T, r *realRun, profile string) {
 	if p == nil || p.InputTokens < 4*standinIn || p.InputTokens%standinIn != 0 || p.OutputTokens*standinIn != p.InputTokens*standinOut {
 		t.Errorf("the packet's usage %+v, want whole replies of %d in, %d out, at least 4", p, standinIn, standinOut)
 	} else {
-		t.Logf("figure: %s packet's usage %s", profile, p.Summary())
+		t.Logf("figure: %s packet's usage %s", cli, p.Summary())
 	}
 }
 

@@ -216,7 +216,7 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 	var req Request
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBytes))
 	if err := dec.Decode(&req); err != nil {
-		writeJSON(w, http.StatusBadRequest, Response{Error: store.CodeInvalidRequest, Message: "request is not a JSON call object"})
+		writeJSON(w, http.StatusBadRequest, Response{Error: mcpserver.CodeInvalidRequest, Message: "request is not a JSON call object"})
 		return
 	}
 	res := s.reg.Invoke(r.Context(), mcpserver.OperatorPrincipal(), mcpserver.TransportRPC, req.Method, req.Args)

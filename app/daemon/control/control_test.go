@@ -298,7 +298,7 @@ func TestServeBadRequests(t *testing.T) {
 		var r Response
 		err = json.NewDecoder(resp.Body).Decode(&r)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusBadRequest || err != nil || r.OK || r.Error != store.CodeInvalidRequest {
+		if resp.StatusCode != http.StatusBadRequest || err != nil || r.OK || r.Error != mcpserver.CodeInvalidRequest {
 			t.Errorf("body %q: HTTP %d, %+v, %v", body, resp.StatusCode, r, err)
 		}
 	}

@@ -1,0 +1,88 @@
+package cli_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-dev/switchboard/gitcmd"
+	"github.com/switchboard-dev/switchboard/internal/testwait"
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// switchboard work get (and show) says when a done packet conflicts with
+// the main the person moved, in text and JSON, and work conflicts prints
+// the hunk.
+func TestCLIWorkConflicts(t *testing.T) {
+	t.Setenv("SHELL", "/bin/sh")
+	ctx := context.Background()
+	git := func(dir string, args ...string) string {
+		t.Helper()
+		out, err := gitcmd.Run(ctx, dir, args...)
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	write := func(path, text string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	repoDir := t.TempDir()
+	git(repoDir, "init", "-q", "-b", "main")
+	git(repoDir, "config", "user.name", "Dev Person")
+	git(repoDir, "config", "user.email", "dev@example.com")
+	write(filepath.Join(repoDir, "greet.txt"), "hello\n")
+	git(repoDir, "add", "-A")
+	git(repoDir, "commit", "-q", "-m", "first")
+
+	h := newHarness(t)
+	d := h.start()
+	defer d.Close(ctx)
+	repoID := line(h.ok("repo", "add", repoDir).stdout)
+	pkt := line(h.ok("work", "create", "--repo", repoID, "--title", "Greet").stdout)
+	started := h.invoke(d, "agent.start", mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repoID})
+	var ses store.Session
+	h.view(d, func(tx *store.Tx) error {
+		var err error
+		ses, err = tx.Session(started["session_id"].(string))
+		return err
+	})
+	agent := mcpserver.Principal{KeyID: ses.TokenKeyID, SessionID: ses.ID}
+	got, err := mcpserver.Invoke(ctx, d.Registry(), agent, mcpserver.TransportMCP, mcpserver.MethodWorkAwaitPacket, mcpserver.AwaitArgs{RepositoryID: repoID, WaitSeconds: -1})
+	if err != nil || got.Packet.ID != pkt {
+		t.Fatalf("claim: %+v, %v", got, err)
+	}
+	write(filepath.Join(got.Workspace.Path, "greet.txt"), "hello from the agent\n")
+	if _, err := mcpserver.Invoke(ctx, d.Registry(), agent, mcpserver.TransportMCP, mcpserver.MethodWorkComplete, mcpserver.CompleteArgs{PacketID: pkt, LeaseID: got.LeaseID}); err != nil {
+		t.Fatal(err)
+	}
+
+	write(filepath.Join(repoDir, "greet.txt"), "hello from the person\n")
+	git(repoDir, "commit", "-q", "-am", "the person's greeting")
+	main := git(repoDir, "rev-parse", "main")
+	var shown mcpserver.WorkGetResult
+	testwait.Until(t, "work get --json to show the conflict with the moved main", func() bool {
+		h.jsonOut(&shown, "work", "get", pkt, "--json")
+		return shown.Conflicts != nil && shown.Conflicts.Target == main
+	})
+	if c := shown.Conflicts; !c.Conflicting() || c.TargetBranch != "main" || len(c.Files) != 1 || c.Files[0] != "greet.txt" {
+		t.Fatalf("work get --json conflicts: %+v", c)
+	}
+	if r := h.ok("work", "show", pkt); !strings.Contains(r.stdout, "Conflicts:    conflicts with main in greet.txt (main at "+main[:12]+")") ||
+		!strings.Contains(r.stdout, "switchboard work conflicts "+pkt) {
+		t.Errorf("work show of a conflicting packet:\n%s", r.stdout)
+	}
+	want := "== greet.txt\nCONFLICT (content): Merge conflict in greet.txt\n@@ line 1\n<<<<<<< main\nhello from the person\n=======\nhello from the agent\n>>>>>>> " + got.Workspace.Branch + "\n"
+	if r := h.ok("work", "conflicts", pkt); !strings.Contains(r.stdout, want) {
+		t.Errorf("work conflicts:\n%s\nwant\n%s", r.stdout, want)
+	}
+	if r := h.ok("work", "conflicts", pkt, "--send-back"); r.stdout != pkt+" sent back to its agent with its conflicts as the review (queued, attempt 1 of 3 kept)\n" {
+		t.Errorf("work conflicts --send-back: %v", r)
+	}
+}
