@@ -10,7 +10,7 @@ BIN := bin/switchboard
 PURE := ./store/... ./mcpserver/... ./mcphttp/ ./supervisor/... ./app/daemon/... ./app/cli/... ./bench/mcpbench/ ./gitcmd/... ./workspace/ ./internal/... ./test/standinmodel/
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: run test build deps-run deps-test deps-cross test-pure test-postgres test-team test-gui test-e2e bench fuzz soak vet vet-cross cross clean
+.PHONY: run test build deps-run deps-test deps-cross test-pure test-postgres test-team test-gui test-e2e test-beside-e2e bench fuzz soak vet vet-cross cross clean
 .PHONY: install uninstall package package-deb package-archive deps-package test-install
 
 run: deps-run build
@@ -29,7 +29,27 @@ deps-test:
 deps-cross:
 	@sh scripts/deps.sh cross
 
-test: deps-test vet vet-cross test-pure test-shared test-gui test-e2e test-install cross
+# The vet and the race run of the core keep both cores busy, and the
+# PostgreSQL suites run beside the team daemons (test-shared): one after
+# another. The end-to-end suite waits most of its time (real agent CLIs,
+# the stand-in model, idle-CPU and screenshot windows, kills and
+# restarts), so the GUI's tests, the installs and the cross builds, which
+# mostly compile, run beside it (test-beside-e2e); -Otarget prints each
+# one's output whole when it ends. Nothing in them shares a file or a
+# port: the e2e tests run bin/switchboard, built first, which the
+# installs' make build then finds up to date.
+test: deps-test
+	$(MAKE) --no-print-directory vet
+	$(MAKE) --no-print-directory test-pure
+	$(MAKE) --no-print-directory test-shared
+	$(MAKE) --no-print-directory build
+	$(MAKE) --no-print-directory -j2 -Otarget test-e2e test-beside-e2e
+
+test-beside-e2e:
+	$(MAKE) --no-print-directory vet-cross
+	$(MAKE) --no-print-directory test-gui
+	$(MAKE) --no-print-directory test-install
+	$(MAKE) --no-print-directory cross
 
 # vet also checks that every module of the tree is tidy and that the
 # modules of their own under bench/ build (scripts/gomod-check.sh): make
@@ -68,8 +88,12 @@ cross: deps-cross
 # store's and the registry's suites run without cgo in test-shared, and the
 # daemon built without cgo runs in test/team. One run instead of a plain
 # one and a -short race one: 307 s instead of 569 s on this machine.
+# -p 4: four packages at a time, not one per core: the daemon's, the
+# CLI's and the registry's tests, the longest, spend much of their time
+# waiting on agents, git and sockets (313 s instead of 362 s, others'
+# work on the machine both times).
 test-pure:
-	$(GO) test -race -count=1 $(PURE)
+	$(GO) test -race -count=1 -p 4 $(PURE)
 
 # The store's and the registry's tests again, on PostgreSQL: each test's
 # database a schema of a real server the tests start (internal/pgtest).
@@ -100,9 +124,12 @@ test-gui:
 
 # The real binary under a virtual display, a private session bus and a real
 # gnome-keyring: headless daemon, CLI, crashes, keyring restarts, the tray
-# over D-Bus and the clipboard.
-test-e2e:
-	SWITCHBOARD_E2E_GUI=1 SWITCHBOARD_E2E_NODE=1 $(XVFB) sh scripts/with-keyring.sh $(GO) test -count=1 -timeout 10m ./test/e2e/
+# over D-Bus and the clipboard. It runs make build's binary (bin/), linked
+# once for the tests and the installs. It takes about 5 min alone on an
+# idle machine and 9 under others' load: the package's -timeout is a last
+# resort for a hang, kept well above that, not a bound of speed.
+test-e2e: build
+	SWITCHBOARD_E2E_BIN=$(CURDIR)/bin SWITCHBOARD_E2E_GUI=1 SWITCHBOARD_E2E_NODE=1 $(XVFB) sh scripts/with-keyring.sh $(GO) test -count=1 -timeout 20m ./test/e2e/
 
 # The Go benchmarks of the store, the MCP path, the emulator and the
 # recorder, then bench/mcpbench, whose table comes last: it builds the

@@ -24,10 +24,26 @@ import (
 	"github.com/switchboard-dev/switchboard/supervisor"
 )
 
-// binPath is the binary built once by TestMain.
+// binPath is the binary under test: SWITCHBOARD_E2E_BIN's, or built once
+// by TestMain.
 var binPath string
 
+// binEnv names a folder holding switchboard and its sandbox helper as make
+// build lays them (make test-e2e passes bin/): the tests run those instead
+// of linking the app again, which takes longer than most tests here.
+const binEnv = "SWITCHBOARD_E2E_BIN"
+
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(binEnv); dir != "" {
+		binPath = filepath.Join(dir, "switchboard")
+		for _, f := range []string{binPath, filepath.Join(dir, supervisor.HelperName)} {
+			if _, err := os.Stat(f); err != nil {
+				fmt.Fprintf(os.Stderr, "%s=%s: %v (make build lays both there)\n", binEnv, dir, err)
+				os.Exit(1)
+			}
+		}
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "sbe2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -18,8 +18,10 @@ import (
 
 // Each real CLI through its built-in profile in every permission mode:
 // Switchboard's tools run without a person in each, so the packet gets
-// done, and the session says its mode. (TestRealCLIClaude and the others
-// run the default, ask, with three packets.) Claude Code refuses its
+// done, and the session says its mode; in ask, the default, the session
+// and the packet also show the model's token usage (checkRealUsage).
+// (TestRealCLIClaude and the others run the default with no flag, with
+// three packets.) Claude Code refuses its
 // bypass as root unless IS_SANDBOX=1 says it runs in a sandbox, as this
 // test machine does: as root that mode runs with the variable set.
 func TestRealCLIModes(t *testing.T) {
@@ -49,6 +51,9 @@ func TestRealCLIModes(t *testing.T) {
 					}
 				}
 				t.Logf("figure: %s in %s: first tool call after %v", c.profile, mode, r.firstCall)
+				if mode == profile.PermissionAsk {
+					checkRealUsage(t, r, c.profile)
+				}
 			})
 		}
 	}

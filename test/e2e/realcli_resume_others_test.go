@@ -13,10 +13,10 @@ func TestResumeCodexAfterKill(t *testing.T) {
 	resumeAfterKill(t, codexCLI, func(d dirs) []string {
 		files, _ := filepath.Glob(filepath.Join(d.home, ".codex", "sessions", "*", "*", "*", "rollout-*.jsonl"))
 		return idsOf(files, "rollout-")
-	})
+	}, nil)
 }
 
 // The same with Gemini CLI (--session-id, then --resume with that id).
 func TestResumeGeminiAfterKill(t *testing.T) {
-	resumeAfterKill(t, geminiCLI, nil)
+	resumeAfterKill(t, geminiCLI, nil, nil)
 }

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -92,7 +93,7 @@ func TestResumeClaudeAfterKill(t *testing.T) {
 	resumeAfterKill(t, claudeCLI, func(d dirs) []string {
 		files, _ := filepath.Glob(filepath.Join(d.home, ".claude", "projects", "*", "*.jsonl"))
 		return idsOf(files, "")
-	})
+	}, claudeAnswered)
 }
 
 // idsOf is the conversation ids in the names of a CLI's conversation
@@ -112,8 +113,9 @@ func idsOf(files []string, prefix string) []string {
 // resumeAfterKill runs one packet through c's CLI with a SIGKILL of the
 // app between its ack and its publish, and a resume. conversations, when
 // given, lists the CLI's own conversation ids: there must be one, before
-// and after, and it must be the session's.
-func resumeAfterKill(t *testing.T, c realCLI, conversations func(dirs) []string) {
+// and after, and it must be the session's. answered, when given, says the
+// CLI's conversation holds the ack's result: the kill waits for it.
+func resumeAfterKill(t *testing.T, c realCLI, conversations func(dirs) []string, answered func(dirs) bool) {
 	bin := requireAgentCLIs(t)
 	gate := standinmodel.NewGate(standinmodel.ToolAck)
 	model, err := standinmodel.Start(gate.Policy(standinmodel.Worker(1)))
@@ -154,6 +156,9 @@ func resumeAfterKill(t *testing.T, c realCLI, conversations func(dirs) []string)
 	case <-gate.Reached():
 	case <-time.After(60 * time.Second):
 		stalled("no ack within 60 s", p)
+	}
+	if answered != nil && !eventually(t, func() bool { return answered(d) }) {
+		stalled("the ack's result never reached the CLI's conversation", p)
 	}
 	var before []string
 	if conversations != nil {
@@ -212,4 +217,55 @@ func resumeAfterKill(t *testing.T, c realCLI, conversations func(dirs) []string)
 		}
 		return nil
 	})
+}
+
+// claudeAnswered reports whether Claude Code's conversation holds the result
+// of each tool call it made, the claim and the ack at least. The stand-in
+// model has the ack's result as soon as Claude Code sends it on, but Claude
+// Code appends it to its transcript a moment later: a kill in between
+// resumes a conversation whose ack never answered (Claude Code then tells
+// the model the call was interrupted), not the one this test is about.
+func claudeAnswered(d dirs) bool {
+	files, _ := filepath.Glob(filepath.Join(d.home, ".claude", "projects", "*", "*.jsonl"))
+	uses, results := map[string]bool{}, map[string]bool{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return false
+		}
+		for _, line := range bytes.Split(b, []byte("\n")) {
+			var entry struct {
+				Message struct {
+					Content json.RawMessage `json:"content"`
+				} `json:"message"`
+			}
+			var items []struct {
+				Type      string `json:"type"`
+				ID        string `json:"id"`
+				ToolUseID string `json:"tool_use_id"`
+			}
+			// A line cut by the write in progress, or content that is plain
+			// text, holds no tool call.
+			if json.Unmarshal(line, &entry) != nil || json.Unmarshal(entry.Message.Content, &items) != nil {
+				continue
+			}
+			for _, it := range items {
+				switch it.Type {
+				case "tool_use":
+					uses[it.ID] = true
+				case "tool_result":
+					results[it.ToolUseID] = true
+				}
+			}
+		}
+	}
+	if len(uses) < 2 {
+		return false
+	}
+	for id := range uses {
+		if !results[id] {
+			return false
+		}
+	}
+	return true
 }

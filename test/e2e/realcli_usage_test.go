@@ -16,22 +16,29 @@ import (
 // input and 40 output tokens (test/standinmodel).
 const standinIn, standinOut = 1200, 40
 
-// TestRealCLIUsageClaude: after Claude Code, started by its built-in
-// profile, has worked a packet against the stand-in model, its session
-// shows the token counts of the stand-in's replies, read from Claude
-// Code's own transcript (agent list), and the packet its share.
-func TestRealCLIUsageClaude(t *testing.T) { checkRealUsage(t, claudeCLI, profile.UsageClaude) }
+// usageSource is where a real CLI's session usage is read from: Claude
+// Code's transcript, Codex's rollout file, Gemini CLI's chat file.
+func usageSource(cli string) string {
+	switch cli {
+	case "claude":
+		return profile.UsageClaude
+	case "codex":
+		return profile.UsageCodex
+	case "gemini":
+		return profile.UsageGemini
+	}
+	return ""
+}
 
-// TestRealCLIUsageCodex: the same with Codex and its rollout file.
-func TestRealCLIUsageCodex(t *testing.T) { checkRealUsage(t, codexCLI, profile.UsageCodex) }
-
-// TestRealCLIUsageGemini: the same with Gemini CLI and its chat file.
-func TestRealCLIUsageGemini(t *testing.T) { checkRealUsage(t, geminiCLI, profile.UsageGemini) }
-
-// checkRealUsage runs c on one packet and checks the usage its session
-// and the packet show.
-func checkRealUsage(t *testing.T, c realCLI, source string) {
-	r := runRealCLI(t, c, 1)
+// checkRealUsage checks, after r's CLI, started by its built-in profile,
+// has worked its one packet against the stand-in model, that its session
+// shows the token counts of the stand-in's replies, read from the CLI's
+// own files (agent list), and the packet its share. TestRealCLIModes runs
+// it on each CLI's run in ask, the default mode: a run of its own would
+// be the same scenario again.
+func checkRealUsage(t *testing.T, r *realRun, cli string) {
+	t.Helper()
+	source := usageSource(cli)
 	var (
 		u       *store.Usage
 		replies int
@@ -55,7 +62,7 @@ func checkRealUsage(t *testing.T, c realCLI, source string) {
 		t.Fatalf("the session's usage is %+v; the stand-in gave %d replies of %d in, %d out.\nThe model's log:\n%s",
 			u, replies, standinIn, standinOut, r.model.Log())
 	}
-	t.Logf("figure: %s session usage %s (source %s) for %d replies", c.profile, u.Summary(), u.Source, replies)
+	t.Logf("figure: %s session usage %s (source %s) for %d replies", cli, u.Summary(), u.Source, replies)
 	if u.Source != source {
 		t.Errorf("usage source %q, want %s", u.Source, source)
 	}
@@ -74,7 +81,7 @@ func checkRealUsage(t *testing.T, c realCLI, source string) {
 	if p == nil || p.InputTokens < 4*standinIn || p.InputTokens%standinIn != 0 || p.OutputTokens*standinIn != p.InputTokens*standinOut {
 		t.Errorf("the packet's usage %+v, want whole replies of %d in, %d out, at least 4", p, standinIn, standinOut)
 	} else {
-		t.Logf("figure: %s packet's usage %s", c.profile, p.Summary())
+		t.Logf("figure: %s packet's usage %s", cli, p.Summary())
 	}
 }
 
