@@ -185,7 +185,9 @@ func newReplayView(g *gui, s store.Session) (*replayView, string) {
 	dur := rec.duration()
 	v.slider = widget.NewSlider(0, max(dur.Seconds(), 0.001))
 	v.slider.Step = 0.05
-	v.slider.OnChanged = func(sec float64) { v.show(time.Duration(sec * float64(time.Second))) }
+	// The end is told by the slider's own value: a second count turned
+	// into a Duration loses its last digits, and would fall just short.
+	v.slider.OnChanged = func(sec float64) { v.show(time.Duration(sec*float64(time.Second)), sec >= v.slider.Max) }
 	v.clock = widget.NewLabel("")
 	v.play = widget.NewButtonWithIcon(labelPlay, theme.MediaPlayIcon(), v.toggle)
 	v.speed = widget.NewSelect(replaySpeeds, nil)
@@ -217,7 +219,7 @@ func newReplayView(g *gui, s store.Session) (*replayView, string) {
 	split := container.NewVSplit(v.term, events)
 	split.SetOffset(0.75)
 	v.content = container.NewBorder(nil, controls, nil, nil, split)
-	v.show(0)
+	v.show(0, false)
 	return v, ""
 }
 
@@ -254,7 +256,7 @@ func fmtOffset(d time.Duration) string {
 }
 
 // show paints the screen at t, and marks the trace event reached last.
-func (v *replayView) show(t time.Duration) {
+func (v *replayView) show(t time.Duration, atEnd bool) {
 	v.term.SetSnapshot(v.player.seek(t))
 	v.clock.SetText(fmtOffset(t) + " / " + fmtOffset(v.player.rec.duration()))
 	// Events are in sequence order, and their times never go back. The
@@ -262,7 +264,7 @@ func (v *replayView) show(t time.Duration) {
 	// reached; at the end every event is (the session's last ones come
 	// after its last output).
 	reach := t + time.Duration(v.slider.Step/2*float64(time.Second))
-	if t.Seconds() >= v.slider.Max {
+	if atEnd {
 		reach = time.Duration(math.MaxInt64)
 	}
 	cur := sort.Search(len(v.events), func(i int) bool { return v.offset(v.events[i]) > reach }) - 1
