@@ -102,19 +102,18 @@ func TestSessionsSelectionFollowsTheSession(t *testing.T) {
 	open()
 	g.showSessions(first)
 	w := g.sessions
-	if row := w.row; row < 0 || w.sessions[row].ID != first {
-		t.Fatalf("the highlighted row %d is not the session shown (%s)", row, first)
+	if got := w.lit; got != nodeAgent+first {
+		t.Fatalf("the highlighted row %q is not the session shown (%s)", got, first)
 	}
 	for range 3 {
 		open()
 	}
 	w.reload()
-	row := w.row
-	if row < 0 || w.sessions[row].ID != first || w.selected != first {
-		t.Errorf("after three new sessions the highlight is on row %d, the window shows %s; want %s's row", row, w.selected, first)
+	if got := w.lit; got != nodeAgent+first || w.selected != first {
+		t.Errorf("after three new sessions the highlight is on %q, the window shows %s; want %s's row", got, w.selected, first)
 	}
 	// A click on the highlighted row keeps the same session.
-	w.list.OnSelected(row)
+	w.tree.OnSelected(nodeAgent + first)
 	if w.selected != first {
 		t.Errorf("clicking the highlighted row showed %s, not %s", w.selected, first)
 	}

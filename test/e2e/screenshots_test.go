@@ -91,7 +91,7 @@ func screenshots(t *testing.T, variant, out string) {
 		return ses != ""
 	})
 	// The Sessions window opens on it.
-	waitUntil(t, "the Sessions window", func() bool { return windowID(t, "Switchboard — Sessions") != "" })
+	waitUntil(t, "the Sessions window", func() bool { return windowID(t, "Switchboard") != "" })
 	attach := exec.Command(bin, "agent", "attach", ses)
 	attach.Env = env
 	attach.Stdin = strings.NewReader("clear; printf '\\033[1;32m✔\\033[0m build ok  \\033[33m3 warnings\\033[0m  \\033[1;31m✘ 1 test failed\\033[0m\\n'; ls -la --color=always /usr/share | head -20; echo 日本語 wide characters\r")
@@ -100,7 +100,7 @@ func screenshots(t *testing.T, variant, out string) {
 	// widget has painted what the attach typed, and this is a picture for
 	// people, not a check (the window painting at all is checked by shot).
 	time.Sleep(time.Second)
-	shot(t, "Switchboard — Sessions", filepath.Join(out, "sessions-"+variant+".png"))
+	shot(t, "Switchboard", filepath.Join(out, "sessions-"+variant+".png"))
 
 	for _, w := range []struct{ label, title, file string }{
 		{"Work…", "Switchboard — Work", "work"}, {"Audit…", "Switchboard — Audit", "audit"}, {"Settings…", "Switchboard — Settings", "settings"},
