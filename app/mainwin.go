@@ -112,9 +112,7 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 		container.NewTabItemWithIcon(labelTabReports, theme.ListIcon(), container.NewVScroll(w.reports)))
 	w.tabs.OnSelected = func(t *container.TabItem) {
 		if t == w.termTab {
-			if term := w.terminal(); term != nil {
-				w.win.Canvas().Focus(term)
-			}
+			w.focusTerminal()
 		}
 	}
 	// The buttons keep their own height, centred beside the two lines.
@@ -144,6 +142,12 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 	w.tree.OnSelected = func(id widget.TreeNodeID) {
 		w.lit = id
 		w.selectNode(id)
+		if strings.HasPrefix(id, nodeAgent) {
+			// The tree takes the keyboard after a click on its row:
+			// given back to the terminal once the click is done, so
+			// that what the person types next reaches the agent.
+			fyne.Do(w.focusTerminal)
+		}
 	}
 	w.tree.OnUnselected = func(id widget.TreeNodeID) {
 		if w.lit == id {
@@ -161,6 +165,13 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 	sidebar := container.NewStack(sideFloor, container.NewBorder(nil, container.NewVBox(start, addSide), nil, nil, w.tree))
 
 	w.questions = newQuestionColumn(w)
+	// The board's keys (arrows, Enter, N) while it is shown and no field
+	// has the keyboard, as in the Work window.
+	w.win.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if w.boardView.Visible() {
+			w.board.typedKey(ev)
+		}
+	})
 	split := container.NewHSplit(sidebar, container.NewPadded(w.centre))
 	split.SetOffset(0.24)
 	w.win.SetContent(container.NewBorder(g.noTrayNotice(), nil, nil, w.questions.content, split))
@@ -191,6 +202,13 @@ func (w *sessionsWindow) terminal() fyne.Focusable {
 	}
 	f, _ := w.termBox.Objects[0].(fyne.Focusable)
 	return f
+}
+
+// focusTerminal gives the keyboard to the live terminal shown, if any.
+func (w *sessionsWindow) focusTerminal() {
+	if term := w.terminal(); term != nil && w.agentView.Visible() && w.tabs.Selected() == w.termTab {
+		w.win.Canvas().Focus(term)
+	}
 }
 
 // showView shows v in the centre, alone.

@@ -57,16 +57,18 @@ type sideModel struct {
 }
 
 // agentName is what an agent is called in the sidebar: what it works on
-// (its packet's title or the name given at its start), then its profile.
+// (its packet's title or the name given at its start), else its profile
+// and when it started, so that two shells read apart. The centre's header
+// names both.
 func agentName(s store.Session) string {
+	if s.Name != "" {
+		return s.Name
+	}
 	who := s.Profile
 	if who == "" {
 		who = string(s.Kind)
 	}
-	if s.Name != "" {
-		return s.Name + " · " + who
-	}
-	return who
+	return who + " · " + s.StartedAt.Local().Format("15:04")
 }
 
 // repoDisplayName is a repository's name, or its folder's.
