@@ -225,6 +225,9 @@ func (w *sessionsWindow) selectNode(id string) {
 	if id == w.node {
 		return
 	}
+	if !strings.HasPrefix(id, nodeAgent) && isItem(id) {
+		w.leaveAgent()
+	}
 	switch {
 	case id == nodeBoard:
 		w.node = id
@@ -251,6 +254,26 @@ func (w *sessionsWindow) selectNode(id string) {
 		w.tree.ToggleBranch(id)
 		w.reselect()
 	}
+}
+
+// isItem is whether sidebar row id shows an item in the centre, rather
+// than being a group.
+func isItem(id string) bool {
+	return id == nodeBoard || strings.HasPrefix(id, nodeAgent) || strings.HasPrefix(id, nodePacket) || strings.HasPrefix(id, nodeRepo)
+}
+
+// leaveAgent stops painting the agent shown before the centre shows
+// something else: a hidden terminal would still take its frames.
+func (w *sessionsWindow) leaveAgent() {
+	if w.cancelFrames != nil {
+		w.cancelFrames()
+		w.cancelFrames = nil
+	}
+	if w.replay != nil {
+		w.replay.close()
+		w.replay = nil
+	}
+	w.selected = ""
 }
 
 // repoList is the repositories as last read, in no particular order.
@@ -286,6 +309,13 @@ func (w *sessionsWindow) rebuildSide() {
 		}
 	}
 	w.model = buildSide(repos, w.sessions, w.packets, w.sideBadge)
+	if _, ok := w.model.rows[w.node]; !ok && w.node != "" {
+		// What the centre showed is gone (a repository removed, a packet
+		// beyond the list's reach): it shows what to do next instead.
+		w.leaveAgent()
+		w.node = ""
+		w.showView(w.emptyView)
+	}
 	for _, id := range w.model.children[""] {
 		// A repository shows its agents and packet groups when it first
 		// appears; after that it stays as the person left it.

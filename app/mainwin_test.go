@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
@@ -22,17 +21,7 @@ func TestMainWindowSelectionFollowsTheItem(t *testing.T) {
 		t.Fatal(err)
 	}
 	repoID := repo.Repository.ID
-	openSession := func() string {
-		t.Helper()
-		var s store.Session
-		if err := g.core.Registry().DB().Update(context.Background(), func(tx *store.Tx) (err error) {
-			s, err = tx.CreateSession(store.SessionSpec{Kind: store.SessionExternal, RepositoryID: repoID})
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-		return s.ID
-	}
+	openSession := func() string { return createExternalSession(t, g, repoID) }
 	newPacket := func(title string) string {
 		return workCreatePacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: title}).ID
 	}
@@ -124,5 +113,46 @@ func TestMainWindowQuestionTakesTheFocus(t *testing.T) {
 	w.questions.sendAnswer()
 	if w.questions.content.Visible() {
 		t.Error("the questions' column still shows once the question was answered")
+	}
+}
+
+// A repository's row shows its settings: a new name, base branch, landing
+// mode and setup command are saved together, and what the form does not
+// show (its isolation) is kept.
+func TestMainWindowRepositorySettings(t *testing.T) {
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
+	reg, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir(), Name: "demo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := reg.Repository.ID
+	if _, err := invoke(g, mcpserver.MethodRepositoryConfigure, mcpserver.RepositoryConfigureArgs{RepositoryID: id,
+		RepositorySettings: store.RepositorySettings{Isolation: store.IsolationNone}}); err != nil {
+		t.Fatal(err)
+	}
+	g.showMain()
+	w := g.sessions
+	defer w.win.Close()
+	w.reselectTo(nodeRepo + id)
+	if !w.repoView.Visible() || w.repo.name.Text != "demo" {
+		t.Fatalf("the repository's row shows %q (view shown: %v)", w.repo.name.Text, w.repoView.Visible())
+	}
+	w.repo.name.SetText("website")
+	w.repo.base.SetText("trunk")
+	w.repo.landing.SetSelected(string(store.LandingSquash))
+	w.repo.setup.SetText("make deps")
+	w.repo.save()
+	list, err := invoke(g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := list.Repositories[0]
+	if r.Name != "website" || r.Base != "trunk" || r.Landing != store.LandingSquash || r.Setup != "make deps" || r.Isolation != store.IsolationNone {
+		t.Errorf("saved as %+v", r)
+	}
+	if got := w.model.rows[nodeRepo+id].text; got != "website" {
+		t.Errorf("the sidebar names it %q", got)
 	}
 }

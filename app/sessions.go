@@ -31,8 +31,6 @@ const (
 	labelFirstAgent = "No agent has run yet: Start agent (at the left) ▸ a profile ▸ a repository."
 	frameInterval   = time.Second / 30
 	listRefresh     = time.Second
-	// sessionsListMinWidth is the least width of the sessions list.
-	sessionsListMinWidth = 240
 )
 
 // sessionsWindow lists the sessions and shows one: its live terminal (for an
@@ -308,17 +306,10 @@ func (w *sessionsWindow) selectSession(id string) {
 		w.reselect()
 		return
 	}
+	w.leaveAgent() // the agent shown before
 	w.selected = id
 	w.node = nodeAgent + id
 	w.reselect()
-	if w.cancelFrames != nil {
-		w.cancelFrames()
-		w.cancelFrames = nil
-	}
-	if w.replay != nil {
-		w.replay.close()
-		w.replay = nil
-	}
 	a, live := w.agent(id)
 	if live && a.Exit() == nil {
 		// Watching and typing into an agent's terminal is audited once,

@@ -87,17 +87,7 @@ func TestSessionsSelectionFollowsTheSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	open := func() string {
-		t.Helper()
-		var s store.Session
-		if err := g.core.Registry().DB().Update(context.Background(), func(tx *store.Tx) (err error) {
-			s, err = tx.CreateSession(store.SessionSpec{Kind: store.SessionExternal, RepositoryID: repo.Repository.ID})
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-		return s.ID
-	}
+	open := func() string { return createExternalSession(t, g, repo.Repository.ID) }
 	first := open()
 	open()
 	g.showSessions(first)
@@ -140,4 +130,18 @@ func TestSessionsNeedsYouWhileAQuestionWaits(t *testing.T) {
 	if b := w.badge(s); b == statusBadge(supervisor.StatusNeedsInput) {
 		t.Errorf("once answered the session still reads %q", b)
 	}
+}
+
+// createExternalSession opens an external session in repository repoID,
+// as an agent connecting by itself would, and returns its id.
+func createExternalSession(t *testing.T, g *gui, repoID string) string {
+	t.Helper()
+	var s store.Session
+	if err := g.core.Registry().DB().Update(context.Background(), func(tx *store.Tx) (err error) {
+		s, err = tx.CreateSession(store.SessionSpec{Kind: store.SessionExternal, RepositoryID: repoID})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return s.ID
 }
