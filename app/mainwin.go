@@ -141,8 +141,11 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 	w.tree = newSideTree(&w.model)
 	w.tree.OnSelected = func(id widget.TreeNodeID) {
 		w.lit = id
+		// The window selects the row of what it shows already (reselect);
+		// a row not yet shown is the person's click.
+		clicked := id != w.node
 		w.selectNode(id)
-		if strings.HasPrefix(id, nodeAgent) {
+		if clicked && strings.HasPrefix(id, nodeAgent) {
 			// The tree takes the keyboard after a click on its row:
 			// given back to the terminal once the click is done, so
 			// that what the person types next reaches the agent.

@@ -163,3 +163,19 @@ func (c *questionColumn) sendAnswer() {
 	c.answer.SetText("")
 	c.w.reload()
 }
+
+// answerFor puts the answer box under the oldest question of session id,
+// with the keyboard in it; nothing when it asks none.
+func (c *questionColumn) answerFor(id string) {
+	for _, q := range c.waiting {
+		if q.SessionID == id {
+			if c.target != q.ID {
+				c.target = q.ID
+				c.shown = ""
+				c.show(c.waiting)
+			}
+			c.w.win.Canvas().Focus(c.answer)
+			return
+		}
+	}
+}

@@ -109,6 +109,13 @@ func TestMainWindowQuestionTakesTheFocus(t *testing.T) {
 	if f := w.win.Canvas().Focused(); f == w.questions.answer {
 		t.Error("a reload took the keyboard again for a question already shown")
 	}
+	// Opened on the agent that asks (the tray's "needs you"), the window
+	// gives the keyboard to the answer box.
+	w.win.Canvas().Unfocus()
+	g.showSessions(id)
+	if f := w.win.Canvas().Focused(); f != w.questions.answer {
+		t.Errorf("opened on the agent that asks, the keyboard is in %T", f)
+	}
 	test.Type(w.questions.answer, "main")
 	w.questions.sendAnswer()
 	if w.questions.content.Visible() {

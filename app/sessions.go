@@ -68,8 +68,8 @@ type sessionsWindow struct {
 	stopRefresh chan struct{}
 }
 
-// showSessions opens the Sessions window, or brings it forward, on sessionID
-// when given.
+// showSessions opens the main window, or brings it forward, on the agent
+// of sessionID when given.
 func (g *gui) showSessions(sessionID string) {
 	if g.sessions == nil {
 		g.sessions = newSessionsWindow(g)
@@ -78,13 +78,19 @@ func (g *gui) showSessions(sessionID string) {
 	w.win.Show()
 	w.win.RequestFocus()
 	w.reload()
-	if sessionID == "" && w.selected == "" && len(w.sessions) > 0 {
+	asked := sessionID != ""
+	if sessionID == "" && w.node == "" && len(w.sessions) > 0 {
 		// Opened from the tray: show the newest session rather than an
 		// empty pane.
 		sessionID = w.sessions[0].ID
 	}
 	if sessionID != "" {
 		w.selectSession(sessionID)
+	}
+	if asked {
+		// Opened on an agent that asks (the tray's "needs you", a
+		// notification): the keyboard goes to the answer box.
+		w.questions.answerFor(sessionID)
 	}
 }
 
