@@ -157,8 +157,6 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 			w.lit = ""
 		}
 	}
-	// A group's row opens or closes it; the centre keeps what it shows.
-	w.tree.OnBranchClosed = func(widget.TreeNodeID) { w.reselect() }
 	sideFloor := canvas.NewRectangle(color.Transparent)
 	sideFloor.SetMinSize(fyne.NewSize(sidebarMinWidth, 0))
 	addSide := widget.NewButtonWithIcon(labelAddRepo, theme.FolderNewIcon(), w.askAddRepo)
@@ -181,12 +179,7 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 	g.closeWithoutTray(w.win)
 	g.place(w.win, windowSessions, func() {
 		close(w.stopRefresh)
-		if w.cancelFrames != nil {
-			w.cancelFrames()
-		}
-		if w.replay != nil {
-			w.replay.close()
-		}
+		w.leaveAgent()
 		g.sessions = nil
 	})
 	// Subscribed before the first read, so a change in between is not missed.
@@ -291,16 +284,25 @@ func (w *sessionsWindow) repoList() []store.Repository {
 // reselect highlights the row of what the centre shows, wherever it is
 // now: rows move as agents start and packets arrive, and a highlight left
 // on the old row would point at another item than the one shown (and Stop
-// at the wrong agent). Its groups are opened so that the row is in sight.
+// at the wrong agent). The groups stay as the person left them.
 func (w *sessionsWindow) reselect() {
 	if _, ok := w.model.rows[w.node]; !ok || w.node == "" {
 		w.tree.UnselectAll()
 		return
 	}
+	w.tree.Select(w.node) // OnSelected finds it already shown
+}
+
+// reveal opens the groups around the row of what the centre shows, newly
+// chosen (a new agent, a question's Show agent), and scrolls to it.
+func (w *sessionsWindow) reveal() {
+	if _, ok := w.model.rows[w.node]; !ok {
+		return
+	}
 	for p := w.model.parent[w.node]; p != ""; p = w.model.parent[p] {
 		w.tree.OpenBranch(p)
 	}
-	w.tree.Select(w.node) // OnSelected finds it already shown
+	w.tree.ScrollTo(w.node)
 }
 
 // rebuildSide lays the sidebar out again from what was last read.

@@ -310,12 +310,14 @@ func (w *sessionsWindow) selectSession(id string) {
 	if id == w.selected {
 		w.node = nodeAgent + id
 		w.reselect()
+		w.reveal()
 		return
 	}
 	w.leaveAgent() // the agent shown before
 	w.selected = id
 	w.node = nodeAgent + id
 	w.reselect()
+	w.reveal()
 	a, live := w.agent(id)
 	if live && a.Exit() == nil {
 		// Watching and typing into an agent's terminal is audited once,
