@@ -34,6 +34,7 @@ const (
 	labelChangesSendBack  = "Send back to agent"
 	labelChangesNoRange   = "no commit range: this agent worked outside a worktree; nothing to land"
 	labelChangesNoChanges = "No changes."
+	labelChangesWrap      = "Wrap long lines"
 
 	// changesRefreshEvery is how often an open view of a live session
 	// asks for the worktree's diff again; it redraws only when it
@@ -65,10 +66,18 @@ type changesView struct {
 	shown       mcpserver.DiffResult // the diff last shown, to tell a new one from it
 	files       []unidiff.File
 	untracked   map[int]bool // files that are untracked new files
+	generated   map[string]bool
+	folds       []foldKind      // why each file is folded, if it is
+	expanded    map[string]bool // folded files the person opened, by path
 	rows        []diffRow
 	fileRow     []int
 	hl          *highlighter
-	marked      int // the row being commented on, -1 for none
+	marked      int             // the row being commented on, -1 for none
+	sent        []inlineComment // the last review's comments
+	inline      []inlineComment // the comments shown, rowComment's index
+	wrap        bool            // long lines wrap rather than being cut
+	width       float32         // the diff pane's width, last laid out
+	heights     map[int]float32 // rows whose height is not a line's
 
 	title    *widget.Label
 	summary  *widget.Label
@@ -77,6 +86,7 @@ type changesView struct {
 	openBtn  *widget.Button
 	copyBtn  *widget.Button
 	status   *widget.Label
+	wrapBox  *widget.Check
 
 	review *changesReview
 
@@ -90,12 +100,11 @@ type changesView struct {
 }
 
 // showPacketChanges opens the Changes view of a packet's commits, or
-// brings forward the one already open.
+// brings forward the one already open, which reads the packet again: it
+// may have come back from its agent with new commits since.
 func (g *gui) showPacketChanges(packetID string) *changesView {
-	v, opened := g.changesView(changesSource{packetID: packetID})
-	if opened {
-		v.load()
-	}
+	v, _ := g.changesView(changesSource{packetID: packetID})
+	v.load()
 	return v
 }
 
@@ -131,7 +140,8 @@ func (g *gui) changesView(src changesSource) (v *changesView, opened bool) {
 
 func newChangesView(g *gui, src changesSource) *changesView {
 	v := &changesView{g: g, src: src, win: g.app.NewWindow(titleChanges), marked: -1,
-		hl: newHighlighter(), stop: make(chan struct{}), openInEditor: openInEditor}
+		hl: newHighlighter(), stop: make(chan struct{}), openInEditor: openInEditor,
+		expanded: map[string]bool{}, heights: map[int]float32{}}
 
 	v.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	v.title.Truncation = fyne.TextTruncateEllipsis
@@ -146,22 +156,26 @@ func newChangesView(g *gui, src changesSource) *changesView {
 	v.fileList = widget.NewList(func() int { return len(v.files) }, newFileRow, v.updateFileRow)
 	v.fileList.OnSelected = func(i widget.ListItemID) {
 		if i < len(v.fileRow) {
+			if v.collapsed(i) {
+				v.toggleFold(i) // picked in the list: the person wants its lines
+			}
 			v.scrollToRow(v.fileRow[i])
 		}
 	}
 	v.lines = widget.NewList(func() int { return len(v.rows) },
-		func() fyne.CanvasObject { return newLineWidget(v) },
+		func() fyne.CanvasObject { return newDiffItem(v) },
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			if i < len(v.rows) {
-				o.(*lineWidget).set(i)
+				v.updateDiffItem(i, o)
 			}
 		})
 	v.lines.HideSeparators = true
+	v.wrapBox = widget.NewCheck(labelChangesWrap, v.setWrap)
 
 	v.review = newChangesReview(v)
-	tools := container.NewHBox(v.openBtn, v.copyBtn)
+	tools := container.NewHBox(v.wrapBox, v.openBtn, v.copyBtn)
 	head := container.NewBorder(nil, nil, nil, container.NewCenter(tools), container.NewVBox(v.title, v.summary))
-	split := container.NewHSplit(v.fileList, v.lines)
+	split := container.NewHSplit(v.fileList, container.New(&paneLayout{v: v}, v.lines))
 	split.SetOffset(0.28)
 	bottom := container.NewVBox(v.review.box, v.status)
 	v.win.SetContent(container.NewBorder(container.NewVBox(head, widget.NewSeparator()), bottom, nil, nil, split))
@@ -182,7 +196,10 @@ func (v *changesView) fetch(t mcpserver.Transport) (mcpserver.DiffResult, error)
 }
 
 // load reads the packet or session, then its change, and shows both.
+// What the status line said was about the view as it was.
 func (v *changesView) load() {
+	v.status.SetText("")
+	v.status.Hide()
 	if v.src.packetID != "" {
 		d, err := invoke(v.g, mcpserver.MethodWorkGet, mcpserver.WorkGetArgs{PacketID: v.src.packetID})
 		if err != nil {
@@ -212,6 +229,7 @@ func (v *changesView) load() {
 		v.fail("The changes could not be read", err)
 		return
 	}
+	v.readSent()
 	if err := v.show(d); err != nil {
 		v.fail("The changes could not be shown", err)
 	}
@@ -253,17 +271,18 @@ func (v *changesView) show(d mcpserver.DiffResult) error {
 // does not hold).
 func (v *changesView) apply(d mcpserver.DiffResult, files []unidiff.File) {
 	v.shown = d
-	v.untracked = map[int]bool{}
+	untracked := map[int]bool{}
 	for _, p := range d.Untracked {
-		v.untracked[len(files)] = true
+		untracked[len(files)] = true
 		files = append(files, unidiff.File{NewPath: p, Status: unidiff.Added})
 	}
-	v.files = files
-	v.rows, v.fileRow = buildRows(files, v.untracked)
-	v.hl = newHighlighter()
-	if v.marked >= len(v.rows) {
-		v.marked = -1
+	v.generated = map[string]bool{}
+	for _, p := range d.Generated {
+		v.generated[p] = true
 	}
+	v.files, v.untracked, v.folds = foldOrder(files, untracked, v.generated)
+	v.hl = newHighlighter()
+	v.rebuild()
 	added, deleted := 0, 0
 	for i := range files {
 		added += files[i].Added
@@ -283,7 +302,34 @@ func (v *changesView) apply(d mcpserver.DiffResult, files []unidiff.File) {
 		v.summary.SetText(s)
 	}
 	v.fileList.Refresh()
+}
+
+// rebuild lays the rows out again: the files (the folded ones collapsed
+// unless opened), the comments at their lines, and the heights of the rows
+// taller than a line.
+func (v *changesView) rebuild() {
+	v.rows, v.fileRow = buildRows(v.files, v.untracked, v.collapsed)
+	v.rows, v.fileRow = v.placeComments(v.rows, v.fileRow)
+	if v.marked >= len(v.rows) || v.marked >= 0 && v.rows[v.marked].kind != rowLine {
+		v.marked = -1
+	}
+	v.setHeights()
 	v.lines.Refresh()
+}
+
+// collapsed tells whether file i shows its header alone.
+func (v *changesView) collapsed(i int) bool {
+	return i < len(v.folds) && v.folds[i] != foldNone && !v.expanded[v.files[i].Path()]
+}
+
+// toggleFold opens or closes folded file i.
+func (v *changesView) toggleFold(i int) {
+	if i >= len(v.folds) || v.folds[i] == foldNone {
+		return
+	}
+	p := v.files[i].Path()
+	v.expanded[p] = !v.expanded[p]
+	v.rebuild()
 }
 
 // refreshLoop reads a live session's diff every every while
@@ -326,7 +372,29 @@ func (v *changesView) refreshLoop(every time.Duration) {
 // scrollToRow puts row i at the top of the diff pane.
 func (v *changesView) scrollToRow(i int) {
 	h := newLineWidget(v).MinSize().Height
-	v.lines.ScrollToOffset(float32(i) * (h + theme.Padding()))
+	off := float32(i) * (h + theme.Padding())
+	for r, th := range v.heights {
+		if r < i {
+			off += th - h
+		}
+	}
+	v.lines.ScrollToOffset(off)
+}
+
+// commentLineRow is the row of comment c's line, or -1.
+func (v *changesView) commentLineRow(c store.ReviewComment) int {
+	for i, r := range v.rows {
+		if r.kind != rowLine {
+			continue
+		}
+		f := &v.files[r.file]
+		l := &f.Hunks[r.hunk].Lines[r.line]
+		if c.Side == store.SideOld && f.OldPath == c.Path && int(l.OldLine) == c.Line && l.Kind != unidiff.Add ||
+			c.Side != store.SideOld && f.NewPath == c.Path && int(l.NewLine) == c.Line && l.Kind != unidiff.Delete {
+			return i
+		}
+	}
+	return -1
 }
 
 func (v *changesView) open() {
@@ -418,6 +486,9 @@ func (v *changesView) updateFileRow(i widget.ListItemID, o fyne.CanvasObject) {
 	p := f.Path()
 	if f.Status == unidiff.Renamed || f.Status == unidiff.Copied {
 		p = f.OldPath + " → " + f.NewPath
+	}
+	if i < len(v.folds) && v.folds[i] != foldNone {
+		p += "  · " + foldName(v.folds[i])
 	}
 	path.SetText(p)
 	add.Text, del.Text = "", ""

@@ -8,6 +8,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -29,9 +30,9 @@ type changesReview struct {
 	commentEntry *widget.Entry
 	commentAdd   *widget.Button
 	pending      store.ReviewComment // where the comment being written goes
+	editing      int                 // the draft comment being edited, -1 for a new one
 
-	comments    []store.ReviewComment
-	commentList *fyne.Container
+	comments []store.ReviewComment // the draft, shown at their lines
 
 	notes        *widget.Entry
 	request      *widget.Button
@@ -48,7 +49,7 @@ type changesReview struct {
 }
 
 func newChangesReview(v *changesView) *changesReview {
-	r := &changesReview{v: v}
+	r := &changesReview{v: v, editing: -1}
 	r.commentWhere = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	r.commentEntry = widget.NewMultiLineEntry()
 	r.commentEntry.SetPlaceHolder("Your comment on this line (the agent reads it)")
@@ -59,7 +60,6 @@ func newChangesReview(v *changesView) *changesReview {
 	cancel := widget.NewButton("Cancel", r.closeComment)
 	r.commentBox = container.NewBorder(r.commentWhere, nil, nil, container.NewVBox(r.commentAdd, cancel), r.commentEntry)
 	r.commentBox.Hide()
-	r.commentList = container.NewVBox()
 
 	r.notes = widget.NewEntry()
 	r.notes.SetPlaceHolder("Notes for the agent")
@@ -82,7 +82,7 @@ func newChangesReview(v *changesView) *changesReview {
 	r.conflict.Hide()
 
 	bar := container.NewBorder(nil, nil, nil, container.NewHBox(r.approve, r.request, r.reject, r.land, r.landed), r.notes)
-	r.box = container.NewVBox(widget.NewSeparator(), r.commentBox, r.commentList, r.conflict, bar)
+	r.box = container.NewVBox(widget.NewSeparator(), r.commentBox, r.conflict, bar)
 	r.box.Hide()
 	return r
 }
@@ -143,17 +143,55 @@ func (v *changesView) lineTapped(i int) {
 	case unidiff.NoNewline:
 		return
 	}
-	r.pending = c
+	r.openComment(c, -1, i, "")
+}
+
+// openComment opens the entry on comment c (draft comment editing, or
+// -1 for a new one) with text, marking row.
+func (r *changesReview) openComment(c store.ReviewComment, editing, row int, text string) {
+	v := r.v
+	r.pending, r.editing = c, editing
 	prev := v.marked
-	v.marked = i
-	if prev >= 0 {
+	v.marked = row
+	if prev >= 0 && prev < len(v.rows) {
 		v.lines.RefreshItem(prev)
 	}
-	v.lines.RefreshItem(i)
-	r.commentWhere.SetText(fmt.Sprintf("Comment on %s line %d (%s)", c.Path, c.Line, c.Side))
-	r.commentEntry.SetText("")
+	if row >= 0 {
+		v.lines.RefreshItem(row)
+	}
+	r.commentWhere.SetText("Comment on " + commentWhere(c))
+	r.commentAdd.SetText(labelChangesComment)
+	r.commentAdd.SetIcon(theme.ContentAddIcon())
+	if editing >= 0 {
+		r.commentWhere.SetText("Edit your comment on " + commentWhere(c))
+		r.commentAdd.SetText(labelCommentSave)
+		r.commentAdd.SetIcon(theme.ConfirmIcon())
+	}
+	r.commentEntry.SetText(text)
 	r.commentBox.Show()
+	v.win.Content().Refresh()
 	v.win.Canvas().Focus(r.commentEntry)
+}
+
+// editComment opens draft comment i in the entry.
+func (r *changesReview) editComment(i int) {
+	if i < 0 || i >= len(r.comments) {
+		return
+	}
+	c := r.comments[i]
+	r.openComment(c, i, r.v.commentLineRow(c), c.Text)
+}
+
+// removeComment drops draft comment i.
+func (r *changesReview) removeComment(i int) {
+	if i < 0 || i >= len(r.comments) {
+		return
+	}
+	r.comments = slices.Delete(r.comments, i, i+1)
+	if r.editing >= 0 {
+		r.closeComment() // its index moved
+	}
+	r.v.rebuild()
 }
 
 func (r *changesReview) addComment() {
@@ -168,34 +206,25 @@ func (r *changesReview) addComment() {
 	}
 	c := r.pending
 	c.Text = text
-	r.comments = append(r.comments, c)
-	r.showComments()
+	if r.editing >= 0 && r.editing < len(r.comments) {
+		r.comments[r.editing] = c
+	} else {
+		r.comments = append(r.comments, c)
+	}
 	r.closeComment()
+	r.v.rebuild()
 }
 
 func (r *changesReview) closeComment() {
 	r.commentBox.Hide()
+	r.v.win.Content().Refresh()
+	r.editing = -1
 	if m := r.v.marked; m >= 0 {
 		r.v.marked = -1
-		r.v.lines.RefreshItem(m)
+		if m < len(r.v.rows) {
+			r.v.lines.RefreshItem(m)
+		}
 	}
-}
-
-func (r *changesReview) showComments() {
-	objs := make([]fyne.CanvasObject, 0, len(r.comments))
-	for i, c := range r.comments {
-		l := widget.NewLabel(fmt.Sprintf("%s:%d (%s): %s", c.Path, c.Line, c.Side, c.Text))
-		l.Wrapping = fyne.TextWrapWord
-		del := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() {
-			r.comments = append(r.comments[:i:i], r.comments[i+1:]...)
-			r.showComments()
-		})
-		del.Importance = widget.LowImportance
-		objs = append(objs, container.NewBorder(nil, nil, nil, del, l))
-	}
-	r.commentList.Objects = objs
-	r.commentList.Refresh()
-	r.v.win.Content().Refresh()
 }
 
 // verdict sends verdict v with notes and the comments.
@@ -208,8 +237,18 @@ func (r *changesReview) verdict(verdict store.Verdict, notes string, comments []
 	}
 	r.v.packet = res.Packet
 	r.update()
+	r.sent()
 	r.v.note(done)
 	return nil
+}
+
+// sent shows the last review's comments at their lines, the draft's gone
+// with the verdict.
+func (r *changesReview) sent() {
+	r.comments = nil
+	r.closeComment()
+	r.v.readSent()
+	r.v.rebuild()
 }
 
 func (r *changesReview) requestChanges() {
@@ -222,9 +261,7 @@ func (r *changesReview) requestChanges() {
 		notes = "See the comments on the lines."
 	}
 	if r.verdict(store.VerdictRequestChanges, notes, r.comments, "Changes requested: the packet is back in the queue with your comments.") == nil {
-		r.comments = nil
 		r.notes.SetText("")
-		r.showComments()
 	}
 }
 
@@ -247,12 +284,20 @@ func (r *changesReview) showLanding(res mcpserver.LandResult, err error) {
 			r.showConflict(d)
 			return
 		}
+		if errors.As(err, &d) && d.Code == store.CodeDependsOnPacket && len(d.Packets) > 0 {
+			r.v.status.SetText("")
+			r.showDepends(d)
+			return
+		}
 		r.v.fail("Not landed", err)
 		return
 	}
 	r.v.packet = res.Packet
 	r.conflict.Hide()
 	r.update()
+	if r.showPullRequest(res) {
+		return
+	}
 	r.v.note(fmt.Sprintf("Landed on %s as %s (%d files).", r.v.base, shortCommit(res.Commit), res.Files))
 }
 

@@ -23,10 +23,11 @@ import (
 type rowKind uint8
 
 const (
-	rowFile rowKind = iota // a file's header: status, path(s)
-	rowNote                // a line about a file with no lines to show: binary, mode, untracked
-	rowHunk                // a hunk's @@ line
-	rowLine                // a line of a hunk
+	rowFile    rowKind = iota // a file's header: status, path(s)
+	rowNote                   // a line about a file with no lines to show: binary, mode, untracked
+	rowHunk                   // a hunk's @@ line
+	rowLine                   // a line of a hunk
+	rowComment                // a comment under its line: line indexes changesView.inline
 )
 
 // diffRow is one row of the diff pane: indexes into the parsed files, so
@@ -39,11 +40,13 @@ type diffRow struct {
 }
 
 // buildRows flattens files into rows; fileRow[i] is the row of file i's
-// header.
-func buildRows(files []unidiff.File, untracked map[int]bool) (rows []diffRow, fileRow []int) {
+// header. A collapsed file shows its header and a note.
+func buildRows(files []unidiff.File, untracked map[int]bool, collapsed func(int) bool) (rows []diffRow, fileRow []int) {
 	n := 0
 	for i := range files {
-		n += 2 + len(files[i].Hunks) + files[i].LineCount()
+		if !collapsed(i) {
+			n += 2 + len(files[i].Hunks) + files[i].LineCount()
+		}
 	}
 	rows = make([]diffRow, 0, n)
 	fileRow = make([]int, len(files))
@@ -51,6 +54,10 @@ func buildRows(files []unidiff.File, untracked map[int]bool) (rows []diffRow, fi
 		f := &files[i]
 		fileRow[i] = len(rows)
 		rows = append(rows, diffRow{kind: rowFile, file: int32(i)})
+		if collapsed(i) {
+			rows = append(rows, diffRow{kind: rowNote, file: int32(i)})
+			continue
+		}
 		if f.Binary || len(f.Hunks) == 0 || untracked[i] {
 			rows = append(rows, diffRow{kind: rowNote, file: int32(i)})
 		}
@@ -85,6 +92,14 @@ func fileTitle(f *unidiff.File) string {
 		s += "  (binary)"
 	}
 	return s
+}
+
+// foldName says why a folded file is folded, in its header.
+func foldName(k foldKind) string {
+	if k == foldGenerated {
+		return "generated"
+	}
+	return "lockfile"
 }
 
 // fileNote is the line shown for a file without lines.
@@ -126,6 +141,9 @@ const (
 	// lineMaxTokens bounds the text objects of a row; a line with more
 	// tokens draws the rest in one colour.
 	lineMaxTokens = 40
+	// lineWrapMaxColumns is how much of a line the pane draws when lines
+	// wrap: a megabyte of minified code would be thousands of rows.
+	lineWrapMaxColumns = 8000
 	// numberColumns is the width of each line-number column.
 	numberColumns = 6
 	// tabColumns is how wide a tab is drawn.
@@ -147,8 +165,10 @@ type lineWidget struct {
 	sign     *canvas.Text
 	tokens   []*canvas.Text // the first used ones are shown
 	cols     []int          // the column each token starts at
+	rows     []int          // the row of a wrapped line each token is on
 	used     int
 	drawn    int     // tokens shown by the last refresh
+	grown    bool    // tokens were added since the renderer listed them
 	colW     float32 // width of a monospace column
 	textSize float32
 }
@@ -168,6 +188,7 @@ func newLineWidget(v *changesView) *lineWidget {
 	l.oldNo.Alignment, l.newNo.Alignment = fyne.TextAlignTrailing, fyne.TextAlignTrailing
 	l.tokens = make([]*canvas.Text, lineMaxTokens)
 	l.cols = make([]int, lineMaxTokens)
+	l.rows = make([]int, lineMaxTokens)
 	for i := range l.tokens {
 		l.tokens[i] = mk()
 	}
@@ -175,11 +196,18 @@ func newLineWidget(v *changesView) *lineWidget {
 	return l
 }
 
-// Tapped opens the comment entry on the line.
+// Tapped opens the comment entry on a line, or a folded file's lines on
+// its header.
 func (l *lineWidget) Tapped(*fyne.PointEvent) {
-	if l.row >= 0 {
-		l.view.lineTapped(l.row)
+	v := l.view
+	if l.row < 0 || l.row >= len(v.rows) {
+		return
 	}
+	if r := v.rows[l.row]; r.kind == rowFile || r.kind == rowNote && v.collapsed(int(r.file)) {
+		v.toggleFold(int(r.file))
+		return
+	}
+	v.lineTapped(l.row)
 }
 
 func (l *lineWidget) MinSize() fyne.Size {
@@ -211,15 +239,27 @@ func (l *lineWidget) set(i int) {
 	one := func(text string, c color.Color, bold bool) {
 		t := l.tokens[0]
 		t.Text, t.Color, t.TextStyle = clipColumns(text, lineMaxColumns), c, textStyle(bold)
-		l.cols[0] = 0
+		l.cols[0], l.rows[0] = 0, 0
 		l.used = 1
 	}
 	switch r.kind {
 	case rowFile:
 		l.bg.FillColor = tintFile
-		one(fileTitle(f), fg, true)
+		title := fileTitle(f)
+		if k := v.folds[r.file]; k != foldNone {
+			mark := "▾ "
+			if v.collapsed(int(r.file)) {
+				mark = "▸ "
+			}
+			title = mark + title + "  · " + foldName(k)
+		}
+		one(title, fg, true)
 	case rowNote:
 		l.bg.FillColor = color.Transparent
+		if v.collapsed(int(r.file)) {
+			one(foldNote(v.folds[r.file], f), dim, false)
+			break
+		}
 		one(fileNote(f, v.untracked[int(r.file)]), dim, false)
 	case rowHunk:
 		l.bg.FillColor = tintHunk
@@ -245,6 +285,9 @@ func (l *lineWidget) set(i int) {
 			break
 		}
 		l.setTokens(ln.Text, v.hl.spans(v.files, r))
+		if v.wrap {
+			l.wrapTokens(v.wrapColumns())
+		}
 	}
 	if v.marked == i {
 		l.bg.FillColor = tintMarked
@@ -256,6 +299,10 @@ func (l *lineWidget) set(i int) {
 // no text object, only their width: fewer objects to draw per frame.
 func (l *lineWidget) setTokens(text string, spans []span) {
 	pal := l.view.hl.palette()
+	limit := lineMaxColumns
+	if l.view.wrap {
+		limit = lineWrapMaxColumns
+	}
 	if len(spans) == 0 && text != "" {
 		spans = []span{{end: int32(len(text)), kind: chroma.Text}}
 	}
@@ -271,17 +318,63 @@ func (l *lineWidget) setTokens(text string, spans []span) {
 		seg := expandTabs(text[start:end])
 		start = end
 		lead := len(seg) - len(strings.TrimLeft(seg, " "))
-		if body := strings.TrimRight(seg[lead:], " "); body != "" && col+lead < lineMaxColumns {
+		if body := strings.TrimRight(seg[lead:], " "); body != "" && col+lead < limit {
 			t := l.tokens[l.used]
-			t.Text, t.Color, t.TextStyle = clipColumns(body, lineMaxColumns-col-lead), pal.colour(s.kind), textStyle(false)
-			l.cols[l.used] = col + lead
+			t.Text, t.Color, t.TextStyle = clipColumns(body, limit-col-lead), pal.colour(s.kind), textStyle(false)
+			l.cols[l.used], l.rows[l.used] = col+lead, 0
 			l.used++
 		}
 		col += utf8.RuneCountInString(seg)
-		if end == len(text) || col >= lineMaxColumns {
+		if end == len(text) || col >= limit {
 			break
 		}
 	}
+}
+
+// wrapTokens breaks the tokens laid out on one long row into rows of
+// cols columns, splitting a token that crosses the end of a row; more
+// text objects are made as needed.
+func (l *lineWidget) wrapTokens(cols int) {
+	type piece struct {
+		text     string
+		c        color.Color
+		col, row int
+	}
+	var out []piece
+	for i := range l.used {
+		t := l.tokens[i]
+		col := l.cols[i]
+		rs := []rune(t.Text)
+		for len(rs) > 0 {
+			row, at := col/cols, col%cols
+			n := min(len(rs), cols-at)
+			out = append(out, piece{string(rs[:n]), t.Color, at, row})
+			rs, col = rs[n:], col+n
+		}
+	}
+	for len(l.tokens) < len(out) {
+		t := canvas.NewText("", theme.Color(theme.ColorNameForeground))
+		t.TextSize = l.textSize
+		l.tokens = append(l.tokens, t)
+		l.cols = append(l.cols, 0)
+		l.rows = append(l.rows, 0)
+		l.grown = true
+	}
+	for i, p := range out {
+		t := l.tokens[i]
+		t.Text, t.Color, t.TextStyle = p.text, p.c, textStyle(false)
+		l.cols[i], l.rows[i] = p.col, p.row
+	}
+	l.used = len(out)
+}
+
+// wrappedRows is how many rows of cols columns text takes when wrapped.
+func wrappedRows(text string, cols int) int {
+	if cols <= 0 || len(text) <= cols && strings.IndexByte(text, '\t') < 0 {
+		return 1
+	}
+	n := min(utf8.RuneCountInString(expandTabs(text)), lineWrapMaxColumns+1)
+	return max(1, (n+cols-1)/cols)
 }
 
 // textStyle is monospace for code, bold (in the theme's text font, which
@@ -328,12 +421,14 @@ func (r *lineRenderer) Layout(size fyne.Size) {
 	l.bg.Move(fyne.NewPos(0, -pad/2))
 	l.bg.Resize(fyne.NewSize(size.Width, size.Height+pad))
 	numW := l.colW * numberColumns
+	// The numbers and the sign stand on the first row of a wrapped line.
+	firstH := min(size.Height, l.MinSize().Height)
 	l.oldNo.Move(fyne.NewPos(0, 0))
-	l.oldNo.Resize(fyne.NewSize(numW, size.Height))
+	l.oldNo.Resize(fyne.NewSize(numW, firstH))
 	l.newNo.Move(fyne.NewPos(numW+l.colW, 0))
-	l.newNo.Resize(fyne.NewSize(numW, size.Height))
+	l.newNo.Resize(fyne.NewSize(numW, firstH))
 	l.sign.Move(fyne.NewPos(2*numW+2*l.colW, 0))
-	l.sign.Resize(fyne.NewSize(l.colW, size.Height))
+	l.sign.Resize(fyne.NewSize(l.colW, firstH))
 	x := l.gutter()
 	if l.row >= 0 && l.kind != rowLine {
 		x = pad
@@ -348,8 +443,12 @@ func (r *lineRenderer) Layout(size fyne.Size) {
 		if t.TextStyle.Bold {
 			w = fyne.MeasureText(t.Text, t.TextSize, t.TextStyle).Width
 		}
-		t.Move(fyne.NewPos(x+float32(l.cols[i])*l.colW, 0))
-		t.Resize(fyne.NewSize(w, size.Height))
+		lineH := size.Height
+		if l.view.wrap && l.kind == rowLine {
+			lineH = l.MinSize().Height
+		}
+		t.Move(fyne.NewPos(x+float32(l.cols[i])*l.colW, float32(l.rows[i])*lineH))
+		t.Resize(fyne.NewSize(w, lineH))
 	}
 }
 
@@ -370,7 +469,8 @@ func (r *lineRenderer) Refresh() {
 }
 
 func (r *lineRenderer) Objects() []fyne.CanvasObject {
-	if r.objs == nil {
+	if r.objs == nil || r.l.grown {
+		r.l.grown = false
 		l := r.l
 		r.objs = []fyne.CanvasObject{l.bg, l.oldNo, l.newNo, l.sign}
 		for _, t := range l.tokens {

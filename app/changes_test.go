@@ -34,6 +34,13 @@ type changesFake struct {
 	plans     []mcpserver.WorkLandArgs
 	landErr   error
 	diffReads int
+	// prURL and prNote are what a pull-request landing answers.
+	prURL, prNote string
+	generated []string
+	// reviewed and since are the diffs work.diff serves for its ranges
+	// DiffReviewed and DiffSinceReview; ranges are the ranges asked for.
+	reviewed, since string
+	ranges          []string
 }
 
 func (f *changesFake) calls() ([]mcpserver.VerdictArgs, []mcpserver.WorkLandArgs) {
@@ -66,10 +73,19 @@ func newChangesGUI(t *testing.T, a fyne.App, p store.Packet, f *changesFake) *gu
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.diffReads++
-		return mcpserver.DiffResult{From: p.Changes.From, To: p.Changes.To, Diff: f.diff, Untracked: f.untracked}
+		return mcpserver.DiffResult{From: p.Changes.From, To: p.Changes.To, Diff: f.diff, Untracked: f.untracked, Generated: f.generated}
 	}
-	reg.Register(mcpserver.Define(mcpserver.MethodWorkDiff, on, mcpserver.Hidden|mcpserver.ReadOnly, "", func(_ *mcpserver.Call, _ mcpserver.WorkDiffArgs) (mcpserver.DiffResult, error) {
-		return diff(), nil
+	reg.Register(mcpserver.Define(mcpserver.MethodWorkDiff, on, mcpserver.Hidden|mcpserver.ReadOnly, "", func(_ *mcpserver.Call, in mcpserver.WorkDiffArgs) (mcpserver.DiffResult, error) {
+		if in.Range == "" {
+			return diff(), nil
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.ranges = append(f.ranges, in.Range)
+		if in.Range == mcpserver.DiffReviewed {
+			return mcpserver.DiffResult{Diff: f.reviewed}, nil
+		}
+		return mcpserver.DiffResult{Diff: f.since}, nil
 	}))
 	reg.Register(mcpserver.Define(mcpserver.MethodSessionDiff, on, mcpserver.Hidden|mcpserver.ReadOnly, "", func(_ *mcpserver.Call, _ mcpserver.SessionDiffArgs) (mcpserver.DiffResult, error) {
 		return diff(), nil
@@ -79,7 +95,7 @@ func newChangesGUI(t *testing.T, a fyne.App, p store.Packet, f *changesFake) *gu
 		defer f.mu.Unlock()
 		f.verdicts = append(f.verdicts, in)
 		q := p
-		q.Review = &store.PacketReview{Verdict: in.Verdict, Notes: in.Notes, By: "operator"}
+		q.Review = &store.PacketReview{Verdict: in.Verdict, Notes: in.Notes, Comments: in.Comments, By: "operator", To: p.Changes.To}
 		switch in.Verdict {
 		case store.VerdictApprove:
 			q.State = store.PacketDone
@@ -105,6 +121,10 @@ func newChangesGUI(t *testing.T, a fyne.App, p store.Packet, f *changesFake) *gu
 		}
 		q := p
 		q.State = store.PacketDone
+		if in.Mode == string(store.LandingPullRequest) {
+			q.Landed = &store.PacketLanding{Commit: "9c1d2e3f4a5b6c7d8e9f", Mode: in.Mode, At: goldenNow, URL: f.prURL, Remote: "origin", Branch: "switchboard/d41c8e2f-greet"}
+			return mcpserver.LandResult{Packet: q, Commit: q.Landed.Commit, URL: f.prURL, Note: f.prNote}, nil
+		}
 		q.Landed = &store.PacketLanding{Commit: "9c1d2e3f4a5b6c7d8e9f", Mode: "merge", At: goldenNow}
 		return mcpserver.LandResult{Packet: q, Commit: q.Landed.Commit, Files: 5}, nil
 	}))
@@ -147,14 +167,24 @@ func (v *changesView) lineRow(path string, n int, side string) int {
 
 // shownLine is the line widget the list shows for row i, or nil.
 func (v *changesView) shownLine(i int) *lineWidget {
-	var found *lineWidget
+	l, _ := v.findShown(func(o fyne.CanvasObject) bool {
+		l, ok := o.(*lineWidget)
+		return ok && l.row == i && l.Visible()
+	}).(*lineWidget)
+	return l
+}
+
+// findShown is the first object of the window that match says is the one, or
+// nil.
+func (v *changesView) findShown(match func(fyne.CanvasObject) bool) fyne.CanvasObject {
+	var found fyne.CanvasObject
 	var walk func(o fyne.CanvasObject)
 	walk = func(o fyne.CanvasObject) {
 		if found != nil {
 			return
 		}
-		if l, ok := o.(*lineWidget); ok && l.row == i && l.Visible() {
-			found = l
+		if match(o) {
+			found = o
 			return
 		}
 		switch c := o.(type) {
@@ -239,6 +269,9 @@ func changesPlan(mode string) mcpserver.LandPlanResult {
 		{Commit: "27dfa13e4d5c6b7a8f9e0d1c2b3a4f5e6d7c8b9a", Subject: "Say why in the doc comment"},
 	}
 	p.Files = []workspace.PlanFile{{Status: "M", Path: "cmd/main.go"}, {Status: "R", Path: "docs/NOTES.md", OldPath: "NOTES.md"}}
+	if p.Mode == string(store.LandingPullRequest) {
+		p.Remote = "origin"
+	}
 	return p
 }
 
@@ -488,15 +521,29 @@ func TestWorkChangesButton(t *testing.T) {
 }
 
 // One Changes window per packet: opening it again brings the open one
-// forward rather than stacking another, and once closed it opens anew.
+// forward, its change read again, rather than stacking another, and once
+// closed it opens anew.
 func TestChangesOneWindowPerPacket(t *testing.T) {
 	a := test.NewTempApp(t)
 	f := &changesFake{diff: readSmallDiff(t)}
 	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), f)
 	v := g.showPacketChanges(changesPkt)
 	open := len(a.Driver().AllWindows())
+	reads := func() int {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.diffReads
+	}
+	before := reads()
+	v.on(func() { v.note("Changes requested") })
 	if again := g.showPacketChanges(changesPkt); again != v {
 		t.Error("a second click opened a second Changes window")
+	}
+	if reads() != before+1 {
+		t.Error("the window brought forward did not read the change again (the packet may have come back)")
+	}
+	if v.status.Visible() {
+		t.Errorf("the window brought forward still says %q", v.status.Text)
 	}
 	if n := len(a.Driver().AllWindows()); n != open {
 		t.Errorf("%d windows open after the second click, %d before", n, open)

@@ -31,6 +31,15 @@ type Core interface {
 	// SetShowWindow sets what a second launch of the app asks for: the
 	// main window in front.
 	SetShowWindow(show func() bool)
+	// Database is the team database the store is on ("" for this
+	// machine's file) and who named it (daemon.DatabaseFrom*).
+	Database() (conn, from string)
+	// ConnectDatabase tries a team database and saves it for the next
+	// start; DisconnectDatabase forgets the saved one.
+	ConnectDatabase(conn string) error
+	DisconnectDatabase() error
+	// RequestRestart has the program start again once the GUI quits.
+	RequestRestart()
 }
 
 // callTimeout bounds a GUI call: a registry call is one transaction, but

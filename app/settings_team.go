@@ -35,9 +35,8 @@ const (
 	teamPollEvery = 2 * daemon.DefaultHeartbeat
 
 	textTeamOff = "The store is this machine's bbolt file: this Switchboard alone reads and writes it. " +
-		"To share the work queue with other Switchboard instances (team mode), start Switchboard with " +
-		"--database URL, or with SWITCHBOARD_DATABASE_URL set, naming a PostgreSQL database that they all use " +
-		"(docs/team-mode.md)."
+		"To share the work queue with other Switchboard instances (team mode), connect below to a PostgreSQL " +
+		"database they all use (or start Switchboard with --database URL or SWITCHBOARD_DATABASE_URL; docs/team-mode.md)."
 )
 
 // teamPane shows team.status. It reads off the Fyne goroutine (a shared
@@ -54,6 +53,7 @@ type teamPane struct {
 	heading                         *widget.Label
 	rows                            *fyne.Container
 	box                             *fyne.Container // the tab's content
+	connect                         *teamConnect
 
 	shown   bool      // the tab is selected
 	loading bool      // a read is under way
@@ -82,7 +82,8 @@ func (w *settingsWindow) teamTab() fyne.CanvasObject {
 	p.note.Wrapping = fyne.TextWrapWord
 	p.heading = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	p.heading.Hide()
-	top := container.NewVBox(p.form, p.note, p.heading)
+	p.connect = w.newTeamConnect()
+	top := container.NewVBox(p.form, p.note, p.connect.box, p.heading)
 	p.box = container.NewBorder(top, nil, nil, nil, container.NewVScroll(p.rows))
 	return p.box
 }

@@ -552,15 +552,29 @@ func repoLabel(r store.Repository) string {
 // startAgent starts profile in repository in permission mode; confirm records the person's
 // confirmation of full auto for the repository. It runs off the Fyne thread: the call
 // commits a transaction and starts a process.
-func (g *gui) startAgent(profile, repository string, mode profile.Permission, confirm bool) {
-	out, err := invoke(g, mcpserver.MethodAgentStart, mcpserver.AgentStartArgs{Profile: profile, RepositoryID: repository,
-		Permission: mode, ConfirmFullAuto: confirm})
+func (g *gui) startAgent(profileID, repository string, mode profile.Permission, confirm bool) {
+	args := mcpserver.AgentStartArgs{Profile: profileID, RepositoryID: repository, Permission: mode, ConfirmFullAuto: confirm}
+	out, err := invoke(g, mcpserver.MethodAgentStart, args)
+	if emptyRepository(err) {
+		// Where the new agent would show up, the way on is offered.
+		fyne.Do(func() {
+			g.showSessions("")
+			g.offerFirstCommit(g.sessions.win, args, g.trayStarted)
+		})
+		return
+	}
+	g.trayStarted(out, err)
+}
+
+// trayStarted tells of an agent the tray started: its session shown, or a
+// notification of why it did not start.
+func (g *gui) trayStarted(out mcpserver.AgentStarted, err error) {
 	if err != nil {
-		g.log.Error("tray: start agent", "profile", profile, "repository", repository, "err", err)
+		g.log.Error("tray: start agent", "err", err)
 		g.app.SendNotification(fyne.NewNotification("Switchboard: the agent did not start", err.Error()))
 		return
 	}
-	g.log.Info("tray: agent started", "profile", profile, "session", out.SessionID, "pid", out.PID, "permission", out.Permission)
+	g.log.Info("tray: agent started", "session", out.SessionID, "pid", out.PID, "permission", out.Permission)
 	fyne.Do(func() { g.showSessions(out.SessionID) })
 }
 

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -44,9 +45,46 @@ type fakeCore struct {
 	reg    *mcpserver.Registry
 	agents *supervisor.Supervisor
 	show   func() bool
+
+	mu sync.Mutex
+	// database and databaseFrom are what Database answers; saved what
+	// Connect/DisconnectDatabase left; connectErr what ConnectDatabase
+	// fails with; restart whether RequestRestart was called.
+	database, databaseFrom, saved string
+	connectErr                    error
+	restart                       bool
 }
 
 func (f *fakeCore) SetShowWindow(show func() bool) { f.show = show }
+
+func (f *fakeCore) Database() (string, string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.database, f.databaseFrom
+}
+
+func (f *fakeCore) ConnectDatabase(conn string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.connectErr != nil {
+		return f.connectErr
+	}
+	f.saved = conn
+	return nil
+}
+
+func (f *fakeCore) DisconnectDatabase() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.saved = ""
+	return nil
+}
+
+func (f *fakeCore) RequestRestart() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.restart = true
+}
 
 func (f *fakeCore) Registry() *mcpserver.Registry  { return f.reg }
 func (f *fakeCore) Agents() *supervisor.Supervisor { return f.agents }

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
+	"github.com/switchboard-dev/switchboard/app/daemon"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
@@ -185,7 +186,12 @@ func newGoldenGUI(t testing.TB, a fyne.App, d *goldenData, agents *supervisor.Su
 	}))
 
 	log, _ := newTestLogger()
-	return &gui{app: a, core: &fakeCore{Backend: b, reg: reg, agents: agents}, log: log, quit: func() {}}
+	core := &fakeCore{Backend: b, reg: reg, agents: agents}
+	if d.team.Team {
+		// Connected from Settings: the Team tab offers Disconnect.
+		core.database, core.databaseFrom = d.team.Database, daemon.DatabaseFromSettings
+	}
+	return &gui{app: a, core: core, log: log, quit: func() {}}
 }
 
 // The fixed ids the goldens show: as long as the store's, so that the

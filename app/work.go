@@ -66,9 +66,12 @@ type workWindow struct {
 
 	title    *widget.Label
 	subtitle *widget.Label
-	facts    *widget.Form
-	body     *fyne.Container // sections of the selected packet
-	cancel   *widget.Button
+	// prLink is the pull request a landing opened, shown under the
+	// subtitle; hidden otherwise.
+	prLink *widget.Hyperlink
+	facts  *widget.Form
+	body   *fyne.Container // sections of the selected packet
+	cancel *widget.Button
 	// startOnBtn starts an agent on the selected queued packet (work_start.go).
 	startOnBtn *widget.Button
 	actions    *fyne.Container // the buttons above the detail
@@ -174,7 +177,9 @@ func newWorkView(g *gui, win fyne.Window, withBoard bool) (*workWindow, fyne.Can
 
 	w.startOnBtn = w.newStartOnButton()
 	w.actions = container.NewHBox(w.startOnBtn, w.approve, w.changes, w.reject, layout.NewSpacer(), w.requeue, w.cancel)
-	head := container.NewVBox(w.title, w.subtitle, w.actions, widget.NewSeparator())
+	w.prLink = widget.NewHyperlink("", nil)
+	w.prLink.Hide()
+	head := container.NewVBox(w.title, w.subtitle, w.prLink, w.actions, widget.NewSeparator())
 	w.bodyScroll = container.NewVScroll(w.body)
 	w.detailUI = container.NewBorder(head, nil, nil, nil, w.bodyScroll)
 	w.empty = container.NewCenter(widget.NewLabel(labelWorkNoPacket))

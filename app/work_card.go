@@ -126,6 +126,8 @@ func (w *workWindow) cardInfo(p store.Packet) string {
 func (w *workWindow) cardSession(p store.Packet) string {
 	parts := []string{}
 	switch {
+	case sentBackWaiting(p):
+		parts = append(parts, "changes requested, waiting for "+p.HeldFor())
 	case p.Lease != nil:
 		parts = append(parts, p.Lease.SessionID)
 	case p.Changes != nil && p.Changes.SessionID != "":
@@ -136,6 +138,12 @@ func (w *workWindow) cardSession(p store.Packet) string {
 	}
 	parts = append(parts, workAge(w.now().Sub(p.CreatedAt)))
 	return strings.Join(parts, " · ")
+}
+
+// sentBackWaiting reports whether p came back from review with changes
+// requested and waits for the agent that made them to take it again.
+func sentBackWaiting(p store.Packet) bool {
+	return p.HeldFor() != "" && p.Review != nil && p.Review.Verdict == store.VerdictRequestChanges && p.ReservedFor == ""
 }
 
 // rowInfo is a card's lines after the title, as one line.

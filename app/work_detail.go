@@ -56,10 +56,14 @@ func (w *workWindow) showDetail() {
 
 	w.title.SetText(p.Title)
 	sub := fmt.Sprintf("%s · %s · %s", workStateText(p.State), w.repoName(p.RepositoryID), p.ID)
-	if holder := p.HeldFor(); holder != "" {
+	switch holder := p.HeldFor(); {
+	case sentBackWaiting(p):
+		sub += " · changes requested, waiting for the agent (session " + holder + ")"
+	case holder != "":
 		sub += " · held for session " + holder
 	}
-	w.subtitle.SetText(sub)
+	w.subtitle.SetText(sub + landedText(p.Landed))
+	showPullRequestLink(w.prLink, p.Landed)
 	workSetEnabled(w.cancel, !p.State.Terminal())
 	show(w.startOnBtn, p.State == store.PacketQueued && p.HeldFor() == "")
 	workSetEnabled(w.requeue, slices.Contains([]store.PacketState{store.PacketFailed, store.PacketCancelled, store.PacketClaimed, store.PacketInProgress}, p.State))

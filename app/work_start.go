@@ -57,7 +57,7 @@ func (w *workWindow) startOn(profile string, p store.Packet) {
 	args := mcpserver.AgentStartArgs{Profile: profile, RepositoryID: p.RepositoryID, PacketID: p.ID, Permission: w.g.startPermission()}
 	w.g.background(func() {
 		out, err := invoke(w.g, mcpserver.MethodAgentStart, args)
-		fyne.Do(func() {
+		started := func(out mcpserver.AgentStarted, err error) {
 			if err != nil {
 				w.fail("start "+profile+" on "+p.ID, err)
 				return
@@ -65,6 +65,14 @@ func (w *workWindow) startOn(profile string, p store.Packet) {
 			w.note("Started " + profile + " on " + p.Title + ".")
 			w.reload()
 			w.g.showSessions(out.SessionID)
+		}
+		fyne.Do(func() {
+			if emptyRepository(err) {
+				w.showStatus("", widget.MediumImportance)
+				w.g.offerFirstCommit(w.win, args, started)
+				return
+			}
+			started(out, err)
 		})
 	})
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-dev/switchboard/internal/coretest"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 )
@@ -749,7 +750,7 @@ func TestWorkResources(t *testing.T) {
 		if err := json.Unmarshal([]byte(text), v); err != nil {
 			t.Fatalf("read %s: %v: %s", uri, err, text)
 		}
-		for _, s := range []string{e.clientRaw, secretOf(t, e.clientRaw), "sbt_"} {
+		for _, s := range []string{e.clientRaw, coretest.SecretOf(t, e.clientRaw), "sbt_"} {
 			if strings.Contains(text, s) {
 				t.Errorf("read %s: holds token material", uri)
 			}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/internal/coretest"
 	"github.com/switchboard-dev/switchboard/internal/pgtest"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
@@ -77,11 +78,11 @@ type faultEnv struct {
 
 func newFaultEnv(t *testing.T) *faultEnv {
 	t.Helper()
-	if pgServer == nil {
+	if !stores.OnPostgres() {
 		t.Skip("the store goes away only on PostgreSQL")
 	}
 	pg := pgtest.Start(t) // its own: stopping the suite's would fail every other test
-	f := &fixture{clock: newFakeClock(), env: &fakeEnv{}, logs: &syncBuffer{}}
+	f := &fixture{clock: coretest.NewClock(), env: &coretest.Env{}, logs: &coretest.SyncBuffer{}}
 	db, err := store.OpenPostgres(pg.URL("postgres"), store.Options{Now: f.clock.Now})
 	if err != nil {
 		t.Fatal(err)

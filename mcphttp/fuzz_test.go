@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/internal/coretest"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 )
@@ -70,7 +71,7 @@ type fuzzServer struct {
 func newFuzzServer(f *testing.F) *fuzzServer {
 	s := &fuzzServer{logs: &fuzzLog{}}
 	log := slog.New(slog.NewTextHandler(s.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	fx := &fixture{clock: newFakeClock(), env: &fakeEnv{}, log: log}
+	fx := &fixture{clock: coretest.NewClock(), env: &coretest.Env{}, log: log}
 	fx.db = openTestDB(f, fx.clock)
 	fx.reg = mcpserver.New(fx.db, mcpserver.Options{Version: testVersion, Env: fx.env, Log: log})
 	s.db = fx.db

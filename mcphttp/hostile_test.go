@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/internal/coretest"
 	"github.com/switchboard-dev/switchboard/internal/testwait"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
@@ -721,7 +722,7 @@ func (e *hostileEnv) checkAnswer(t *testing.T, resp *http.Response, body []byte,
 	if !strings.HasPrefix(ct, "application/json") {
 		t.Fatalf("Content-Type %q: %s", ct, excerpt(body, 300))
 	}
-	if strings.Contains(string(body), secretOf(t, e.clientRaw)) {
+	if strings.Contains(string(body), coretest.SecretOf(t, e.clientRaw)) {
 		t.Error("the answer holds the client token's secret")
 	}
 	var reply rpcReply

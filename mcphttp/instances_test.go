@@ -18,12 +18,11 @@ import (
 // packet's creation returning on A to the agent's answer on B) is measured
 // over rounds; the bound is 50 ms.
 func TestWakeUpAcrossInstances(t *testing.T) {
-	if pgServer == nil {
+	if !stores.OnPostgres() {
 		t.Skip("instances share a database on PostgreSQL only")
 	}
 	f, _, repo := workflowEnv(t) // instance A
-	u, _ := pgURLs.Load(f.db)
-	dbB, err := store.OpenPostgres(u.(string), store.Options{})
+	dbB, err := store.OpenPostgres(stores.URL(f.db), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,13 +90,12 @@ func TestWakeUpAcrossInstances(t *testing.T) {
 // the queue, it is marked lost, and sweeping again does nothing. B's clock
 // runs an hour ahead of A's, which is A having been silent for an hour.
 func TestLostInstanceSweep(t *testing.T) {
-	if pgServer == nil {
+	if !stores.OnPostgres() {
 		t.Skip("instances share a database on PostgreSQL only")
 	}
 	const idA, idB = "inst_aaaaaaaaaaaaaaaaaaaa", "inst_bbbbbbbbbbbbbbbbbbbb"
-	dbA := openStore(t, store.Options{Instance: idA})
-	u, _ := pgURLs.Load(dbA)
-	dbB, err := store.OpenPostgres(u.(string), store.Options{Instance: idB, Now: func() time.Time { return time.Now().Add(time.Hour) }})
+	dbA := stores.Open(t, store.Options{Instance: idA})
+	dbB, err := store.OpenPostgres(stores.URL(dbA), store.Options{Instance: idB, Now: func() time.Time { return time.Now().Add(time.Hour) }})
 	if err != nil {
 		t.Fatal(err)
 	}

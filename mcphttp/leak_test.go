@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-dev/switchboard/internal/coretest"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 )
@@ -81,7 +82,7 @@ func TestNoTokenLeaks(t *testing.T) {
 		}
 	}
 	// A rotation whose new token cannot be kept logs a warning.
-	e.env.rotateErr = errors.New("keyring unavailable")
+	e.env.RotateErr = errors.New("keyring unavailable")
 	rotated := e.invoke(mcpserver.OperatorPrincipal(), mcpserver.TransportRPC, "token.rotate", "")
 	wantCode(t, rotated, "ok")
 	newRaw := rotated.Value.(mcpserver.TokenCreated).Secret
@@ -90,7 +91,7 @@ func TestNoTokenLeaks(t *testing.T) {
 	if !strings.Contains(logs, "could not be kept") {
 		t.Errorf("expected the rotation warning in the log: %q", logs)
 	}
-	db := storeBytes(t, e.db)
+	db := stores.Bytes(t, e.db)
 	bodies := e.rec.all()
 	if len(bodies) < 60 {
 		t.Fatalf("only %d responses recorded", len(bodies))
@@ -99,7 +100,7 @@ func TestNoTokenLeaks(t *testing.T) {
 	t.Logf("checked %d responses, %d error messages, %d bytes of log, %d bytes of database", len(bodies), len(errs), len(logs), len(db))
 	raws := []string{e.clientRaw, e.auditRaw, e.revokedRaw, e.expiredRaw, e.unknownRaw, e.wrongSecretRaw, newRaw}
 	for _, raw := range raws {
-		secret := secretOf(t, raw)
+		secret := coretest.SecretOf(t, raw)
 		for _, s := range []string{raw, secret} {
 			for _, b := range bodies {
 				if strings.Contains(b, s) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/internal/coretest"
 	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/supervisor"
@@ -19,7 +20,7 @@ import (
 // permission modes.
 func agentFixture(t *testing.T) (*fixture, *supervisor.Supervisor) {
 	t.Helper()
-	f := &fixture{clock: newFakeClock(), env: &fakeEnv{}, logs: &syncBuffer{}}
+	f := &fixture{clock: coretest.NewClock(), env: &coretest.Env{}, logs: &coretest.SyncBuffer{}}
 	f.db = openTestDB(t, f.clock)
 	f.log = slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	dir := t.TempDir()

@@ -20,8 +20,10 @@ const maxListedFiles = 20
 // transaction in which the call is authorized and the lease, the session's
 // worktree and the expected artifacts are checked: a completion that would
 // be refused anyway commits nothing. A file changed outside the packet's
-// write scope refuses the completion and commits nothing; with no write
-// scope the code is not limited.
+// write scope, in what would be committed (the index, once everything is
+// staged) or in what the agent committed itself since the range's start,
+// refuses the completion and commits nothing (what was staged stays
+// staged); with no write scope the code is not limited.
 //
 // The commit is made even if the completion then fails (a lease lost in
 // between): it is on the session's own branch, where nothing is lost.
@@ -62,20 +64,25 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(target.WriteScope) > 0 {
-		if err := checkCodeScope(c.Ctx, ws, from, target); err != nil {
-			return nil, err
-		}
-	}
 	profile := ses.Profile
 	if profile == "" {
 		profile = "agent"
 	}
-	created, head, err := workspace.CommitAll(c.Ctx, ws, workspace.Commit{
+	commit := workspace.Commit{
 		Message:   p.Title,
 		Trailers:  []string{"Switchboard-Packet: " + target.PacketID},
 		CoAuthors: []string{fmt.Sprintf("%s (Switchboard %s) <%s@switchboard.invalid>", profile, ses.ID, ses.ID)},
-	})
+		Since:     from,
+	}
+	if len(target.WriteScope) > 0 {
+		// Checked on the tree committed, not on the worktree before it is
+		// staged: a file written in between is either in what the check
+		// sees or not in the commit.
+		if commit.Check, err = scopeCheck(c.Ctx, target.RepoPath, target.WriteScope, "changed"); err != nil {
+			return nil, err
+		}
+	}
+	created, head, err := workspace.CommitAll(c.Ctx, ws, commit)
 	if err != nil {
 		return nil, err
 	}
@@ -120,36 +127,34 @@ func rangeStart(ctx context.Context, ws workspace.Workspace, ses store.Session, 
 	return workspace.RangeStart(ctx, ws, start)
 }
 
-// checkCodeScope refuses, as write_scope_violation, a file changed in the
-// worktree since from (committed or not) that the packet's write scope
-// does not cover. Git names files from the top of the repository; the
-// scope's globs are relative to the repository's folder, which may lie
-// below that top (a folder of a larger repository): a path is matched from
-// that folder, and a file outside the folder is outside every scope.
-func checkCodeScope(ctx context.Context, ws workspace.Workspace, from string, target store.ArtifactTarget) error {
-	sub, err := workspace.Subfolder(ctx, target.RepoPath)
+// scopeCheck returns a check refusing, as write_scope_violation, a path
+// outside scope: what a packet's commit holds (workspace.Commit.Check), or
+// what its landing changes (workspace.LandRequest.Check). Git names paths
+// from the top of the repository; the scope's globs are relative to the
+// repository's folder at repoPath, which may lie below that top (a folder
+// of a larger repository): a path is matched from that folder, and a file
+// outside the folder is outside every scope. what says what was done to
+// the files, for the reason.
+func scopeCheck(ctx context.Context, repoPath string, scope []string, what string) (func(paths []string) error, error) {
+	sub, err := workspace.Subfolder(ctx, repoPath)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sub = filepath.ToSlash(sub)
-	since := ws
-	since.BaseCommit = from
-	changed, err := workspace.ChangedFiles(ctx, since)
-	if err != nil {
-		return err
-	}
-	var outside []string
-	for _, f := range changed {
-		rel, ok := inFolder(sub, f)
-		if !ok || !store.MatchWriteScope(target.WriteScope, rel) {
-			outside = append(outside, rel)
+	return func(paths []string) error {
+		var outside []string
+		for _, f := range paths {
+			rel, ok := inFolder(sub, f)
+			if !ok || !store.MatchWriteScope(scope, rel) {
+				outside = append(outside, rel)
+			}
 		}
-	}
-	if len(outside) > 0 {
-		return store.Deny(store.CodeWriteScopeViolation, "changed outside the packet's write scope (%s): %s",
-			strings.Join(target.WriteScope, ", "), listFiles(outside)).WithPaths(outside)
-	}
-	return nil
+		if len(outside) > 0 {
+			return store.Deny(store.CodeWriteScopeViolation, "%s outside the packet's write scope (%s): %s",
+				what, strings.Join(scope, ", "), listFiles(outside)).WithPaths(outside)
+		}
+		return nil
+	}, nil
 }
 
 // inFolder turns f, a slash path from the top of the repository, into one

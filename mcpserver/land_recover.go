@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/store"
@@ -158,23 +159,86 @@ func (r *Registry) journalLanding(ctx context.Context, p store.Packet, repo stor
 // goes. A git stopped half way (its deadline, say) may have moved the
 // branch, or the checkout without the branch; then the landing is made,
 // or finished here, and its commit is returned with true for the handler
-// to record. When git cannot tell, the entry stays for the next start.
+// to record. When git cannot tell, the entry stays, for the next landing
+// of the packet or the next start to settle.
 func (r *Registry) afterFailedMove(ctx context.Context, pktID, repoPath string, m workspace.Move, landErr error) (string, bool) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), worktreeTimeout)
-	defer cancel()
-	s, err := workspace.RecoverMove(ctx, repoPath, m, failedMoveSettle)
+	s, err := r.settleMove(ctx, pktID, repoPath, m)
 	switch {
 	case err != nil:
-		r.log.Error("a landing failed half way and git cannot say how far it went; the next start looks again", "packet", pktID, "landing", landErr, "err", err)
+		r.log.Error("a landing failed half way and git cannot say how far it went; landing it again or the next start looks again", "packet", pktID, "landing", landErr, "err", err)
 		return "", false
 	case s != workspace.MoveNotMade:
 		r.log.Warn("a landing failed after its move; recorded as landed", "packet", pktID, "outcome", s, "landing", landErr)
 		return m.Next, true
 	}
-	if err := r.commit.update(ctx, func(tx *store.Tx) error { return tx.EndLanding(pktID) }); err != nil {
-		r.log.Error("clear the journal entry of a landing that moved nothing", "packet", pktID, "err", err)
-	}
 	return "", false
+}
+
+// settleMove asks git which side of m, journaled for pktID, the base
+// branch is on (waiting failedMoveSettle for a lock of git's), and when
+// not moved ends the entry: nothing of it happened.
+func (r *Registry) settleMove(ctx context.Context, pktID, repoPath string, m workspace.Move) (workspace.MoveState, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), worktreeTimeout)
+	defer cancel()
+	s, err := workspace.RecoverMove(ctx, repoPath, m, failedMoveSettle)
+	if err != nil || s != workspace.MoveNotMade {
+		return s, err
+	}
+	if err := r.commit.update(ctx, func(tx *store.Tx) error { return tx.EndLanding(pktID) }); err != nil {
+		return "", fmt.Errorf("clear the journal entry of a landing that moved nothing: %w", err)
+	}
+	return s, nil
+}
+
+// settleCutShort settles, when the packet is landed again, the journal
+// entry l of an earlier landing no landing of this process holds now: one
+// that failed in a way git could not tell at once (a lock held), or one
+// the process was killed in and the start could not settle. Made, it is
+// what this landing hands the handler to record (done); not made, the
+// entry is gone and the landing goes on; undecidable (a lock still
+// held), the landing is refused with what to do about it.
+func (r *Registry) settleCutShort(ctx context.Context, l store.JournaledLanding) (any, bool, error) {
+	s, err := r.settleMove(ctx, l.PacketID, l.RepoPath, journalMove(l))
+	if err != nil {
+		return nil, false, store.Deny(store.CodeInvalidState, "an earlier landing of %s stopped half way, and git cannot tell yet how far it went: %v", l.PacketID, err)
+	}
+	if s == workspace.MoveNotMade {
+		return nil, false, nil
+	}
+	r.log.Warn("an earlier landing had moved its base; recorded as landed", "packet", l.PacketID, "outcome", s, "commit", l.NewCommit)
+	files := 0
+	if st, err := workspace.Diffstat(ctx, l.RepoPath, l.OldTip, l.NewCommit); err == nil {
+		files = len(st.Files)
+	}
+	return landing{PacketLanding: store.PacketLanding{Commit: l.NewCommit, Mode: l.Mode}, Files: files}, true, nil
+}
+
+// landingSet is the packets this process is landing now (work.land's
+// Prepare): a journal entry of one of them is that landing's own, and
+// one of any other packet was left by a landing cut short.
+type landingSet struct {
+	mu  sync.Mutex
+	ids map[string]bool // guarded by mu
+}
+
+// claim adds id, or reports false when a landing of it runs already.
+func (s *landingSet) claim(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ids[id] {
+		return false
+	}
+	if s.ids == nil {
+		s.ids = map[string]bool{}
+	}
+	s.ids[id] = true
+	return true
+}
+
+func (s *landingSet) release(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.ids, id)
 }
 
 // RecoverWorkspaces is the start's pass over what a killed run may have

@@ -82,11 +82,10 @@ func (r *Registry) registerConflicts() {
 			notes, comments := conflictReview(h)
 			p, err := c.Tx.ReviewPacket(in.PacketID, store.ReviewSpec{Verdict: store.VerdictRequestChanges, Notes: notes, Comments: comments,
 				By: c.Principal.reviewer(), KeepAttempt: true})
-			r.signalAfter(c, QueueKey(p.RepositoryID))
-			if err == nil && p.Changes != nil {
-				c.AfterCommit(func() { r.nudgeMaker(p) })
+			if err != nil {
+				return PacketResult{}, err
 			}
-			return PacketResult{Packet: p}, err
+			return PacketResult{Packet: p}, r.sentBack(c, p)
 		})
 	send.Prepare = r.conflictHunks
 	r.Register(send)

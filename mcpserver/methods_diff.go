@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/switchboard-dev/switchboard/internal/unidiff"
 	"github.com/switchboard-dev/switchboard/store"
 	"github.com/switchboard-dev/switchboard/workspace"
 )
@@ -19,7 +20,21 @@ type WorkDiffArgs struct {
 	PacketID string `json:"packet_id"`
 	// Stat asks for the diffstat alone.
 	Stat bool `json:"stat,omitempty"`
+	// Range chooses the commits: "" the packet's whole change,
+	// DiffReviewed the change as its last review saw it, DiffSinceReview
+	// what its agent changed after that review.
+	Range string `json:"range,omitempty"`
 }
+
+// Ranges of work.diff besides the packet's whole change.
+const (
+	// DiffReviewed is the packet's change as its last review saw it:
+	// from its base to the review's commit.
+	DiffReviewed = "reviewed"
+	// DiffSinceReview is what the agent changed after the last review:
+	// from the review's commit to the packet's head.
+	DiffSinceReview = "since_review"
+)
 
 // SessionDiffArgs are the arguments of session.diff.
 type SessionDiffArgs = SessionArg
@@ -35,6 +50,9 @@ type DiffResult struct {
 	Diff string `json:"diff,omitempty"`
 	// Untracked are the new files a work tree's diff does not show.
 	Untracked []string `json:"untracked,omitempty"`
+	// Generated are the files of the diff the person's checkout marks
+	// linguist-generated in its .gitattributes.
+	Generated []string `json:"generated,omitempty"`
 }
 
 // errNoDiff is what a diff's Prepare hands its handler when the call was
@@ -80,9 +98,23 @@ func (r *Registry) packetDiff(c *Call) (any, error) {
 	if p.Changes == nil {
 		return nil, store.Deny(store.CodeInvalidState, "packet %s has no commits: its agent did not work in a worktree of its own, or has not completed it", p.ID)
 	}
+	out := DiffResult{From: p.Changes.From, To: p.Changes.To}
+	switch in.Range {
+	case "":
+	case DiffReviewed, DiffSinceReview:
+		if p.Review == nil || p.Review.To == "" {
+			return nil, store.Deny(store.CodeInvalidState, "packet %s has no review that names the commit it saw", p.ID)
+		}
+		if in.Range == DiffReviewed {
+			out.To = p.Review.To
+		} else {
+			out.From = p.Review.To
+		}
+	default:
+		return nil, store.Deny(store.CodeInvalidArgument, "range must be %q or %q, not %q", DiffReviewed, DiffSinceReview, in.Range)
+	}
 	ctx, cancel := context.WithTimeout(c.Ctx, worktreeTimeout)
 	defer cancel()
-	out := DiffResult{From: p.Changes.From, To: p.Changes.To}
 	st, err := workspace.Diffstat(ctx, repo.Path, out.From, out.To)
 	if err != nil {
 		return nil, err
@@ -94,6 +126,13 @@ func (r *Registry) packetDiff(c *Call) (any, error) {
 			return nil, err
 		}
 		out.Diff = string(d)
+		paths := make([]string, len(st.Files))
+		for i, f := range st.Files {
+			paths[i] = f.Path
+		}
+		if out.Generated, err = workspace.Generated(ctx, repo.Path, paths); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -118,7 +157,19 @@ func (r *Registry) sessionDiff(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return DiffResult{From: ws.BaseCommit, Diff: string(d), Untracked: untracked}, nil
+	out := DiffResult{From: ws.BaseCommit, Diff: string(d), Untracked: untracked}
+	files, err := unidiff.Parse(out.Diff)
+	if err != nil {
+		return nil, err
+	}
+	paths := untracked
+	for i := range files {
+		paths = append(paths, files[i].Path())
+	}
+	if out.Generated, err = workspace.Generated(ctx, repoPath, paths); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // preparePacket reads, for a Prepare, a packet and its repository, whose

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,7 +107,15 @@ var errNoLanding = errors.New("work.land: no landing was made")
 // every transaction; the handler then records it on the packet. Between
 // the two the landing journal holds it (store.BeginLanding, written just
 // before git moves anything): a kill in between leaves the entry, and the
-// next start asks git whether the move was made (RecoverWorkspaces).
+// next start asks git whether the move was made (RecoverWorkspaces). A
+// landing of the packet tried again finds an entry no landing of this
+// process holds, and asks git the same at once (settleCutShort).
+//
+// Only the packet's own commits land (its range, From..To), whatever the
+// mode: on top of another packet's commits not landed yet, they are
+// replayed onto the base alone, and refused as depends_on_packet when
+// they cannot stand alone. What the landing changes is checked against
+// the packet's write scope again.
 func (r *Registry) landPacket(c *Call) (any, error) {
 	var in WorkLandArgs
 	if err := c.Decode(&in); err != nil {
@@ -116,9 +125,18 @@ func (r *Registry) landPacket(c *Call) (any, error) {
 	if !mode.Valid() {
 		return nil, store.Deny(store.CodeInvalidArgument, "landing mode must be merge, squash, rebase or pull-request, not %q", in.Mode)
 	}
-	var p store.Packet
-	var repo store.Repository
-	var ses store.Session
+	if !r.landingNow.claim(in.PacketID) {
+		return nil, store.Deny(store.CodeInvalidState, "packet %s is being landed already", in.PacketID)
+	}
+	defer r.landingNow.release(in.PacketID)
+	var (
+		p      store.Packet
+		repo   store.Repository
+		ses    store.Session
+		cut    store.JournaledLanding
+		wasCut bool
+		here   string
+	)
 	err := r.prepareView(c, func(tx *store.Tx) error {
 		var err error
 		if p, err = tx.Packet(in.PacketID); err != nil {
@@ -135,6 +153,10 @@ func (r *Registry) landPacket(c *Call) (any, error) {
 		if repo, err = tx.LocalRepository(p.RepositoryID); err != nil {
 			return err
 		}
+		if cut, wasCut, err = tx.Landing(p.ID); err != nil {
+			return err
+		}
+		here = tx.InstanceID()
 		ses, err = tx.Session(p.Changes.SessionID)
 		return err
 	})
@@ -143,6 +165,14 @@ func (r *Registry) landPacket(c *Call) (any, error) {
 	}
 	if ses.Workspace == nil {
 		return nil, store.Deny(store.CodeInvalidState, "session %s has no worktree", ses.ID)
+	}
+	if wasCut {
+		if cut.Instance != here {
+			return nil, store.Deny(store.CodeInvalidState, "packet %s is being landed by another instance (%s)", p.ID, cut.Instance)
+		}
+		if l, done, err := r.settleCutShort(c.Ctx, cut); err != nil || done {
+			return l, err
+		}
 	}
 	if mode == store.LandingDefault {
 		mode = cmp.Or(repo.Landing, store.LandingMerge)
@@ -154,10 +184,13 @@ func (r *Registry) landPacket(c *Call) (any, error) {
 	}
 	ctx, cancel := context.WithTimeout(c.Ctx, worktreeTimeout)
 	defer cancel()
-	req := workspace.LandRequest{Mode: workspace.Mode(mode), To: ch.To, Message: fmt.Sprintf("%s\n\nSwitchboard-Packet: %s", p.Title, p.ID)}
-	if mode != store.LandingMerge {
-		// The packet's own commits; a merge brings what led to them too.
-		req.From = ch.From
+	// The packet's own commits, in every mode. (A packet recorded before
+	// ranges were kept has no From: a merge then brings its whole branch.)
+	req := workspace.LandRequest{Mode: workspace.Mode(mode), From: ch.From, To: ch.To, Message: fmt.Sprintf("%s\n\nSwitchboard-Packet: %s", p.Title, p.ID)}
+	if len(p.WriteScope) > 0 {
+		if req.Check, err = scopeCheck(ctx, repo.Path, p.WriteScope, "the landing would change files"); err != nil {
+			return nil, err
+		}
 	}
 	var move *workspace.Move
 	req.BeforeMove = func(old, next string) error {
@@ -173,10 +206,13 @@ func (r *Registry) landPacket(c *Call) (any, error) {
 	}
 	var conflict *workspace.ConflictError
 	var dirty *workspace.DirtyError
+	var depends *workspace.DependsError
 	switch {
 	case errors.As(err, &conflict):
 		return nil, store.Deny(store.CodeMergeConflict, "%s conflicts with %s in %s: nothing was moved; send it back to be rebased onto %s",
 			p.ID, ch.BaseBranch, listFiles(conflict.Files), ch.BaseBranch).WithPaths(conflict.Files)
+	case errors.As(err, &depends):
+		return nil, r.dependsDenial(c, p, depends)
 	case errors.As(err, &dirty):
 		what := dirty.Reason
 		if len(dirty.Files) > 0 {
@@ -193,6 +229,69 @@ func (r *Registry) landPacket(c *Call) (any, error) {
 		return nil, err
 	}
 	return landing{PacketLanding: store.PacketLanding{Commit: l.Commit, Mode: string(l.Mode)}, Files: l.Files}, nil
+}
+
+// dependsDenial is the depends_on_packet refusal of p, whose range cannot
+// stand alone on its base: it names the packets of p's session whose
+// commits are among those below it that the base does not have, oldest
+// first, and what would let p land.
+func (r *Registry) dependsDenial(c *Call, p store.Packet, d *workspace.DependsError) error {
+	below := make(map[string]int, len(d.Below))
+	for i, id := range d.Below {
+		below[id] = i
+	}
+	var under []store.Packet
+	err := r.prepareView(c, func(tx *store.Tx) error {
+		ps, err := tx.Packets(store.PacketFilter{RepositoryID: p.RepositoryID, Limit: 1000})
+		for _, q := range ps {
+			if _, ok := below[changesTo(q)]; ok && q.ID != p.ID && q.Landed == nil && q.Changes.SessionID == p.Changes.SessionID {
+				under = append(under, q)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	// Below is newest first: the packet to land first is the oldest.
+	slices.SortFunc(under, func(a, b store.Packet) int { return below[b.Changes.To] - below[a.Changes.To] })
+	base, files := p.Changes.BaseBranch, listFiles(d.Files)
+	if len(under) == 0 {
+		return store.Deny(store.CodeDependsOnPacket, "%s builds on %d commits of its session's branch that are not on %s and that no packet holds: alone it conflicts in %s; nothing was moved; send it back to be rebased onto %s",
+			p.ID, len(d.Below), base, files, base).WithPaths(d.Files)
+	}
+	var names, waiting, ended []string
+	for _, q := range under {
+		names = append(names, q.ID)
+		switch {
+		case q.State == store.PacketDone:
+		case q.State.Terminal():
+			ended = append(ended, fmt.Sprintf("%s is %s", q.ID, q.State))
+		default:
+			waiting = append(waiting, fmt.Sprintf("%s is %s", q.ID, q.State))
+		}
+	}
+	what := fmt.Sprintf("%s builds on packet %s, not landed on %s: alone it conflicts in %s; nothing was moved; ", p.ID, strings.Join(names, ", "), base, files)
+	both := fmt.Sprintf("land both: %s first, then %s", strings.Join(names, ", then "), p.ID)
+	switch {
+	case len(ended) > 0:
+		// A rejected or cancelled packet never lands: this one must do
+		// without it.
+		return store.Deny(store.CodeDependsOnPacket, "%s%s, so %s cannot land as it is: send it back to be redone on %s without that change",
+			what, strings.Join(ended, "; "), p.ID, base).WithPaths(d.Files)
+	case len(waiting) > 0:
+		return store.Deny(store.CodeDependsOnPacket, "%sonce %s is approved (%s), %s",
+			what, strings.Join(names, ", "), strings.Join(waiting, "; "), both).WithPaths(d.Files).WithPackets(names)
+	}
+	return store.Deny(store.CodeDependsOnPacket, "%s%s", what, both).WithPaths(d.Files).WithPackets(names)
+}
+
+// changesTo is the last commit of q's range, "" when it has none.
+func changesTo(q store.Packet) string {
+	if q.Changes == nil {
+		return ""
+	}
+	return q.Changes.To
 }
 
 // openPullRequest is work.land's Prepare for the pull-request mode: the

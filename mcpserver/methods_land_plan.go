@@ -110,14 +110,14 @@ func landable(p store.Packet) error {
 }
 
 // landFrom is where the range a landing by mode brings starts, as
-// work.land takes it (landPacket's LandRequest.From): a squash and a
-// rebase bring the packet's own commits, from Changes.From; a merge, and
-// a pull request's push, bring every commit of the branch up to
-// Changes.To that the target lacks (""), what led to them included. The
-// plan shows exactly that, so a merge that would bring an earlier
-// packet's commits says so before it is done.
+// work.land takes it (landPacket's LandRequest.From): a merge, a squash and
+// a rebase bring the packet's own commits, from Changes.From; a pull
+// request pushes the branch up to Changes.To, and so brings every commit
+// of it the target lacks (""), what led to the packet's included. The plan
+// shows exactly that, so a pull request that would carry an earlier
+// packet's commits says so before it is opened.
 func landFrom(mode store.Landing, ch *store.PacketChanges) string {
-	if mode == store.LandingMerge || mode == store.LandingPullRequest {
+	if mode == store.LandingPullRequest {
 		return ""
 	}
 	return ch.From

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/store"
@@ -40,5 +41,34 @@ func TestRepositoryRenameAndRemove(t *testing.T) {
 	}
 	if _, err := os.Stat(folder); err != nil {
 		t.Errorf("the repository's folder went with it: %v", err)
+	}
+}
+
+// An empty repository: an agent's worktree is refused as repository_empty,
+// the person's first commit (an empty one) makes it startable, and a
+// second is refused; an agent's token may not make one.
+func TestRepositoryFirstCommit(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	f.reg.worktrees = t.TempDir()
+	dir := t.TempDir()
+	testGit(t, dir, "init", "-q", "-b", "main")
+	testGit(t, dir, "config", "user.name", "Test Person")
+	testGit(t, dir, "config", "user.email", "person@example.test")
+	repo := f.registerRepo(t, dir)
+	if _, _, err := f.reg.workspaceFor(ctx, "ses_1", worktreePlan{repo: repo, isolation: store.IsolationWorktree, slug: "x"}); store.CodeOf(err) != store.CodeRepositoryEmpty {
+		t.Fatalf("a worktree of an empty repository: %v; want repository_empty", err)
+	}
+	_, raw := f.createClientToken(t)
+	tok, _ := f.authenticate(t, raw)
+	if _, err := Invoke(ctx, f.reg, TokenPrincipal(tok), TransportMCP, MethodRepositoryFirstCommit, RepositoryArgs{RepositoryID: repo.ID}); err == nil {
+		t.Fatal("an agent's token made a first commit")
+	}
+	made, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportGUI, MethodRepositoryFirstCommit, RepositoryArgs{RepositoryID: repo.ID})
+	if err != nil || made.Branch != "main" || made.Commit != strings.TrimSpace(testGit(t, dir, "rev-parse", "main")) {
+		t.Fatalf("first commit: %+v, %v", made, err)
+	}
+	if _, err := Invoke(ctx, f.reg, OperatorPrincipal(), TransportGUI, MethodRepositoryFirstCommit, RepositoryArgs{RepositoryID: repo.ID}); store.CodeOf(err) != store.CodeInvalidState {
+		t.Errorf("a second first commit: %v; want invalid_state", err)
 	}
 }

@@ -45,6 +45,17 @@ type AnswerResult struct {
 	Answered   bool       `json:"answered"`
 	Answer     string     `json:"answer,omitempty"`
 	AnsweredAt *time.Time `json:"answered_at,omitempty"`
+	// ChangesRequested wakes a wait for an answer: packets sent back to the
+	// session since it asked. The question stays open.
+	ChangesRequested []SentBackPacket `json:"changes_requested,omitempty" jsonschema:"packets a reviewer sent back to you since you asked, with changes requested: take them with work_await_packet (the question stays open)"`
+}
+
+// SentBackPacket names a packet sent back for changes, and what the
+// reviewer asked.
+type SentBackPacket struct {
+	PacketID string `json:"packet_id"`
+	Title    string `json:"title"`
+	Notes    string `json:"notes,omitempty"`
 }
 
 // AnswerArgs are the arguments of session.answer.
@@ -110,12 +121,27 @@ func (r *Registry) registerSessions() {
 			if err != nil {
 				return AnswerResult{}, err
 			}
-			if _, err := c.ownSession(q.SessionID); err != nil {
+			ses, err := c.ownSession(q.SessionID)
+			if err != nil {
 				// Only the asking session's token waits for its answer
 				// (an ended session may still read it).
 				return AnswerResult{}, err
 			}
 			if !q.Answered() {
+				// A packet of the session's sent back for changes
+				// while it waits is news it should act on: the wait
+				// ends with it, and the agent asks again later.
+				back, err := c.Tx.SentBack(ses.RepositoryID, ses.ID, q.AskedAt)
+				if err != nil {
+					return AnswerResult{}, err
+				}
+				if len(back) > 0 {
+					out := AnswerResult{QuestionID: q.ID}
+					for _, p := range back {
+						out.ChangesRequested = append(out.ChangesRequested, SentBackPacket{PacketID: p.ID, Title: p.Title, Notes: p.Review.Notes})
+					}
+					return out, nil
+				}
 				if c.Final {
 					return AnswerResult{QuestionID: q.ID}, nil
 				}

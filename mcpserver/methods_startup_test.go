@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/internal/coretest"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -42,7 +43,7 @@ func noSecretsIn(t *testing.T, f *fixture, raws ...string) {
 		t.Fatal(err)
 	}
 	for _, raw := range raws {
-		secret := secretOf(t, raw)
+		secret := coretest.SecretOf(t, raw)
 		for what, text := range map[string]string{"the audit log": string(recs), "the log": f.logs.String()} {
 			if strings.Contains(text, raw) || strings.Contains(text, secret) {
 				t.Errorf("%s holds a token secret", what)

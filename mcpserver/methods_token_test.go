@@ -10,18 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/internal/coretest"
 	"github.com/switchboard-dev/switchboard/store"
 )
-
-// secretOf returns the secret part of a raw token.
-func secretOf(t testing.TB, raw string) string {
-	t.Helper()
-	_, secret, err := store.ParseToken(raw)
-	if err != nil {
-		t.Fatalf("ParseToken: %v", err)
-	}
-	return secret
-}
 
 func (f *fixture) authenticate(t testing.TB, raw string) (store.Token, error) {
 	t.Helper()
@@ -66,7 +57,7 @@ func TestTokenCreate(t *testing.T) {
 	if rec.ArgsDigest != store.ArgsDigest([]byte(args)) || rec.Outcome != "ok" || rec.Transport != "rpc" {
 		t.Errorf("audit record %+v", rec)
 	}
-	if b, _ := json.Marshal(f.audit(t)); strings.Contains(string(b), secretOf(t, created.Secret)) {
+	if b, _ := json.Marshal(f.audit(t)); strings.Contains(string(b), coretest.SecretOf(t, created.Secret)) {
 		t.Error("audit log contains the new secret")
 	}
 
@@ -128,7 +119,7 @@ func TestTokenListHoldsNoSecrets(t *testing.T) {
 			}
 		}
 		for _, raw := range []string{clientRaw, otherRaw, revokedRaw, expiredRaw} {
-			if strings.Contains(out, secretOf(t, raw)) {
+			if strings.Contains(out, coretest.SecretOf(t, raw)) {
 				t.Errorf("token.list %s contains a secret", tc.args)
 			}
 		}
@@ -179,7 +170,7 @@ func TestTokenRotateClient(t *testing.T) {
 	// fresh transaction sees it as the client token, live, and the old one
 	// revoked.
 	var seen []string
-	f.env.onRotated = func(raw string) {
+	f.env.OnRotated = func(raw string) {
 		var setting string
 		var newErr, oldErr error
 		f.db.View(context.Background(), func(tx *store.Tx) error {
@@ -193,7 +184,7 @@ func TestTokenRotateClient(t *testing.T) {
 	res := f.invoke(OperatorPrincipal(), TransportGUI, "token.rotate", "")
 	wantCode(t, res, "ok")
 	created := res.Value.(TokenCreated)
-	if got := f.env.rotations(); len(got) != 1 || got[0] != created.Secret {
+	if got := f.env.Rotations(); len(got) != 1 || got[0] != created.Secret {
 		t.Fatalf("ClientTokenRotated got %d calls, want one with the new raw token", len(got))
 	}
 	if want := fmt.Sprintf("setting=%s new=<nil> old=token_revoked", created.Token.KeyID); len(seen) != 1 || seen[0] != want {
@@ -211,12 +202,12 @@ func TestTokenRotateClient(t *testing.T) {
 	// key id just revoked.
 	res = f.invoke(OperatorPrincipal(), TransportRPC, "token.rotate", fmt.Sprintf(`{"keyid":%q}`, nt.KeyID))
 	wantCode(t, res, "ok")
-	if n := len(f.env.rotations()); n != 2 {
+	if n := len(f.env.Rotations()); n != 2 {
 		t.Errorf("%d rotations handed over, want 2", n)
 	}
 	res = f.invoke(OperatorPrincipal(), TransportRPC, "token.rotate", fmt.Sprintf(`{"keyid":%q}`, nt.KeyID))
 	wantCode(t, res, store.CodeTokenRevoked)
-	if n := len(f.env.rotations()); n != 2 {
+	if n := len(f.env.Rotations()); n != 2 {
 		t.Errorf("a refused rotation handed over a token (%d calls)", n)
 	}
 
@@ -224,7 +215,7 @@ func TestTokenRotateClient(t *testing.T) {
 	cl := f.invoke(OperatorPrincipal(), TransportRPC, "token.client", "")
 	wantCode(t, cl, "ok")
 	got := cl.Value.(ClientToken)
-	if got.Secret != f.env.rotations()[1] {
+	if got.Secret != f.env.Rotations()[1] {
 		t.Error("token.client does not answer the client token the Env holds")
 	}
 	f.view(t, func(tx *store.Tx) error {
@@ -240,7 +231,7 @@ func TestTokenRotateClient(t *testing.T) {
 func TestTokenRotateClientKeepFails(t *testing.T) {
 	f := newFixture(t)
 	f.createClientToken(t)
-	f.env.rotateErr = errors.New("keyring unavailable")
+	f.env.RotateErr = errors.New("keyring unavailable")
 	res := f.invoke(OperatorPrincipal(), TransportGUI, "token.rotate", "")
 	wantCode(t, res, "ok")
 	raw := res.Value.(TokenCreated).Secret
@@ -251,7 +242,7 @@ func TestTokenRotateClientKeepFails(t *testing.T) {
 	if !strings.Contains(logs, "rotated client token could not be kept") {
 		t.Errorf("no warning logged: %s", logs)
 	}
-	if strings.Contains(logs, secretOf(t, raw)) {
+	if strings.Contains(logs, coretest.SecretOf(t, raw)) {
 		t.Error("log contains the new secret")
 	}
 }
@@ -272,7 +263,7 @@ func TestTokenRotateOther(t *testing.T) {
 	if _, err := f.authenticate(t, oldRaw); store.CodeOf(err) != store.CodeTokenRevoked {
 		t.Errorf("old token: %v", err)
 	}
-	if n := len(f.env.rotations()); n != 0 {
+	if n := len(f.env.Rotations()); n != 0 {
 		t.Errorf("rotating a non-client token called ClientTokenRotated %d times", n)
 	}
 	f.view(t, func(tx *store.Tx) error {
@@ -291,7 +282,7 @@ func TestTokenRotateNoClient(t *testing.T) {
 	wantCode(t, f.invoke(OperatorPrincipal(), TransportRPC, "token.rotate", ""), store.CodeNotFound)
 	// fakeEnv answers "", which the database does not know.
 	wantCode(t, f.invoke(OperatorPrincipal(), TransportRPC, "token.client", ""), store.CodeNotFound)
-	if n := len(f.env.rotations()); n != 0 {
+	if n := len(f.env.Rotations()); n != 0 {
 		t.Errorf("ClientTokenRotated called %d times", n)
 	}
 	r := New(f.db, Options{}) // the offline Env holds no client token

@@ -398,11 +398,14 @@ func (r *Registry) registerWork() {
 				}
 			}
 			p, err := c.Tx.ReviewPacket(in.PacketID, store.ReviewSpec{Verdict: in.Verdict, Notes: in.Notes, Comments: in.Comments, By: c.Principal.reviewer()})
-			r.signalAfter(c, QueueKey(p.RepositoryID))
-			if err == nil && in.Verdict == store.VerdictRequestChanges && p.Changes != nil {
-				c.AfterCommit(func() { r.nudgeMaker(p) })
+			if err != nil {
+				return PacketResult{}, err
 			}
-			return PacketResult{Packet: p}, err
+			if in.Verdict == store.VerdictRequestChanges {
+				return PacketResult{Packet: p}, r.sentBack(c, p)
+			}
+			r.signalAfter(c, QueueKey(p.RepositoryID))
+			return PacketResult{Packet: p}, nil
 		}))
 	r.Register(Define(MethodWorkExpireLeases, On(Global, store.CapAdmin), Hidden|Internal,
 		"Return packets whose lease expired to the queue (or fail them after their last attempt).",

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/gitcmd/gittest"
+	"github.com/switchboard-dev/switchboard/internal/coretest"
 	"github.com/switchboard-dev/switchboard/store"
 )
 
@@ -16,8 +17,8 @@ import (
 // usage, its audit record and its trace event need of them.
 func TestCompleteReadsEachObjectTwice(t *testing.T) {
 	reads := &store.Reads{}
-	f := &fixture{clock: newFakeClock(), env: &fakeEnv{}, logs: &syncBuffer{}}
-	f.db = openStore(t, store.Options{Now: f.clock.Now, Reads: reads})
+	f := &fixture{clock: coretest.NewClock(), env: &coretest.Env{}, logs: &coretest.SyncBuffer{}}
+	f.db = stores.Open(t, store.Options{Now: f.clock.Now, Reads: reads})
 	f.log = slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f.reg = New(f.db, Options{Version: testVersion, Env: f.env, Log: f.log})
 	f.createClientToken(t)

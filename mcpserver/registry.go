@@ -52,6 +52,8 @@ type Registry struct {
 	tidying    sync.WaitGroup
 	tidyMu     sync.Mutex
 	tidyClosed bool
+	// landingNow is the packets work.land is landing now (land_recover.go).
+	landingNow landingSet
 }
 
 // NewRegistry returns a registry over db with no methods; New adds

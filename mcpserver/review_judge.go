@@ -63,6 +63,27 @@ func mayJudge(tx *store.Tx, p Principal, pkt store.Packet) error {
 	return nil
 }
 
+// sentBack tells the session that made p's changes, which p now waits for,
+// that it came back: a long poll for work wakes and takes it, a wait for an
+// answer to a question ends with it (session.await_answer's
+// changes_requested), and an agent waiting at its prompt has a line typed
+// in (nudgeMaker).
+func (r *Registry) sentBack(c *Call, p store.Packet) error {
+	keys := []string{QueueKey(p.RepositoryID)}
+	if p.Changes != nil {
+		qs, err := c.Tx.OpenQuestionsOf(p.Changes.SessionID)
+		if err != nil {
+			return err
+		}
+		for _, q := range qs {
+			keys = append(keys, QuestionKey(q.ID))
+		}
+		c.AfterCommit(func() { r.nudgeMaker(p) })
+	}
+	r.signalAfter(c, keys...)
+	return nil
+}
+
 // nudgeMaker tells the agent that made p's changes, when it waits at its
 // prompt, that p came back to it: an agent in a long poll is woken by the
 // queue's signal, but one at its prompt would not hear of it until someone

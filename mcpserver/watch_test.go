@@ -18,7 +18,7 @@ import (
 // bubbleRegistry opens a registry inside the bubble, on its clock.
 func bubbleRegistry(t *testing.T) *Registry {
 	t.Helper()
-	return New(openStore(t, store.Options{}), Options{Version: testVersion})
+	return New(stores.Open(t, store.Options{}), Options{Version: testVersion})
 }
 
 // bubbleToken mints a token with every agent capability.

@@ -69,10 +69,10 @@ func (r *Registry) workspaceFor(ctx context.Context, sessionID string, plan work
 	made, err := workspace.Create(ctx, workspace.Spec{RepoPath: plan.repo.Path, Root: r.worktrees,
 		RepositoryID: plan.repo.ID, SessionID: sessionID, Slug: plan.slug, Base: plan.base})
 	if errors.Is(err, workspace.ErrNoCommit) {
-		return nil, "", store.Deny(store.CodeWorkspaceUnavailable,
-			"%s has no commit yet, and an agent's worktree starts from one: make a first commit there "+
-				"(git commit --allow-empty -m \"First commit\"), or let its agents work in the folder itself "+
-				"(switchboard repo set %s --isolation none)", plan.repo.Name, plan.repo.ID)
+		return nil, "", store.Deny(store.CodeRepositoryEmpty,
+			"%s has no commit yet, and an agent's worktree starts from one: make an empty first commit "+
+				"(switchboard repo first-commit %s; nothing in the folder or staged is touched), or let its agents work "+
+				"in the folder itself (switchboard repo set %s --isolation none)", plan.repo.Name, plan.repo.ID, plan.repo.ID)
 	}
 	if err != nil {
 		return nil, "", err

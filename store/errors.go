@@ -46,7 +46,9 @@ const (
 	CodeAgentUnavailable     Code = "agent_unavailable"     // the profile's command is not installed, or the agent failed to start
 	CodeWorkspaceUnavailable Code = "workspace_unavailable" // the git worktree an agent was to work in could not be made
 	CodeMergeConflict        Code = "merge_conflict"        // a packet's changes conflict with its base branch: nothing moved
+	CodeRepositoryEmpty      Code = "repository_empty"      // the repository has no commit yet, and an agent's worktree starts from one: nothing was made
 	CodeCheckoutInTheWay     Code = "checkout_in_the_way"   // landing would touch the person's uncommitted or untracked files, or an operation in progress: nothing moved
+	CodeDependsOnPacket      Code = "depends_on_packet"     // a packet's commits cannot land without another packet's, not landed yet: nothing moved
 )
 
 // Denial is an error with a stable code and a one-line reason for people.
@@ -60,6 +62,9 @@ type Denial struct {
 	// write_scope_violation. At most MaxDenialPaths; the reason says how
 	// many there were.
 	Paths []string
+	// Packets are the packets the denial is about, the one to land first
+	// of a depends_on_packet among them, for a caller to offer.
+	Packets []string
 }
 
 // MaxDenialPaths bounds a denial's Paths, as MaxReasonBytes its reason.
@@ -68,6 +73,12 @@ const MaxDenialPaths = 20
 // WithPaths sets d's Paths to the first MaxDenialPaths of paths.
 func (d *Denial) WithPaths(paths []string) *Denial {
 	d.Paths = slices.Clone(paths[:min(len(paths), MaxDenialPaths)])
+	return d
+}
+
+// WithPackets sets d's Packets to the first MaxDenialPaths of ids.
+func (d *Denial) WithPackets(ids []string) *Denial {
+	d.Packets = slices.Clone(ids[:min(len(ids), MaxDenialPaths)])
 	return d
 }
 

@@ -87,7 +87,7 @@ func (tx *Tx) BeginLanding(l JournaledLanding) error {
 	}
 	key := []byte(l.PacketID)
 	if b.Get(key) != nil {
-		return Deny(CodeInvalidState, "packet %s is being landed already (or a landing of it was cut short; the next start settles it)", l.PacketID)
+		return Deny(CodeInvalidState, "packet %s is being landed already", l.PacketID)
 	}
 	l.At = tx.now
 	l.Instance = tx.db.instance

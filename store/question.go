@@ -152,3 +152,15 @@ func (tx *Tx) OpenQuestions() ([]Question, error) {
 	})
 	return out, err
 }
+
+// OpenQuestionsOf returns sessionID's questions still waiting for an answer.
+func (tx *Tx) OpenQuestionsOf(sessionID string) ([]Question, error) {
+	var out []Question
+	err := tx.forOpenQuestions(func(_ []byte, q *Question) error {
+		if q.SessionID == sessionID {
+			out = append(out, *q)
+		}
+		return nil
+	})
+	return out, err
+}

@@ -45,6 +45,10 @@ type PacketReview struct {
 	// By is who gave the verdict: "operator" (the GUI, the CLI) or the
 	// token or session that did.
 	By string `json:"by,omitempty"`
+	// To is the commit the review saw (the packet's Changes.To then): what
+	// the agent changed after it is the diff from there, which tells
+	// which comments its next change touched.
+	To string `json:"to,omitempty" jsonschema:"the commit the review saw: the packet's changes.to when it was given"`
 }
 
 // ReviewSpec is a verdict to record (ReviewPacket).
@@ -155,6 +159,9 @@ func (tx *Tx) ReviewPacket(pktID string, spec ReviewSpec) (Packet, error) {
 		p.Attempt-- // the next claim counts it back
 	}
 	p.Review = &PacketReview{Verdict: spec.Verdict, Notes: spec.Notes, Comments: comments, At: tx.now, By: spec.By}
+	if p.Changes != nil {
+		p.Review.To = p.Changes.To
+	}
 	p.ReviewNotes = spec.Notes
 	if to != p.State {
 		// The count before the notes: a long reason is cut at its end.

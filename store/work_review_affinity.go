@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // Session affinity of a packet sent back for changes.
@@ -115,4 +116,34 @@ func (tx *Tx) claimable(repoID, sessionID string) ([]byte, string, error) {
 func (tx *Tx) mayHoldPackets(sessionID string) bool {
 	s, err := tx.Session(sessionID)
 	return err == nil && (s.Packet != "" || s.Workspace != nil && s.Workspace.Done != "")
+}
+
+// SentBack returns the packets of repoID's queue held for sessionID
+// because a reviewer requested changes after since, at most maxClaimScan
+// entries into the queue: what a session waiting on something else (the
+// answer to its question) is told has come back to it.
+func (tx *Tx) SentBack(repoID, sessionID string, since time.Time) ([]Packet, error) {
+	if !tx.mayHoldPackets(sessionID) {
+		return nil, nil
+	}
+	prefix := queuePrefix(repoID)
+	packets := tx.tx.Bucket(bucketPackets)
+	var out []Packet
+	c := tx.tx.Bucket(bucketPacketQueue).Cursor()
+	scanned := 0
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && scanned < maxClaimScan; k, v = c.Next() {
+		scanned++
+		raw := packets.Get(v)
+		if raw == nil {
+			return nil, fmt.Errorf("queue index names missing packet %s", v)
+		}
+		p, err := decodePacket(string(v), raw)
+		if err != nil {
+			return nil, err
+		}
+		if p.HeldFor() == sessionID && p.Review != nil && p.Review.Verdict == VerdictRequestChanges && p.Review.At.After(since) {
+			out = append(out, *p)
+		}
+	}
+	return out, nil
 }

@@ -284,7 +284,7 @@ func TestReviewUnlandedDone(t *testing.T) {
 			}
 			comment := ReviewComment{Path: "greet.txt", Line: 1, Side: SideNew, Text: "rebase onto main"}
 			got, err := w.review(p.ID, ReviewSpec{Verdict: c.verdict, Notes: "n", Comments: []ReviewComment{comment}})
-			if err != nil || got.State != c.want || got.Review == nil || got.Review.Comments[0] != comment || got.Changes == nil || got.Changes.To != head {
+			if err != nil || got.State != c.want || got.Review == nil || got.Review.Comments[0] != comment || got.Changes == nil || got.Changes.To != head || got.Review.To != head {
 				t.Fatalf("verdict on done = %+v, %v", got, err)
 			}
 			if c.want == PacketDone && len(got.History) != len(done.History) {

@@ -34,6 +34,17 @@ type Commit struct {
 	// CoAuthors are "Name <email>" entries, each written as a
 	// "Co-authored-by:" trailer (the agent).
 	CoAuthors []string
+	// Check, when set, is shown the paths (from the top of the
+	// repository, a rename as its two) that differ between the commit
+	// Since and the tree about to be committed: HEAD's, when nothing is
+	// uncommitted. An error from it stops CommitAll with nothing
+	// committed, and is returned as it is. The commit made is of exactly
+	// the tree Check saw: a file written, or staged by another git, after
+	// it looked stays uncommitted.
+	Check func(paths []string) error
+	// Since is where Check's paths are measured from ("" is the
+	// workspace's BaseCommit).
+	Since string
 }
 
 // CommitAll commits everything uncommitted in ws (git add -A, so new,
@@ -41,7 +52,8 @@ type Commit struct {
 // nothing is uncommitted it makes no commit and created is false. head is
 // the commit checked out afterwards either way. Given an author, git also
 // commits as that person (-c user.name, user.email), so that a machine
-// without a configured identity can still commit for them.
+// without a configured identity can still commit for them. With a Check,
+// what is committed is checked first, as one tree (Commit.Check).
 //
 // No hook runs, and a caller says so where it shows the commit: the
 // commit is made inside the app, as the person, and the hooks are files the
@@ -90,44 +102,84 @@ func commitAll(ctx context.Context, ws Workspace, c Commit) (bool, string, error
 		return false, "", fmt.Errorf("%w: %s", ErrUnmerged, strings.Join(unmerged, ", "))
 	}
 	if !st.Dirty {
-		return false, st.Head, nil
+		return false, st.Head, c.check(ctx, t, ws, st.Head)
 	}
 	if _, err := gitcmd.RunTree(ctx, t, "add", "--all"); err != nil {
 		return false, "", err
 	}
-	// Something can be uncommitted and yet stage nothing (a submodule's
-	// own untracked files); committing then would fail for want of a
-	// change.
-	_, err = gitcmd.RunTree(ctx, t, "diff", "--cached", "--quiet", "--no-ext-diff", "--ignore-submodules=none", "--")
-	switch code, ok := gitcmd.ExitCode(err); {
-	case err == nil:
-		return false, st.Head, nil
-	case !ok || code != 1:
+	// The index, as a tree, is what is committed: the check looks at it,
+	// and the commit is made of it with commit-tree rather than by git
+	// commit, which would read the index again after the check.
+	out, err := gitcmd.RunTree(ctx, t, "write-tree")
+	if err != nil {
+		return false, "", fmt.Errorf("write the index as a tree: %w", err)
+	}
+	tree := strings.TrimSpace(string(out))
+	if err := c.check(ctx, t, ws, tree); err != nil {
 		return false, "", err
+	}
+	// Something can be uncommitted and yet stage nothing (a submodule's
+	// own untracked files): no commit then.
+	if headTree, err := resolveTreeIn(ctx, t, st.Head); err != nil {
+		return false, "", err
+	} else if headTree == tree {
+		return false, st.Head, nil
 	}
 	var args []string
 	if c.AuthorName != "" {
+		// commit-tree takes author and committer from the configured
+		// identity (gitcmd passes no GIT_AUTHOR_* on).
 		args = append(args, "-c", "user.name="+c.AuthorName, "-c", "user.email="+c.AuthorEmail)
 	}
-	// --no-verify as well as gitcmd's hooksPath: the choice is this
-	// call's, not only a setting of the runner.
-	args = append(args, "commit", "--quiet", "--no-verify", "--file=-")
-	if c.AuthorName != "" {
-		args = append(args, "--author="+c.AuthorName+" <"+c.AuthorEmail+">")
-	}
-	if _, err := gitcmd.RunTreeInput(ctx, t, []byte(msg), args...); err != nil {
-		return false, "", err
-	}
-	out, err := gitcmd.RunTree(ctx, t, "rev-parse", "--verify", "HEAD^{commit}")
+	// No hook runs: commit-tree runs none.
+	args = append(args, "commit-tree", "-p", st.Head, "-F", "-", tree)
+	out, err = gitcmd.RunTreeInput(ctx, t, []byte(msg), args...)
 	if err != nil {
-		return false, "", fmt.Errorf("resolve HEAD: %w", err)
+		return false, "", fmt.Errorf("commit: %w", err)
 	}
-	return true, strings.TrimSpace(string(out)), nil
+	head := strings.TrimSpace(string(out))
+	// The branch moves only from the head the status read: a commit the
+	// agent made meanwhile is not overwritten.
+	subject, _, _ := strings.Cut(msg, "\n")
+	if _, err := gitcmd.RunTree(ctx, t, "update-ref", "-m", "commit: "+subject, "refs/heads/"+ws.Branch, head, st.Head); err != nil {
+		return false, "", fmt.Errorf("move %s to the commit: %w", ws.Branch, err)
+	}
+	return true, head, nil
+}
+
+// check calls c.Check, if set, with the paths that differ between c.Since
+// and treeish, in the work tree t of ws.
+func (c Commit) check(ctx context.Context, t gitcmd.Tree, ws Workspace, treeish string) error {
+	if c.Check == nil {
+		return nil
+	}
+	since := c.Since
+	if since == "" {
+		since = ws.BaseCommit
+	}
+	if strings.HasPrefix(since, "-") {
+		return fmt.Errorf("since %q is not a commit", since)
+	}
+	out, err := gitcmd.RunTree(ctx, t, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
+		"--ignore-submodules=none", since, treeish, "--")
+	if err != nil {
+		return fmt.Errorf("paths changed since %s: %w", since, err)
+	}
+	return c.Check(splitZ(out))
+}
+
+// resolveTreeIn is resolveTree in the work tree t.
+func resolveTreeIn(ctx context.Context, t gitcmd.Tree, commit string) (string, error) {
+	out, err := gitcmd.RunTree(ctx, t, "rev-parse", "--verify", "--end-of-options", commit+"^{tree}")
+	if err != nil {
+		return "", fmt.Errorf("tree of %s: %w", commit, err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 // message returns the full commit message, or why c cannot make one.
 func (c Commit) message() (string, error) {
-	msg := strings.TrimSpace(c.Message)
+	msg := stripSpace(c.Message)
 	if msg == "" {
 		return "", errors.New("commit message is empty")
 	}
@@ -156,6 +208,27 @@ func (c Commit) message() (string, error) {
 		msg += "\n\n" + strings.Join(trailers, "\n")
 	}
 	return msg + "\n", nil
+}
+
+// stripSpace cleans a message as git commit does one it is given
+// (--cleanup=whitespace), since commit-tree does not: no trailing space on
+// a line, no blank lines at either end or two in a row.
+func stripSpace(msg string) string {
+	var lines []string
+	blank := false
+	for _, l := range strings.Split(strings.TrimSpace(msg), "\n") {
+		l = strings.TrimRight(l, " \t\r")
+		if l == "" {
+			blank = true
+			continue
+		}
+		if blank && len(lines) > 0 {
+			lines = append(lines, "")
+		}
+		blank = false
+		lines = append(lines, l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func isTrailerKey(k string) bool {

@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -249,5 +250,71 @@ func TestParseNumstat(t *testing.T) {
 		if _, err := parseNumstat([]byte(bad)); err == nil {
 			t.Errorf("parseNumstat(%q) accepted it", bad)
 		}
+	}
+}
+
+// Check is shown what the commit holds, measured from Since: a file out
+// of bounds, uncommitted or committed by the agent itself, stops the
+// commit; a file written and staged after Check looked is not in the
+// commit made, which is of the tree Check saw.
+func TestCommitAllCheck(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repo := newRepo(t, "")
+	ws := create(t, spec(repo, t.TempDir()))
+	refuse := errors.New("out of scope")
+	onlyA := func(paths []string) error {
+		for _, p := range paths {
+			if p != "a.txt" {
+				return fmt.Errorf("%w: %s", refuse, p)
+			}
+		}
+		return nil
+	}
+
+	gittest.WriteFile(t, filepath.Join(ws.Path, "a.txt"), "in scope\n")
+	gittest.WriteFile(t, filepath.Join(ws.Path, "evil.md"), "out of scope\n")
+	if created, _, err := CommitAll(ctx, ws, Commit{Message: "m", Check: onlyA}); !errors.Is(err, refuse) || created {
+		t.Fatalf("CommitAll with a file out of scope = %v, %v; want the check's refusal", created, err)
+	}
+	if head := gitLine(t, repo, "rev-parse", ws.Branch); head != ws.BaseCommit {
+		t.Fatalf("a refused commit moved %s to %s", ws.Branch, head)
+	}
+
+	// Slipped in after the check: written and staged while it ran.
+	if err := os.Remove(filepath.Join(ws.Path, "evil.md")); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	created, head, err := CommitAll(ctx, ws, Commit{Message: "m", Check: func(paths []string) error {
+		seen = paths
+		gittest.WriteFile(t, filepath.Join(ws.Path, "slipped.md"), "slipped in\n")
+		git(t, ws.Path, "add", "slipped.md")
+		return onlyA(paths)
+	}})
+	if err != nil || !created {
+		t.Fatalf("CommitAll = %v, %v", created, err)
+	}
+	if !reflect.DeepEqual(seen, []string{"a.txt"}) {
+		t.Errorf("Check saw %q", seen)
+	}
+	if got := git(t, repo, "diff", "--name-only", ws.BaseCommit, head); got != "a.txt\n" {
+		t.Errorf("the commit holds %q, want a.txt only", got)
+	}
+	if st := git(t, ws.Path, "status", "--porcelain=v1"); st != "A  slipped.md\n" {
+		t.Errorf("status after the commit: %q; want slipped.md staged, uncommitted", st)
+	}
+	if err := os.Remove(filepath.Join(ws.Path, "slipped.md")); err != nil {
+		t.Fatal(err)
+	}
+	git(t, ws.Path, "rm", "-q", "--cached", "slipped.md")
+
+	// Committed by the agent itself, nothing left uncommitted: still
+	// checked, from Since.
+	gittest.WriteFile(t, filepath.Join(ws.Path, "own.md"), "the agent's own commit\n")
+	git(t, ws.Path, "add", "own.md")
+	git(t, ws.Path, "commit", "-q", "-m", "agent")
+	if _, _, err := CommitAll(ctx, ws, Commit{Message: "m", Since: head, Check: onlyA}); !errors.Is(err, refuse) || !strings.Contains(err.Error(), "own.md") {
+		t.Errorf("CommitAll over the agent's own commit out of scope: %v", err)
 	}
 }

@@ -29,6 +29,13 @@ var ErrBaseMoved = errors.New("the base branch moved during landing")
 // everything the branch (or, for a squash, its range) would bring.
 var ErrNothingToLand = errors.New("nothing to land")
 
+// ErrDepends is matched by the *DependsError Land returns when the range
+// From..To cannot stand alone: it conflicts with the base branch, yet the
+// branch up to To, with the commits below From that the base does not
+// have, does not. The range builds on those commits (another packet's),
+// and can land once they have. Nothing was landed.
+var ErrDepends = errors.New("the commits build on commits the base branch does not have")
+
 // ErrNoIdentity is returned when the repository's git configuration has no
 // user.name or user.email for the landing commit.
 var ErrNoIdentity = errors.New("no git identity (user.name and user.email) configured")
@@ -41,6 +48,11 @@ const (
 	// the branch's tip, even when a fast-forward would do: the base's
 	// history shows the landing, and the branch's commits become
 	// ancestors of the base, so Status reports the workspace Landed.
+	// With a From the base does not have (the range sits on another
+	// packet's commits), the range alone is replayed onto the base first,
+	// as a rebase would, and the merge commit's second parent is the
+	// replayed range's last commit: the commits below From never reach
+	// the base, and Status keeps counting the branch's own as unlanded.
 	Merge Mode = "merge"
 	// Squash makes one commit with the base's tip as its only parent and
 	// the changes of the range From..branch tip. The branch's commits do
@@ -58,17 +70,27 @@ type LandRequest struct {
 	// Message is the landing commit's message; required but for a
 	// rebase, whose commits keep their own.
 	Message string
-	// From is where a squash's or a rebase's range starts (the packet's
-	// first commit's parent); "" means the workspace's BaseCommit.
+	// From is where the range to land starts (the packet's first
+	// commit's parent). "" means the workspace's BaseCommit for a squash
+	// or a rebase, and the whole branch up to To for a merge. Only the
+	// range's changes land, whatever the mode: commits below From that
+	// the base does not have (another packet's) never do.
 	From string
 	// To is the commit to land up to, on ws.Branch: a packet's last commit
 	// when the session went on to others; "" means the branch's tip.
 	To string
+	// Check, when set, is shown the paths the landing changes on the base
+	// (from the top of the repository, a rename as its two) once the
+	// landing commit exists; an error from it stops the landing with
+	// nothing moved, and is returned as it is.
+	Check func(paths []string) error
 	// BeforeMove, when set, is called once the landing commit exists and
-	// before the base branch moves, with the base's tip and the commit it
-	// will move to; an error stops the landing with nothing moved. The
-	// caller records there what is about to happen, so that after a crash
-	// it can ask git which side of the move it stopped on.
+	// every check of the checkout has passed, just before git moves the
+	// base branch, with the base's tip and the commit it will move to; an
+	// error stops the landing with nothing moved. The caller records there
+	// what is about to happen, so that after a crash it can ask git which
+	// side of the move it stopped on. A landing refused before it (a
+	// conflict, the checkout in the way) never calls it.
 	BeforeMove func(old, next string) error
 }
 
@@ -99,6 +121,26 @@ func (e *ConflictError) Error() string {
 // Is makes errors.Is(err, ErrConflict) true.
 func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 
+// DependsError is a landing refused because its range builds on commits
+// below it that the base does not have (ErrDepends).
+type DependsError struct {
+	// Files are the paths the range alone conflicts in.
+	Files []string
+	// Below are the commits below the range the base does not have,
+	// newest first, at most maxBelow: the caller finds whose they are.
+	Below []string
+}
+
+func (e *DependsError) Error() string {
+	return fmt.Sprintf("%v (%d commits): it conflicts alone in %s", ErrDepends, len(e.Below), strings.Join(e.Files, ", "))
+}
+
+// Is makes errors.Is(err, ErrDepends) true.
+func (e *DependsError) Is(target error) bool { return target == ErrDepends }
+
+// maxBelow bounds DependsError.Below.
+const maxBelow = 1000
+
 // DirtyError is a landing refused because of the state of the work tree
 // where the base branch is checked out.
 type DirtyError struct {
@@ -122,15 +164,21 @@ func (e *DirtyError) Error() string {
 func (e *DirtyError) Is(target error) bool { return target == ErrCheckoutInTheWay }
 
 // Land brings ws.Branch's commits onto ws.BaseBranch in the repository at
-// repoPath, as one merge or squash commit, without touching anyone's
-// uncommitted work. What the agent left uncommitted in ws is not part of
-// it: commit it first (CommitAll).
+// repoPath, as one merge or squash commit or as rebased commits, without
+// touching anyone's uncommitted work. What the agent left uncommitted in ws
+// is not part of it: commit it first (CommitAll). Given a range
+// (req.From..req.To), only the range's commits land: when they sit on
+// commits the base does not have (a packet worked after another, which has
+// not landed), they are replayed onto the base alone, and when they cannot
+// stand alone there, Land refuses with a *DependsError (ErrDepends) naming
+// the commits below.
 //
 // The result is computed with `git merge-tree`, in the object store only,
 // so a conflict (a *ConflictError, ErrConflict) leaves no half merge
-// anywhere: no ref moves and no file is written. The commit is made with
-// `git commit-tree` as the repository's configured user. Then the base
-// branch moves:
+// anywhere: no ref moves and no file is written; a replay writes its
+// commits there too, with no temporary checkout to leave behind. The
+// commit is made with `git commit-tree` as the repository's configured
+// user. Then the base branch moves:
 //
 //   - checked out nowhere: `git update-ref` with the old tip as the
 //     expected value, so that a base that moved meanwhile is refused
@@ -140,9 +188,11 @@ func (e *DirtyError) Is(target error) bool { return target == ErrCheckoutInTheWa
 //     and keeps every other uncommitted change and untracked file. Land
 //     refuses first (a *DirtyError, ErrCheckoutInTheWay) when an
 //     uncommitted change, an untracked or ignored file stands at a path
-//     the landing changes, or when a merge, rebase, cherry-pick or revert
-//     is in progress there; git refuses the rest itself, before changing
-//     anything. It never aborts, stashes or resets the person's work.
+//     the landing changes or at a folder above a path it adds, when a
+//     merge, rebase, cherry-pick or revert is in progress there, or when
+//     git's index.lock is there; git refuses the rest itself, before
+//     changing anything. It never aborts, stashes or resets the person's
+//     work, and never removes a file git does not track.
 //
 // Between the check that the checked-out base is still at the tip Land
 // read and the fast-forward, the person's own git could move it; the
@@ -166,9 +216,6 @@ func land(ctx context.Context, repoPath string, ws Workspace, req LandRequest) (
 	}
 	if mode != Merge && mode != Squash && mode != Rebase {
 		return Landed{}, fmt.Errorf("landing mode %q: want merge, squash or rebase", mode)
-	}
-	if mode == Merge && req.From != "" {
-		return Landed{}, errors.New("a merge lands the whole branch; From is for a squash")
 	}
 	if strings.HasPrefix(req.From, "-") {
 		return Landed{}, fmt.Errorf("from %q is not a commit", req.From)
@@ -204,53 +251,37 @@ func land(ctx context.Context, repoPath string, ws Workspace, req LandRequest) (
 		tip = req.To
 	}
 
-	var tree, commit string
-	parents := []string{old}
-	switch mode {
-	case Merge:
-		if landed, err := isAncestor(ctx, repoPath, tip, old); err != nil {
-			return Landed{}, err
-		} else if landed {
-			return Landed{}, fmt.Errorf("%w: %s already has every commit of %s", ErrNothingToLand, ws.BaseBranch, ws.Branch)
-		}
-		if tree, err = mergeTree(ctx, repoPath, old, tip); err != nil {
-			return Landed{}, err
-		}
-		parents = append(parents, tip)
-	case Squash:
-		from := req.From
-		if from == "" {
-			from = ws.BaseCommit
-		}
+	// The range's start, and whether the base has it: when it does not,
+	// the range sits on commits the base lacks, and only the range lands.
+	from := req.From
+	if from == "" && mode != Merge {
+		from = ws.BaseCommit
+	}
+	onBase := true
+	if from != "" {
 		if from, err = resolveCommit(ctx, repoPath, from); err != nil {
 			return Landed{}, err
 		}
 		if ok, err := isAncestor(ctx, repoPath, from, tip); err != nil {
 			return Landed{}, err
 		} else if !ok {
-			return Landed{}, fmt.Errorf("squash from %s: not an ancestor of %s", from, ws.Branch)
+			return Landed{}, fmt.Errorf("%s from %s: not an ancestor of %s", mode, from, ws.Branch)
 		}
-		if tree, err = squashTree(ctx, repoPath, from, old, tip); err != nil {
+		if onBase, err = isAncestor(ctx, repoPath, from, old); err != nil {
 			return Landed{}, err
-		}
-		oldTree, err := resolveTree(ctx, repoPath, old)
-		if err != nil {
-			return Landed{}, err
-		}
-		if tree == oldTree {
-			return Landed{}, fmt.Errorf("%w: %s already has the changes of %s..%s", ErrNothingToLand, ws.BaseBranch, from, ws.Branch)
-		}
-	case Rebase:
-		if commit, err = replay(ctx, repoPath, ws, req.From, old, tip); err != nil {
-			return Landed{}, err
-		}
-		if commit == old {
-			return Landed{}, fmt.Errorf("%w: %s already has the changes of %s", ErrNothingToLand, ws.BaseBranch, ws.Branch)
 		}
 	}
 
+	tree, commit, err := landingCommit(ctx, repoPath, ws, mode, from, onBase, old, tip, msg)
+	var conflict *ConflictError
+	if !onBase && errors.As(err, &conflict) {
+		err = dependsOrConflict(ctx, repoPath, conflict, from, old, tip)
+	}
+	if err != nil {
+		return Landed{}, err
+	}
 	if commit == "" {
-		if commit, err = commitTree(ctx, repoPath, tree, msg+"\n", parents...); err != nil {
+		if commit, err = commitTree(ctx, repoPath, tree, msg+"\n", old); err != nil {
 			return Landed{}, err
 		}
 	}
@@ -258,15 +289,95 @@ func land(ctx context.Context, repoPath string, ws Workspace, req LandRequest) (
 	if err != nil {
 		return Landed{}, err
 	}
-	if req.BeforeMove != nil {
-		if err := req.BeforeMove(old, commit); err != nil {
+	if req.Check != nil {
+		paths := make([]string, len(changed))
+		for i, c := range changed {
+			paths[i] = c.path
+		}
+		if err := req.Check(paths); err != nil {
 			return Landed{}, err
 		}
 	}
-	if err := moveBase(ctx, repoPath, ws.BaseBranch, old, commit, changed); err != nil {
+	if err := moveBase(ctx, repoPath, ws.BaseBranch, old, commit, changed, req.BeforeMove); err != nil {
 		return Landed{}, err
 	}
 	return Landed{Commit: commit, Mode: mode, Files: len(changed)}, nil
+}
+
+// landingCommit computes what mode makes of the range from..tip on old,
+// the base's tip: the merge commit, the replayed commits' last, or for a
+// squash only the tree (commit ""), which the caller commits on old. from
+// is "" for a merge of the whole branch; onBase says whether old has it.
+func landingCommit(ctx context.Context, repoPath string, ws Workspace, mode Mode, from string, onBase bool, old, tip, msg string) (tree, commit string, err error) {
+	switch mode {
+	case Merge:
+		if landed, err := isAncestor(ctx, repoPath, tip, old); err != nil {
+			return "", "", err
+		} else if landed {
+			return "", "", fmt.Errorf("%w: %s already has every commit of %s", ErrNothingToLand, ws.BaseBranch, ws.Branch)
+		}
+		second := tip
+		if onBase {
+			// The base has everything below the range: merging the
+			// branch's tip brings the range and nothing else.
+			if tree, err = mergeTree(ctx, repoPath, old, tip); err != nil {
+				return "", "", err
+			}
+		} else {
+			if second, err = replay(ctx, repoPath, ws, from, old, tip); err != nil {
+				return "", "", err
+			}
+			if second == old {
+				return "", "", fmt.Errorf("%w: %s already has the changes of %s..%s", ErrNothingToLand, ws.BaseBranch, from, ws.Branch)
+			}
+			if tree, err = resolveTree(ctx, repoPath, second); err != nil {
+				return "", "", err
+			}
+		}
+		commit, err = commitTree(ctx, repoPath, tree, msg+"\n", old, second)
+		return tree, commit, err
+	case Squash:
+		if tree, err = squashTree(ctx, repoPath, from, old, tip); err != nil {
+			return "", "", err
+		}
+		oldTree, err := resolveTree(ctx, repoPath, old)
+		if err != nil {
+			return "", "", err
+		}
+		if tree == oldTree {
+			return "", "", fmt.Errorf("%w: %s already has the changes of %s..%s", ErrNothingToLand, ws.BaseBranch, from, ws.Branch)
+		}
+		return tree, "", nil
+	default: // Rebase
+		if commit, err = replay(ctx, repoPath, ws, from, old, tip); err != nil {
+			return "", "", err
+		}
+		if commit == old {
+			return "", "", fmt.Errorf("%w: %s already has the changes of %s", ErrNothingToLand, ws.BaseBranch, ws.Branch)
+		}
+		return "", commit, nil
+	}
+}
+
+// dependsOrConflict tells, for a range from..tip the base (old) does not
+// have the start of and which conflicts on its own, whether it is because
+// of the commits below from: when the whole branch up to tip merges with
+// the base cleanly, the range needs them, and the answer is a
+// *DependsError; else the conflict stands.
+func dependsOrConflict(ctx context.Context, repoPath string, conflict *ConflictError, from, old, tip string) error {
+	_, err := mergeTree(ctx, repoPath, old, tip)
+	var whole *ConflictError
+	if errors.As(err, &whole) {
+		return conflict
+	}
+	if err != nil {
+		return err
+	}
+	out, err := gitcmd.Run(ctx, repoPath, "rev-list", fmt.Sprintf("--max-count=%d", maxBelow), from, "^"+old, "--")
+	if err != nil {
+		return fmt.Errorf("list the commits below %s: %w", from, err)
+	}
+	return &DependsError{Files: conflict.Files, Below: strings.Fields(string(out))}
 }
 
 // checkIdentity makes sure commit-tree will write the configured person

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -42,8 +43,10 @@ type pathChange struct {
 }
 
 // moveBase moves refs/heads/<base> from old to next, which must descend
-// from old; changed are the paths that differ between them.
-func moveBase(ctx context.Context, repoPath, base, old, next string, changed []pathChange) error {
+// from old; changed are the paths that differ between them. before, when
+// set, is called once every check has passed, just before git moves
+// anything (LandRequest.BeforeMove).
+func moveBase(ctx context.Context, repoPath, base, old, next string, changed []pathChange, before func(old, next string) error) error {
 	common, err := gitcmd.CommonDir(ctx, repoPath)
 	if err != nil {
 		return err
@@ -83,10 +86,37 @@ func moveBase(ctx context.Context, repoPath, base, old, next string, changed []p
 			return &DirtyError{Path: w.Path, Reason: fmt.Sprintf("%s is being rebased in %s", base, w.Path)}
 		}
 	}
+	// A lock git left on the ref (a git killed while moving it) would
+	// fail the move after the caller recorded it as under way.
+	lock, err := gitcmd.Run(ctx, repoPath, "rev-parse", "--path-format=absolute", "--git-path", baseRef+".lock")
+	if err != nil {
+		return fmt.Errorf("git path %s.lock: %w", baseRef, err)
+	}
+	if err := lockHeld(strings.TrimSpace(string(lock)), repoPath); err != nil {
+		return err
+	}
 	if checkout == nil {
+		if before != nil {
+			if err := before(old, next); err != nil {
+				return err
+			}
+		}
 		return updateRef(ctx, repoPath, baseRef, old, next)
 	}
-	return fastForward(ctx, *checkout, baseRef, old, next, changed)
+	return fastForward(ctx, *checkout, baseRef, old, next, changed, before)
+}
+
+// lockHeld returns a *DirtyError when git's lock file lock exists: a git
+// runs in dir, or one was stopped half way and left it. Only a person can
+// tell which, so it is never removed here.
+func lockHeld(lock, dir string) error {
+	if _, err := os.Lstat(lock); errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	return &DirtyError{Path: dir, Files: []string{lock},
+		Reason: "git's lock file is there: a git is running in " + dir + ", or one was stopped half way and left it (if none runs, remove the file and land again)"}
 }
 
 // treeAt is the work tree trees[i] of `git worktree list`, with its git
@@ -116,7 +146,7 @@ func updateRef(ctx context.Context, repoPath, ref, old, next string) error {
 // fastForward moves the checked-out ref from old to next with `git merge
 // --ff-only` in the work tree t, after checking that nothing there is in
 // the way.
-func fastForward(ctx context.Context, t gitcmd.Tree, ref, old, next string, changed []pathChange) error {
+func fastForward(ctx context.Context, t gitcmd.Tree, ref, old, next string, changed []pathChange, before func(old, next string) error) error {
 	dir := t.WorkTree
 	if op, err := inProgress(ctx, t); err != nil {
 		return err
@@ -130,6 +160,16 @@ func fastForward(ctx context.Context, t gitcmd.Tree, ref, old, next string, chan
 	}
 	if err := inTheWay(ctx, t, changed); err != nil {
 		return err
+	}
+	if lock, err := gitPath(ctx, t, "index.lock"); err != nil {
+		return err
+	} else if err := lockHeld(lock, dir); err != nil {
+		return err
+	}
+	if before != nil {
+		if err := before(old, next); err != nil {
+			return err
+		}
 	}
 	// --no-autostash: with merge.autoStash set, git would stash the
 	// person's changes and put them back, maybe as a conflict.
@@ -198,15 +238,36 @@ func inTheWay(ctx context.Context, t gitcmd.Tree, changed []pathChange) error {
 	if len(unmerged) > 0 {
 		return &DirtyError{Path: dir, Files: unmerged, Reason: "unmerged files in " + dir}
 	}
+	removed, folders := map[string]bool{}, map[string]bool{}
+	for _, c := range changed {
+		if c.status == "D" {
+			removed[c.path] = true
+		}
+	}
 	for _, c := range changed {
 		// A path the landing adds was not tracked at the old tip; a file
 		// there now is untracked or ignored, and status lists only the
-		// untracked.
+		// untracked. So is anything but a folder at a folder the path
+		// needs, unless the landing removes it (tracked, then): git would
+		// replace an ignored file there with the folder, and lose it.
 		if c.status != "A" {
 			continue
 		}
 		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(c.path))); err == nil {
 			add(c.path)
+		}
+		// Up to the first folder that is there: those above it are too.
+		for p := path.Dir(c.path); p != "." && !removed[p] && !folders[p]; p = path.Dir(p) {
+			fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p)))
+			if err != nil {
+				continue
+			}
+			if fi.IsDir() {
+				folders[p] = true
+			} else {
+				add(p)
+			}
+			break
 		}
 	}
 	if len(files) > 0 {

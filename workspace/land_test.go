@@ -249,6 +249,24 @@ func TestLandRefusesWhatIsInTheWay(t *testing.T) {
 			files: []string{"c.txt"},
 		},
 		{
+			// git would remove the ignored file to make the folder.
+			name:  "ignored file where the packet makes a folder",
+			agent: map[string]string{"notes/todo.md": "the agent's list\n"},
+			person: func(t *testing.T, repo string) {
+				gittest.WriteFile(t, filepath.Join(repo, ".git", "info", "exclude"), "notes\n")
+				gittest.WriteFile(t, filepath.Join(repo, "notes"), "the person's ignored notes\n")
+			},
+			files: []string{"notes"},
+		},
+		{
+			name:  "untracked file where the packet makes a folder deeper down",
+			agent: map[string]string{"src/x/y/z.txt": "zed\n"},
+			person: func(t *testing.T, repo string) {
+				gittest.WriteFile(t, filepath.Join(repo, "src", "x"), "the person's x\n")
+			},
+			files: []string{"src/x"},
+		},
+		{
 			name:   "merge in progress",
 			agent:  map[string]string{"c.txt": "sea\n"},
 			person: mergeInProgress,
@@ -327,7 +345,7 @@ func TestMoveBaseRefusesAMovedBase(t *testing.T) {
 			moved := gitLine(t, repo, "rev-parse", "main")
 			before := checkout(t, repo)
 
-			err := moveBase(ctx, repo, "main", stale, next, nil)
+			err := moveBase(ctx, repo, "main", stale, next, nil, nil)
 			if !errors.Is(err, ErrBaseMoved) {
 				t.Fatalf("moveBase: %v; want ErrBaseMoved", err)
 			}

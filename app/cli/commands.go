@@ -331,8 +331,10 @@ func runRepo(ctx context.Context, c *cli, args []string) error {
 		return repoRename(ctx, c, args)
 	case "remove":
 		return repoRemove(ctx, c, args)
+	case "first-commit":
+		return repoFirstCommit(ctx, c, args)
 	}
-	fmt.Fprint(c.env.Stderr, "Usage: switchboard repo add PATH [--name NAME] | repo list | repo rename ID NAME | repo remove ID | repo set ID [--isolation worktree|none|default] [--base BRANCH|default] [--landing merge|squash|rebase|pull-request|default] [--remote NAME|default] [--setup CMD|default] [--full-auto confirm|withdraw] [--unconfined confirm|withdraw]\n")
+	fmt.Fprint(c.env.Stderr, "Usage: switchboard repo add PATH [--name NAME] | repo list | repo rename ID NAME | repo remove ID | repo first-commit ID | repo set ID [--isolation worktree|none|default] [--base BRANCH|default] [--landing merge|squash|rebase|pull-request|default] [--remote NAME|default] [--setup CMD|default] [--full-auto confirm|withdraw] [--unconfined confirm|withdraw]\n")
 	if sub == "-h" || sub == "--help" || sub == "help" {
 		return nil
 	}

@@ -10,9 +10,9 @@ import (
 // runLand brings a done packet's commits onto its base branch and prints
 // the base branch's new tip, or, for a pull request, its address (the
 // commit pushed when no pull request could be opened); a refusal
-// (merge_conflict, checkout_in_the_way, …) exits non-zero with its code
-// and moved nothing. With --dry-run it prints what the landing would do
-// (work.land_plan) and does none of it.
+// (merge_conflict, depends_on_packet, checkout_in_the_way, …) exits
+// non-zero with its code and moved nothing. With --dry-run it prints what
+// the landing would do (work.land_plan) and does none of it.
 func runLand(ctx context.Context, c *cli, args []string) error {
 	fs := c.newFlags("land", "land PKT [--mode merge|squash|rebase|pull-request] [--dry-run] [--json]")
 	mode := fs.String("mode", "", "merge (a merge commit of the packet's commits), squash (one commit of their changes), rebase (the commits replayed on the base, which fast-forwards) or pull-request (push the branch, open a pull request with gh; the base does not move); default: the repository's setting, else merge")

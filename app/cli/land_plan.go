@@ -28,7 +28,7 @@ func printLandPlan(ctx context.Context, c *cli, in mcpserver.WorkLandArgs, asJSO
 // landPlanLines are a plan in lines for a terminal: what an agent wrote
 // (subjects, paths) goes through cell.
 func landPlanLines(p mcpserver.LandPlanResult) []string {
-	head := fmt.Sprintf("Land %s onto %s (at %s) by %s", p.PacketID, p.Target, short(p.TargetCommit), p.Mode)
+	head := fmt.Sprintf("Land %s onto %s (at %s) by %s", p.PacketID, p.Target, shortHash(p.TargetCommit), p.Mode)
 	if p.Remote != "" {
 		head = fmt.Sprintf("Push %s to %s and open a pull request into %s", cell(p.Branch, 0), p.Remote, p.Target)
 	}
@@ -44,7 +44,7 @@ func landPlanLines(p mcpserver.LandPlanResult) []string {
 		lines = append(lines, fmt.Sprintf("  … %d older ones", p.MoreCommits))
 	}
 	for _, cm := range p.Commits {
-		lines = append(lines, "  "+short(cm.Commit)+"  "+cell(cm.Subject, 0))
+		lines = append(lines, "  "+shortHash(cm.Commit)+"  "+cell(cm.Subject, 0))
 	}
 	lines = append(lines, fmt.Sprintf("%d files:", len(p.Files)+p.MoreFiles))
 	for _, f := range p.Files {
@@ -58,12 +58,4 @@ func landPlanLines(p mcpserver.LandPlanResult) []string {
 		lines = append(lines, fmt.Sprintf("  … and %d more", p.MoreFiles))
 	}
 	return lines
-}
-
-// short is a commit's first 12 characters, as work get shows them.
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
-	}
-	return commit
 }

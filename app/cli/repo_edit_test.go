@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -35,5 +36,25 @@ func TestCLIRepoRenameRemove(t *testing.T) {
 	}
 	if _, err := os.Stat(folder); err != nil {
 		t.Errorf("the folder went with it: %v", err)
+	}
+}
+
+// repo first-commit gives an empty repository an empty first commit, once.
+func TestCLIRepoFirstCommit(t *testing.T) {
+	h := newHarness(t)
+	d := h.start()
+	defer d.Close(context.Background())
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.name", "Dev"}, {"config", "user.email", "dev@example.com"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	repoID := line(h.ok("repo", "add", dir).stdout)
+	if out := h.ok("repo", "first-commit", repoID).stdout; !strings.Contains(out, "empty first commit") || !strings.Contains(out, "on main") {
+		t.Errorf("first-commit said %q", out)
+	}
+	if r := h.fails(1, "repo", "first-commit", repoID); !strings.Contains(r.stderr, "has a commit already") {
+		t.Errorf("a second first-commit said %q", r.stderr)
 	}
 }

@@ -17,17 +17,14 @@ func conflictText(c *mcpserver.PacketConflicts) string {
 	case c.Error != "":
 		return "not known: " + cell(c.Error, 0)
 	case c.Clean():
-		return fmt.Sprintf("none: applies to %s at %s", cell(c.TargetBranch, 0), shortID(c.Target))
+		return fmt.Sprintf("none: applies to %s at %s", cell(c.TargetBranch, 0), shortHash(c.Target))
 	}
 	files := make([]string, len(c.Files))
 	for i, f := range c.Files {
 		files[i] = cell(f, 0)
 	}
-	return fmt.Sprintf("conflicts with %s in %s (%s at %s)", cell(c.TargetBranch, 0), strings.Join(files, ", "), cell(c.TargetBranch, 0), shortID(c.Target))
+	return fmt.Sprintf("conflicts with %s in %s (%s at %s)", cell(c.TargetBranch, 0), strings.Join(files, ", "), cell(c.TargetBranch, 0), shortHash(c.Target))
 }
-
-// shortID is a commit's first 12 digits.
-func shortID(id string) string { return id[:min(len(id), 12)] }
 
 // printConflicts prints the conflict line of work get, when the packet has
 // one, and where to see the hunks.

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/app/daemon/control"
@@ -51,6 +52,9 @@ type Config struct {
 	// DatabaseURL puts the store on PostgreSQL, shared with other
 	// instances (team.go); "" is the bbolt file in the data folder.
 	DatabaseURL string
+	// DatabaseFrom says who named DatabaseURL: DatabaseFromFlag,
+	// DatabaseFromEnv or DatabaseFromSettings; "" with none.
+	DatabaseFrom string
 	// Heartbeat is how often an instance in team mode beats (0 is
 	// DefaultHeartbeat), InstanceGrace how long another may be silent
 	// before its sessions are ended (0 is mcpserver.DefaultInstanceGrace).
@@ -106,6 +110,10 @@ type Daemon struct {
 
 	// releaseInstance lets go of the data folder's instance.
 	releaseInstance func()
+
+	// restart is set when the program is to start again once it has
+	// closed (RequestRestart).
+	restart atomic.Bool
 
 	mu sync.Mutex
 	// clientToken is the raw client token. Guarded by mu.

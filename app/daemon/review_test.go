@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,6 +123,24 @@ func TestSendBackRebaseLand(t *testing.T) {
 	if !strings.Contains(diff.Diff, "-hello, world\n") || !strings.Contains(diff.Diff, "+hello, world and hi there\n") || strings.Contains(diff.Diff, "-hello\n") {
 		t.Errorf("the packet's diff is not its own change:\n%s", diff.Diff)
 	}
+	// What the agent changed after the review: from the commit it saw.
+	since, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkDiff,
+		mcpserver.WorkDiffArgs{PacketID: second, Range: mcpserver.DiffSinceReview})
+	mustOK(t, err)
+	if r := sent.Packet.Review; r.To == "" || since.From != r.To || since.To != ch.To || !strings.Contains(since.Diff, "+hello, world and hi there\n") {
+		t.Errorf("since the review (at %q): %s..%s\n%s", r.To, since.From, since.To, since.Diff)
+	}
+	reviewed, err := mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkDiff,
+		mcpserver.WorkDiffArgs{PacketID: second, Range: mcpserver.DiffReviewed})
+	mustOK(t, err)
+	if reviewed.To != sent.Packet.Review.To || !strings.Contains(reviewed.Diff, "+hi there\n") {
+		t.Errorf("as reviewed: %s..%s\n%s", reviewed.From, reviewed.To, reviewed.Diff)
+	}
+	_, err = mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkDiff,
+		mcpserver.WorkDiffArgs{PacketID: second, Range: "HEAD~1"})
+	if store.CodeOf(err) != store.CodeInvalidArgument {
+		t.Errorf("an unknown range: %v", err)
+	}
 
 	landed, err := land(second)
 	mustOK(t, err)
@@ -130,6 +149,14 @@ func TestSendBackRebaseLand(t *testing.T) {
 	}
 	if got, err := os.ReadFile(filepath.Join(repoDir, "greet.txt")); err != nil || string(got) != "hello, world and hi there\n" {
 		t.Errorf("greet.txt in the person's checkout: %q, %v", got, err)
+	}
+
+	// The person's checkout marks greet.txt generated: the diff says so.
+	writeFile(t, repoDir, ".gitattributes", "greet.txt linguist-generated\n")
+	diff, err = mcpserver.Invoke(ctx, reg, mcpserver.OperatorPrincipal(), mcpserver.TransportGUI, mcpserver.MethodWorkDiff, mcpserver.WorkDiffArgs{PacketID: second})
+	mustOK(t, err)
+	if !slices.Equal(diff.Generated, []string{"greet.txt"}) {
+		t.Errorf("generated files %q, want greet.txt", diff.Generated)
 	}
 }
 

@@ -116,6 +116,22 @@ func runApp(args []string, tray Tray) int {
 	}
 	log, closeLog := openLog(paths)
 	defer closeLog()
+	databaseFrom := ""
+	switch {
+	case fromFlag:
+		databaseFrom = daemon.DatabaseFromFlag
+	case *database != "":
+		databaseFrom = daemon.DatabaseFromEnv
+	default:
+		// The team database a person connected to in Settings.
+		saved, err := daemon.SavedDatabase(paths)
+		if err != nil {
+			log.Warn("team database: the saved one is unreadable; opening the bbolt file", "err", err)
+		}
+		if saved != "" {
+			*database, databaseFrom = saved, daemon.DatabaseFromSettings
+		}
+	}
 
 	noDisplay := !hasDisplay()
 	if noDisplay && !*headless && tray != nil {
@@ -135,6 +151,7 @@ func runApp(args []string, tray Tray) int {
 		TokenFile:     *tokenFile,
 		Log:           log,
 		DatabaseURL:   *database,
+		DatabaseFrom:  databaseFrom,
 		Heartbeat:     *heartbeat,
 		InstanceGrace: *grace,
 		Bwrap:         os.Getenv("SWITCHBOARD_BWRAP"),
@@ -179,6 +196,16 @@ func runApp(args []string, tray Tray) int {
 	if err := d.Close(closeCtx); err != nil {
 		log.Error("close", "err", err)
 		return 1
+	}
+	if d.RestartRequested() {
+		// Settings moved the store to or from a team database: the
+		// program starts again, as the person would, and opens it.
+		log.Info("restarting to open the store Settings named")
+		if err := relaunch(); err != nil {
+			log.Error("restart", "err", err)
+			fmt.Fprintln(os.Stderr, "switchboard: could not start again:", err)
+			return 1
+		}
 	}
 	return 0
 }
