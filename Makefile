@@ -132,7 +132,7 @@ test-e2e: build
 	SWITCHBOARD_E2E_BIN=$(CURDIR)/bin SWITCHBOARD_E2E_GUI=1 SWITCHBOARD_E2E_NODE=1 $(XVFB) sh scripts/with-keyring.sh $(GO) test -count=1 -timeout 20m ./test/e2e/
 
 # The Go benchmarks of the store, the MCP path, the emulator and the
-# recorder, then bench/mcpbench, whose table comes last: it builds the
+# recorder, the main window's first paint, then bench/mcpbench, whose table comes last: it builds the
 # switchboard binary (cgo, hence deps-run) and bench/peers, and runs the
 # supervisor's PTY benchmarks and bench/vtcompare itself to put their
 # figures in the same table. It writes bench/latest.json.
@@ -141,6 +141,7 @@ bench: deps-run
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchmem ./store/ ./mcpserver/ ./mcphttp/
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchtime 3x ./supervisor/vt/ ./supervisor/asciicast/
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench ConflictStatus -benchtime 5x ./workspace/
+	$(GO) test -run '^$$' -bench MainWindowFirstPaint -benchtime 5x ./app/
 	CGO_ENABLED=0 $(GO) run ./bench/mcpbench
 
 # The real daemon on loopback under 200 MCP clients and 100 SSE streams for

@@ -58,10 +58,10 @@ func TestEscapeClosesDialogs(t *testing.T) {
 		}},
 		{"new packet", func(g *gui) fyne.Window {
 			g.showNewPacket()
-			return g.work.win
+			return g.sessions.win
 		}, func(t *testing.T, g *gui) {
-			if g.work.form != nil {
-				t.Error("the Work window still holds the form")
+			if g.sessions.board.form != nil {
+				t.Error("the Work board still holds the form")
 			}
 			list, err := invoke(g, mcpserver.MethodWorkList, store.PacketFilter{})
 			if err != nil {

@@ -37,10 +37,6 @@ func (g *gui) openAtStart(trayHost bool, model trayModel) {
 	}
 }
 
-// showMain opens the main window, or brings it forward: the Sessions window, where every
-// agent and its terminal are.
-func (g *gui) showMain() { g.showSessions("") }
-
 // windowMenu gives the main window the tray's menu as its menu bar where there is no tray:
 // starting an agent, the Work board, Audit, Settings and Quit stay in reach.
 func (g *gui) windowMenu(m trayModel) {

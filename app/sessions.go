@@ -3,18 +3,13 @@ package app
 import (
 	"context"
 	"fmt"
-	"image/color"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/layout"
-	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-dev/switchboard/app/termview"
@@ -26,18 +21,16 @@ import (
 
 // Sessions window labels, also what the tests tap.
 const (
-	titleSessions   = "Switchboard — Sessions"
-	labelSessions   = "Sessions…"
+	titleSessions   = "Switchboard"
+	labelSessions   = "Open Switchboard…"
 	labelStop       = "Stop"
 	labelKill       = "Kill"
 	labelAnswer     = "Answer"
-	labelNoSession  = "Select a session on the left."
-	labelFirstRepo  = "No repository yet: add one in Settings… ▸ Repositories (the %s menu), then start an agent on it."
-	labelFirstAgent = "No agent has run yet: Start agent ▸ a profile ▸ a repository, in the %s menu."
+	labelNoSession  = "Select an agent, a packet or the Work board on the left."
+	labelFirstRepo  = "No repository yet: add the folder of a project agents may work in."
+	labelFirstAgent = "No agent has run yet: Start agent (at the left) ▸ a profile ▸ a repository."
 	frameInterval   = time.Second / 30
 	listRefresh     = time.Second
-	// sessionsListMinWidth is the least width of the sessions list.
-	sessionsListMinWidth = 240
 )
 
 // sessionsWindow lists the sessions and shows one: its live terminal (for an
@@ -46,28 +39,22 @@ type sessionsWindow struct {
 	g   *gui
 	win fyne.Window
 
-	list     *widget.List
-	sessions []store.Session             // shown in list; on the Fyne goroutine only
+	sessions []store.Session             // as last read; on the Fyne goroutine only
 	repos    map[string]store.Repository // by id, for names; on the Fyne goroutine only
 	profiles map[string]profile.Profile  // by id, for what they offer; on the Fyne goroutine only
-	selected string                      // session id; on the Fyne goroutine only
-	row      int                         // selected's row in list, -1 for none; on the Fyne goroutine only
+	selected string                      // session id of the agent shown; on the Fyne goroutine only
 
-	header    *widget.Label
-	status    *widget.Label
-	stop      *widget.Button
-	kill      *widget.Button
-	resume    *widget.Button  // a session that ended with the app (sessions_resume.go)
-	changes   *widget.Button  // the live session's worktree diff; shown when it has one
-	termBox   *fyne.Container // holds the terminal widget or a note
-	reports   *fyne.Container
-	detail    mcpserver.SessionDetail // on the Fyne goroutine only
-	questions *fyne.Container
-	answer    *widget.Entry
-	// side holds the questions above the reports: laid out again when
-	// the questions change, as a box that grows does not move its
-	// neighbours by itself.
-	side *fyne.Container
+	mainParts // the sidebar, the centre's views and the questions (mainwin.go)
+
+	header  *widget.Label
+	status  *widget.Label
+	stop    *widget.Button
+	kill    *widget.Button
+	resume  *widget.Button  // a session that ended with the app (sessions_resume.go)
+	changes *widget.Button  // the live session's worktree diff; shown when it has one
+	termBox *fyne.Container // holds the terminal widget or a note
+	reports *fyne.Container
+	detail  mcpserver.SessionDetail // on the Fyne goroutine only
 
 	cancelFrames context.CancelFunc // stops the selected terminal's frames
 	replay       *replayView        // the selected ended session's replay, or nil
@@ -81,8 +68,8 @@ type sessionsWindow struct {
 	stopRefresh chan struct{}
 }
 
-// showSessions opens the Sessions window, or brings it forward, on sessionID
-// when given.
+// showSessions opens the main window, or brings it forward, on the agent
+// of sessionID when given.
 func (g *gui) showSessions(sessionID string) {
 	if g.sessions == nil {
 		g.sessions = newSessionsWindow(g)
@@ -91,7 +78,8 @@ func (g *gui) showSessions(sessionID string) {
 	w.win.Show()
 	w.win.RequestFocus()
 	w.reload()
-	if sessionID == "" && w.selected == "" && len(w.sessions) > 0 {
+	asked := sessionID != ""
+	if sessionID == "" && w.node == "" && len(w.sessions) > 0 {
 		// Opened from the tray: show the newest session rather than an
 		// empty pane.
 		sessionID = w.sessions[0].ID
@@ -99,86 +87,11 @@ func (g *gui) showSessions(sessionID string) {
 	if sessionID != "" {
 		w.selectSession(sessionID)
 	}
-}
-
-func newSessionsWindow(g *gui) *sessionsWindow {
-	w := &sessionsWindow{g: g, win: g.app.NewWindow(titleSessions), stopRefresh: make(chan struct{})}
-	w.list = widget.NewList(
-		func() int { return len(w.sessions) },
-		twoLines,
-		func(i widget.ListItemID, o fyne.CanvasObject) {
-			if i >= len(w.sessions) {
-				return
-			}
-			s := w.sessions[i]
-			setTwoLines(o, w.title(s), w.badge(s)+"  ·  "+s.StartedAt.Local().Format("Jan 2 15:04")+"  ·  "+s.ID+usageSuffix("  ·  ", s.Usage))
-		})
-	w.list.OnSelected = func(i widget.ListItemID) {
-		if i < len(w.sessions) {
-			w.selectSession(w.sessions[i].ID)
-		}
+	if asked {
+		// Opened on an agent that asks (the tray's "needs you", a
+		// notification): the keyboard goes to the answer box.
+		w.questions.answerFor(sessionID)
 	}
-
-	w.header = widget.NewLabelWithStyle(labelNoSession, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	w.status = widget.NewLabel("")
-	// A long header or status line is cut, not laid out whole: at its full
-	// width it would set the window's least width and squeeze the list.
-	w.header.Truncation = fyne.TextTruncateEllipsis
-	w.status.Truncation = fyne.TextTruncateEllipsis
-	w.stop = widget.NewButtonWithIcon(labelStop, theme.MediaStopIcon(), func() { w.stopAgent(false) })
-	w.kill = widget.NewButtonWithIcon(labelKill, theme.CancelIcon(), func() { w.stopAgent(true) })
-	w.kill.Importance = widget.DangerImportance
-	w.stop.Disable()
-	w.kill.Disable()
-	w.changes = widget.NewButtonWithIcon(labelChanges, theme.DocumentIcon(), func() { g.showSessionChanges(w.selected) })
-	w.changes.Hide()
-	w.resume = w.newResumeButton()
-	w.termBox = container.NewStack(widget.NewLabel(""))
-
-	// Reports wrap, so each takes the lines it needs: a list's rows are
-	// all one height and a long report would run over the next. There
-	// are at most a hundred (session.get's default).
-	w.reports = container.NewVBox()
-	w.questions = container.NewVBox()
-	w.answer = widget.NewMultiLineEntry()
-	w.answer.SetPlaceHolder("Your answer to the agent's question")
-	w.answer.SetMinRowsVisible(2)
-	w.answer.Wrapping = fyne.TextWrapWord
-
-	w.side = container.NewBorder(
-		container.NewVBox(widget.NewLabelWithStyle("Questions", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), w.questions),
-		nil, nil, nil,
-		container.NewBorder(widget.NewLabelWithStyle("Reports", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil,
-			container.NewVScroll(w.reports)))
-	// The buttons keep their own height, centred beside the two lines.
-	top := container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(w.changes, w.resume, w.stop, w.kill)), container.NewVBox(w.header, w.status))
-	right := container.NewHSplit(w.termBox, w.side)
-	right.SetOffset(0.72)
-	// The list keeps a width its rows can be read at, however the divider
-	// is dragged.
-	listFloor := canvas.NewRectangle(color.Transparent)
-	listFloor.SetMinSize(fyne.NewSize(sessionsListMinWidth, 0))
-	main := container.NewHSplit(container.NewStack(listFloor, w.list), container.NewBorder(top, nil, nil, nil, right))
-	main.SetOffset(0.24)
-	w.win.SetContent(container.NewBorder(g.noTrayNotice(), nil, nil, nil, main))
-	g.closeWithoutTray(w.win)
-	g.place(w.win, windowSessions, func() {
-		close(w.stopRefresh)
-		if w.cancelFrames != nil {
-			w.cancelFrames()
-		}
-		if w.replay != nil {
-			w.replay.close()
-		}
-		g.sessions = nil
-	})
-	// Subscribed before the first read, so a change in between is not missed.
-	changed := g.core.Registry().Changed()
-	w.reload()
-	go w.refreshLoop(changed)
-	g.sessions = w
-	g.windowMenu(g.menuModel())
-	return w
 }
 
 // title is a session's first line: profile and repository.
@@ -276,12 +189,14 @@ func (w *sessionsWindow) reload() {
 		w.g.log.Warn("sessions: list", "err", err)
 		return
 	}
+	var waiting []store.Question
 	if qs, err := view(w.g, mcpserver.MethodQuestionList, mcpserver.NoArgs{}); err == nil {
 		asking := map[string]bool{}
 		for _, q := range qs.Questions {
 			asking[q.SessionID] = true
 		}
 		w.asking.Store(&asking)
+		waiting = qs.Questions
 	}
 	if profiles, err := view(w.g, mcpserver.MethodProfileList, mcpserver.NoArgs{}); err == nil {
 		w.profiles = map[string]profile.Profile{}
@@ -291,32 +206,32 @@ func (w *sessionsWindow) reload() {
 	}
 	if repos, err := view(w.g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{}); err == nil {
 		w.repos = map[string]store.Repository{}
+		w.repoOrder = w.repoOrder[:0]
 		for _, r := range repos.Repositories {
 			w.repos[r.ID] = r
+			w.repoOrder = append(w.repoOrder, r.ID)
 		}
+	}
+	if packets, err := view(w.g, mcpserver.MethodWorkList, store.PacketFilter{Limit: workListLimit}); err == nil {
+		w.packets = packets.Packets
 	}
 	listResumable(list.Sessions)
 	w.sessions = list.Sessions
 	w.listed.Store(&list.Sessions)
-	w.list.Refresh()
-	w.reselect()
+	w.rebuildSide()
+	w.questions.show(waiting)
 	w.shownBadges = w.badges()
-	if w.selected != "" {
+	w.empty.SetText(w.emptyHeader())
+	show(w.emptyAdd, len(w.repos) == 0)
+	switch {
+	case w.selected != "" && strings.HasPrefix(w.node, nodeAgent):
 		w.loadDetail(mcpserver.TransportGUIView)
-	} else {
-		w.header.SetText(w.emptyHeader())
-	}
-}
-
-// reselect highlights the shown session's row, where it is now: rows move
-// as sessions start, and a highlight left on the old row would point at
-// another session than the one shown (and Stop at the wrong agent).
-func (w *sessionsWindow) reselect() {
-	w.row = slices.IndexFunc(w.sessions, func(s store.Session) bool { return s.ID == w.selected })
-	if w.row >= 0 {
-		w.list.Select(w.row) // OnSelected finds it already shown
-	} else {
-		w.list.UnselectAll()
+	case w.node == nodeBoard:
+		w.board.reload()
+	case strings.HasPrefix(w.node, nodePacket):
+		w.packet.loadDetail(mcpserver.TransportGUIView)
+	case strings.HasPrefix(w.node, nodeRepo):
+		w.repo.show(w.repos[strings.TrimPrefix(w.node, nodeRepo)])
 	}
 }
 
@@ -327,21 +242,16 @@ func (w *sessionsWindow) offersModes(id string) bool {
 	return !ok || len(p.Permissions) > 0
 }
 
-// emptyHeader says what to do next when no session is selected: a
-// newcomer with nothing yet is told where to start.
+// emptyHeader says what to do next when nothing is selected: a newcomer
+// with nothing yet is told where to start.
 func (w *sessionsWindow) emptyHeader() string {
 	switch {
-	case len(w.sessions) > 0:
-		return labelNoSession
+	case len(w.repos) == 0:
+		return labelFirstRepo
+	case len(w.sessions) == 0:
+		return labelFirstAgent
 	}
-	menu := "tray"
-	if w.g.noTray {
-		menu = "Switchboard"
-	}
-	if len(w.repos) == 0 {
-		return fmt.Sprintf(labelFirstRepo, menu)
-	}
-	return fmt.Sprintf(labelFirstAgent, menu)
+	return labelNoSession
 }
 
 // refreshLoop keeps the window current while it is open: it re-reads the
@@ -384,7 +294,7 @@ func (w *sessionsWindow) refreshLoop(changed <-chan struct{}) {
 			case badges != w.shownBadges:
 				// Repainting a list costs a frame; only when a badge moved.
 				w.shownBadges = badges
-				w.list.Refresh()
+				w.rebuildSide()
 				if w.selected != "" {
 					// Its header says the same (stopping…, the state).
 					w.loadDetail(mcpserver.TransportGUIView)
@@ -396,19 +306,18 @@ func (w *sessionsWindow) refreshLoop(changed <-chan struct{}) {
 
 // selectSession shows session id: its terminal, reports and questions.
 func (w *sessionsWindow) selectSession(id string) {
+	w.showView(w.agentView)
 	if id == w.selected {
+		w.node = nodeAgent + id
+		w.reselect()
+		w.reveal()
 		return
 	}
+	w.leaveAgent() // the agent shown before
 	w.selected = id
+	w.node = nodeAgent + id
 	w.reselect()
-	if w.cancelFrames != nil {
-		w.cancelFrames()
-		w.cancelFrames = nil
-	}
-	if w.replay != nil {
-		w.replay.close()
-		w.replay = nil
-	}
+	w.reveal()
 	a, live := w.agent(id)
 	if live && a.Exit() == nil {
 		// Watching and typing into an agent's terminal is audited once,
@@ -430,6 +339,7 @@ func (w *sessionsWindow) selectSession(id string) {
 		}()
 		w.termBox.Objects = []fyne.CanvasObject{term}
 		w.termBox.Refresh()
+		w.showTermTab(labelTabTerminal)
 		w.win.Canvas().Focus(term)
 	} else if s, ok := w.session(id); ok {
 		// Not running here: replay what was recorded, if anything was.
@@ -440,9 +350,12 @@ func (w *sessionsWindow) selectSession(id string) {
 		} else {
 			note := widget.NewLabel(why)
 			note.Wrapping = fyne.TextWrapWord
-			w.termBox.Objects = []fyne.CanvasObject{container.NewCenter(note)}
+			// Wrapped across the pane: centred, a wrapped label would
+			// take a letter's width.
+			w.termBox.Objects = []fyne.CanvasObject{container.NewVBox(note)}
 		}
 		w.termBox.Refresh()
+		w.showTermTab(labelTabReplay)
 	}
 	w.loadDetail(mcpserver.TransportGUI)
 }
@@ -513,8 +426,7 @@ func (w *sessionsWindow) loadDetail(t mcpserver.Transport) {
 	show(w.changes, s.State.Live() && s.Workspace != nil)
 	show(w.resume, w.canResume(s))
 	w.showReports()
-	w.showQuestions()
-	w.side.Refresh()
+	w.showChangesTab(s)
 }
 
 // showReports lists the detail's reports, newest first.
@@ -532,41 +444,6 @@ func (w *sessionsWindow) showReports() {
 	}
 	w.reports.Objects = objs
 	w.reports.Refresh()
-}
-
-// showQuestions lists the open questions with the answer box under the
-// first one.
-func (w *sessionsWindow) showQuestions() {
-	var objs []fyne.CanvasObject
-	if len(w.detail.Questions) == 0 {
-		objs = append(objs, widget.NewLabel("None waiting."))
-	}
-	for i, q := range w.detail.Questions {
-		text := widget.NewLabel(q.AskedAt.Local().Format("15:04:05") + "  " + q.Text)
-		text.Wrapping = fyne.TextWrapWord
-		objs = append(objs, text)
-		if i == 0 {
-			send := widget.NewButtonWithIcon(labelAnswer, theme.MailSendIcon(), func() { w.sendAnswer(q.ID) })
-			send.Importance = widget.HighImportance
-			objs = append(objs, w.answer, container.NewHBox(layout.NewSpacer(), send))
-		}
-	}
-	w.questions.Objects = objs
-	w.questions.Refresh()
-}
-
-func (w *sessionsWindow) sendAnswer(questionID string) {
-	text := strings.TrimSpace(w.answer.Text)
-	if text == "" {
-		return
-	}
-	if _, err := invoke(w.g, mcpserver.MethodSessionAnswer, mcpserver.AnswerArgs{QuestionID: questionID, Answer: text}); err != nil {
-		w.g.log.Error("sessions: answer", "err", err)
-		w.status.SetText("The answer was not sent: " + err.Error())
-		return
-	}
-	w.answer.SetText("")
-	w.loadDetail(mcpserver.TransportGUIView)
 }
 
 // stopAgent stops the selected agent off the Fyne goroutine (a stop can

@@ -212,7 +212,7 @@ func TestSessionsGolden(t *testing.T) {
 		if !strings.Contains(term.Text(), "Do you want to make this edit") {
 			t.Fatalf("the terminal shows:\n%s", term.Text())
 		}
-		focusAndType(w.win, w.answer, "Pin the clock: the ages are part of what the window shows.")
+		focusAndType(w.win, w.questions.answer, "Pin the clock: the ages are part of what the window shows.")
 		test.AssertImageMatches(t, "sessions/live-"+name+".png", w.win.Canvas().Capture())
 
 		w.selectSession(goldenSesEnded)

@@ -87,34 +87,23 @@ func TestSessionsSelectionFollowsTheSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	open := func() string {
-		t.Helper()
-		var s store.Session
-		if err := g.core.Registry().DB().Update(context.Background(), func(tx *store.Tx) (err error) {
-			s, err = tx.CreateSession(store.SessionSpec{Kind: store.SessionExternal, RepositoryID: repo.Repository.ID})
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-		return s.ID
-	}
+	open := func() string { return createExternalSession(t, g, repo.Repository.ID) }
 	first := open()
 	open()
 	g.showSessions(first)
 	w := g.sessions
-	if row := w.row; row < 0 || w.sessions[row].ID != first {
-		t.Fatalf("the highlighted row %d is not the session shown (%s)", row, first)
+	if got := w.lit; got != nodeAgent+first {
+		t.Fatalf("the highlighted row %q is not the session shown (%s)", got, first)
 	}
 	for range 3 {
 		open()
 	}
 	w.reload()
-	row := w.row
-	if row < 0 || w.sessions[row].ID != first || w.selected != first {
-		t.Errorf("after three new sessions the highlight is on row %d, the window shows %s; want %s's row", row, w.selected, first)
+	if got := w.lit; got != nodeAgent+first || w.selected != first {
+		t.Errorf("after three new sessions the highlight is on %q, the window shows %s; want %s's row", got, w.selected, first)
 	}
 	// A click on the highlighted row keeps the same session.
-	w.list.OnSelected(row)
+	w.tree.OnSelected(nodeAgent + first)
 	if w.selected != first {
 		t.Errorf("clicking the highlighted row showed %s, not %s", w.selected, first)
 	}
@@ -141,4 +130,18 @@ func TestSessionsNeedsYouWhileAQuestionWaits(t *testing.T) {
 	if b := w.badge(s); b == statusBadge(supervisor.StatusNeedsInput) {
 		t.Errorf("once answered the session still reads %q", b)
 	}
+}
+
+// createExternalSession opens an external session in repository repoID,
+// as an agent connecting by itself would, and returns its id.
+func createExternalSession(t *testing.T, g *gui, repoID string) string {
+	t.Helper()
+	var s store.Session
+	if err := g.core.Registry().DB().Update(context.Background(), func(tx *store.Tx) (err error) {
+		s, err = tx.CreateSession(store.SessionSpec{Kind: store.SessionExternal, RepositoryID: repoID})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return s.ID
 }

@@ -44,8 +44,8 @@ const (
 	labelNotInstalled   = " (not installed)"
 	labelQuit           = "Quit"
 
-	labelSessionsAttention = "Sessions… (an agent needs you)"
-	labelWork              = "Work…"
+	labelSessionsAttention = "Open Switchboard… (an agent needs you)"
+	labelWork              = "Work board…"
 	labelAudit             = "Audit…"
 )
 
@@ -486,7 +486,7 @@ func (g *gui) fillTrayMenu(menu *fyne.Menu, m trayModel) {
 	}
 	items = append(items, copyEndpoint, copyToken, copyConfig, fyne.NewMenuItemSeparator(),
 		g.startAgentItem(m, rebuild), sessions,
-		fyne.NewMenuItem(labelWork, g.showWork), fyne.NewMenuItem(labelNewPacket, g.showNewPacket),
+		fyne.NewMenuItem(labelWork, g.showMainBoard), fyne.NewMenuItem(labelNewPacket, g.showNewPacket),
 		fyne.NewMenuItem(labelAudit, g.showAudit),
 		fyne.NewMenuItem(labelSettings, g.showSettings), g.startAtLoginItem(m.startAtLogin),
 		fyne.NewMenuItemSeparator(), quitItem)

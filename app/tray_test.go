@@ -178,7 +178,7 @@ func TestTrayMenuItems(t *testing.T) {
 	log, _ := newTestLogger()
 	m := testMenu(t, a, &fakeBackend{endpoint: testEndpoint, keyring: "available"}, log, func() {})
 
-	want := []string{"MCP: " + testEndpoint, "Copy MCP endpoint", "Copy client token", "Copy client config", "---", "Start agent", "Sessions…", "Work…", "New packet…", "Audit…", "Settings…", "Start at login", "---", "Quit"}
+	want := []string{"MCP: " + testEndpoint, "Copy MCP endpoint", "Copy client token", "Copy client config", "---", "Start agent", "Open Switchboard…", "Work board…", "New packet…", "Audit…", "Settings…", "Start at login", "---", "Quit"}
 	if got := labels(m); !slices.Equal(got, want) {
 		t.Fatalf("menu labels = %q, want %q", got, want)
 	}
@@ -231,7 +231,7 @@ func TestTrayMenuKeyringUnavailable(t *testing.T) {
 	log, _ := newTestLogger()
 	m := testMenu(t, a, &fakeBackend{endpoint: testEndpoint, keyring: "unavailable: timeout"}, log, func() {})
 
-	want := []string{"MCP: " + testEndpoint, "Keyring unavailable: timeout", "Copy MCP endpoint", "Copy client token", "Copy client config", "---", "Start agent", "Sessions…", "Work…", "New packet…", "Audit…", "Settings…", "Start at login", "---", "Quit"}
+	want := []string{"MCP: " + testEndpoint, "Keyring unavailable: timeout", "Copy MCP endpoint", "Copy client token", "Copy client config", "---", "Start agent", "Open Switchboard…", "Work board…", "New packet…", "Audit…", "Settings…", "Start at login", "---", "Quit"}
 	if got := labels(m); !slices.Equal(got, want) {
 		t.Fatalf("menu labels = %q, want %q", got, want)
 	}

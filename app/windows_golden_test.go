@@ -92,7 +92,7 @@ type goldenData struct {
 // (agents is the supervisor of the live terminals, or nil). The calls are
 // still checked and audited like any other, into a database with a fixed
 // clock; they change nothing, so no window re-reads.
-func newGoldenGUI(t *testing.T, a fyne.App, d *goldenData, agents *supervisor.Supervisor) *gui {
+func newGoldenGUI(t testing.TB, a fyne.App, d *goldenData, agents *supervisor.Supervisor) *gui {
 	t.Helper()
 	db, err := store.Open(filepath.Join(t.TempDir(), "state.db"), store.Options{Now: goldenClock})
 	if err != nil {
@@ -119,6 +119,13 @@ func newGoldenGUI(t *testing.T, a fyne.App, d *goldenData, agents *supervisor.Su
 			return s, store.Deny(store.CodeInvalidArgument, "no session %s", in.SessionID)
 		}
 		return s, nil
+	}))
+	def(mcpserver.Define(mcpserver.MethodQuestionList, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, _ mcpserver.NoArgs) (mcpserver.QuestionListResult, error) {
+		out := mcpserver.QuestionListResult{Questions: []store.Question{}}
+		for _, s := range d.sessions {
+			out.Questions = append(out.Questions, d.details[s.ID].Questions...)
+		}
+		return out, nil
 	}))
 	def(mcpserver.Define(mcpserver.MethodAgentAttach, mcpserver.On(mcpserver.Global, store.CapAdmin), flags, "", func(_ *mcpserver.Call, _ mcpserver.AgentArgs) (struct{}, error) {
 		return struct{}{}, nil

@@ -116,14 +116,33 @@ func (g *gui) showWork() {
 	g.work.reload()
 }
 
-// showNewPacket is the tray's New packet…: the Work window with its form.
+// showNewPacket is the tray's New packet…: the main window's Work board
+// with its form.
 func (g *gui) showNewPacket() {
-	g.showWork()
-	g.work.openForm()
+	g.showMainBoard()
+	g.sessions.board.openForm()
 }
 
 func newWorkWindow(g *gui) *workWindow {
-	w := &workWindow{g: g, win: g.app.NewWindow(titleWork), stopRefresh: make(chan struct{}), now: time.Now}
+	w, content := newWorkView(g, g.app.NewWindow(titleWork), true)
+	w.win.Canvas().SetOnTypedKey(w.typedKey)
+	w.win.SetContent(content)
+	g.place(w.win, windowWork, func() {
+		close(w.stopRefresh)
+		g.work = nil
+	})
+	// Subscribed here, before showWork's first read: a change committed
+	// between that read and the goroutine's start is then not missed.
+	go w.refreshLoop(g.core.Registry().Changed())
+	return w
+}
+
+// newWorkView builds the board over the selected packet's detail for win,
+// or with withBoard false the detail alone: the Work window's content, or
+// a view of the main window's centre (whose window then owns the
+// refreshes).
+func newWorkView(g *gui, win fyne.Window, withBoard bool) (*workWindow, fyne.CanvasObject) {
+	w := &workWindow{g: g, win: win, stopRefresh: make(chan struct{}), now: time.Now}
 
 	w.repoFilter = widget.NewSelect([]string{labelWorkAllRepos}, nil)
 	w.repoFilter.SetSelected(labelWorkAllRepos)
@@ -169,20 +188,17 @@ func newWorkWindow(g *gui) *workWindow {
 	board := container.NewBorder(
 		w.filterBar(),
 		nil, nil, nil, w.newBoard())
-	// The board over the detail: six columns need the window's width.
-	split := container.NewVSplit(board, container.NewPadded(container.NewStack(w.empty, w.detailUI)))
-	split.SetOffset(0.46)
-	w.win.Canvas().SetOnTypedKey(w.typedKey)
-	w.win.SetContent(container.NewStack(container.NewBorder(nil, w.status, nil, nil, split), w.newGhost()))
-	g.place(w.win, windowWork, func() {
-		close(w.stopRefresh)
-		g.work = nil
-	})
+	detail := container.NewPadded(container.NewStack(w.empty, w.detailUI))
 	w.showDetail()
-	// Subscribed here, before showWork's first read: a change committed
-	// between that read and the goroutine's start is then not missed.
-	go w.refreshLoop(g.core.Registry().Changed())
-	return w
+	if !withBoard {
+		// The board is built all the same, unseen: the actions re-read
+		// through it.
+		return w, container.NewBorder(nil, w.status, nil, nil, detail)
+	}
+	// The board over the detail: six columns need the window's width.
+	split := container.NewVSplit(board, detail)
+	split.SetOffset(0.46)
+	return w, container.NewStack(container.NewBorder(nil, w.status, nil, nil, split), w.newGhost())
 }
 
 // refreshLoop re-reads while the window is open, when the registry says

@@ -227,7 +227,7 @@ func TestWorkBoardKeyboard(t *testing.T) {
 	}
 }
 
-// The tray's New packet… opens the Work window with its form.
+// The tray's New packet… opens the main window's Work board with its form.
 func TestTrayNewPacket(t *testing.T) {
 	a := test.NewTempApp(t)
 	log, _ := newTestLogger()
@@ -238,10 +238,10 @@ func TestTrayNewPacket(t *testing.T) {
 		t.Fatalf("menu %q: no %q after %q", labels, labelNewPacket, labelWork)
 	}
 	item(t, m, labelNewPacket).Action()
-	w := g.work
-	if w == nil {
-		t.Fatal("no Work window")
+	if g.sessions == nil || g.sessions.node != nodeBoard {
+		t.Fatal("the main window is not on the Work board")
 	}
+	w := g.sessions.board
 	defer w.on(func() { w.win.Close() })
 	w.on(func() {
 		if w.form == nil {

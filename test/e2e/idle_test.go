@@ -59,17 +59,17 @@ func TestIdleCPU(t *testing.T) {
 			label = it.label
 		}
 	}
-	if !trayClickUntil(t, p, menu, func() bool { return windowID(t, "Switchboard — Sessions") != "" }, label) {
+	if !trayClickUntil(t, p, menu, func() bool { return windowID(t, "Switchboard") != "" }, label) {
 		t.Fatal("no Sessions window")
 	}
-	shot(t, "Switchboard — Sessions", filepath.Join(t.TempDir(), "sessions.png")) // fails if nothing was painted
+	shot(t, "Switchboard", filepath.Join(t.TempDir(), "sessions.png")) // fails if nothing was painted
 	idleWithin(t, p, pid, "Sessions window open")
 
 	trayQuit(t, p, menu)
 }
 
 // labelSessions starts the tray's Sessions item, which may go on with who needs you.
-const labelSessions = "Sessions…"
+const labelSessions = "Open Switchboard…"
 
 // idleWithin measures the process's CPU share over idleMeasure after idleSettle, and once
 // more when the first figure is over budget; it fails when both are.

@@ -28,7 +28,7 @@ func TestWindowAtFirstRunAndSecondLaunch(t *testing.T) {
 	}
 	env := trayEnv(base)
 	p, _, menu := trayStartOnBus(t, bin, env, base)
-	const title = "Switchboard — Sessions"
+	const title = "Switchboard"
 	waitUntil(t, "the window at first run without a tray host", func() bool { return windowListed(t, title) })
 
 	second := exec.Command(bin)

@@ -64,7 +64,7 @@ func screenshots(t *testing.T, variant, out string) {
 	run("work", "create", "--repo", repoID, "--title", "Fix the flaky lease test", "--instructions", "Find why it fails one run in fifty.")
 
 	// Start a shell agent from the tray (Start agent ▸ Shell ▸ demo-repo): the
-	// Sessions window opens on it.
+	// main window opens on it.
 	// The tray re-reads repositories on its next refresh after a change.
 	var shell trayItem
 	if !eventually(t, func() bool {
@@ -90,8 +90,8 @@ func screenshots(t *testing.T, variant, out string) {
 		}
 		return ses != ""
 	})
-	// The Sessions window opens on it.
-	waitUntil(t, "the Sessions window", func() bool { return windowID(t, "Switchboard — Sessions") != "" })
+	// The main window opens on it.
+	waitUntil(t, "the main window", func() bool { return windowID(t, "Switchboard") != "" })
 	attach := exec.Command(bin, "agent", "attach", ses)
 	attach.Env = env
 	attach.Stdin = strings.NewReader("clear; printf '\\033[1;32m✔\\033[0m build ok  \\033[33m3 warnings\\033[0m  \\033[1;31m✘ 1 test failed\\033[0m\\n'; ls -la --color=always /usr/share | head -20; echo 日本語 wide characters\r")
@@ -100,10 +100,10 @@ func screenshots(t *testing.T, variant, out string) {
 	// widget has painted what the attach typed, and this is a picture for
 	// people, not a check (the window painting at all is checked by shot).
 	time.Sleep(time.Second)
-	shot(t, "Switchboard — Sessions", filepath.Join(out, "sessions-"+variant+".png"))
+	shot(t, "Switchboard", filepath.Join(out, "sessions-"+variant+".png"))
 
 	for _, w := range []struct{ label, title, file string }{
-		{"Work…", "Switchboard — Work", "work"}, {"Audit…", "Switchboard — Audit", "audit"}, {"Settings…", "Switchboard — Settings", "settings"},
+		{"Work board…", "Switchboard", "work"}, {"Audit…", "Switchboard — Audit", "audit"}, {"Settings…", "Switchboard — Settings", "settings"},
 	} {
 		if !trayClickUntil(t, p, menu, func() bool { return windowID(t, w.title) != "" }, w.label) {
 			t.Fatalf("no %s window", w.title)
@@ -128,7 +128,7 @@ func screenshots(t *testing.T, variant, out string) {
 	if err := json.Unmarshal(b, &prefs); err != nil {
 		t.Fatalf("preferences: %v", err)
 	}
-	for _, kind := range []string{"sessions", "work", "audit", "settings"} {
+	for _, kind := range []string{"sessions", "audit", "settings"} {
 		if w, ok := prefs["window."+kind+".width"].(float64); !ok || w <= 0 {
 			t.Errorf("no width remembered for the %s window: %v", kind, prefs["window."+kind+".width"])
 		}

@@ -1,0 +1,165 @@
+package app
+
+import (
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// Selection is identity in the sidebar: a packet, then an agent, stays the
+// highlighted row and the item shown while agents start and packets
+// arrive above and below it.
+func TestMainWindowSelectionFollowsTheItem(t *testing.T) {
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
+	repo, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir(), Name: "demo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	repoID := repo.Repository.ID
+	openSession := func() string { return createExternalSession(t, g, repoID) }
+	newPacket := func(title string) string {
+		return workCreatePacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: title}).ID
+	}
+	openSession()
+	agent := openSession()
+	newPacket("first")
+	packet := newPacket("second")
+
+	g.showMain()
+	w := g.sessions
+	defer w.win.Close()
+	for _, tt := range []struct {
+		name string
+		node string
+	}{
+		{"packet", nodePacket + packet},
+		{"agent", nodeAgent + agent},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// The person's click.
+			w.reselectTo(tt.node)
+			if w.lit != tt.node || w.node != tt.node {
+				t.Fatalf("clicked %s: highlighted %q, shown %q", tt.node, w.lit, w.node)
+			}
+			for range 3 {
+				openSession()
+				newPacket("later")
+			}
+			w.reload()
+			if w.lit != tt.node || w.node != tt.node {
+				t.Errorf("after new agents and packets the highlight is on %q, the centre shows %q; want %q", w.lit, w.node, tt.node)
+			}
+			// A click on the highlighted row keeps the same item.
+			w.tree.OnSelected(tt.node)
+			if w.node != tt.node {
+				t.Errorf("clicking the highlighted row showed %q", w.node)
+			}
+		})
+	}
+	if w.packet.selected != packet {
+		t.Errorf("the packet view shows %q, not %q", w.packet.selected, packet)
+	}
+	if w.selected != agent {
+		t.Errorf("the agent view shows %q, not %q", w.selected, agent)
+	}
+}
+
+// reselectTo is a click on the sidebar's row id.
+func (w *sessionsWindow) reselectTo(id string) {
+	for p := w.model.parent[id]; p != ""; p = w.model.parent[p] {
+		w.tree.OpenBranch(p)
+	}
+	w.tree.Select(id)
+}
+
+// A question arriving shows the questions' column with the keyboard in the
+// answer box, even while the person was typing into a terminal; the column
+// goes once it is answered.
+func TestMainWindowQuestionTakesTheFocus(t *testing.T) {
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
+	id := openReportingSession(t, g)
+	g.showSessions(id)
+	w := g.sessions
+	defer w.win.Close()
+	if w.questions.content.Visible() {
+		t.Fatal("the questions' column shows with no question waiting")
+	}
+	w.win.Canvas().Unfocus()
+	asked := report(t, g, mcpserver.ReportArgs{Kind: "question", SessionID: id, Text: "which branch?"})
+	w.reload()
+	if !w.questions.content.Visible() {
+		t.Fatal("the questions' column is hidden with a question waiting")
+	}
+	if f := w.win.Canvas().Focused(); f != w.questions.answer {
+		t.Fatalf("the keyboard is in %T, not the answer box", f)
+	}
+	if w.questions.target != asked.QuestionID {
+		t.Errorf("the answer box answers %q, not %q", w.questions.target, asked.QuestionID)
+	}
+	// A reload with nothing new leaves the keyboard where the person put it.
+	w.win.Canvas().Unfocus()
+	w.reload()
+	if f := w.win.Canvas().Focused(); f == w.questions.answer {
+		t.Error("a reload took the keyboard again for a question already shown")
+	}
+	// Opened on the agent that asks (the tray's "needs you"), the window
+	// gives the keyboard to the answer box.
+	w.win.Canvas().Unfocus()
+	g.showSessions(id)
+	if f := w.win.Canvas().Focused(); f != w.questions.answer {
+		t.Errorf("opened on the agent that asks, the keyboard is in %T", f)
+	}
+	test.Type(w.questions.answer, "main")
+	w.questions.sendAnswer()
+	if w.questions.content.Visible() {
+		t.Error("the questions' column still shows once the question was answered")
+	}
+}
+
+// A repository's row shows its settings: a new name, base branch, landing
+// mode and setup command are saved together, and what the form does not
+// show (its isolation) is kept.
+func TestMainWindowRepositorySettings(t *testing.T) {
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
+	reg, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir(), Name: "demo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := reg.Repository.ID
+	if _, err := invoke(g, mcpserver.MethodRepositoryConfigure, mcpserver.RepositoryConfigureArgs{RepositoryID: id,
+		RepositorySettings: store.RepositorySettings{Isolation: store.IsolationNone}}); err != nil {
+		t.Fatal(err)
+	}
+	g.showMain()
+	w := g.sessions
+	defer w.win.Close()
+	w.reselectTo(nodeRepo + id)
+	if !w.repoView.Visible() || w.repo.name.Text != "demo" {
+		t.Fatalf("the repository's row shows %q (view shown: %v)", w.repo.name.Text, w.repoView.Visible())
+	}
+	w.repo.name.SetText("website")
+	w.repo.base.SetText("trunk")
+	w.repo.landing.SetSelected(string(store.LandingSquash))
+	w.repo.setup.SetText("make deps")
+	w.repo.save()
+	list, err := invoke(g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := list.Repositories[0]
+	if r.Name != "website" || r.Base != "trunk" || r.Landing != store.LandingSquash || r.Setup != "make deps" || r.Isolation != store.IsolationNone {
+		t.Errorf("saved as %+v", r)
+	}
+	if got := w.model.rows[nodeRepo+id].text; got != "website" {
+		t.Errorf("the sidebar names it %q", got)
+	}
+}

@@ -1,0 +1,216 @@
+package app
+
+// The main window's sidebar: the Work board, then each repository with
+// its agents and its packets by state, as a tree whose rows are named by
+// id, so that the highlighted row is the item shown whatever arrives.
+
+import (
+	"fmt"
+	"image/color"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/switchboard-dev/switchboard/store"
+)
+
+// Sidebar labels, also what the tests look for.
+const (
+	labelSideBoard   = "Work board"
+	labelSideNoRepo  = "Outside a repository"
+	labelSideEnded   = "Ended agents (%d)"
+	labelSidePackets = "%s (%d)"
+	// sidebarMinWidth is the least width of the sidebar: a repository's
+	// name and an agent's still read.
+	sidebarMinWidth = 260
+)
+
+// The sidebar's row ids: a kind, a colon and the item's id. The id is
+// the item's identity, not its place, so a selection stays on its item.
+const (
+	nodeBoard  = "board"
+	nodeRepo   = "repo:"   // + repository id ("" for sessions outside one)
+	nodeAgent  = "agent:"  // + session id
+	nodeEnded  = "ended:"  // + repository id
+	nodeState  = "state:"  // + repository id + "/" + column index
+	nodePacket = "packet:" // + packet id
+)
+
+// sideRow is what one sidebar row shows.
+type sideRow struct {
+	text string
+	// dot is the status dot's colour name; "" for no dot.
+	dot  fyne.ThemeColorName
+	hint string // the id, for the copy the tooltip-less tree cannot show
+}
+
+// sideModel is the sidebar's content: each row's children and looks.
+type sideModel struct {
+	children map[string][]string // by parent id; "" is the root
+	rows     map[string]sideRow
+	parent   map[string]string
+}
+
+// agentName is what an agent is called in the sidebar: what it works on
+// (its packet's title or the name given at its start), else its profile
+// and when it started, so that two shells read apart. The centre's header
+// names both.
+func agentName(s store.Session) string {
+	if s.Name != "" {
+		return s.Name
+	}
+	who := s.Profile
+	if who == "" {
+		who = string(s.Kind)
+	}
+	return who + " · " + s.StartedAt.Local().Format("15:04")
+}
+
+// repoDisplayName is a repository's name, or its folder's.
+func repoDisplayName(r store.Repository) string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return filepath.Base(r.Path)
+}
+
+// buildSide lays out the sidebar from what the window read: badge gives a
+// live session's status text and dot colour.
+func buildSide(repos []store.Repository, sessions []store.Session, packets []store.Packet,
+	badge func(store.Session) (string, fyne.ThemeColorName)) sideModel {
+	m := sideModel{children: map[string][]string{}, rows: map[string]sideRow{}, parent: map[string]string{}}
+	add := func(parent, id string, row sideRow) {
+		m.children[parent] = append(m.children[parent], id)
+		m.rows[id] = row
+		m.parent[id] = parent
+	}
+	add("", nodeBoard, sideRow{text: labelSideBoard})
+	known := map[string]bool{}
+	for _, r := range repos {
+		known[r.ID] = true
+		add("", nodeRepo+r.ID, sideRow{text: repoDisplayName(r), hint: r.Path})
+	}
+	ended := map[string][]store.Session{}
+	for _, s := range sessions {
+		repo := s.RepositoryID
+		if !known[repo] {
+			repo = ""
+		}
+		if repo == "" && m.rows[nodeRepo] == (sideRow{}) {
+			add("", nodeRepo, sideRow{text: labelSideNoRepo})
+		}
+		if !s.State.Live() {
+			ended[repo] = append(ended[repo], s)
+			continue
+		}
+		text, dot := badge(s)
+		add(nodeRepo+repo, nodeAgent+s.ID, sideRow{text: agentName(s) + " — " + text, dot: dot, hint: s.ID})
+	}
+	for _, r := range append([]string{""}, keys(known)...) {
+		list := ended[r]
+		if len(list) == 0 {
+			continue
+		}
+		branch := nodeEnded + r
+		add(nodeRepo+r, branch, sideRow{text: fmt.Sprintf(labelSideEnded, len(list))})
+		for _, s := range list {
+			text, dot := badge(s)
+			add(branch, nodeAgent+s.ID, sideRow{text: agentName(s) + " — " + text, dot: dot, hint: s.ID})
+		}
+	}
+	var byCol = map[string]*[workColCount][]store.Packet{}
+	for _, p := range packets {
+		if !known[p.RepositoryID] {
+			continue
+		}
+		cols := byCol[p.RepositoryID]
+		if cols == nil {
+			cols = &[workColCount][]store.Packet{}
+			byCol[p.RepositoryID] = cols
+		}
+		c := workColumnOf(p)
+		cols[c] = append(cols[c], p)
+	}
+	for _, r := range repos {
+		cols := byCol[r.ID]
+		if cols == nil {
+			continue
+		}
+		for c, ps := range cols {
+			if len(ps) == 0 {
+				continue
+			}
+			branch := fmt.Sprintf("%s%s/%d", nodeState, r.ID, c)
+			add(nodeRepo+r.ID, branch, sideRow{text: fmt.Sprintf(labelSidePackets, workColumnTitles[c], len(ps))})
+			for _, p := range ps {
+				add(branch, nodePacket+p.ID, sideRow{text: p.Title, hint: p.ID})
+			}
+		}
+	}
+	return m
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// newSideTree makes the tree over *m, which reload replaces whole.
+func newSideTree(m *sideModel) *widget.Tree {
+	t := widget.NewTree(
+		func(id widget.TreeNodeID) []widget.TreeNodeID { return m.children[id] },
+		func(id widget.TreeNodeID) bool { return id == "" || len(m.children[id]) > 0 || isBranchID(id) },
+		func(bool) fyne.CanvasObject { return newSideRowObject() },
+		func(id widget.TreeNodeID, _ bool, o fyne.CanvasObject) { setSideRow(o, m.rows[id]) })
+	return t
+}
+
+// isBranchID is whether id names a row that holds others, even when it
+// holds none at the moment (a repository without agents or packets).
+func isBranchID(id string) bool {
+	return strings.HasPrefix(id, nodeRepo) || strings.HasPrefix(id, nodeEnded) || strings.HasPrefix(id, nodeState)
+}
+
+// newSideRowObject is a row: a status dot and a label cut to the width.
+func newSideRowObject() fyne.CanvasObject {
+	dot := canvas.NewCircle(color.Transparent)
+	l := widget.NewLabel("")
+	l.Truncation = fyne.TextTruncateEllipsis
+	holder := container.NewGridWrap(fyne.NewSize(10, 10), dot)
+	return container.NewBorder(nil, nil, container.NewCenter(holder), nil, l)
+}
+
+func setSideRow(o fyne.CanvasObject, r sideRow) {
+	c := o.(*fyne.Container)
+	var l *widget.Label
+	var holder *fyne.Container
+	for _, obj := range c.Objects {
+		switch v := obj.(type) {
+		case *widget.Label:
+			l = v
+		case *fyne.Container:
+			holder = v.Objects[0].(*fyne.Container)
+		}
+	}
+	if l.Text != r.text {
+		l.SetText(r.text)
+	}
+	dot := holder.Objects[0].(*canvas.Circle)
+	want := color.Color(color.Transparent)
+	if r.dot != "" {
+		want = theme.Color(r.dot)
+	}
+	if dot.FillColor != want {
+		dot.FillColor = want
+		dot.Refresh()
+	}
+	show(holder, r.dot != "")
+}
