@@ -85,9 +85,7 @@ func (w *workWindow) showDetail() {
 		widget.NewFormItem("Created", widget.NewLabel(p.CreatedAt.Local().Format(time.DateTime))),
 		widget.NewFormItem("Updated", widget.NewLabel(p.UpdatedAt.Local().Format(time.DateTime))),
 	}
-	if p.Reviewer != "" {
-		items = append(items, widget.NewFormItem("Reviewer", workWrapped("session "+p.Reviewer)))
-	}
+	items = append(items, w.reviewerItem(p)) // work_reviewer.go
 	if p.Usage != nil {
 		items = append(items, widget.NewFormItem("Usage", workWrapped(usageText(p.Usage)+" ("+p.Usage.Source+")")))
 	}
