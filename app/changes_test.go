@@ -36,7 +36,7 @@ type changesFake struct {
 	diffReads int
 	// prURL and prNote are what a pull-request landing answers.
 	prURL, prNote string
-	generated []string
+	generated     []string
 	// reviewed and since are the diffs work.diff serves for its ranges
 	// DiffReviewed and DiffSinceReview; ranges are the ranges asked for.
 	reviewed, since string
