@@ -74,14 +74,18 @@ func landedText(l *store.PacketLanding) string {
 }
 
 // showPullRequestLink points link at the pull request a landing opened,
-// or hides it.
-func showPullRequestLink(link *widget.Hyperlink, l *store.PacketLanding) {
+// saying its state when known (gh's OPEN, MERGED, CLOSED), or hides it.
+func showPullRequestLink(link *widget.Hyperlink, l *store.PacketLanding, state string) {
 	u, ok := pullRequestURL(l)
 	if !ok {
 		link.Hide()
 		return
 	}
-	link.SetText("Pull request: " + u.String())
+	what := "Pull request"
+	if state != "" {
+		what += " (" + strings.ToLower(state) + ")"
+	}
+	link.SetText(what + ": " + u.String())
 	link.SetURL(u)
 	link.Show()
 }
@@ -94,4 +98,27 @@ func pullRequestURL(l *store.PacketLanding) (*url.URL, bool) {
 	}
 	u, err := url.Parse(l.URL)
 	return u, err == nil && (u.Scheme == "https" || u.Scheme == "http")
+}
+
+// readPullRequestState asks, off the Fyne goroutine, what became of the
+// pull request p's landing opened, and puts it in the link's words while p
+// is still the packet shown. Only on the person's own read, not a
+// refresh's: gh reaches the network.
+func (w *workWindow) readPullRequestState(p store.Packet) {
+	if _, ok := pullRequestURL(p.Landed); !ok || w.stateAsked == p.ID {
+		return
+	}
+	w.stateAsked, w.prState = p.ID, ""
+	w.g.background(func() {
+		st, err := invoke(w.g, mcpserver.MethodWorkPullRequestState, mcpserver.WorkGetArgs{PacketID: p.ID})
+		if err != nil || st.State == "" {
+			return // the link stands as it is
+		}
+		fyne.Do(func() {
+			if w.stateAsked == p.ID {
+				w.prState = st.State
+				showPullRequestLink(w.prLink, p.Landed, st.State)
+			}
+		})
+	})
 }

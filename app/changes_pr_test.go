@@ -77,7 +77,7 @@ func TestLandedText(t *testing.T) {
 				t.Errorf("landedText = %q, want %q", got, tc.text)
 			}
 			link := widget.NewHyperlink("", nil)
-			showPullRequestLink(link, tc.l)
+			showPullRequestLink(link, tc.l, "")
 			if got := ""; link.Visible() {
 				if got = link.URL.String(); got != tc.link {
 					t.Errorf("link %q, want %q", got, tc.link)
@@ -107,5 +107,15 @@ func TestChangesLandDependsOffersTheOther(t *testing.T) {
 	}
 	if _, ok := findIn(top, func(b *widget.Button) bool { return b.Text == labelOpenDepended+"pkt_1" }); !ok {
 		t.Error("no button opening pkt_1")
+	}
+}
+
+// The pull request's link says what became of it once gh has said.
+func TestPullRequestLinkState(t *testing.T) {
+	l := &store.PacketLanding{Mode: "pull-request", URL: "https://github.com/o/r/pull/7"}
+	link := widget.NewHyperlink("", nil)
+	showPullRequestLink(link, l, "MERGED")
+	if link.Text != "Pull request (merged): https://github.com/o/r/pull/7" {
+		t.Errorf("link %q", link.Text)
 	}
 }

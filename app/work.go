@@ -69,6 +69,10 @@ type workWindow struct {
 	// prLink is the pull request a landing opened, shown under the
 	// subtitle; hidden otherwise.
 	prLink *widget.Hyperlink
+	// stateAsked is the packet whose pull request's state was last asked
+	// of gh (once per packet shown, not on every refresh), and prState
+	// what gh said, "" until it has.
+	stateAsked, prState string
 	facts  *widget.Form
 	body   *fyne.Container // sections of the selected packet
 	cancel *widget.Button

@@ -63,7 +63,12 @@ func (w *workWindow) showDetail() {
 		sub += " · held for session " + holder
 	}
 	w.subtitle.SetText(sub + landedText(p.Landed))
-	showPullRequestLink(w.prLink, p.Landed)
+	w.readPullRequestState(p) // changes_pr.go
+	state := ""
+	if w.stateAsked == p.ID {
+		state = w.prState
+	}
+	showPullRequestLink(w.prLink, p.Landed, state)
 	workSetEnabled(w.cancel, !p.State.Terminal())
 	show(w.startOnBtn, p.State == store.PacketQueued && p.HeldFor() == "")
 	workSetEnabled(w.requeue, slices.Contains([]store.PacketState{store.PacketFailed, store.PacketCancelled, store.PacketClaimed, store.PacketInProgress}, p.State))
