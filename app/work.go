@@ -73,9 +73,9 @@ type workWindow struct {
 	// of gh (once per packet shown, not on every refresh), and prState
 	// what gh said, "" until it has.
 	stateAsked, prState string
-	facts  *widget.Form
-	body   *fyne.Container // sections of the selected packet
-	cancel *widget.Button
+	facts               *widget.Form
+	body                *fyne.Container // sections of the selected packet
+	cancel              *widget.Button
 	// startOnBtn starts an agent on the selected queued packet (work_start.go).
 	startOnBtn *widget.Button
 	actions    *fyne.Container // the buttons above the detail
