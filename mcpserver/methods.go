@@ -96,6 +96,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerConflicts()
 	r.registerLanding()
 	r.registerLandPlan()
+	r.registerRebase()
 	r.registerReviewers()
 	r.registerWorktrees()
 	r.registerStartup()
