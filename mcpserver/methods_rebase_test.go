@@ -157,3 +157,36 @@ func packetNow(t *testing.T, f *fixture, id string) store.Packet {
 	})
 	return p
 }
+
+// A rebased packet sent back to its agent is completed again on the
+// agent's own branch: its range is the agent's again, from where its work
+// began (not the target's tip it was rebased onto, which the agent's
+// branch does not have), so it holds no commit of an earlier packet.
+func TestWorkRebaseThenSentBack(t *testing.T) {
+	ctx := context.Background()
+	e := newLandEnv(t)
+	e.work(t, "Edit a", nil, map[string]string{"a.txt": "a, by the agent\n"})
+	p := e.work(t, "Edit c", nil, map[string]string{"c.txt": "c, by the agent\n"})
+	gittest.WriteFile(t, filepath.Join(e.dir, "b.txt"), "b, by the person\n")
+	testGit(t, e.dir, "commit", "-q", "-am", "the person's")
+	if _, err := Invoke(ctx, e.f.reg, OperatorPrincipal(), TransportGUI, MethodWorkRebase, WorkConflictHunksArgs{PacketID: p.ID}); err != nil {
+		t.Fatal(err)
+	}
+	e.verdict(t, p.ID, store.VerdictRequestChanges)
+	got := e.a.claim(t, e.repo.ID)
+	if got.Packet.ID != p.ID {
+		t.Fatalf("claimed %s, want %s", got.Packet.ID, p.ID)
+	}
+	gittest.WriteFile(t, filepath.Join(e.a.ws.Path, "c.txt"), "c, by the agent, again\n")
+	again, err := e.a.complete(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := again.Changes
+	if ch.Branch != e.a.ws.Branch || ch.From != p.Changes.From || ch.RebasedFrom != nil {
+		t.Errorf("completed again: %+v; want the agent's branch from %s", ch, p.Changes.From)
+	}
+	if files := testGit(t, e.dir, "diff", "--name-only", ch.From, ch.To); files != "c.txt\n" {
+		t.Errorf("the range after the send-back changes %q, want c.txt alone", files)
+	}
+}
