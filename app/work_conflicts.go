@@ -23,6 +23,7 @@ import (
 const (
 	labelWorkShowConflicts = "Show conflicts"
 	labelWorkSendBack      = "Send back to agent"
+	labelWorkRebase        = "Rebase onto %s"
 	titleWorkConflicts     = "Conflicts with %s"
 	// workBadgeFiles is how many files a badge names before "and N more".
 	workBadgeFiles = 3
@@ -87,7 +88,32 @@ func (w *workWindow) conflictsRow(c *mcpserver.PacketConflicts) fyne.CanvasObjec
 	id := c.PacketID
 	show := widget.NewButtonWithIcon(labelWorkShowConflicts, theme.WarningIcon(), func() { w.showConflicts(id) })
 	send := widget.NewButtonWithIcon(labelWorkSendBack, theme.MailReplyIcon(), func() { w.sendBackConflicts(id) })
-	return container.NewBorder(nil, nil, nil, container.NewHBox(show, send), badge)
+	var rebase *widget.Button
+	rebase = widget.NewButtonWithIcon(fmt.Sprintf(labelWorkRebase, c.TargetBranch), theme.ViewRefreshIcon(), func() { w.rebasePacket(id, rebase) })
+	return container.NewBorder(nil, nil, nil, container.NewHBox(show, rebase, send), badge)
+}
+
+// rebasePacket replays the packet's commits onto its target's tip, on a
+// branch of their own (work.rebase), off the Fyne goroutine: git writes
+// the commits. A conflict is said in the status line, nothing written.
+func (w *workWindow) rebasePacket(id string, b *widget.Button) {
+	b.Disable()
+	w.showStatus("Rebasing…", widget.MediumImportance)
+	w.g.background(func() {
+		out, err := callWithin(w.g, landTimeout, mcpserver.TransportGUI, mcpserver.MethodWorkRebase, mcpserver.WorkConflictHunksArgs{PacketID: id})
+		fyne.Do(func() {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			b.Enable()
+			if err != nil {
+				w.fail("Not rebased", err)
+				return
+			}
+			w.note(fmt.Sprintf("Rebased onto %s at %.12s: the commits are on %s, which it lands from; the agent's branch is as it was.",
+				out.Packet.Changes.BaseBranch, out.Onto, out.Branch))
+			w.reload()
+		})
+	})
 }
 
 // sendBackConflicts sends the packet back to its agent with the conflict

@@ -103,3 +103,75 @@ func TestWorkConflictSendBack(t *testing.T) {
 		t.Errorf("the agent's next claim: %+v; attempt %d, want %d", aw.Packet, workGetPacket(t, g, e.pkt.ID).Packet.Attempt, before)
 	}
 }
+
+// Rebase onto main, beside Send back to agent, runs work.rebase off the
+// Fyne goroutine and says how it went: a packet whose main moved
+// elsewhere is rebased onto a new branch, and one whose main changed its
+// lines is refused naming the file, the packet and the agent's branch as
+// they were.
+func TestWorkConflictRebase(t *testing.T) {
+	for _, conflicting := range []bool{false, true} {
+		t.Run(map[bool]string{false: "clean", true: "conflict"}[conflicting], func(t *testing.T) {
+			e := newChangesE2E(t)
+			g := e.g
+			ctx := context.Background()
+			path, text := filepath.Join(e.repo, "other.go"), "package greet\n"
+			if conflicting {
+				path, text = filepath.Join(e.repo, "greet.go"), "package greet\n\nfunc Hello() string {\n\treturn \"hi\"\n}\n"
+			}
+			gittest.WriteFile(t, path, text)
+			if _, err := gitcmd.Run(ctx, e.repo, "add", "-A"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := gitcmd.Run(ctx, e.repo, "commit", "-q", "-m", "the person's"); err != nil {
+				t.Fatal(err)
+			}
+			g.showWork()
+			w := g.work
+			defer w.on(func() { w.win.Close() })
+			before := workGetPacket(t, g, e.pkt.ID).Packet
+			agentBranch := before.Changes.Branch
+			agentTip := gitOut(t, e.repo, "rev-parse", agentBranch)
+			// The watch does not run here: the detail is given its status
+			// as work.get would carry it.
+			row := w.conflictsRow(&mcpserver.PacketConflicts{PacketID: e.pkt.ID, TargetBranch: "main", Conflicts: workspace.Conflicts{Target: strings.Repeat("a", 40), Files: []string{"greet.go"}}})
+			rebase, _ := findIn(row, func(b *widget.Button) bool { return b.Text == "Rebase onto main" })
+			if rebase == nil {
+				t.Fatal("no Rebase onto main button")
+			}
+			w.on(func() { test.Tap(rebase) })
+			want := "Rebased onto main at "
+			if conflicting {
+				want = "Not rebased: "
+			}
+			waitUntil(t, "the rebase's outcome in the status line", func() bool {
+				ok := false
+				w.on(func() { ok = strings.HasPrefix(w.status.Text, want) && !rebase.Disabled() })
+				return ok
+			})
+			got := workGetPacket(t, g, e.pkt.ID).Packet
+			var status string
+			w.on(func() { status = w.status.Text })
+			if conflicting {
+				if !strings.Contains(status, "greet.go") || got.Changes.Branch != agentBranch || got.Changes.To != before.Changes.To {
+					t.Errorf("a conflicting rebase: status %q, changes %+v", status, got.Changes)
+				}
+			} else if got.Changes.Branch != agentBranch+"-rebased" || got.Changes.From != gitOut(t, e.repo, "rev-parse", "main") || !strings.Contains(status, agentBranch+"-rebased") {
+				t.Errorf("after Rebase: status %q, changes %+v", status, got.Changes)
+			}
+			if now := gitOut(t, e.repo, "rev-parse", agentBranch); now != agentTip {
+				t.Errorf("the agent's branch moved to %s", now)
+			}
+		})
+	}
+}
+
+// gitOut is git's output, trimmed, for a test.
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := gitcmd.Run(context.Background(), dir, args...)
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return strings.TrimSpace(string(out))
+}

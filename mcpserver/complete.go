@@ -118,11 +118,15 @@ func listFiles(files []string) string {
 // began, the head of the session's last completion (Workspace.Done), or the
 // base commit for its first; for a packet sent back to the session that
 // made its changes, the start of that earlier range, so the packet's range
-// is all of its commits.
+// is all of its commits: the agent's range, when a person rebased it
+// (work.rebase) onto a branch the agent does not work on.
 func rangeStart(ctx context.Context, ws workspace.Workspace, ses store.Session, p store.Packet) (string, error) {
 	start := ses.Workspace.Done
 	if p.Changes != nil && p.Changes.SessionID == ses.ID && p.Landed == nil && p.Changes.From != "" {
 		start = p.Changes.From
+		if p.Changes.RebasedFrom != nil {
+			start = p.Changes.RebasedFrom.From
+		}
 	}
 	return workspace.RangeStart(ctx, ws, start)
 }

@@ -97,6 +97,7 @@ func New(db *store.DB, opts Options) *Registry {
 	r.registerLanding()
 	r.registerLandPlan()
 	r.registerPullRequestState()
+	r.registerRebase()
 	r.registerReviewers()
 	r.registerWorktrees()
 	r.registerStartup()

@@ -148,6 +148,18 @@ type PacketChanges struct {
 	// repository's git hooks (they are files an agent can write, and the
 	// commit runs in the app as the person).
 	HooksNotRun bool `json:"hooks_not_run,omitempty" jsonschema:"true when Switchboard committed the agent's uncommitted files at completion without running the repository's git hooks (pre-commit, commit-msg and the rest)"`
+	// RebasedFrom is the range as the agent's completion left it, once a
+	// person rebased it onto the base branch (RebasePacket): Branch, From
+	// and To are then the rebased range's. Nil while it was not.
+	RebasedFrom *PacketRange `json:"rebased_from,omitempty" jsonschema:"the range as the agent left it, when a person has since rebased the packet onto its base branch (branch, from and to are then the rebased range)"`
+}
+
+// PacketRange is a range of commits on a branch: From (the first commit's
+// parent) to To.
+type PacketRange struct {
+	Branch string `json:"branch"`
+	From   string `json:"from"`
+	To     string `json:"to"`
 }
 
 // PacketLanding is a packet's changes brought onto their base branch.

@@ -26,6 +26,7 @@ func runWork(ctx context.Context, c *cli, args []string) error {
 		"show":   workGet,
 		// work_conflicts.go
 		"conflicts": workConflicts,
+		"rebase":    workRebase,
 		"cancel": func(ctx context.Context, c *cli, args []string) error {
 			return workMove(ctx, c, "cancel", mcpserver.MethodWorkCancel, args)
 		},
@@ -51,6 +52,10 @@ func (c *cli) workUsage() {
                              the hunks where a packet's commits conflict
                              with its target branch; --send-back sends it
                              back to its agent with them, keeping its attempt
+  rebase PKT [--json]        replay a done or in-review packet's commits onto
+                             its target branch's tip, onto a new branch
+                             BRANCH-rebased, which it then lands from; the
+                             agent's branch and worktree are not touched
   cancel PKT [--reason R]    cancel a packet that has not ended
   requeue PKT [--reason R]   put a failed, cancelled or leased packet back in
                              the queue, its attempts reset

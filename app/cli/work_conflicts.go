@@ -1,7 +1,8 @@
 package cli
 
 // A packet's conflicts with its target branch: the line `work get` prints,
-// and `work conflicts`, the hunks.
+// `work conflicts`, the hunks, and `work rebase`, the packet brought onto
+// its target's tip.
 
 import (
 	"context"
@@ -83,5 +84,29 @@ func workConflicts(ctx context.Context, c *cli, args []string) error {
 			c.printf("@@ line %d\n%s", h.Line, lines(h.Text))
 		}
 	}
+	return nil
+}
+
+// workRebase rebases a packet waiting to land onto its target's tip, on a
+// new branch (work.rebase).
+func workRebase(ctx context.Context, c *cli, args []string) error {
+	fs := c.newFlags("work rebase", "work rebase PKT [--json]")
+	asJSON := fs.Bool("json", false, "print the packet, the new branch and its range as JSON")
+	if err := parse(fs, interleave(fs, args)); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	out, err := call(ctx, c, mcpserver.MethodWorkRebase, mcpserver.WorkConflictHunksArgs{PacketID: fs.Arg(0)})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return c.printJSON(out)
+	}
+	c.printf("%s rebased onto %s at %s: its commits are on %s, up to %s (the agent's branch is as it was)\n",
+		out.Packet.ID, cell(out.Packet.Changes.BaseBranch, 0), shortHash(out.Onto), cell(out.Branch, 0), shortHash(out.Head))
 	return nil
 }

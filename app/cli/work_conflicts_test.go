@@ -63,6 +63,21 @@ func TestCLIWorkConflicts(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// main moves on elsewhere: work rebase brings the packet onto it, on
+	// a branch of its own.
+	write(filepath.Join(repoDir, "other.txt"), "the person's other file\n")
+	git(repoDir, "add", "other.txt")
+	git(repoDir, "commit", "-q", "-m", "the person's other file")
+	agentTip := git(repoDir, "rev-parse", got.Workspace.Branch)
+	rebased := got.Workspace.Branch + "-rebased"
+	r := h.ok("work", "rebase", pkt)
+	if head := git(repoDir, "rev-parse", rebased); r.stdout != pkt+" rebased onto main at "+git(repoDir, "rev-parse", "main")[:12]+": its commits are on "+rebased+", up to "+head[:12]+" (the agent's branch is as it was)\n" {
+		t.Errorf("work rebase: %v", r)
+	}
+	if git(repoDir, "rev-parse", got.Workspace.Branch) != agentTip {
+		t.Error("work rebase moved the agent's branch")
+	}
+
 	write(filepath.Join(repoDir, "greet.txt"), "hello from the person\n")
 	git(repoDir, "commit", "-q", "-am", "the person's greeting")
 	main := git(repoDir, "rev-parse", "main")
@@ -78,9 +93,12 @@ func TestCLIWorkConflicts(t *testing.T) {
 		!strings.Contains(r.stdout, "switchboard work conflicts "+pkt) {
 		t.Errorf("work show of a conflicting packet:\n%s", r.stdout)
 	}
-	want := "== greet.txt\nCONFLICT (content): Merge conflict in greet.txt\n@@ line 1\n<<<<<<< main\nhello from the person\n=======\nhello from the agent\n>>>>>>> " + got.Workspace.Branch + "\n"
+	want := "== greet.txt\nCONFLICT (content): Merge conflict in greet.txt\n@@ line 1\n<<<<<<< main\nhello from the person\n=======\nhello from the agent\n>>>>>>> " + rebased + "\n"
 	if r := h.ok("work", "conflicts", pkt); !strings.Contains(r.stdout, want) {
 		t.Errorf("work conflicts:\n%s\nwant\n%s", r.stdout, want)
+	}
+	if r := h.fails(1, "work", "rebase", pkt); !strings.Contains(r.stderr, "merge_conflict") || !strings.Contains(r.stderr, "greet.txt") {
+		t.Errorf("work rebase of a conflicting packet: %v", r)
 	}
 	if r := h.ok("work", "conflicts", pkt, "--send-back"); r.stdout != pkt+" sent back to its agent with its conflicts as the review (queued, attempt 1 of 3 kept)\n" {
 		t.Errorf("work conflicts --send-back: %v", r)
