@@ -302,7 +302,7 @@ func openPullRequest(c *Call, p store.Packet, repo store.Repository, ws workspac
 	defer cancel()
 	body := strings.TrimSpace(p.Summary + "\n\nSwitchboard-Packet: " + p.ID)
 	pr, err := workspace.OpenPullRequest(ctx, repo.Path, ws, workspace.PullRequestRequest{
-		Remote: repo.Remote, Title: p.Title, Body: body, To: p.Changes.To,
+		Remote: repo.Remote, Title: p.Title, Body: body, To: p.Changes.To, From: p.Changes.From,
 	})
 	remote := cmp.Or(repo.Remote, workspace.DefaultRemote)
 	switch {
@@ -310,6 +310,11 @@ func openPullRequest(c *Call, p store.Packet, repo store.Repository, ws workspac
 		return nil, store.Deny(store.CodeInvalidState, "%s has no remote %q to push packet %s to (switchboard repo set %s --remote NAME)", repo.Name, remote, p.ID, repo.ID)
 	case errors.Is(err, workspace.ErrNothingToLand):
 		return nil, store.Deny(store.CodeInvalidState, "%s already holds packet %s's changes: no pull request to open", ws.BaseBranch, p.ID)
+	case errors.Is(err, workspace.ErrCarriesOthers):
+		// Merged on the remote, it would bring them onto the base branch
+		// unasked: the packet's own commits go alone, once rebased.
+		return nil, store.Deny(store.CodeDependsOnPacket, "packet %s's commits sit on commits of its branch that %s lacks (another packet's), which a pull request would carry: rebase it onto %s first (switchboard work rebase %s, or Rebase onto %s), then open the pull request",
+			p.ID, ws.BaseBranch, ws.BaseBranch, p.ID, ws.BaseBranch)
 	case errors.Is(err, workspace.ErrPushRejected):
 		return nil, store.Deny(store.CodeInvalidState, "%s refused the push of %s, and nothing was forced: %v", remote, ws.Branch, err)
 	case err != nil:

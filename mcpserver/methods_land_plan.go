@@ -89,7 +89,7 @@ func (r *Registry) planLanding(c *Call) (any, error) {
 	}
 	ctx, cancel := context.WithTimeout(c.Ctx, worktreeTimeout)
 	defer cancel()
-	out.Plan, err = workspace.LandPlan(ctx, repo.Path, workspace.PlanRequest{Target: ch.BaseBranch, From: landFrom(mode, ch), To: ch.To})
+	out.Plan, err = workspace.LandPlan(ctx, repo.Path, workspace.PlanRequest{Target: ch.BaseBranch, From: ch.From, To: ch.To})
 	if err != nil {
 		return nil, err
 	}
@@ -109,16 +109,3 @@ func landable(p store.Packet) error {
 	return nil
 }
 
-// landFrom is where the range a landing by mode brings starts, as
-// work.land takes it (landPacket's LandRequest.From): a merge, a squash and
-// a rebase bring the packet's own commits, from Changes.From; a pull
-// request pushes the branch up to Changes.To, and so brings every commit
-// of it the target lacks (""), what led to the packet's included. The plan
-// shows exactly that, so a pull request that would carry an earlier
-// packet's commits says so before it is opened.
-func landFrom(mode store.Landing, ch *store.PacketChanges) string {
-	if mode == store.LandingPullRequest {
-		return ""
-	}
-	return ch.From
-}

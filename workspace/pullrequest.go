@@ -59,7 +59,17 @@ type PullRequestRequest struct {
 	// last commit when the session went on to others); "" is the branch's
 	// tip.
 	To string
+	// From is where the packet's own commits start (its range's start);
+	// "" for a branch whose every commit the base lacks is the packet's.
+	// A pull request carries the branch up to To, so one whose From the
+	// base branch lacks would carry another packet's commits: refused,
+	// ErrCarriesOthers.
+	From string
 }
+
+// ErrCarriesOthers is a pull request refused because the branch under the
+// packet's commits holds commits the base branch lacks: another packet's.
+var ErrCarriesOthers = errors.New("the branch holds commits under the packet's that the base branch lacks")
 
 // Pushed is a branch pushed for a pull request.
 type Pushed struct {
@@ -126,6 +136,13 @@ func openPullRequest(ctx context.Context, repoPath string, ws Workspace, req Pul
 			return Pushed{}, fmt.Errorf("push up to %s: not a commit of %s", req.To, ws.Branch)
 		}
 		commit = req.To
+	}
+	if req.From != "" {
+		if on, err := isAncestor(ctx, repoPath, req.From, "refs/heads/"+ws.BaseBranch); err != nil {
+			return Pushed{}, err
+		} else if !on {
+			return Pushed{}, ErrCarriesOthers
+		}
 	}
 	// A pull request of nothing new: gh would refuse it after the push.
 	if landed, err := isAncestor(ctx, repoPath, commit, "refs/heads/"+ws.BaseBranch); err != nil {

@@ -88,6 +88,7 @@ func TestOpenPullRequest(t *testing.T) {
 		wantNote string
 		wantPR   bool // gh pr create was run
 		nothing  bool // the agent made no commit
+		from     string // the packet's range starts at: "base" (main's tip) or "first" (the first commit, another packet's)
 		err      error
 	}{
 		{name: "gh signed in", pr: `echo "Creating pull request" >&2; echo ` + prURL, wantURL: prURL, wantPR: true},
@@ -98,6 +99,8 @@ func TestOpenPullRequest(t *testing.T) {
 		{name: "gh fails", pr: `echo "GraphQL: base branch not found" >&2; exit 1`, wantNote: "gh pr create failed: GraphQL: base branch not found", wantPR: true},
 		{name: "no such remote", remote: "nowhere", err: ErrNoRemote},
 		{name: "nothing new", nothing: true, err: ErrNothingToLand},
+		{name: "the packet's own commits", from: "base", pr: `echo ` + prURL, wantURL: prURL, wantPR: true},
+		{name: "another packet's under it", from: "first", err: ErrCarriesOthers},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			bin := pathWithOnlyGit(t)
@@ -124,6 +127,12 @@ func TestOpenPullRequest(t *testing.T) {
 			want := tip
 			if tt.upTo {
 				req.To, want = first, first
+			}
+			switch tt.from {
+			case "base":
+				req.From = base
+			case "first":
+				req.From = first
 			}
 
 			p, err := OpenPullRequest(ctx, repo, ws, req)
