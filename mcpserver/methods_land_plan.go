@@ -108,4 +108,3 @@ func landable(p store.Packet) error {
 	}
 	return nil
 }
-

@@ -86,8 +86,8 @@ func TestOpenPullRequest(t *testing.T) {
 		upTo     bool   // push the first commit only
 		wantURL  string
 		wantNote string
-		wantPR   bool // gh pr create was run
-		nothing  bool // the agent made no commit
+		wantPR   bool   // gh pr create was run
+		nothing  bool   // the agent made no commit
 		from     string // the packet's range starts at: "base" (main's tip) or "first" (the first commit, another packet's)
 		err      error
 	}{
