@@ -141,7 +141,7 @@ bench: deps-run
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchmem ./store/ ./mcpserver/ ./mcphttp/
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchtime 3x ./supervisor/vt/ ./supervisor/asciicast/
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench ConflictStatus -benchtime 5x ./workspace/
-	$(GO) test -run '^$$' -bench MainWindowFirstPaint -benchtime 5x ./app/
+	$(GO) test -run '^$$' -bench 'MainWindowFirstPaint|MainWindowFrame' -benchtime 5x ./app/
 	CGO_ENABLED=0 $(GO) run ./bench/mcpbench
 
 # The real daemon on loopback under 200 MCP clients and 100 SSE streams for
