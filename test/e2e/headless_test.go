@@ -51,9 +51,10 @@ func TestHeadlessStatus(t *testing.T) {
 	if fi, _ := os.Stat(filepath.Join(d.data, "state.db")); fi.Mode().Perm() != 0o600 {
 		t.Errorf("state.db has mode %v", fi.Mode().Perm())
 	}
-	out := p.Output()
-	if !strings.Contains(out, ep) || !strings.Contains(out, "switchboard token client") {
-		t.Errorf("startup lines lack the endpoint or how to get a token:\n%s", out)
+	// The endpoint file is written as the daemon starts, the startup
+	// lines once it has: they are waited for, as the other tests do.
+	if !p.waitOutput("switchboard token client") || !strings.Contains(p.Output(), ep) {
+		t.Errorf("startup lines lack the endpoint or how to get a token:\n%s", p.Output())
 	}
 
 	r := post(t, ep, "", statusCall)
