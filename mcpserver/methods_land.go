@@ -139,16 +139,11 @@ func (r *Registry) landPacket(c *Call) (any, error) {
 	)
 	err := r.prepareView(c, func(tx *store.Tx) error {
 		var err error
-		if p, err = tx.Packet(in.PacketID); err != nil {
+		if p, err = c.packet(in.PacketID); err != nil {
 			return err
 		}
-		switch {
-		case p.Changes == nil:
-			return store.Deny(store.CodeInvalidState, "packet %s has no commits to land: its agent did not work in a worktree of its own", p.ID)
-		case p.Landed != nil:
-			return store.Deny(store.CodeInvalidState, "packet %s landed already, as %s", p.ID, p.Landed.Commit)
-		case p.State != store.PacketDone:
-			return store.Deny(store.CodeInvalidState, "packet %s is %s: only a done packet lands (approve it first)", p.ID, p.State)
+		if err := landable(p); err != nil {
+			return err
 		}
 		if repo, err = tx.LocalRepository(p.RepositoryID); err != nil {
 			return err
