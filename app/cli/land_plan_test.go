@@ -2,12 +2,9 @@ package cli_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/switchboard-dev/switchboard/gitcmd"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
 )
@@ -19,52 +16,20 @@ import (
 func TestCLIApproveIsNotLand(t *testing.T) {
 	t.Setenv("SHELL", "/bin/sh")
 	ctx := context.Background()
-	git := func(dir string, args ...string) string {
-		t.Helper()
-		out, err := gitcmd.Run(ctx, dir, args...)
-		if err != nil {
-			t.Fatalf("git %v: %v", args, err)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	repoDir := t.TempDir()
-	git(repoDir, "init", "-q", "-b", "main")
-	git(repoDir, "config", "user.name", "Dev Person")
-	git(repoDir, "config", "user.email", "dev@example.com")
-	if err := os.WriteFile(filepath.Join(repoDir, "greet.txt"), []byte("hello\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	git(repoDir, "add", "-A")
-	git(repoDir, "commit", "-q", "-m", "first")
+	git := func(dir string, args ...string) string { t.Helper(); return gitIn(t, dir, args...) }
+	repoDir := personRepo(t)
 
 	h := newHarness(t)
 	d := h.start()
 	defer d.Close(ctx)
 	repoID := line(h.ok("repo", "add", repoDir).stdout)
 	pkt := line(h.ok("work", "create", "--repo", repoID, "--title", "Write one", "--review").stdout)
-	started := h.invoke(d, "agent.start", mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repoID})
-	var ses store.Session
-	h.view(d, func(tx *store.Tx) error {
-		var err error
-		ses, err = tx.Session(started["session_id"].(string))
-		return err
-	})
-	agent := mcpserver.Principal{KeyID: ses.TokenKeyID, SessionID: ses.ID}
-	got, err := mcpserver.Invoke(ctx, d.Registry(), agent, mcpserver.TransportMCP, mcpserver.MethodWorkAwaitPacket, mcpserver.AwaitArgs{RepositoryID: repoID, WaitSeconds: -1})
-	if err != nil || got.Packet.ID != pkt {
-		t.Fatalf("claim: %+v, %v", got, err)
-	}
-	if err := os.WriteFile(filepath.Join(got.Workspace.Path, "one.txt"), []byte("one\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := mcpserver.Invoke(ctx, d.Registry(), agent, mcpserver.TransportMCP, mcpserver.MethodWorkComplete, mcpserver.CompleteArgs{PacketID: pkt, LeaseID: got.LeaseID}); err != nil {
-		t.Fatal(err)
-	}
+	_, agent := agentWrites(t, h, d, repoID, pkt, "one.txt", "one\n")
 	// The agent may not judge its own work, nor make itself its reviewer.
 	if _, err := mcpserver.Invoke(ctx, d.Registry(), agent, mcpserver.TransportMCP, mcpserver.MethodReviewVerdict, mcpserver.VerdictArgs{PacketID: pkt, Verdict: store.VerdictApprove}); store.CodeOf(err) != store.CodeCapabilityScopeMismatch {
 		t.Errorf("the agent approving its own packet: %v", err)
 	}
-	if r := h.fails(1, "work", "review-by", pkt, ses.ID); !strings.Contains(r.stderr, "invalid_argument") {
+	if r := h.fails(1, "work", "review-by", pkt, agent.SessionID); !strings.Contains(r.stderr, "invalid_argument") {
 		t.Errorf("review-by the session that did the work: %v", r)
 	}
 	if r := h.fails(2, "work", "review-by", pkt); !strings.Contains(r.stderr, "--none") {

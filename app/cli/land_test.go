@@ -8,9 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/switchboard-dev/switchboard/gitcmd"
 	"github.com/switchboard-dev/switchboard/mcpserver"
-	"github.com/switchboard-dev/switchboard/store"
 )
 
 // switchboard land prints a pull request's address (the repository's
@@ -26,28 +24,15 @@ func TestCLILandModes(t *testing.T) {
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("SHELL", "/bin/sh")
 	ctx := context.Background()
-	git := func(dir string, args ...string) string {
-		t.Helper()
-		out, err := gitcmd.Run(ctx, dir, args...)
-		if err != nil {
-			t.Fatalf("git %v: %v", args, err)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := func(dir string, args ...string) string { t.Helper(); return gitIn(t, dir, args...) }
 	write := func(path, text string) {
 		t.Helper()
 		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	repoDir, bare := t.TempDir(), t.TempDir()
+	repoDir, bare := personRepo(t), t.TempDir()
 	git(bare, "init", "-q", "--bare")
-	git(repoDir, "init", "-q", "-b", "main")
-	git(repoDir, "config", "user.name", "Dev Person")
-	git(repoDir, "config", "user.email", "dev@example.com")
-	write(filepath.Join(repoDir, "greet.txt"), "hello\n")
-	git(repoDir, "add", "-A")
-	git(repoDir, "commit", "-q", "-m", "first")
 	git(repoDir, "remote", "add", "origin", bare)
 
 	h := newHarness(t)
@@ -60,22 +45,7 @@ func TestCLILandModes(t *testing.T) {
 	work := func(name string) string {
 		t.Helper()
 		pkt := line(h.ok("work", "create", "--repo", repoID, "--title", "Write "+name).stdout)
-		started := h.invoke(d, "agent.start", mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repoID})
-		var ses store.Session
-		h.view(d, func(tx *store.Tx) error {
-			var err error
-			ses, err = tx.Session(started["session_id"].(string))
-			return err
-		})
-		agent := mcpserver.Principal{KeyID: ses.TokenKeyID, SessionID: ses.ID}
-		got, err := mcpserver.Invoke(ctx, d.Registry(), agent, mcpserver.TransportMCP, mcpserver.MethodWorkAwaitPacket, mcpserver.AwaitArgs{RepositoryID: repoID, WaitSeconds: -1})
-		if err != nil || got.Packet.ID != pkt {
-			t.Fatalf("claim: %+v, %v", got, err)
-		}
-		write(filepath.Join(got.Workspace.Path, name), name+"\n")
-		if _, err := mcpserver.Invoke(ctx, d.Registry(), agent, mcpserver.TransportMCP, mcpserver.MethodWorkComplete, mcpserver.CompleteArgs{PacketID: pkt, LeaseID: got.LeaseID}); err != nil {
-			t.Fatal(err)
-		}
+		agentWrites(t, h, d, repoID, pkt, name, name+"\n")
 		return pkt
 	}
 

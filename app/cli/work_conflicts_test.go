@@ -7,10 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/switchboard-dev/switchboard/gitcmd"
 	"github.com/switchboard-dev/switchboard/internal/testwait"
 	"github.com/switchboard-dev/switchboard/mcpserver"
-	"github.com/switchboard-dev/switchboard/store"
 )
 
 // switchboard work get (and show) says when a done packet conflicts with
@@ -19,49 +17,21 @@ import (
 func TestCLIWorkConflicts(t *testing.T) {
 	t.Setenv("SHELL", "/bin/sh")
 	ctx := context.Background()
-	git := func(dir string, args ...string) string {
-		t.Helper()
-		out, err := gitcmd.Run(ctx, dir, args...)
-		if err != nil {
-			t.Fatalf("git %v: %v", args, err)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := func(dir string, args ...string) string { t.Helper(); return gitIn(t, dir, args...) }
 	write := func(path, text string) {
 		t.Helper()
 		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	repoDir := t.TempDir()
-	git(repoDir, "init", "-q", "-b", "main")
-	git(repoDir, "config", "user.name", "Dev Person")
-	git(repoDir, "config", "user.email", "dev@example.com")
-	write(filepath.Join(repoDir, "greet.txt"), "hello\n")
-	git(repoDir, "add", "-A")
-	git(repoDir, "commit", "-q", "-m", "first")
+	repoDir := personRepo(t)
 
 	h := newHarness(t)
 	d := h.start()
 	defer d.Close(ctx)
 	repoID := line(h.ok("repo", "add", repoDir).stdout)
 	pkt := line(h.ok("work", "create", "--repo", repoID, "--title", "Greet").stdout)
-	started := h.invoke(d, "agent.start", mcpserver.AgentStartArgs{Profile: "shell", RepositoryID: repoID})
-	var ses store.Session
-	h.view(d, func(tx *store.Tx) error {
-		var err error
-		ses, err = tx.Session(started["session_id"].(string))
-		return err
-	})
-	agent := mcpserver.Principal{KeyID: ses.TokenKeyID, SessionID: ses.ID}
-	got, err := mcpserver.Invoke(ctx, d.Registry(), agent, mcpserver.TransportMCP, mcpserver.MethodWorkAwaitPacket, mcpserver.AwaitArgs{RepositoryID: repoID, WaitSeconds: -1})
-	if err != nil || got.Packet.ID != pkt {
-		t.Fatalf("claim: %+v, %v", got, err)
-	}
-	write(filepath.Join(got.Workspace.Path, "greet.txt"), "hello from the agent\n")
-	if _, err := mcpserver.Invoke(ctx, d.Registry(), agent, mcpserver.TransportMCP, mcpserver.MethodWorkComplete, mcpserver.CompleteArgs{PacketID: pkt, LeaseID: got.LeaseID}); err != nil {
-		t.Fatal(err)
-	}
+	got, _ := agentWrites(t, h, d, repoID, pkt, "greet.txt", "hello from the agent\n")
 
 	// main moves on elsewhere: work rebase brings the packet onto it, on
 	// a branch of its own.
