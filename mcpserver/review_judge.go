@@ -84,11 +84,11 @@ func (r *Registry) sentBack(c *Call, p store.Packet) error {
 	return nil
 }
 
-// nudgeMaker tells the agent that made p's changes, when it waits at its
-// prompt, that p came back to it: an agent in a long poll is woken by the
-// queue's signal, but one at its prompt would not hear of it until someone
-// typed. An agent at work, or a program that takes no prompts, is left
-// alone (supervisor.Session.Nudge).
+// nudgeMaker tells the agent that made p's changes, at its prompt, that p
+// came back to it: an agent in a long poll is woken by the queue's signal,
+// but one at its prompt would not hear of it until someone typed. An agent
+// at work is told when it next stops; a program that takes no prompts is
+// left alone (supervisor.Session.Nudge).
 func (r *Registry) nudgeMaker(p store.Packet) {
 	if r.agents == nil {
 		return
@@ -98,6 +98,6 @@ func (r *Registry) nudgeMaker(p store.Packet) {
 		return
 	}
 	if s.Nudge(fmt.Sprintf("Packet %s (%q) came back to you with changes requested. Call work_await_packet to take it again; its review says what to change.", p.ID, p.Title)) {
-		r.log.Info("nudged the agent of a packet sent back", "session", p.Changes.SessionID, "packet", p.ID)
+		r.log.Info("the agent of a packet sent back will be told at its prompt", "session", p.Changes.SessionID, "packet", p.ID)
 	}
 }

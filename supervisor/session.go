@@ -117,6 +117,7 @@ type Session struct {
 	waits     uint64                     // times it started waiting (Attention.Seq); guarded by mu
 	signal    *Signal                    // the CLI's last signal; guarded by mu
 	resizedAt time.Time                  // last Resize; guarded by mu
+	nudge     string                     // text to type at the next wait (Nudge); guarded by mu
 
 	agentUp  chan struct{} // the agent's process has started
 	readDone chan struct{} // the read loop has ended
@@ -135,23 +136,6 @@ const (
 
 // ID is the session id.
 func (s *Session) ID() string { return s.id }
-
-// Nudge types text into an agent that waits at its prompt, as a person
-// would, and reports whether it did: a program that takes no prompts (a
-// shell would run the text as a command) and an agent at work are left
-// alone.
-func (s *Session) Nudge(text string) bool {
-	if !s.takesPrompts {
-		return false
-	}
-	switch s.Status() {
-	case StatusIdle, StatusNeedsInput:
-	default:
-		return false
-	}
-	go s.typePrompt(text, time.Time{})
-	return true
-}
 
 // PID is the agent's process id (and process group id); while a setup
 // runs, the setup's.
@@ -437,38 +421,6 @@ func looksLikeQuestion(screen string) bool {
 	}
 	last := strings.TrimSpace(lines[len(lines)-1])
 	return strings.HasSuffix(last, "?") || strings.HasSuffix(last, "? ")
-}
-
-// typePrompt types the first prompt (the bootstrap or the person's) once
-// the agent's screen has settled: some output after since (when the agent
-// started: a setup's output before it does not count), then quiet for
-// SettleDelay (or PromptWait has passed, for a program that never stops
-// redrawing).
-func (s *Session) typePrompt(prompt string, since time.Time) {
-	deadline := time.Now().Add(s.cfg.PromptWait)
-	tick := time.NewTicker(s.cfg.SettleDelay / 4)
-	defer tick.Stop()
-	for {
-		select {
-		case <-s.done:
-			return
-		case <-tick.C:
-		}
-		s.mu.Lock()
-		changed := s.changedAt
-		s.mu.Unlock()
-		quiet := changed.After(since) && time.Since(changed) >= s.cfg.SettleDelay
-		if quiet || time.Now().After(deadline) {
-			break
-		}
-	}
-	if err := s.Paste(prompt); err != nil {
-		return
-	}
-	// Enter on its own, after the paste: some programs treat a newline
-	// inside a paste as text.
-	time.Sleep(s.cfg.SettleDelay / 4)
-	s.Input([]byte("\r"))
 }
 
 // run waits for the session's processes: the setup first when there is
