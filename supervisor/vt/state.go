@@ -248,13 +248,7 @@ func (w *stateWriter) saved(s savedCursor) {
 // once, and the screen ends as it is.
 func (t *Terminal) appendMain(w *stateWriter) {
 	for i := range t.sb.n {
-		line := decodeLine(w.line[:0], t.sb.at(i))
-		w.line = line
-		if len(line) > t.cols {
-			line = resizeLine(line, t.cols)
-			w.loss |= lossScrollbackWidth
-		}
-		w.row(line)
+		w.scrollbackRow(t.sb.at(i))
 		t.newLine(w)
 	}
 	for y := range t.rows {

@@ -18,8 +18,6 @@ type stateWriter struct {
 	// printed says the stream prints a character somewhere, which sets
 	// the reader's REP character.
 	printed bool
-	// line is scratch space for decoding scrollback lines.
-	line []Cell
 	// loss says what the stream could only approximate.
 	loss stateLoss
 }
@@ -179,25 +177,123 @@ func (w *stateWriter) row(cells []Cell) {
 			x = j
 		default:
 			w.forward(&at, x)
-			switch n := w.asciiRun(cells[x:end]); {
-			case n > 0:
+			if n := w.asciiRun(cells[x:end]); n > 0 {
 				x += n
-			case !reprints(*c, w.cols):
-				// A wide character squeezed into one column while the
-				// screen was one column wide: printed now it would take
-				// two, so a narrow stand-in keeps the row's layout.
-				nc := *c
-				nc.Rune = utf8.RuneError
-				w.cell(nc)
-				w.loss |= lossForcedNarrow
-				x++
-			default:
-				w.cell(*c)
+			} else {
+				w.char(*c)
 				x += int(c.Width)
 			}
 			at = x
 		}
 	}
+}
+
+// scrollbackRow is row for a scrollback line as the ring stores it (see
+// encodeLine), translated straight from its encoding: decoding 10,000
+// lines into cells first took half the time of the whole state. A line
+// wider than the screen is cut at its width, as resizeLine cuts one.
+func (w *stateWriter) scrollbackRow(src []byte) {
+	var style Cell
+	x, at := 0, 0 // the line's next column, the reader's cursor column
+	force := 0    // a tagNarrow or tagWide's width for the next character
+	// comb is the combining marks of the character just printed, sent
+	// once its cell is done: a row log records each mark added as the
+	// whole set so far, and only the last set counts. -1 is no character.
+	comb := -1
+	defer func() { w.marks(comb) }()
+	for i := 0; i < len(src); {
+		b := src[i]
+		if x >= w.cols && (b >= 0x20 || b == tagEmpty) {
+			w.loss |= lossScrollbackWidth
+			return
+		}
+		if b >= 0x20 || b == tagEmpty {
+			w.marks(comb)
+			comb = -1
+		}
+		switch {
+		case b >= 0x20 && b < 0x80:
+			j := i + 1
+			for j < len(src) && j-i < w.cols-x && src[j] >= 0x20 && src[j] < 0x80 {
+				j++
+			}
+			w.forward(&at, x)
+			w.sgr(style)
+			w.b = append(w.b, src[i:j]...)
+			w.printed, comb = true, 0
+			x += j - i
+			at, i = x, j
+		case b == tagEmpty:
+			j := i + 1
+			for j < len(src) && j-i < w.cols-x && src[j] == tagEmpty {
+				j++
+			}
+			if style.Bg != DefaultColor {
+				w.forward(&at, x)
+				w.sgr(Cell{Fg: w.pen.Fg, Bg: style.Bg, Attr: w.pen.Attr})
+				w.csi("X", j-i)
+			}
+			x += j - i
+			i = j
+		case b == tagStyle:
+			if len(src)-i < 10 {
+				return
+			}
+			s := src[i+1 : i+10]
+			style.Fg = Color(s[0]) | Color(s[1])<<8 | Color(s[2])<<16 | Color(s[3])<<24
+			style.Bg = Color(s[4]) | Color(s[5])<<8 | Color(s[6])<<16 | Color(s[7])<<24
+			style.Attr = Attr(s[8])
+			i += 10
+		case b == tagComb:
+			if len(src)-i < 3 {
+				return
+			}
+			if comb >= 0 {
+				comb = int(src[i+1]) | int(src[i+2])<<8
+			}
+			i += 3
+		case b == tagNarrow, b == tagWide:
+			force = 1 + int(b-tagNarrow)
+			i++
+		case b < 0x20:
+			i++
+		default:
+			r, size := utf8.DecodeRune(src[i:])
+			c := Cell{Rune: r, Fg: style.Fg, Bg: style.Bg, Attr: style.Attr, Width: uint8(max(runeWidth(r), 1))}
+			if force != 0 {
+				c.Width, force = uint8(force), 0
+			}
+			if x+int(c.Width) > w.cols {
+				w.loss |= lossScrollbackWidth
+				return
+			}
+			w.forward(&at, x)
+			w.char(c)
+			comb = 0
+			x += int(c.Width)
+			at, i = x, i+size
+		}
+	}
+}
+
+// marks appends combining marks id, if there is such an id.
+func (w *stateWriter) marks(id int) {
+	if id > 0 && id < len(w.combs) {
+		w.b = append(w.b, w.combs[id]...)
+	}
+}
+
+// char prints the character cell c, or a stand-in for one printing would
+// not make again.
+func (w *stateWriter) char(c Cell) {
+	if !reprints(c, w.cols) {
+		// A wide character squeezed into one column while the screen
+		// was one column wide: printed now it would take two, so a
+		// narrow stand-in keeps the row's layout.
+		c.Rune = utf8.RuneError
+		w.loss |= lossForcedNarrow
+	}
+	w.cell(c)
 }
 
 // forward moves the reader's cursor from column *at right to column x.
