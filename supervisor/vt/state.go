@@ -3,6 +3,7 @@ package vt
 import (
 	"fmt"
 	"io"
+	"slices"
 )
 
 // A process that owns an agent's PTY keeps its Terminal, and a client that
@@ -16,8 +17,9 @@ import (
 
 // WriteState writes to w a byte stream that, written to a fresh Terminal
 // of the same size and scrollback limit (New(cols, rows,
-// WithScrollback(n))), makes that terminal the same as t, so that the
-// bytes t is fed next do the same to both. It reproduces:
+// WithScrollback(n))) before anything else, makes that terminal the same
+// as t, so that the bytes t is fed next do the same to both. It
+// reproduces:
 //
 //   - the scrollback, oldest line first, and the main screen, cell for
 //     cell: characters, wide characters, combining marks, colours,
@@ -42,7 +44,9 @@ import (
 // empty last column, or origin mode with the cursor outside the scroll
 // region, is restored through the alternate screen's saved cursor, which
 // then holds the current cursor; a REP character that appears nowhere on
-// the screen, or none at all once something has been printed, is lost.
+// the screen, or none at all once something has been printed, is lost; a
+// wide character squeezed into one column (by a one-column screen since
+// widened) becomes U+FFFD.
 //
 // The state is taken between two Writes, atomically, and formatted in
 // memory: w is written after t's lock is released, so a slow w never
@@ -81,7 +85,13 @@ const (
 // appendState is AppendState with t.mu held; it also says what it could
 // not reproduce exactly.
 func (t *Terminal) appendState(dst []byte) ([]byte, stateLoss) {
-	w := &stateWriter{b: dst, pen: blankCell, combs: t.combs, cols: t.cols}
+	// Room for the whole stream at once: grown by doubling, the buffer of
+	// a full scrollback would be copied a dozen times with the lock held.
+	size := 2 * t.rows * (t.cols + 8)
+	for i := range t.sb.n {
+		size += len(t.sb.at(i)) + 4
+	}
+	w := &stateWriter{b: slices.Grow(dst, size), pen: blankCell, combs: t.combs, cols: t.cols}
 	cur := savedCursor{
 		x: t.x, y: t.y, wrapPending: t.wrapPending, pen: t.pen,
 		origin: t.modes.Origin, charsets: t.charsets, gl: t.gl,
