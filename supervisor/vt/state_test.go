@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 )
@@ -296,25 +293,9 @@ func FuzzWriteState(f *testing.F) {
 // limit), then feeds both terminals the rest of the recording: the
 // situation of a client adopting a running agent.
 func TestWriteStateRecordings(t *testing.T) {
-	raws, err := filepath.Glob("testdata/replay/*.raw")
-	if err != nil || len(raws) == 0 {
-		t.Fatalf("no recordings: %v", err)
-	}
-	for _, raw := range raws {
-		name := strings.TrimSuffix(filepath.Base(raw), ".raw")
-		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			size, err := os.ReadFile(strings.TrimSuffix(raw, ".raw") + ".size")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var cols, rows int
-			if _, err := fmt.Sscan(string(size), &cols, &rows); err != nil {
-				t.Fatalf("%s.size: %v", name, err)
-			}
+	for _, rec := range recordings(t) {
+		t.Run(rec.name, func(t *testing.T) {
+			data, cols, rows := rec.data, rec.cols, rec.rows
 			rng := rand.New(rand.NewPCG(uint64(len(data)), 33))
 			for _, sz := range [][2]int{{cols, rows}, {cols, max(rows/3, 1)}, {cols/2 + 1, rows / 2}} {
 				for i := range 24 {

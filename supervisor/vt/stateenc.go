@@ -239,10 +239,7 @@ func (w *stateWriter) scrollbackRow(src []byte) {
 			if len(src)-i < 10 {
 				return
 			}
-			s := src[i+1 : i+10]
-			style.Fg = Color(s[0]) | Color(s[1])<<8 | Color(s[2])<<16 | Color(s[3])<<24
-			style.Bg = Color(s[4]) | Color(s[5])<<8 | Color(s[6])<<16 | Color(s[7])<<24
-			style.Attr = Attr(s[8])
+			style.Fg, style.Bg, style.Attr = decodeStyle(src[i+1 : i+10])
 			i += 10
 		case b == tagComb:
 			if len(src)-i < 3 {
