@@ -278,42 +278,72 @@ func (t *Terminal) newLine(w *stateWriter) {
 	w.b = append(w.b, "\r\n"...)
 }
 
-// appendLastRune makes REP's character t's, by printing it again where the
-// shown screen has it, or printing and erasing it where the screen is
-// empty.
+// appendLastRune makes REP's character t's, by printing it again where a
+// screen has it, or printing and erasing it where a screen is empty: the
+// shown one, or else the other, which REP's character outlives.
 func (t *Terminal) appendLastRune(w *stateWriter) {
 	r := t.lastRune
 	if r == 0 {
 		return
 	}
-	for y := range t.rows {
-		line := t.scr.line(y)
-		for x, c := range line {
-			if c.Rune == r && c.Width != 0 && reprints(c, t.cols) {
-				w.cup(x, y)
-				w.cell(c)
-				return
-			}
-		}
+	other := &t.alt
+	if t.scr == &t.alt {
+		other = &t.main
 	}
-	width := 1
-	if t.cols > 1 {
-		width = runeWidth(r)
-	}
-	for y := range t.rows {
-		line := t.scr.line(y)
-		for x := 0; x+width <= t.cols; x++ {
-			if emptyRun(line[x:x+width], line[x].Bg) {
-				w.cup(x, y)
-				w.cell(Cell{Rune: r, Fg: w.pen.Fg, Bg: w.pen.Bg, Attr: w.pen.Attr})
-				w.cup(x, y)
-				w.sgr(Cell{Fg: w.pen.Fg, Bg: line[x].Bg, Attr: w.pen.Attr})
-				w.csi("X", width)
-				return
-			}
+	for _, s := range []*screen{t.scr, other} {
+		x, y, again, ok := t.runeSpot(s, r)
+		if !ok {
+			continue
 		}
+		if s != t.scr {
+			w.privateMode(47, s == &t.alt)
+		}
+		w.cup(x, y)
+		if again {
+			w.cell(s.line(y)[x])
+		} else {
+			bg := s.line(y)[x].Bg
+			w.cell(Cell{Rune: r, Fg: w.pen.Fg, Bg: w.pen.Bg, Attr: w.pen.Attr})
+			w.cup(x, y)
+			w.sgr(Cell{Fg: w.pen.Fg, Bg: bg, Attr: w.pen.Attr})
+			w.csi("X", runeCells(r, t.cols))
+		}
+		if s != t.scr {
+			w.privateMode(47, t.scr == &t.alt)
+		}
+		return
 	}
 	w.loss |= lossLastRune
+}
+
+// runeSpot finds where printing r leaves s as it is: a cell of s that
+// holds r (again), or else empty cells as wide as r, to print on and erase.
+func (t *Terminal) runeSpot(s *screen, r rune) (x, y int, again, ok bool) {
+	for y := range t.rows {
+		for x, c := range s.line(y) {
+			if c.Rune == r && c.Width != 0 && reprints(c, t.cols) {
+				return x, y, true, true
+			}
+		}
+	}
+	width := runeCells(r, t.cols)
+	for y := range t.rows {
+		line := s.line(y)
+		for x := 0; x+width <= t.cols; x++ {
+			if emptyRun(line[x:x+width], line[x].Bg) {
+				return x, y, false, true
+			}
+		}
+	}
+	return 0, 0, false, false
+}
+
+// runeCells returns how many cells printing r takes on a screen cols wide.
+func runeCells(r rune, cols int) int {
+	if cols < 2 {
+		return 1
+	}
+	return runeWidth(r)
 }
 
 // appendCursor puts the cursor where cur says, which cursorDirect allows.
