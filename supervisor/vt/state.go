@@ -115,24 +115,21 @@ func (t *Terminal) appendState(dst []byte) ([]byte, stateLoss) {
 		w.loss |= lossAltSaved
 	}
 
+	// The order matters. A saved cursor is set before its screen is drawn
+	// (a pending wrap is set by printing, which the drawing covers); the
+	// alternate screen before the main one, whose drawing scrolls the
+	// scrollback into place; the scroll region after both (DECSTBM homes
+	// the cursor, and the lines must scroll the whole screen); REP's
+	// character, which printing sets, before the cursor; the modes that
+	// change printing (insert, autowrap) after the last character; and
+	// the sequence the last Write cut off at the very end.
 	if t.title != "" {
 		w.b = append(w.b, "\x1b]2;"...)
 		w.b = append(w.b, t.title...)
 		w.b = append(w.b, 0x07)
 	}
 	t.appendTabs(w)
-	if altSaved != (savedCursor{pen: blankCell}) || !screenBlank(&t.alt) {
-		w.privateMode(47, true)
-		w.saved(altSaved)
-		w.b = append(w.b, "\x1b[2J"...)
-		for y := range t.rows {
-			if line := t.alt.used(y); !rowBlank(line) {
-				w.cup(0, y)
-				w.row(line)
-			}
-		}
-		w.privateMode(47, false)
-	}
+	t.appendAlt(w, altSaved)
 	w.saved(mainSaved)
 	w.sgr(blankCell)
 	w.b = append(w.b, "\x1b[2J\x1b[H"...)
@@ -146,18 +143,7 @@ func (t *Terminal) appendState(dst []byte) ([]byte, stateLoss) {
 	if !(direct && cur.wrapPending) {
 		t.appendLastRune(w)
 	}
-	if direct {
-		t.appendCursor(w, cur)
-	} else {
-		if restoreFrom != t.scr {
-			w.privateMode(47, restoreFrom == &t.alt)
-		}
-		w.b = append(w.b, "\x1b8"...)
-		w.pen = cur.pen
-		if restoreFrom != t.scr {
-			w.privateMode(47, t.scr == &t.alt)
-		}
-	}
+	t.appendCursor(w, cur, restoreFrom)
 	t.appendModes(w)
 	w.parser(&t.p)
 	if t.lastRune == 0 && w.printed {
@@ -221,6 +207,24 @@ func (t *Terminal) appendTabs(w *stateWriter) {
 			w.b = append(w.b, "\x1bH"...)
 		}
 	}
+}
+
+// appendAlt draws the alternate screen and sets its saved cursor, unless
+// both are as in a fresh terminal. It shows the main screen again after.
+func (t *Terminal) appendAlt(w *stateWriter, saved savedCursor) {
+	if saved == (savedCursor{pen: blankCell}) && screenBlank(&t.alt) {
+		return
+	}
+	w.privateMode(47, true)
+	w.saved(saved)
+	w.b = append(w.b, "\x1b[2J"...)
+	for y := range t.rows {
+		if line := t.alt.used(y); !rowBlank(line) {
+			w.cup(0, y)
+			w.row(line)
+		}
+	}
+	w.privateMode(47, false)
 }
 
 // saved makes s the shown screen's saved cursor (DECSC). The screen must
@@ -346,8 +350,21 @@ func runeCells(r rune, cols int) int {
 	return runeWidth(r)
 }
 
-// appendCursor puts the cursor where cur says, which cursorDirect allows.
-func (t *Terminal) appendCursor(w *stateWriter, cur savedCursor) {
+// appendCursor puts the cursor where cur says: with DECRC on the screen
+// restoreFrom, whose saved cursor is cur, or else directly, which
+// cursorDirect allows.
+func (t *Terminal) appendCursor(w *stateWriter, cur savedCursor, restoreFrom *screen) {
+	if restoreFrom != nil {
+		if restoreFrom != t.scr {
+			w.privateMode(47, restoreFrom == &t.alt)
+		}
+		w.b = append(w.b, "\x1b8"...)
+		w.pen = cur.pen
+		if restoreFrom != t.scr {
+			w.privateMode(47, t.scr == &t.alt)
+		}
+		return
+	}
 	y := cur.y
 	if cur.origin {
 		w.privateMode(6, true)
