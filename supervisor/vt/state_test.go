@@ -395,6 +395,10 @@ func BenchmarkWriteState(b *testing.B) {
 		a.Write(stream)
 	}
 	state := a.AppendState(nil)
+	held := 0 // the scrollback as the ring stores it, for scale
+	for i := range a.sb.n {
+		held += len(a.sb.at(i))
+	}
 	b.Run("write", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(state)))
@@ -404,6 +408,7 @@ func BenchmarkWriteState(b *testing.B) {
 			}
 		}
 		b.ReportMetric(float64(len(state)), "state-bytes")
+		b.ReportMetric(float64(held), "scrollback-bytes")
 	})
 	b.Run("restore", func(b *testing.B) {
 		b.ReportAllocs()
