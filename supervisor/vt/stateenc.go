@@ -22,9 +22,8 @@ type stateWriter struct {
 	loss stateLoss
 }
 
-// csi appends CSI, the parameters separated by ';' and the final byte. A
-// prefix ("?", " ") goes before the parameters when it is a private marker
-// and after them when it is an intermediate; callers pass it in place.
+// csi appends CSI, the parameters separated by ';', and final: the final
+// byte, after any intermediate bytes (" q" for DECSCUSR).
 func (w *stateWriter) csi(final string, params ...int) {
 	w.b = append(w.b, "\x1b["...)
 	for i, p := range params {
