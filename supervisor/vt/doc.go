@@ -25,4 +25,8 @@
 // programs do not need: reflow on resize, left/right margins (DECSLRM),
 // double-width lines, sixel and other DCS payloads, and 8-bit C1 controls
 // (in UTF-8 those bytes are continuation bytes).
+//
+// A Terminal can be handed to another process as output: WriteState
+// writes the escape sequences that rebuild it, scrollback included, in a
+// fresh Terminal (state.go).
 package vt

@@ -119,10 +119,7 @@ func decodeLine(dst []Cell, src []byte) []Cell {
 			if len(src)-i < 10 {
 				return dst
 			}
-			s := src[i+1 : i+10]
-			cur.Fg = Color(s[0]) | Color(s[1])<<8 | Color(s[2])<<16 | Color(s[3])<<24
-			cur.Bg = Color(s[4]) | Color(s[5])<<8 | Color(s[6])<<16 | Color(s[7])<<24
-			cur.Attr = Attr(s[8])
+			cur.Fg, cur.Bg, cur.Attr = decodeStyle(src[i+1 : i+10])
 			i += 10
 		case b == tagComb:
 			if len(src)-i < 3 {
@@ -161,4 +158,12 @@ func decodeLine(dst []Cell, src []byte) []Cell {
 		}
 	}
 	return dst
+}
+
+// decodeStyle reads the colours and attributes of a style record, s being
+// the 9 bytes after its tag.
+func decodeStyle(s []byte) (fg, bg Color, attr Attr) {
+	fg = Color(s[0]) | Color(s[1])<<8 | Color(s[2])<<16 | Color(s[3])<<24
+	bg = Color(s[4]) | Color(s[5])<<8 | Color(s[6])<<16 | Color(s[7])<<24
+	return fg, bg, Attr(s[8])
 }

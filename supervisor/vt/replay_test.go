@@ -19,29 +19,14 @@ import (
 // NAME.screen, tmux's capture-pane of the result with trailing blanks
 // trimmed; and NAME.size, "cols rows cursorX cursorY alternate".
 func TestReplayMatchesTmux(t *testing.T) {
-	raws, err := filepath.Glob("testdata/replay/*.raw")
-	if err != nil || len(raws) == 0 {
-		t.Fatalf("no recordings: %v", err)
-	}
-	for _, raw := range raws {
-		name := strings.TrimSuffix(filepath.Base(raw), ".raw")
-		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(raw)
+	for _, rec := range recordings(t) {
+		t.Run(rec.name, func(t *testing.T) {
+			data := rec.data
+			screen, err := os.ReadFile(rec.base + ".screen")
 			if err != nil {
 				t.Fatal(err)
 			}
-			screen, err := os.ReadFile(strings.TrimSuffix(raw, ".raw") + ".screen")
-			if err != nil {
-				t.Fatal(err)
-			}
-			size, err := os.ReadFile(strings.TrimSuffix(raw, ".raw") + ".size")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var cols, rows, cx, cy, alt int
-			if _, err := fmt.Sscan(string(size), &cols, &rows, &cx, &cy, &alt); err != nil {
-				t.Fatalf("%s.size: %v", name, err)
-			}
+			cols, rows, cx, cy, alt := rec.cols, rec.rows, rec.cx, rec.cy, rec.alt
 			// Whole, and one byte at a time: the PTY may cut anywhere.
 			for _, chunk := range []int{len(data), 1} {
 				term := New(cols, rows)
@@ -66,4 +51,40 @@ func TestReplayMatchesTmux(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recording is one of testdata/replay's recordings: its bytes and its
+// NAME.size.
+type recording struct {
+	name, base string
+	data       []byte
+	// cols, rows is the pane's size; cx, cy and alt are where tmux
+	// showed the cursor and whether on the alternate screen (1).
+	cols, rows, cx, cy, alt int
+}
+
+// recordings reads the recordings in testdata/replay.
+func recordings(t *testing.T) []recording {
+	t.Helper()
+	raws, err := filepath.Glob("testdata/replay/*.raw")
+	if err != nil || len(raws) == 0 {
+		t.Fatalf("no recordings: %v", err)
+	}
+	var recs []recording
+	for _, raw := range raws {
+		rec := recording{base: strings.TrimSuffix(raw, ".raw")}
+		rec.name = filepath.Base(rec.base)
+		if rec.data, err = os.ReadFile(raw); err != nil {
+			t.Fatal(err)
+		}
+		size, err := os.ReadFile(rec.base + ".size")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fmt.Sscan(string(size), &rec.cols, &rec.rows, &rec.cx, &rec.cy, &rec.alt); err != nil {
+			t.Fatalf("%s.size: %v", rec.name, err)
+		}
+		recs = append(recs, rec)
+	}
+	return recs
 }
