@@ -63,10 +63,10 @@ type gui struct {
 
 	// The open windows, nil when closed; on the Fyne goroutine only.
 	sessions *sessionsWindow
-	work     *workWindow
 	audit    *auditWindow
 	settings *settingsWindow
-	// changes are the open Changes windows, one per packet or session.
+	// changes are the main window's Changes views, one per packet or
+	// session (mainwin_changes.go), while it is open.
 	changes map[changesSource]*changesView
 
 	// Every open window that place gave a size, to remember at quit.

@@ -102,8 +102,6 @@ func (w *workWindow) rebasePacket(id string, b *widget.Button) {
 	w.g.background(func() {
 		out, err := callWithin(w.g, landTimeout, mcpserver.TransportGUI, mcpserver.MethodWorkRebase, mcpserver.WorkConflictHunksArgs{PacketID: id})
 		fyne.Do(func() {
-			w.mu.Lock()
-			defer w.mu.Unlock()
 			b.Enable()
 			if err != nil {
 				w.fail("Not rebased", err)
