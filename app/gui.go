@@ -76,6 +76,9 @@ type gui struct {
 
 	// health is whether the store answers (storehealth.go); any goroutine.
 	health storeHealth
+	// notifier sends the desktop notifications (tray_notify.go); nil
+	// sends them through Fyne, whose notifications open nothing.
+	notifier notifier
 	// tooltip sets the tray icon's tooltip; nil where there is no tray
 	// (tests).
 	tooltip func(string)
