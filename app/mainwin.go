@@ -27,6 +27,7 @@ const (
 	labelTabReplay   = "Replay"
 	labelTabReports  = "Reports"
 	labelTabDetails  = "Details"
+
 	labelNoLiveWorktree = "This agent has no live worktree: its work, once published, is on its packet."
 )
 

@@ -224,7 +224,6 @@ func (g *gui) notifyAttention(before, now trayModel) {
 	}
 	for _, q := range now.questions {
 		if !seen[q.ID] {
-			q := q
 			g.sendNotification(fyne.NewNotification(shorten(g.who(q.SessionID, now)+" asks", 200), shorten(q.Text, 200)),
 				func() { g.showQuestion(q.SessionID, q.ID) })
 			g.log.Info("tray: question notified", "question", q.ID, "session", q.SessionID)
@@ -267,8 +266,8 @@ type trayModel struct {
 	// escalated are the live sessions whose last report is an escalation.
 	escalated []store.Report
 	// live are the running sessions, to name the agents that notify.
-	live []store.Session
-	state     trayState
+	live  []store.Session
+	state trayState
 	// attention is the session that needs the person (the oldest question's,
 	// else an agent that notified or whose screen asks), "" when none does.
 	attention string
