@@ -38,6 +38,7 @@ const (
 	labelChangesNoRange   = "no commit range: this agent worked outside a worktree; nothing to land"
 	labelChangesNoChanges = "No changes."
 	labelChangesWrap      = "Wrap long lines"
+	labelChangesWorktree  = "its worktree, committed or not"
 
 	// changesRefreshEvery is how often the shown view of a live session
 	// asks for the worktree's diff again; it redraws only when it
@@ -206,6 +207,10 @@ func (v *changesView) load() {
 // editor and Copy path.
 func (v *changesView) readWorktree(id string) {
 	d, err := invoke(v.g, mcpserver.MethodSessionGet, mcpserver.SessionGetArgs{SessionID: id})
+	if err == nil && v.src.sessionID == id {
+		// The agent as the sidebar names it, rather than its id.
+		v.title.SetText(agentName(d.Session) + " · " + labelChangesWorktree)
+	}
 	if err != nil || d.Session.Workspace == nil {
 		v.worktree = ""
 	} else {

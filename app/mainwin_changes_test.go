@@ -1,6 +1,7 @@
 package app
 
 import (
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
@@ -26,6 +27,9 @@ func TestMainWindowAgentChangesTab(t *testing.T) {
 		if v == nil || v.src.sessionID != goldenSesEnded || !v.visible.Load() || len(v.files) != 5 ||
 			len(w.agentChanges.Objects) != 1 || w.agentChanges.Objects[0] != v.content {
 			t.Fatalf("the agent's Changes tab holds %v, view %+v", w.agentChanges.Objects, v)
+		}
+		if want := " · " + labelChangesWorktree; !strings.HasSuffix(v.title.Text, want) || strings.Contains(v.title.Text, goldenSesEnded) {
+			t.Errorf("the view is titled %q, not the agent's name and %q", v.title.Text, want)
 		}
 	})
 	if n := len(a.Driver().AllWindows()); n != windows {
