@@ -78,7 +78,7 @@ func TestAuditHourHasNoRefreshReads(t *testing.T) {
 			}
 			if minute%20 == 0 {
 				// Let the windows catch up, then the person opens the newest
-				// packet: the Work window reads it as the click's.
+				// packet: the board reads it as the click's.
 				synctest.Wait()
 				fyne.DoAndWait(func() {
 					b := g.sessions.board

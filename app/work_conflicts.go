@@ -1,6 +1,6 @@
 package app
 
-// The Work window's conflict badges: a packet waiting to land whose
+// The Work board's conflict badges: a packet waiting to land whose
 // commits conflict with its target branch says so on its card and at the
 // top of its detail, whose button shows the conflicting hunks.
 
