@@ -23,8 +23,8 @@ func (noTray) SetSystemTrayMenu(*fyne.Menu)    {}
 func (noTray) SetSystemTrayIcon(fyne.Resource) {}
 func (noTray) SetSystemTrayWindow(fyne.Window) {}
 
-// An hour of normal use, on the bubble's clock: the tray and the Sessions,
-// Work and Settings windows open and re-reading as they do, the CLI
+// An hour of normal use, on the bubble's clock: the tray, the main
+// window on its Work board and Settings open and re-reading as they do, the CLI
 // creating a packet every five minutes, the person clicking a packet every
 // twenty. The default audit view then holds those calls and the clicks and
 // no refresh read; the refreshes are all there with Views, as views, and
@@ -48,7 +48,7 @@ func TestAuditHourHasNoRefreshReads(t *testing.T) {
 			g.refreshTray(noTray{}, model, changed, stopTray)
 		}()
 		g.showSessions("")
-		g.showWork()
+		g.showMainBoard()
 		g.showSettings()
 		// Their loops end before the bubble does, on a failure too.
 		t.Cleanup(func() {
@@ -56,7 +56,6 @@ func TestAuditHourHasNoRefreshReads(t *testing.T) {
 			<-trayDone
 			fyne.DoAndWait(func() {
 				g.sessions.win.Close()
-				g.work.win.Close()
 				g.settings.win.Close()
 			})
 		})
@@ -79,13 +78,12 @@ func TestAuditHourHasNoRefreshReads(t *testing.T) {
 			}
 			if minute%20 == 0 {
 				// Let the windows catch up, then the person opens the newest
-				// packet: the Work window reads it as the click's.
+				// packet: the board reads it as the click's.
 				synctest.Wait()
 				fyne.DoAndWait(func() {
-					g.work.mu.Lock()
-					defer g.work.mu.Unlock()
-					g.work.selected = ""
-					g.work.selectPacket(g.work.packets[0].ID)
+					b := g.sessions.board
+					b.selected = ""
+					b.selectPacket(b.packets[0].ID)
 				})
 				clicks++
 			}

@@ -2,7 +2,10 @@ package app
 
 // The Changes view: what a packet's commits or a live session's worktree
 // changed, file by file, as a unified diff with syntax colours; line
-// comments, the verdicts, and Land ▾.
+// comments, the verdicts, and Land ▾. It is a tab of the main window's
+// centre (mainwin_changes.go), one view per packet or session, kept while
+// the window is open so that coming back to it finds the scroll and the
+// comments not yet sent as they were left.
 
 import (
 	"fmt"
@@ -11,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -26,7 +30,6 @@ import (
 
 // Changes view labels, also what the tests tap.
 const (
-	titleChanges          = "Switchboard — Changes"
 	labelChanges          = "Changes"
 	labelChangesOpen      = "Open in editor"
 	labelChangesCopy      = "Copy path"
@@ -35,8 +38,9 @@ const (
 	labelChangesNoRange   = "no commit range: this agent worked outside a worktree; nothing to land"
 	labelChangesNoChanges = "No changes."
 	labelChangesWrap      = "Wrap long lines"
+	labelChangesWorktree  = "its worktree, committed or not"
 
-	// changesRefreshEvery is how often an open view of a live session
+	// changesRefreshEvery is how often the shown view of a live session
 	// asks for the worktree's diff again; it redraws only when it
 	// changed.
 	changesRefreshEvery = 2 * time.Second
@@ -51,11 +55,18 @@ type changesSource struct {
 	sessionID string
 }
 
-// changesView is one Changes window.
+// changesView is one Changes view.
 type changesView struct {
-	g   *gui
+	g *gui
+	// win is the window the view is in (the main window), for its
+	// dialogs, menus and the keyboard.
 	win fyne.Window
-	src changesSource
+	// content is the view, for a tab of the main window to hold.
+	content *fyne.Container
+	src     changesSource
+	// visible is whether the view is on screen: a live session's view
+	// reads its worktree's diff again only then. Any goroutine.
+	visible atomic.Bool
 
 	// All fields below are on the Fyne goroutine only, but for mu's.
 	packet   store.Packet // the packet shown, as last read
@@ -99,47 +110,10 @@ type changesView struct {
 	stop chan struct{}
 }
 
-// showPacketChanges opens the Changes view of a packet's commits, or
-// brings forward the one already open, which reads the packet again: it
-// may have come back from its agent with new commits since.
-func (g *gui) showPacketChanges(packetID string) *changesView {
-	v, _ := g.changesView(changesSource{packetID: packetID})
-	v.load()
-	return v
-}
-
-// showSessionChanges opens the Changes view of a live session's worktree,
-// read again every changesRefreshEvery while open, or brings forward the
-// one already open.
-func (g *gui) showSessionChanges(sessionID string) *changesView {
-	v, opened := g.changesView(changesSource{sessionID: sessionID})
-	if opened {
-		v.load()
-		go v.refreshLoop(changesRefreshEvery)
-	}
-	return v
-}
-
-// changesView shows src's Changes window: the one open, brought forward,
-// or a new one (opened is then true). A second click never stacks a
-// second window over the first.
-func (g *gui) changesView(src changesSource) (v *changesView, opened bool) {
-	if v, ok := g.changes[src]; ok {
-		v.win.Show()
-		v.win.RequestFocus()
-		return v, false
-	}
-	v = newChangesView(g, src)
-	if g.changes == nil {
-		g.changes = map[changesSource]*changesView{}
-	}
-	g.changes[src] = v
-	v.win.Show()
-	return v, true
-}
-
-func newChangesView(g *gui, src changesSource) *changesView {
-	v := &changesView{g: g, src: src, win: g.app.NewWindow(titleChanges), marked: -1,
+// newChangesView builds src's view for win; its owner shows v.content,
+// calls load, and closes v.stop when the window goes.
+func newChangesView(g *gui, win fyne.Window, src changesSource) *changesView {
+	v := &changesView{g: g, src: src, win: win, marked: -1,
 		hl: newHighlighter(), stop: make(chan struct{}), openInEditor: openInEditor,
 		expanded: map[string]bool{}, heights: map[int]float32{}}
 
@@ -178,11 +152,7 @@ func newChangesView(g *gui, src changesSource) *changesView {
 	split := container.NewHSplit(v.fileList, container.New(&paneLayout{v: v}, v.lines))
 	split.SetOffset(0.28)
 	bottom := container.NewVBox(v.review.box, v.status)
-	v.win.SetContent(container.NewBorder(container.NewVBox(head, widget.NewSeparator()), bottom, nil, nil, split))
-	g.place(v.win, windowChanges, func() {
-		close(v.stop)
-		delete(g.changes, src)
-	})
+	v.content = container.NewBorder(container.NewVBox(head, widget.NewSeparator()), bottom, nil, nil, split)
 	return v
 }
 
@@ -208,7 +178,6 @@ func (v *changesView) load() {
 		}
 		v.packet = d.Packet
 		v.title.SetText(d.Packet.Title)
-		v.win.SetTitle(titleChanges + " — " + d.Packet.Title)
 		if ch := d.Packet.Changes; ch != nil {
 			v.base = ch.BaseBranch
 			v.readLanding(d.Packet.RepositoryID)
@@ -220,7 +189,6 @@ func (v *changesView) load() {
 		}
 	} else {
 		v.title.SetText("Session " + v.src.sessionID)
-		v.win.SetTitle(titleChanges + " — " + v.src.sessionID)
 		v.readWorktree(v.src.sessionID)
 	}
 	v.review.update()
@@ -239,6 +207,10 @@ func (v *changesView) load() {
 // editor and Copy path.
 func (v *changesView) readWorktree(id string) {
 	d, err := invoke(v.g, mcpserver.MethodSessionGet, mcpserver.SessionGetArgs{SessionID: id})
+	if err == nil && v.src.sessionID == id {
+		// The agent as the sidebar names it, rather than its id.
+		v.title.SetText(agentName(d.Session) + " · " + labelChangesWorktree)
+	}
 	if err != nil || d.Session.Workspace == nil {
 		v.worktree = ""
 	} else {
@@ -332,8 +304,8 @@ func (v *changesView) toggleFold(i int) {
 	v.rebuild()
 }
 
-// refreshLoop reads a live session's diff every every while
-// the window is open, and redraws only when it changed.
+// refreshLoop reads a live session's diff every every while the view is
+// on screen, until v.stop closes, and redraws only when it changed.
 func (v *changesView) refreshLoop(every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -342,6 +314,9 @@ func (v *changesView) refreshLoop(every time.Duration) {
 		case <-v.stop:
 			return
 		case <-t.C:
+		}
+		if !v.visible.Load() {
+			continue // an agent's worktree nobody looks at is not read
 		}
 		d, err := v.fetch(mcpserver.TransportGUIView)
 		if err != nil {

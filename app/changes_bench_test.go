@@ -12,13 +12,14 @@ import (
 	"github.com/switchboard-dev/switchboard/mcpserver"
 )
 
-// benchChangesView is a Changes view in a test window of the usual size,
+// benchChangesView is a Changes view alone in a test window,
 // with no registry: the benchmarks measure the view, not the calls.
 func benchChangesView(b *testing.B, a fyne.App, diff string) *changesView {
 	b.Helper()
 	log, _ := newTestLogger()
 	g := &gui{app: a, log: log, quit: func() {}}
-	v := newChangesView(g, changesSource{sessionID: "ses_bench"})
+	v := newChangesView(g, a.NewWindow("changes"), changesSource{sessionID: "ses_bench"})
+	v.win.SetContent(v.content)
 	files, err := unidiff.Parse(diff)
 	if err != nil {
 		b.Fatal(err)

@@ -90,7 +90,7 @@ func TestChangesCommentReachesAgent(t *testing.T) {
 	e := newChangesE2E(t)
 	g, p, claim := e.g, e.pkt, e.claim
 	v := g.showPacketChanges(p.ID)
-	defer v.on(func() { v.win.Close() })
+	defer v.closeWin()
 	if len(v.files) != 1 || v.files[0].Path() != "greet.go" || !v.review.request.Visible() {
 		t.Fatalf("files %+v, Request changes shown %v, status %q", v.files, v.review.request.Visible(), v.status.Text)
 	}
@@ -140,7 +140,7 @@ func TestChangesApproveThenLand(t *testing.T) {
 			}
 			tip := git("rev-parse", "main")
 			v := e.g.showPacketChanges(e.pkt.ID)
-			defer v.on(func() { v.win.Close() })
+			defer v.closeWin()
 			test.Tap(v.review.approve)
 			e.g.busy.Wait()
 			got := workGetPacket(t, e.g, e.pkt.ID).Packet
@@ -189,9 +189,7 @@ func TestWorkApproveDoesNotLand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.g.showWork()
-	w := e.g.work
-	defer w.on(func() { w.win.Close() })
+	w := openBoard(t, e.g)
 	w.on(func() { w.clickCard(e.pkt.ID) })
 	w.on(func() {
 		if w.approve.Hidden {

@@ -55,8 +55,8 @@ func TestChangesFoldedFiles(t *testing.T) {
 	f := &changesFake{diff: foldDiff, generated: []string{"api/greet.pb.go"}}
 	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), f)
 	v := g.showPacketChanges(changesPkt)
-	defer v.on(func() { v.win.Close() })
-	v.on(func() { v.win.Resize(fyne.NewSize(1100, 720)) })
+	defer v.closeWin()
+	v.on(func() { v.win.Resize(fyne.NewSize(1366, 768)) })
 
 	var order []string
 	for i := range v.files {

@@ -18,9 +18,9 @@ func TestChangesGolden(t *testing.T) {
 		f := &changesFake{diff: readSmallDiff(t)}
 		g := newChangesGUI(t, a, changesPacket(store.PacketInReview), f)
 		v := g.showPacketChanges(changesPkt)
-		defer v.on(func() { v.win.Close() })
-		v.on(func() { v.win.Resize(fyne.NewSize(1100, 720)) })
-		test.AssertImageMatches(t, "changes/review-"+name+".png", v.win.Canvas().Capture())
+		defer v.closeWin()
+		v.on(func() { v.win.Resize(fyne.NewSize(1366, 768)) })
+		test.AssertImageMatches(t, "changes/review-"+name+".png", captureOf(v.win, v.content))
 
 		for _, c := range []struct {
 			n    int
@@ -35,6 +35,6 @@ func TestChangesGolden(t *testing.T) {
 			}
 		}
 		focusAndType(v.win, v.review.commentEntry, "Keep the one-name form as well.")
-		test.AssertImageMatches(t, "changes/comment-"+name+".png", v.win.Canvas().Capture())
+		test.AssertImageMatches(t, "changes/comment-"+name+".png", captureOf(v.win, v.content))
 	})
 }

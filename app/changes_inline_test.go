@@ -42,8 +42,8 @@ func TestChangesCommentsAtTheirLines(t *testing.T) {
 	f := &changesFake{diff: readSmallDiff(t)}
 	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), f)
 	v := g.showPacketChanges(changesPkt)
-	defer v.on(func() { v.win.Close() })
-	v.on(func() { v.win.Resize(fyne.NewSize(1100, 720)) })
+	defer v.closeWin()
+	v.on(func() { v.win.Resize(fyne.NewSize(1366, 768)) })
 
 	comment := func(path string, n int, side, text string) {
 		t.Helper()
@@ -202,8 +202,8 @@ func TestChangesCommentsResolved(t *testing.T) {
 	f := &changesFake{diff: readSmallDiff(t), reviewed: reviewedDiff, since: sinceDiff}
 	g := newChangesGUI(t, a, p, f)
 	v := g.showPacketChanges(changesPkt)
-	defer v.on(func() { v.win.Close() })
-	v.on(func() { v.win.Resize(fyne.NewSize(1100, 720)) })
+	defer v.closeWin()
+	v.on(func() { v.win.Resize(fyne.NewSize(1366, 768)) })
 
 	f.mu.Lock()
 	ranges := slices.Clone(f.ranges)

@@ -30,7 +30,7 @@ func TestChangesPullRequestLanding(t *testing.T) {
 			f := &changesFake{diff: readSmallDiff(t), prURL: tc.url, prNote: tc.note}
 			g := newChangesGUI(t, a, changesPacket(store.PacketDone), f)
 			v := g.showPacketChanges(changesPkt)
-			defer v.on(func() { v.win.Close() })
+			defer v.closeWin()
 			v.landThrough(t, 3) // Pull request
 			test.Tap(dialogButton(t, v.win, labelLandPush))
 			g.busy.Wait()
@@ -97,7 +97,7 @@ func TestChangesLandDependsOffersTheOther(t *testing.T) {
 	f.landErr = store.Deny(store.CodeDependsOnPacket, "pkt_2 builds on packet pkt_1, not landed on main: land both: pkt_1 first, then pkt_2").WithPackets([]string{"pkt_1"})
 	g := newChangesGUI(t, a, changesPacket(store.PacketDone), f)
 	v := g.showPacketChanges(changesPkt)
-	defer v.on(func() { v.win.Close() })
+	defer v.closeWin()
 	v.landThrough(t, 0)
 	test.Tap(dialogButton(t, v.win, labelLandConfirm))
 	g.busy.Wait()

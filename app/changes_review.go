@@ -169,7 +169,7 @@ func (r *changesReview) openComment(c store.ReviewComment, editing, row int, tex
 	}
 	r.commentEntry.SetText(text)
 	r.commentBox.Show()
-	v.win.Content().Refresh()
+	v.content.Refresh()
 	v.win.Canvas().Focus(r.commentEntry)
 }
 
@@ -217,7 +217,7 @@ func (r *changesReview) addComment() {
 
 func (r *changesReview) closeComment() {
 	r.commentBox.Hide()
-	r.v.win.Content().Refresh()
+	r.v.content.Refresh()
 	r.editing = -1
 	if m := r.v.marked; m >= 0 {
 		r.v.marked = -1
@@ -308,7 +308,7 @@ func (r *changesReview) showConflict(d *store.Denial) {
 	r.sendNotes = fmt.Sprintf("rebase onto %s and resolve: %s", r.v.base, files)
 	r.conflictText.SetText(fmt.Sprintf("Not landed: it conflicts with %s in %s. Nothing was moved.", r.v.base, files))
 	r.conflict.Show()
-	r.v.win.Content().Refresh()
+	r.v.content.Refresh()
 }
 
 // conflictFiles are the files a merge_conflict denial names: its Paths,

@@ -210,7 +210,7 @@ func TestChangesCommentAndRequestChanges(t *testing.T) {
 	f := &changesFake{diff: readSmallDiff(t)}
 	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), f)
 	v := g.showPacketChanges(changesPkt)
-	defer v.on(func() { v.win.Close() })
+	defer v.closeWin()
 
 	if len(v.files) != 5 || !v.review.request.Visible() {
 		t.Fatalf("%d files, Request changes shown %v", len(v.files), v.review.request.Visible())
@@ -282,7 +282,7 @@ func TestChangesApproveDoesNotLand(t *testing.T) {
 	f := &changesFake{diff: readSmallDiff(t)}
 	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), f)
 	v := g.showPacketChanges(changesPkt)
-	defer v.on(func() { v.win.Close() })
+	defer v.closeWin()
 	if v.review.land.Visible() {
 		t.Fatal("Land ▾ is shown on a packet in review")
 	}
@@ -316,7 +316,7 @@ func TestChangesLandShowsPlanThenLands(t *testing.T) {
 	f := &changesFake{diff: readSmallDiff(t)}
 	g := newChangesGUI(t, a, changesPacket(store.PacketDone), f)
 	v := g.showPacketChanges(changesPkt)
-	defer v.on(func() { v.win.Close() })
+	defer v.closeWin()
 	var labels []string
 	for _, it := range v.review.landMenu().Items {
 		labels = append(labels, it.Label)
@@ -363,7 +363,7 @@ func TestChangesLandConflictSendBack(t *testing.T) {
 		"%s conflicts with main in cmd/main.go, docs/NOTES.md: nothing was moved; send it back to be rebased onto main", changesPkt).WithPaths([]string{"cmd/main.go", "docs/NOTES.md"})}
 	g := newChangesGUI(t, a, changesPacket(store.PacketDone), f)
 	v := g.showPacketChanges(changesPkt)
-	defer v.on(func() { v.win.Close() })
+	defer v.closeWin()
 
 	v.landThrough(t, 0)
 	test.Tap(dialogButton(t, v.win, labelLandConfirm))
@@ -389,7 +389,7 @@ func TestChangesNoCommitRange(t *testing.T) {
 	_ = g
 	g2 := newGoldenGUI(t, a, &goldenData{repos: goldenRepos(), packets: []store.Packet{p}}, nil)
 	v := g2.showPacketChanges(changesPkt)
-	defer v.on(func() { v.win.Close() })
+	defer v.closeWin()
 	if v.summary.Text != labelChangesNoRange || v.review.box.Visible() {
 		t.Fatalf("summary %q, review shown %v", v.summary.Text, v.review.box.Visible())
 	}
@@ -416,7 +416,7 @@ func TestChangesOpenAndCopy(t *testing.T) {
 	a := test.NewTempApp(t)
 	g := newChangesGUI(t, a, changesPacket(store.PacketDone), &changesFake{diff: readSmallDiff(t)})
 	v := g.showPacketChanges(changesPkt)
-	defer v.on(func() { v.win.Close() })
+	defer v.closeWin()
 	var opened string
 	v.openInEditor = func(p string) error { opened = p; return nil }
 	test.Tap(v.openBtn)
@@ -429,22 +429,25 @@ func TestChangesOpenAndCopy(t *testing.T) {
 	}
 }
 
-// A live session's view reads its diff again while open and redraws only
-// when it changed: new lines and an untracked file appear; an unchanged
-// diff keeps the rows it had.
+// A live session's view reads its diff again while on screen and redraws
+// only when it changed: new lines and an untracked file appear; an
+// unchanged diff keeps the rows it had; off screen, it reads nothing.
 func TestChangesSessionRefresh(t *testing.T) {
 	a := test.NewTempApp(t)
 	small := readSmallDiff(t)
 	f := &changesFake{diff: small}
 	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), f)
-	v := newChangesView(g, changesSource{sessionID: goldenSesEnded})
+	v := newChangesView(g, a.NewWindow("changes"), changesSource{sessionID: goldenSesEnded})
+	v.win.SetContent(v.content)
 	v.win.Show()
 	v.load()
+	v.visible.Store(true)
 	defer v.on(func() { v.win.Close() })
+	defer close(v.stop)
 	if len(v.files) != 5 || v.review.box.Visible() || v.worktree != changesWorktree {
 		t.Fatalf("%d files, review shown %v, worktree %q", len(v.files), v.review.box.Visible(), v.worktree)
 	}
-	go v.refreshLoop(10 * time.Millisecond)
+	go v.refreshLoop(changesRefreshEveryTest)
 
 	reads := func() int {
 		f.mu.Lock()
@@ -475,16 +478,37 @@ func TestChangesSessionRefresh(t *testing.T) {
 			t.Errorf("untracked file: %+v", last)
 		}
 	})
+
+	// Off screen (another tab, another item): no read. One may be under
+	// way as it goes; none is made after it, over ten periods (a bound
+	// that can only miss a failure, never make one).
+	v.visible.Store(false)
+	n = reads()
+	quiet := time.After(10 * changesRefreshEveryTest)
+	poll := time.NewTicker(time.Millisecond)
+	defer poll.Stop()
+	for {
+		select {
+		case <-quiet:
+			return
+		case <-poll.C:
+			if reads() > n+1 {
+				t.Fatalf("the view off screen read %d times", reads()-n)
+			}
+		}
+	}
 }
 
-// The Work window's detail of a packet with commits has a Changes button
-// that opens the view on that packet.
+// changesRefreshEveryTest is TestChangesSessionRefresh's refresh period.
+const changesRefreshEveryTest = 10 * time.Millisecond
+
+// The packet's detail in the main window has a Changes button that shows
+// the packet's Changes tab, in the window, as the board's detail does;
+// no window opens.
 func TestWorkChangesButton(t *testing.T) {
 	a := test.NewTempApp(t)
 	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), &changesFake{diff: readSmallDiff(t)})
-	g.showWork()
-	w := g.work
-	defer w.on(func() { w.win.Close() })
+	w := openBoard(t, g)
 	w.on(func() { w.clickCard(changesPkt) })
 	var open *widget.Button
 	var walk func(o fyne.CanvasObject)
@@ -507,51 +531,105 @@ func TestWorkChangesButton(t *testing.T) {
 	if !strings.Contains(workLabelTexts(w.body), "5 files, +11 −10 on switchboard/d41c8e2f-greet, onto main") {
 		t.Errorf("the Changes section:\n%s", workLabelTexts(w.body))
 	}
-	test.Tap(open)
-	var titles []string
-	for _, win := range a.Driver().AllWindows() {
-		titles = append(titles, win.Title())
-		if win.Title() == titleChanges+" — Greet several people at once" {
-			defer win.Close()
+	windows := len(a.Driver().AllWindows())
+	w.on(func() { test.Tap(open) })
+	m := g.sessions
+	onUI(func() {
+		v := m.shownChanges
+		if m.node != nodePacket+changesPkt || m.packetTabs.Selected() != m.packetChangesTab || !m.packetView.Visible() ||
+			v == nil || v.src.packetID != changesPkt || len(v.files) != 5 || !v.content.Visible() {
+			t.Fatalf("after %s: node %q, tab %q, view %+v", labelChanges, m.node, m.packetTabs.Selected().Text, v)
 		}
-	}
-	if !slices.Contains(titles, titleChanges+" — Greet several people at once") {
-		t.Fatalf("windows %q", titles)
+	})
+	if n := len(a.Driver().AllWindows()); n != windows {
+		t.Errorf("%d windows after %s, %d before", n, labelChanges, windows)
 	}
 }
 
-// One Changes window per packet: opening it again brings the open one
-// forward, its change read again, rather than stacking another, and once
-// closed it opens anew.
-func TestChangesOneWindowPerPacket(t *testing.T) {
+// One Changes view per packet: shown again (its row selected again, or
+// its Changes button), it is the same view, its change read again, with
+// the scroll and the comments not yet sent as they were; no window opens.
+func TestChangesOneViewPerPacket(t *testing.T) {
 	a := test.NewTempApp(t)
 	f := &changesFake{diff: readSmallDiff(t)}
 	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), f)
 	v := g.showPacketChanges(changesPkt)
-	open := len(a.Driver().AllWindows())
+	defer v.closeWin()
+	windows := len(a.Driver().AllWindows())
 	reads := func() int {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		return f.diffReads
 	}
-	before := reads()
-	v.on(func() { v.note("Changes requested") })
-	if again := g.showPacketChanges(changesPkt); again != v {
-		t.Error("a second click opened a second Changes window")
+	i := v.lineRow("cmd/main.go", 10, "new")
+	v.on(func() {
+		v.win.Resize(fyne.NewSize(1366, 768))
+		v.scrollToRow(i)
+	})
+	test.Tap(v.shownLine(i))
+	focusAndType(v.win, v.review.commentEntry, "Name the empty case.")
+	test.Tap(v.review.commentAdd)
+	var off float32
+	v.on(func() {
+		off = v.lines.GetScrollOffset()
+		v.note("Changes requested")
+	})
+	if off == 0 || len(v.review.comments) != 1 {
+		t.Fatalf("scrolled to %v, comments %+v", off, v.review.comments)
 	}
+	m := g.sessions
+	before := reads()
+	// Elsewhere, then the packet's row again: the same view.
+	onUI(func() { m.selectNode(nodeBoard) })
+	if v.visible.Load() || m.shownChanges != nil {
+		t.Error("the view is still on screen with the board shown")
+	}
+	onUI(func() { m.selectNode(nodePacket + changesPkt) })
+	onUI(func() {
+		if m.shownChanges != v || !v.visible.Load() || m.packetTabs.Selected() != m.packetChangesTab {
+			t.Errorf("the packet's row again shows %p (tab %q), not its view %p", m.shownChanges, m.packetTabs.Selected().Text, v)
+		}
+		if len(v.review.comments) != 1 || v.review.comments[0].Text != "Name the empty case." {
+			t.Errorf("the comment not sent yet: %+v", v.review.comments)
+		}
+		if got := v.lines.GetScrollOffset(); got != off {
+			t.Errorf("the diff scrolled to %v, was left at %v", got, off)
+		}
+	})
 	if reads() != before+1 {
-		t.Error("the window brought forward did not read the change again (the packet may have come back)")
+		t.Errorf("%d reads of the change on showing it again, want 1", reads()-before)
 	}
 	if v.status.Visible() {
-		t.Errorf("the window brought forward still says %q", v.status.Text)
+		t.Errorf("the view shown again still says %q", v.status.Text)
 	}
-	if n := len(a.Driver().AllWindows()); n != open {
-		t.Errorf("%d windows open after the second click, %d before", n, open)
+	if again := g.showPacketChanges(changesPkt); again != v {
+		t.Error("the Changes button made a second view")
 	}
-	v.on(func() { v.win.Close() })
-	if again := g.showPacketChanges(changesPkt); again == v {
-		t.Error("after closing, the closed window came back")
+	if reads() != before+2 {
+		t.Error("the Changes button did not read the change again (the packet may have come back)")
+	}
+	if n := len(a.Driver().AllWindows()); n != windows {
+		t.Errorf("%d windows open after showing it again, %d before", n, windows)
+	}
+	// Closing the window ends the views; opened again, it starts anew.
+	v.closeWin()
+	select {
+	case <-v.stop:
+	default:
+		t.Error("the closed window's view was not stopped")
+	}
+	if again := g.showPacketChanges(changesPkt); again == v || len(again.review.comments) != 0 {
+		t.Error("after closing the window, its view came back")
 	} else {
-		again.on(func() { again.win.Close() })
+		again.closeWin()
 	}
+}
+
+// closeWin closes the main window the view is in, unless it is closed.
+func (v *changesView) closeWin() {
+	fyne.DoAndWait(func() {
+		if s := v.g.sessions; s != nil && s.win == v.win {
+			v.win.Close()
+		}
+	})
 }

@@ -1,6 +1,6 @@
 package app
 
-// The Work window's way into the Changes view: a packet's commits, or why
+// The packet detail's way into its Changes tab: a packet's commits, or why
 // it has none.
 
 import (

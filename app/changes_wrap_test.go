@@ -19,8 +19,8 @@ func TestChangesWrapLongLines(t *testing.T) {
 	a := test.NewTempApp(t)
 	g := newChangesGUI(t, a, changesPacket(store.PacketInReview), &changesFake{diff: diff})
 	v := g.showPacketChanges(changesPkt)
-	defer v.on(func() { v.win.Close() })
-	v.on(func() { v.win.Resize(fyne.NewSize(1100, 720)) })
+	defer v.closeWin()
+	v.on(func() { v.win.Resize(fyne.NewSize(1366, 768)) })
 
 	i := v.lineRow("words.go", 2, "new")
 	drawn := func() (text string, rows int) {
@@ -60,7 +60,7 @@ func TestChangesWrapLongLines(t *testing.T) {
 		t.Error("a short line's row grew")
 	}
 	// A narrower pane wraps into more rows.
-	v.on(func() { v.win.Resize(fyne.NewSize(800, 720)) })
+	v.on(func() { v.win.Resize(fyne.NewSize(1000, 720)) })
 	if c := v.wrapColumns(); c >= cols {
 		t.Errorf("a narrower window holds %d columns, the wider %d", c, cols)
 	} else if _, rows = drawn(); rows != (len(long)+c-1)/c {

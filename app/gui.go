@@ -63,10 +63,10 @@ type gui struct {
 
 	// The open windows, nil when closed; on the Fyne goroutine only.
 	sessions *sessionsWindow
-	work     *workWindow
 	audit    *auditWindow
 	settings *settingsWindow
-	// changes are the open Changes windows, one per packet or session.
+	// changes are the main window's Changes views, one per packet or
+	// session (mainwin_changes.go), while it is open.
 	changes map[changesSource]*changesView
 
 	// Every open window that place gave a size, to remember at quit.
@@ -76,6 +76,9 @@ type gui struct {
 
 	// health is whether the store answers (storehealth.go); any goroutine.
 	health storeHealth
+	// notifier sends the desktop notifications (tray_notify.go); nil
+	// sends them through Fyne, whose notifications open nothing.
+	notifier notifier
 	// tooltip sets the tray icon's tooltip; nil where there is no tray
 	// (tests).
 	tooltip func(string)

@@ -26,9 +26,8 @@ const (
 	labelTabTerminal = "Terminal"
 	labelTabReplay   = "Replay"
 	labelTabReports  = "Reports"
-	labelOpenChanges = "Open Changes"
-	labelChangesNote = "The changes of this agent's worktree open in a window of their own, beside this one: " +
-		"one per agent, brought forward when opened again."
+	labelTabDetails  = "Details"
+
 	labelNoLiveWorktree = "This agent has no live worktree: its work, once published, is on its packet."
 )
 
@@ -57,9 +56,8 @@ type mainParts struct {
 
 	tabs    *container.AppTabs
 	termTab *container.TabItem
-	// changesNote says what the Changes tab does for the agent shown.
-	changesNote *widget.Label
-	openChanges *widget.Button
+	// The Changes tabs (mainwin_changes.go): the agent's and the packet's.
+	changesParts
 
 	board  *workWindow // the Work board view
 	packet *workWindow // the packet view: its detail alone
@@ -91,8 +89,6 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 	w.kill.Importance = widget.DangerImportance
 	w.stop.Disable()
 	w.kill.Disable()
-	w.changes = widget.NewButtonWithIcon(labelChanges, theme.DocumentIcon(), func() { g.showSessionChanges(w.selected) })
-	w.changes.Hide()
 	w.resume = w.newResumeButton()
 	w.termBox = container.NewStack(widget.NewLabel(""))
 
@@ -101,28 +97,23 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 	// are at most a hundred (session.get's default).
 	w.reports = container.NewVBox()
 
-	w.changesNote = widget.NewLabel(labelChangesNote)
-	w.changesNote.Wrapping = fyne.TextWrapWord
-	w.openChanges = widget.NewButtonWithIcon(labelOpenChanges, theme.DocumentIcon(), func() { g.showSessionChanges(w.selected) })
-	w.openChanges.Importance = widget.HighImportance
 	w.termTab = container.NewTabItemWithIcon(labelTabTerminal, theme.ComputerIcon(), w.termBox)
-	changesTab := container.NewTabItemWithIcon(labelChanges, theme.DocumentIcon(),
-		container.NewVBox(w.changesNote, container.NewHBox(w.openChanges)))
-	w.tabs = container.NewAppTabs(w.termTab, changesTab,
+	w.tabs = container.NewAppTabs(w.termTab, w.newAgentChangesTab(),
 		container.NewTabItemWithIcon(labelTabReports, theme.ListIcon(), container.NewVScroll(w.reports)))
 	w.tabs.OnSelected = func(t *container.TabItem) {
 		if t == w.termTab {
 			w.focusTerminal()
 		}
+		w.fillAgentChanges()
 	}
 	// The buttons keep their own height, centred beside the two lines.
-	top := container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(w.changes, w.resume, w.stop, w.kill)), container.NewVBox(w.header, w.status))
+	top := container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(w.resume, w.stop, w.kill)), container.NewVBox(w.header, w.status))
 	w.agentView = container.NewBorder(top, nil, nil, nil, w.tabs)
 
 	var packetContent, boardContent fyne.CanvasObject
 	w.packet, packetContent = newWorkView(g, w.win, false)
 	w.board, boardContent = newWorkView(g, w.win, true)
-	w.packetView, w.boardView = packetContent, boardContent
+	w.packetView, w.boardView = w.newPacketTabs(packetContent), boardContent
 	w.repo = newRepoPane(w)
 	w.repoView = w.repo.content
 	w.empty = widget.NewLabel("")
@@ -180,6 +171,7 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 	g.place(w.win, windowSessions, func() {
 		close(w.stopRefresh)
 		w.leaveAgent()
+		w.closeChanges()
 		g.sessions = nil
 	})
 	// Subscribed before the first read, so a change in between is not missed.
@@ -240,6 +232,7 @@ func (w *sessionsWindow) selectNode(id string) {
 			w.packet.setRepos(w.repoList())
 		}
 		w.packet.selectPacket(strings.TrimPrefix(id, nodePacket))
+		w.fillPacketChanges()
 	case strings.HasPrefix(id, nodeRepo):
 		w.node = id
 		w.reselect()
@@ -269,6 +262,7 @@ func (w *sessionsWindow) leaveAgent() {
 		w.replay.close()
 		w.replay = nil
 	}
+	w.hideChanges()
 	w.selected = ""
 }
 
@@ -393,18 +387,6 @@ func (w *sessionsWindow) showTermTab(name string) {
 	}
 	w.tabs.Select(w.termTab)
 	w.tabs.Refresh()
-}
-
-// showChangesTab says on the Changes tab whether the agent shown has a
-// worktree whose changes can be opened.
-func (w *sessionsWindow) showChangesTab(s store.Session) {
-	live := s.State.Live() && s.Workspace != nil
-	if live {
-		w.changesNote.SetText(labelChangesNote)
-	} else {
-		w.changesNote.SetText(labelNoLiveWorktree)
-	}
-	show(w.openChanges, live)
 }
 
 // showStartMenu pops the tray's Start agent menu (profile ▸ repository)

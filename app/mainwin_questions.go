@@ -169,13 +169,30 @@ func (c *questionColumn) sendAnswer() {
 func (c *questionColumn) answerFor(id string) {
 	for _, q := range c.waiting {
 		if q.SessionID == id {
-			if c.target != q.ID {
-				c.target = q.ID
-				c.shown = ""
-				c.show(c.waiting)
-			}
-			c.w.win.Canvas().Focus(c.answer)
+			c.answerQuestion(q.ID)
 			return
 		}
 	}
+}
+
+// answerQuestion puts the answer box under question id, with the keyboard
+// in it; nothing when it no longer waits.
+func (c *questionColumn) answerQuestion(id string) {
+	if !slices.ContainsFunc(c.waiting, func(q store.Question) bool { return q.ID == id }) {
+		return
+	}
+	if c.target != id {
+		c.target = id
+		c.shown = ""
+		c.show(c.waiting)
+	}
+	c.w.win.Canvas().Focus(c.answer)
+}
+
+// showQuestion opens the main window on the agent that asked question
+// questionID, with the answer box under that question and the keyboard in
+// it: what a click on the question's notification does.
+func (g *gui) showQuestion(sessionID, questionID string) {
+	g.showSessions(sessionID)
+	g.sessions.questions.answerQuestion(questionID)
 }

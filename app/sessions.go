@@ -51,7 +51,6 @@ type sessionsWindow struct {
 	stop    *widget.Button
 	kill    *widget.Button
 	resume  *widget.Button  // a session that ended with the app (sessions_resume.go)
-	changes *widget.Button  // the live session's worktree diff; shown when it has one
 	termBox *fyne.Container // holds the terminal widget or a note
 	reports *fyne.Container
 	detail  mcpserver.SessionDetail // on the Fyne goroutine only
@@ -423,7 +422,6 @@ func (w *sessionsWindow) loadDetail(t mcpserver.Transport) {
 		w.stop.Disable()
 		w.kill.Disable()
 	}
-	show(w.changes, s.State.Live() && s.Workspace != nil)
 	show(w.resume, w.canResume(s))
 	w.showReports()
 	w.showChangesTab(s)

@@ -103,6 +103,9 @@ func RunTray(ctx context.Context, core Core, log *slog.Logger) error {
 	// Fyne sets no tooltip; the tray it drives is systray's, whose
 	// tooltip says when the store does not answer.
 	g.tooltip = systray.SetTooltip
+	notify, closeNotify := desktopNotifier(a, log)
+	defer closeNotify()
+	g.notifier = notify
 	// The icon is set before the menu: setting the menu starts the tray, which picks up the
 	// icon already set. On Linux the bytes must be a PNG (the SNI pixmap is decoded from it).
 	// Subscribed before the first read, so a change in between is not missed.
@@ -214,19 +217,23 @@ func (g *gui) notifyAttention(before, now trayModel) {
 	}
 	for _, n := range now.notes {
 		if !seen[n.key()] {
-			g.app.SendNotification(n.notification(g.who(n.session, now.repos)))
+			session := n.session
+			g.sendNotification(n.notification(g.who(session, now)), func() { g.showSessions(session) })
 			g.log.Info("tray: agent notification notified", "session", n.session, "seq", n.Seq)
 		}
 	}
 	for _, q := range now.questions {
 		if !seen[q.ID] {
-			g.app.SendNotification(fyne.NewNotification(shorten(g.who(q.SessionID, now.repos)+" asks", 200), shorten(q.Text, 200)))
+			g.sendNotification(fyne.NewNotification(shorten(g.who(q.SessionID, now)+" asks", 200), shorten(q.Text, 200)),
+				func() { g.showQuestion(q.SessionID, q.ID) })
 			g.log.Info("tray: question notified", "question", q.ID, "session", q.SessionID)
 		}
 	}
 	for _, r := range now.escalated {
 		if !seen[r.ID] {
-			g.app.SendNotification(fyne.NewNotification(shorten(g.who(r.SessionID, now.repos)+" escalates", 200), shorten(r.Text, 200)))
+			session := r.SessionID
+			g.sendNotification(fyne.NewNotification(shorten(g.who(session, now)+" escalates", 200), shorten(r.Text, 200)),
+				func() { g.showSessions(session) })
 			g.log.Info("tray: escalation notified", "report", r.ID, "session", r.SessionID)
 		}
 	}
@@ -258,7 +265,9 @@ type trayModel struct {
 	questions []store.Question
 	// escalated are the live sessions whose last report is an escalation.
 	escalated []store.Report
-	state     trayState
+	// live are the running sessions, to name the agents that notify.
+	live  []store.Session
+	state trayState
 	// attention is the session that needs the person (the oldest question's,
 	// else an agent that notified or whose screen asks), "" when none does.
 	attention string
@@ -290,20 +299,36 @@ func (n agentNote) notification(who string) *fyne.Notification {
 	return fyne.NewNotification(shorten(title, 200), shorten(n.Body, 200))
 }
 
-// who names the agent of session for a notification, by its profile and repository
-// ("claude in demo"); "An agent" when this app does not supervise it.
-func (g *gui) who(session string, repos []store.Repository) string {
-	s, ok := g.core.Agents().Get(session)
-	if !ok {
-		return "An agent"
+// who names the agent of session for a notification as the sidebar does, and its
+// repository ("Fix the login form in demo"); by its profile when the model has not read
+// the session yet ("claude in demo"); "An agent" when it knows nothing of it.
+func (g *gui) who(session string, m trayModel) string {
+	repoName := func(id string) string {
+		for _, r := range m.repos {
+			if r.ID == id {
+				return repoDisplayName(r)
+			}
+		}
+		return ""
 	}
-	info := s.Info()
-	for _, r := range repos {
-		if r.ID == info.RepositoryID {
-			return info.Profile + " in " + r.Name
+	name, repo := "", ""
+	for _, s := range m.live {
+		if s.ID == session {
+			name, repo = agentName(s), repoName(s.RepositoryID)
 		}
 	}
-	return info.Profile
+	if name == "" {
+		s, ok := g.core.Agents().Get(session)
+		if !ok {
+			return "An agent"
+		}
+		info := s.Info()
+		name, repo = info.Profile, repoName(info.RepositoryID)
+	}
+	if repo == "" {
+		return name
+	}
+	return name + " in " + repo
 }
 
 func (m trayModel) equal(o trayModel) bool {
@@ -354,6 +379,7 @@ func (g *gui) menuModel() trayModel {
 	if err != nil {
 		g.log.Warn("tray: sessions", "err", err)
 	}
+	m.live = live.Sessions
 	for _, s := range live.Sessions {
 		if s.LastReport != nil && s.LastReport.Kind == store.ReportEscalate {
 			m.escalated = append(m.escalated, *s.LastReport)

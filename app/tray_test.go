@@ -454,7 +454,14 @@ func TestNotifyQuestionsAndEscalations(t *testing.T) {
 	id := openReportingSession(t, g)
 	report(t, g, mcpserver.ReportArgs{Kind: "question", SessionID: id, Text: "which branch?"})
 	now := g.menuModel()
-	test.AssertNotificationSent(t, fyne.NewNotification("An agent asks", "which branch?"), func() { g.notifyAttention(before, now) })
+	// Named as the sidebar names it (an external agent: its kind and start
+	// time), in its repository.
+	d, err := invoke(g, mcpserver.MethodSessionGet, mcpserver.SessionGetArgs{SessionID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	who := agentName(d.Session) + " in demo"
+	test.AssertNotificationSent(t, fyne.NewNotification(who+" asks", "which branch?"), func() { g.notifyAttention(before, now) })
 	// The same question is not announced twice.
 	test.AssertNotificationSent(t, nil, func() { g.notifyAttention(now, g.menuModel()) })
 
@@ -463,5 +470,5 @@ func TestNotifyQuestionsAndEscalations(t *testing.T) {
 	if esc.state != stateAttention || len(esc.escalated) != 1 {
 		t.Fatalf("after an escalation: state %v, escalated %v", esc.state, esc.escalated)
 	}
-	test.AssertNotificationSent(t, fyne.NewNotification("An agent escalates", "tests need a database"), func() { g.notifyAttention(now, esc) })
+	test.AssertNotificationSent(t, fyne.NewNotification(who+" escalates", "tests need a database"), func() { g.notifyAttention(now, esc) })
 }

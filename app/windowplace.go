@@ -35,10 +35,8 @@ type windowKind string
 
 const (
 	windowSessions windowKind = "sessions"
-	windowWork     windowKind = "work"
 	windowAudit    windowKind = "audit"
 	windowSettings windowKind = "settings"
-	windowChanges  windowKind = "changes"
 )
 
 // windowPlace is one kind of window's default size and the least it may
@@ -54,14 +52,10 @@ type windowPlace struct {
 // still show a word each, and a Settings tab still shows its buttons.
 func (k windowKind) place() windowPlace {
 	switch k {
-	case windowWork:
-		return windowPlace{k, fyne.NewSize(1200, 760), fyne.NewSize(900, 520)}
 	case windowAudit:
 		return windowPlace{k, fyne.NewSize(1280, 760), fyne.NewSize(820, 460)}
 	case windowSettings:
 		return windowPlace{k, fyne.NewSize(960, 620), fyne.NewSize(680, 440)}
-	case windowChanges:
-		return windowPlace{k, fyne.NewSize(1200, 800), fyne.NewSize(720, 440)}
 	default:
 		return windowPlace{windowSessions, fyne.NewSize(1280, 760), fyne.NewSize(760, 440)}
 	}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -14,9 +13,8 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
-// Work window labels, also what the tests tap.
+// Work board labels, also what the tests tap.
 const (
-	titleWork              = "Switchboard — Work"
 	labelWorkAllRepos      = "All repositories"
 	labelWorkNewPacket     = "New packet"
 	labelWorkCreate        = "Create"
@@ -26,21 +24,19 @@ const (
 	labelWorkRequestChange = "Request changes"
 	labelWorkReject        = "Reject"
 	labelWorkNoPacket      = "Select a packet on the board, or create one."
-	// labelNewPacket is the tray's item: the Work window with its form.
+	// labelNewPacket is the tray's item: the Work board with its form.
 	labelNewPacket = "New packet…"
 
-	// workReloadEvery throttles the re-reads Changed() asks for: an agent
-	// publishing busily must not make the window read (and audit) per call.
-	workReloadEvery = 500 * time.Millisecond
 	// workListLimit is how many packets the window reads (work.list's most).
 	workListLimit = 1000
 	// workPreviewLimit is the largest inline artifact shown in full.
 	workPreviewLimit = 4 << 10
 )
 
-// workWindow is the Work window: the board of packets by state (drag to
-// requeue or cancel), create, the selected packet's artifacts, changes and
-// verdicts.
+// workWindow is a view of the main window's centre: the Work board of
+// packets by state (drag to requeue or cancel), create, the selected
+// packet's artifacts, changes and verdicts; or that packet's detail alone.
+// The main window re-reads it (sessionsWindow.reload).
 type workWindow struct {
 	g   *gui
 	win fyne.Window
@@ -93,12 +89,6 @@ type workWindow struct {
 	form   *workForm   // the open New packet form, if any
 	prompt *workPrompt // the open reason or notes prompt, if any
 
-	// mu serialises the refresh goroutine's updates with other work on
-	// the window where fyne.Do runs the update on the calling goroutine
-	// (the test driver does); on a real driver it is never contended.
-	mu          sync.Mutex
-	stopRefresh chan struct{}
-
 	// now is the clock the packets' ages and leases are measured against;
 	// time.Now, a fixed time in the golden-image tests.
 	now func() time.Time
@@ -110,16 +100,6 @@ type workWindow struct {
 	conflictHunks *fyne.Container
 }
 
-// showWork opens the Work window, or brings it forward.
-func (g *gui) showWork() {
-	if g.work == nil {
-		g.work = newWorkWindow(g)
-	}
-	g.work.win.Show()
-	g.work.win.RequestFocus()
-	g.work.reload()
-}
-
 // showNewPacket is the tray's New packet…: the main window's Work board
 // with its form.
 func (g *gui) showNewPacket() {
@@ -127,26 +107,11 @@ func (g *gui) showNewPacket() {
 	g.sessions.board.openForm()
 }
 
-func newWorkWindow(g *gui) *workWindow {
-	w, content := newWorkView(g, g.app.NewWindow(titleWork), true)
-	w.win.Canvas().SetOnTypedKey(w.typedKey)
-	w.win.SetContent(content)
-	g.place(w.win, windowWork, func() {
-		close(w.stopRefresh)
-		g.work = nil
-	})
-	// Subscribed here, before showWork's first read: a change committed
-	// between that read and the goroutine's start is then not missed.
-	go w.refreshLoop(g.core.Registry().Changed())
-	return w
-}
-
 // newWorkView builds the board over the selected packet's detail for win,
-// or with withBoard false the detail alone: the Work window's content, or
-// a view of the main window's centre (whose window then owns the
-// refreshes).
+// or with withBoard false the detail alone: views of the main window's
+// centre, whose window owns the refreshes.
 func newWorkView(g *gui, win fyne.Window, withBoard bool) (*workWindow, fyne.CanvasObject) {
-	w := &workWindow{g: g, win: win, stopRefresh: make(chan struct{}), now: time.Now}
+	w := &workWindow{g: g, win: win, now: time.Now}
 
 	w.repoFilter = widget.NewSelect([]string{labelWorkAllRepos}, nil)
 	w.repoFilter.SetSelected(labelWorkAllRepos)
@@ -203,39 +168,6 @@ func newWorkView(g *gui, win fyne.Window, withBoard bool) (*workWindow, fyne.Can
 	split := container.NewVSplit(board, detail)
 	split.SetOffset(0.46)
 	return w, container.NewStack(container.NewBorder(nil, w.status, nil, nil, split), w.newGhost())
-}
-
-// refreshLoop re-reads while the window is open, when the registry says
-// something changed, at most every workReloadEvery.
-func (w *workWindow) refreshLoop(changed <-chan struct{}) {
-	var last time.Time
-	for {
-		select {
-		case <-w.stopRefresh:
-			return
-		case <-changed:
-		}
-		if d := time.Until(last.Add(workReloadEvery)); d > 0 {
-			select {
-			case <-w.stopRefresh:
-				return
-			case <-time.After(d):
-			}
-		}
-		last = time.Now()
-		// Re-armed before the read, so that a commit during the read is
-		// read again rather than missed.
-		changed = w.g.core.Registry().Changed()
-		fyne.Do(func() {
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			select {
-			case <-w.stopRefresh: // closed meanwhile
-			default:
-				w.reload()
-			}
-		})
-	}
 }
 
 // fail shows an error in the status line and logs it.

@@ -1,6 +1,6 @@
 package app
 
-// The Work window's actions on the selected packet (cancel, requeue, the
+// The Work board's actions on the selected packet (cancel, requeue, the
 // review verdicts) and the prompt that asks for a reason or notes first.
 
 import (

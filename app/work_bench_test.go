@@ -49,7 +49,9 @@ func BenchmarkWorkReload5000(b *testing.B) {
 			a := test.NewTempApp(b)
 			log, _ := newTestLogger()
 			g := &gui{app: a, core: newFakeCore(b, &fakeBackend{endpoint: testEndpoint, token: testToken}), log: log, quit: func() {}}
-			w := newWorkWindow(g)
+			// The main window's board view, alone in a window.
+			w, content := newWorkView(g, a.NewWindow("board"), true)
+			w.win.SetContent(content)
 			defer w.win.Close()
 			w.win.Resize(fyne.NewSize(1200, 760))
 			w.win.Show()

@@ -1,6 +1,6 @@
 package app
 
-// The Work window's board: one column per stage of a packet's life, each
+// The Work board: one column per stage of a packet's life, each
 // a virtualized list of cards (only the visible cards are widgets, so a
 // reload per change costs the same with 50 packets or 5,000), with drag
 // and drop to requeue or cancel and the keyboard to move between cards.

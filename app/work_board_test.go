@@ -47,12 +47,12 @@ func workAuthorCalls(t *testing.T, g *gui) int {
 	return n
 }
 
-// newBoardTest is a Work window of the usual size with a failed packet
+// newBoardTest is the main window's Work board at the smallest screen's size with a failed packet
 // (rejected in review) and a queued one, both on screen.
 func newBoardTest(t *testing.T) (g *gui, w *workWindow, failed, queued store.Packet) {
 	t.Helper()
 	g, w, repoID := newWorkTest(t)
-	w.on(func() { w.win.Resize(fyne.NewSize(1200, 760)) })
+	w.on(func() { w.win.Resize(fyne.NewSize(1366, 768)) })
 	failed = workCreatePacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: "Rejected work", ReviewRequired: true})
 	workRunAgent(t, g, repoID, nil)
 	if _, err := invoke(g, mcpserver.MethodReviewVerdict, mcpserver.VerdictArgs{PacketID: failed.ID, Verdict: store.VerdictReject}); err != nil {
@@ -242,7 +242,7 @@ func TestTrayNewPacket(t *testing.T) {
 		t.Fatal("the main window is not on the Work board")
 	}
 	w := g.sessions.board
-	defer w.on(func() { w.win.Close() })
+	defer w.closeWin()
 	w.on(func() {
 		if w.form == nil {
 			t.Error("no New packet form")

@@ -1,6 +1,6 @@
 package app
 
-// The Work window's conflict badges: a packet waiting to land whose
+// The Work board's conflict badges: a packet waiting to land whose
 // commits conflict with its target branch says so on its card and at the
 // top of its detail, whose button shows the conflicting hunks.
 
@@ -102,8 +102,6 @@ func (w *workWindow) rebasePacket(id string, b *widget.Button) {
 	w.g.background(func() {
 		out, err := callWithin(w.g, landTimeout, mcpserver.TransportGUI, mcpserver.MethodWorkRebase, mcpserver.WorkConflictHunksArgs{PacketID: id})
 		fyne.Do(func() {
-			w.mu.Lock()
-			defer w.mu.Unlock()
 			b.Enable()
 			if err != nil {
 				w.fail("Not rebased", err)

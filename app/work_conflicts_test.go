@@ -29,10 +29,8 @@ func TestWorkConflictBadge(t *testing.T) {
 		g.core.Registry().WatchConflicts(ctx, mcpserver.ConflictPoll)
 	}()
 	defer func() { cancel(); <-watched }()
-	g.showWork()
-	w := g.work
-	defer w.on(func() { w.win.Close() })
-	w.on(func() { w.win.Resize(fyne.NewSize(1200, 700)) })
+	w := openBoard(t, g)
+	w.on(func() { w.win.Resize(fyne.NewSize(1366, 768)) })
 
 	gittest.WriteFile(t, filepath.Join(e.repo, "greet.go"), "package greet\n\nfunc Hello() string {\n\treturn \"hi\"\n}\n")
 	if _, err := gitcmd.Run(ctx, e.repo, "commit", "-q", "-am", "hi"); err != nil {
@@ -83,9 +81,7 @@ func TestWorkConflictSendBack(t *testing.T) {
 	if _, err := gitcmd.Run(ctx, e.repo, "commit", "-q", "-am", "hi"); err != nil {
 		t.Fatal(err)
 	}
-	g.showWork()
-	w := g.work
-	defer w.on(func() { w.win.Close() })
+	w := openBoard(t, g)
 	before := workGetPacket(t, g, e.pkt.ID).Packet.Attempt
 	// The watch does not run here: the detail is given its status as
 	// work.get would carry it.
@@ -126,9 +122,7 @@ func TestWorkConflictRebase(t *testing.T) {
 			if _, err := gitcmd.Run(ctx, e.repo, "commit", "-q", "-m", "the person's"); err != nil {
 				t.Fatal(err)
 			}
-			g.showWork()
-			w := g.work
-			defer w.on(func() { w.win.Close() })
+			w := openBoard(t, g)
 			before := workGetPacket(t, g, e.pkt.ID).Packet
 			agentBranch := before.Changes.Branch
 			agentTip := gitOut(t, e.repo, "rev-parse", agentBranch)

@@ -1,7 +1,7 @@
 package app
 
-// The Work window's right side: the selected packet, its artifacts,
-// verdicts and history.
+// The Work board's detail pane, and a packet's Details tab: the selected
+// packet, its artifacts, verdicts and history.
 
 import (
 	"fmt"

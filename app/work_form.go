@@ -1,6 +1,6 @@
 package app
 
-// The Work window's New packet form.
+// The Work board's New packet form.
 
 import (
 	"errors"

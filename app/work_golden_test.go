@@ -1,6 +1,8 @@
 package app
 
 import (
+	"image"
+	"image/draw"
 	"strings"
 	"testing"
 	"time"
@@ -85,30 +87,22 @@ func goldenWorkData() *goldenData {
 	return d
 }
 
-// The Work window: the board with a packet in review selected, its
-// detail scrolled to the end, then the New packet form being filled in.
+// The main window's Work board at the smallest screen: the board with a
+// packet in review selected, its detail scrolled to the end, then the New
+// packet form being filled in.
 func TestWorkGolden(t *testing.T) {
 	eachGoldenTheme(t, func(t *testing.T, a fyne.App, name string) {
 		g := newGoldenGUI(t, a, goldenWorkData(), nil)
-		// The clock is set before the first read, so every age is
-		// counted from goldenNow.
-		g.work = newWorkWindow(g)
-		g.work.now = goldenClock
-		g.showWork()
-		w := g.work
-		defer w.on(func() { w.win.Close() })
-		w.on(func() {
-			w.win.Resize(fyne.NewSize(1200, 760))
-			w.clickCard(goldenPktInReview)
-		})
+		w := openGoldenBoard(t, g)
+		w.on(func() { w.clickCard(goldenPktInReview) })
 		if w.selected != goldenPktInReview || !w.approve.Visible() {
 			t.Fatalf("selected %q, approve shown %v", w.selected, w.approve.Visible())
 		}
-		test.AssertImageMatches(t, "work/board-"+name+".png", w.win.Canvas().Capture())
+		test.AssertImageMatches(t, "work/board-"+name+".png", captureOf(w.win, g.sessions.boardView))
 		// The wheel over the detail pane scrolls to its end: artifacts,
 		// the verdict and the history.
-		w.on(func() { test.Scroll(w.win.Canvas(), fyne.NewPos(800, 500), 0, -5000) })
-		test.AssertImageMatches(t, "work/board-history-"+name+".png", w.win.Canvas().Capture())
+		w.on(func() { test.Scroll(w.win.Canvas(), fyne.NewPos(900, 560), 0, -5000) })
+		test.AssertImageMatches(t, "work/board-history-"+name+".png", captureOf(w.win, g.sessions.boardView))
 
 		w.on(func() {
 			w.repoFilter.SetSelected("switchboard")
@@ -125,6 +119,30 @@ func TestWorkGolden(t *testing.T) {
 		test.Tap(f.review)
 		test.AssertImageMatches(t, "work/new-packet-"+name+".png", w.win.Canvas().Capture())
 	})
+}
+
+// openGoldenBoard opens the main window on its Work board at 1366×768,
+// the packets' ages counted from goldenNow.
+func openGoldenBoard(t *testing.T, g *gui) *workWindow {
+	w := openBoard(t, g)
+	w.on(func() {
+		g.sessions.win.Resize(fyne.NewSize(1366, 768))
+		w.now, g.sessions.packet.now = goldenClock, goldenClock
+		w.reload()
+	})
+	return w
+}
+
+// captureOf is the part of win's picture that o covers: the view a golden
+// image is about, without the sidebar around it.
+func captureOf(win fyne.Window, o fyne.CanvasObject) image.Image {
+	img := win.Canvas().Capture()
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(o)
+	sc := win.Canvas().Scale()
+	r := image.Rect(int(pos.X*sc), int(pos.Y*sc), int((pos.X+o.Size().Width)*sc), int((pos.Y+o.Size().Height)*sc)).Intersect(img.Bounds())
+	out := image.NewNRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	draw.Draw(out, out.Bounds(), img, r.Min, draw.Src)
+	return out
 }
 
 // focusAndType focuses e in win, as a click would, and types s.

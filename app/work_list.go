@@ -1,6 +1,6 @@
 package app
 
-// The Work window's packets: reading them, and the filters above the
+// The Work board's packets: reading them, and the filters above the
 // board (repository; all packets or the unlanded ones).
 
 import (

@@ -15,8 +15,8 @@ import (
 	"github.com/switchboard-dev/switchboard/store"
 )
 
-// newWorkTest opens the Work window of a fresh GUI with one repository,
-// "demo", and returns the window and the repository's id.
+// newWorkTest opens the main window's Work board in a fresh GUI with one
+// repository, "demo", and returns the board and the repository's id.
 func newWorkTest(t *testing.T) (*gui, *workWindow, string) {
 	t.Helper()
 	a := test.NewTempApp(t)
@@ -25,16 +25,7 @@ func newWorkTest(t *testing.T) (*gui, *workWindow, string) {
 	if _, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir(), Name: "demo"}); err != nil {
 		t.Fatal(err)
 	}
-	g.showWork()
-	w := g.work
-	if w == nil {
-		t.Fatal("no Work window")
-	}
-	t.Cleanup(func() {
-		if g.work != nil {
-			w.on(func() { w.win.Close() })
-		}
-	})
+	w := openBoard(t, g)
 	repos, err := invoke(g, mcpserver.MethodRepositoryList, mcpserver.NoArgs{})
 	if err != nil || len(repos.Repositories) != 1 {
 		t.Fatalf("repositories: %v %v", repos, err)
@@ -42,13 +33,28 @@ func newWorkTest(t *testing.T) (*gui, *workWindow, string) {
 	return g, w, repos.Repositories[0].ID
 }
 
+// openBoard opens the main window on its Work board and returns the
+// board; the window closes when the test ends.
+func openBoard(t testing.TB, g *gui) *workWindow {
+	t.Helper()
+	fyne.DoAndWait(g.showMainBoard)
+	w := g.sessions.board
+	t.Cleanup(w.closeWin)
+	return w
+}
+
+// closeWin closes the main window the board is in, unless it is closed.
+func (w *workWindow) closeWin() {
+	fyne.DoAndWait(func() {
+		if s := w.g.sessions; s != nil && s.win == w.win {
+			w.win.Close()
+		}
+	})
+}
+
 // on runs f as the Fyne goroutine would, never alongside the window's
 // refresh.
-func (w *workWindow) on(f func()) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	f()
-}
+func (w *workWindow) on(f func()) { fyne.DoAndWait(f) }
 
 // rowTitles are the board's non-empty columns as text, left to right:
 // each heading, then its cards as "title | info".
@@ -375,8 +381,8 @@ func TestWorkLiveUpdate(t *testing.T) {
 	if rows[0] != "Queued (2)" || !strings.HasPrefix(rows[1], "Urgent") {
 		t.Errorf("the queue is not in claim order: %q", rows)
 	}
-	w.on(func() { w.win.Close() })
-	if g.work != nil {
+	w.closeWin()
+	if g.sessions != nil {
 		t.Error("the closed window is still referenced")
 	}
 }

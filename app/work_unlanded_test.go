@@ -48,12 +48,7 @@ func goldenUnlandedData() *goldenData {
 func TestWorkUnlanded(t *testing.T) {
 	eachGoldenTheme(t, func(t *testing.T, a fyne.App, name string) {
 		g := newGoldenGUI(t, a, goldenUnlandedData(), nil)
-		g.work = newWorkWindow(g)
-		g.work.now = goldenClock
-		g.showWork()
-		w := g.work
-		defer w.on(func() { w.win.Close() })
-		w.on(func() { w.win.Resize(fyne.NewSize(1200, 520)) })
+		w := openGoldenBoard(t, g)
 
 		column := func(col int) []string {
 			var out []string
@@ -71,7 +66,7 @@ func TestWorkUnlanded(t *testing.T) {
 		if got := column(workColDone); !slices.Equal(got, []string{"Count files in workspace.list", "Answer the support mail (by hand, no worktree)"}) {
 			t.Errorf("done column %q", got)
 		}
-		test.AssertImageMatches(t, "work/unlanded-all-"+name+".png", w.win.Canvas().Capture())
+		test.AssertImageMatches(t, "work/unlanded-all-"+name+".png", captureOf(w.win, g.sessions.boardView))
 
 		w.on(func() { w.showFilter.SetSelected(labelWorkUnlanded) })
 		wantRows := []string{"Done, unlanded (2)", want[0] + " | switchboard · P0 · attempt 1/3 · " + goldenSesEnded + " · 2h",
@@ -79,7 +74,7 @@ func TestWorkUnlanded(t *testing.T) {
 		if rows := w.rowTitles(); !slices.Equal(rows, wantRows) {
 			t.Errorf("filtered on Unlanded: %q, want %q", rows, wantRows)
 		}
-		test.AssertImageMatches(t, "work/unlanded-filtered-"+name+".png", w.win.Canvas().Capture())
+		test.AssertImageMatches(t, "work/unlanded-filtered-"+name+".png", captureOf(w.win, g.sessions.boardView))
 
 		// The selection follows its packet from one board to the other.
 		w.on(func() {
