@@ -90,6 +90,11 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 	w.stop.Disable()
 	w.kill.Disable()
 	w.resume = w.newResumeButton()
+	w.copyID = widget.NewButtonWithIcon(labelCopyID, theme.ContentCopyIcon(), func() {
+		w.g.app.Clipboard().SetContent(w.shownID)
+		w.copyID.SetText("Copied")
+		w.copyID.SetIcon(theme.ConfirmIcon())
+	})
 	w.termBox = container.NewStack(widget.NewLabel(""))
 
 	// Reports wrap, so each takes the lines it needs: a list's rows are
@@ -107,7 +112,7 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 		w.fillAgentChanges()
 	}
 	// The buttons keep their own height, centred beside the two lines.
-	top := container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(w.resume, w.stop, w.kill)), container.NewVBox(w.header, w.status))
+	top := container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(w.copyID, w.resume, w.stop, w.kill)), container.NewVBox(w.header, w.status))
 	w.agentView = container.NewBorder(top, nil, nil, nil, w.tabs)
 
 	var packetContent, boardContent fyne.CanvasObject

@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-dev/switchboard/app/termview"
@@ -24,6 +25,7 @@ const (
 	titleSessions   = "Switchboard"
 	labelSessions   = "Open Switchboard…"
 	labelStop       = "Stop"
+	labelCopyID     = "Copy id"
 	labelKill       = "Kill"
 	labelAnswer     = "Answer"
 	labelNoSession  = "Select an agent, a packet or the Work board on the left."
@@ -50,10 +52,12 @@ type sessionsWindow struct {
 	status  *widget.Label
 	stop    *widget.Button
 	kill    *widget.Button
+	copyID  *widget.Button  // copies the shown session's id
 	resume  *widget.Button  // a session that ended with the app (sessions_resume.go)
 	termBox *fyne.Container // holds the terminal widget or a note
 	reports *fyne.Container
 	detail  mcpserver.SessionDetail // on the Fyne goroutine only
+	shownID string                  // the session whose detail is shown; on the Fyne goroutine only
 
 	cancelFrames context.CancelFunc // stops the selected terminal's frames
 	replay       *replayView        // the selected ended session's replay, or nil
@@ -380,14 +384,8 @@ func (w *sessionsWindow) loadDetail(t mcpserver.Transport) {
 	w.detail = d
 	s := d.Session
 	w.header.SetText(w.title(s))
-	state := string(s.State)
-	if a, ok := w.agent(s.ID); ok && a.Status() == supervisor.StatusStopping {
-		state = statusBadge(supervisor.StatusStopping)
-	}
-	line := fmt.Sprintf("%s · %s · started %s", s.ID, state, s.StartedAt.Local().Format(time.DateTime))
-	if s.PID != 0 {
-		line += fmt.Sprintf(" · pid %d", s.PID)
-	}
+	// What the agent does, as the sidebar says it.
+	line := fmt.Sprintf("%s · started %s", w.badge(s), s.StartedAt.Local().Format(time.DateTime))
 	if ws := s.Workspace; ws != nil {
 		line += " · " + ws.Branch
 	}
@@ -399,9 +397,6 @@ func (w *sessionsWindow) loadDetail(t mcpserver.Transport) {
 			line += " · " + a.Info().Confinement.Level
 		}
 	}
-	if s.Port != 0 && s.State.Live() {
-		line += fmt.Sprintf(" · SWITCHBOARD_PORT %d", s.Port)
-	}
 	line += usageSuffix(" · ", s.Usage)
 	if s.EndedAt != nil {
 		line += " · ended " + s.EndedAt.Local().Format(time.TimeOnly)
@@ -409,6 +404,20 @@ func (w *sessionsWindow) loadDetail(t mcpserver.Transport) {
 			line += " (" + s.EndReason + ")"
 		}
 	}
+	// The ids last, where a narrow window cuts first; Copy id has the
+	// session's whole.
+	line += " · " + s.ID
+	if s.PID != 0 {
+		line += fmt.Sprintf(" · pid %d", s.PID)
+	}
+	if s.Port != 0 && s.State.Live() {
+		line += fmt.Sprintf(" · SWITCHBOARD_PORT %d", s.Port)
+	}
+	if w.copyID.Text != labelCopyID && w.shownID != s.ID {
+		w.copyID.SetText(labelCopyID)
+		w.copyID.SetIcon(theme.ContentCopyIcon())
+	}
+	w.shownID = s.ID
 	w.status.SetText(line)
 	a, live := w.agent(s.ID)
 	if live && a.Exit() == nil {

@@ -61,6 +61,14 @@ func TestStartShellAndTypeIntoIt(t *testing.T) {
 		t.Errorf("the live session's status line lacks its port block: %q", got)
 	} else if strings.Contains(got, permissionText(profile.PermissionAsk)) {
 		t.Errorf("a shell, which has no permission modes, is said to %q: %q", permissionText(profile.PermissionAsk), got)
+	} else if want := statusBadge(agent.Status()); !strings.HasPrefix(got, want) && !strings.HasPrefix(got, statusBadge(supervisor.StatusRunning)) {
+		// The line begins with what the sidebar says of the agent, not
+		// the session's record ("running" beside an idle agent).
+		t.Errorf("the status line does not begin with the agent's status %q: %q", want, got)
+	}
+	onUI(func() { test.Tap(w.copyID) })
+	if got := g.app.Clipboard().Content(); got != w.selected || w.copyID.Text != "Copied" {
+		t.Errorf("Copy id put %q on the clipboard (want %q) and says %q", got, w.selected, w.copyID.Text)
 	}
 	onUI(func() { test.Tap(w.stop) })
 	waitUntil(t, "the agent stopped", func() bool { return agent.Exit() != nil })
