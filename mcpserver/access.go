@@ -219,12 +219,13 @@ func hideObject(c *Call, err error) error {
 
 // Scope is where the caller may use the method's capability: every
 // repository for the operator. A Global method limits what it returns to
-// it; for other methods it is the object's repository.
+// it; for other methods it is the object's repository. It is read from the
+// token the call's transaction read, when a handler asks: most never do.
 func (c *Call) Scope() store.Scope {
 	if c.Principal.Operator {
 		return store.Scope{All: true}
 	}
-	return c.scope
+	return c.Tx.Scope(c.token, c.Method.Access.Capability)
 }
 
 // Token is the caller's token as the call's transaction read it (the zero

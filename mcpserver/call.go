@@ -37,7 +37,6 @@ type Call struct {
 	// Set by authorize, in the call's transaction.
 	objects objectArgs
 	token   store.Token
-	scope   store.Scope
 
 	// Read in the call's transaction, once, and handed on: the packet the
 	// arguments name and the session last looked up, for what the call
@@ -132,7 +131,7 @@ func (r *Result) Code() store.Code {
 func (c *Call) reset(tx *store.Tx) {
 	c.Tx, c.afterCommit, c.then = tx, nil, nil
 	c.RepositoryID = c.objects.repository()
-	c.token, c.scope, c.pkt, c.ses = store.Token{}, store.Scope{}, nil, nil
+	c.token, c.pkt, c.ses = store.Token{}, nil, nil
 }
 
 // waitFor is what a long-poll handler returns when there is nothing yet: the

@@ -130,13 +130,6 @@ func (r *Registry) Methods() []*Method {
 // DB is the database the registry runs on.
 func (r *Registry) DB() *store.DB { return r.db }
 
-// principalToken re-reads a token principal's token in tx: revoked and
-// expired tokens give their denial. The registry's checks (authorize, the
-// streams' watcher) start from it.
-func principalToken(tx *store.Tx, p Principal) (store.Token, error) {
-	return tx.TokenByKeyID(p.KeyID)
-}
-
 // errRollback carries a handler's failure out of the transaction so bbolt
 // rolls its writes back; the denial is then audited on its own.
 type errRollback struct{ err error }
@@ -349,8 +342,10 @@ func (r *Registry) attempt(call *Call, rec store.AuditRecord, start time.Time) (
 				// Nothing was written: the denial's record commits here.
 				res.Err, res.Value = err, nil
 			} else {
-				if err := markUsed(tx, call); err != nil {
-					return err
+				if !call.Principal.Operator {
+					if err := tx.MarkUsed(call.token); err != nil {
+						return err
+					}
 				}
 				rec.Repository = call.RepositoryID
 				if !slow {
@@ -487,7 +482,7 @@ func authorize(tx *store.Tx, c *Call) error {
 	if c.Principal.Operator {
 		return nil
 	}
-	tok, err := principalToken(tx, c.Principal)
+	tok, err := tx.TokenByKeyID(c.Principal.KeyID)
 	if err != nil {
 		return err
 	}
@@ -502,7 +497,6 @@ func authorize(tx *store.Tx, c *Call) error {
 	if err != nil {
 		return err
 	}
-	c.scope = tx.Scope(tok, capability)
 	if repo == "" {
 		// A Global call that names no repository: its handler answers
 		// within the scope.
@@ -515,14 +509,6 @@ func authorize(tx *store.Tx, c *Call) error {
 		c.RepositoryID = repo
 	}
 	return nil
-}
-
-// markUsed records the use of the call's token, in a write transaction.
-func markUsed(tx *store.Tx, c *Call) error {
-	if c.Principal.Operator {
-		return nil
-	}
-	return tx.MarkUsed(c.token)
 }
 
 // Permits says whether the caller could call m on repoID (on some
@@ -563,7 +549,7 @@ func (r *Registry) callable(tx *store.Tx, p Principal, repoID string) ([]*Method
 	var tok store.Token
 	if !p.Operator {
 		var err error
-		if tok, err = principalToken(tx, p); err != nil {
+		if tok, err = tx.TokenByKeyID(p.KeyID); err != nil {
 			return nil, err
 		}
 	}
@@ -587,7 +573,7 @@ func (r *Registry) MayCall(ctx context.Context, p Principal, method string) bool
 		var tok store.Token
 		if !p.Operator {
 			var err error
-			if tok, err = principalToken(tx, p); err != nil {
+			if tok, err = tx.TokenByKeyID(p.KeyID); err != nil {
 				return err
 			}
 		}
