@@ -74,7 +74,7 @@ type Name[In, Out any] string
 // objectArgs are the arguments that name a call's object. One decode of
 // the arguments finds them all.
 type objectArgs struct {
-	RepositoryID *string `json:"repository_id"`
+	RepositoryID string `json:"repository_id"`
 	PacketID     string  `json:"packet_id"`
 	SessionID    string  `json:"session_id"`
 	QuestionID   string  `json:"question_id"`
@@ -92,21 +92,11 @@ func parseObjectArgs(args json.RawMessage) (objectArgs, error) {
 	if err := json.Unmarshal(args, &a); err != nil {
 		return a, store.Deny(store.CodeInvalidArgument, "arguments must be a JSON object: %v", err)
 	}
-	if a.RepositoryID != nil {
-		cut := Clip(*a.RepositoryID, maxIDLength)
-		a.RepositoryID = &cut
-	}
+	a.RepositoryID = Clip(a.RepositoryID, maxIDLength)
 	a.PacketID = Clip(a.PacketID, maxIDLength)
 	a.SessionID = Clip(a.SessionID, maxIDLength)
 	a.QuestionID = Clip(a.QuestionID, maxIDLength)
 	return a, nil
-}
-
-func (a objectArgs) repository() string {
-	if a.RepositoryID == nil {
-		return ""
-	}
-	return *a.RepositoryID
 }
 
 // resolveRepository returns the repository the call's object belongs to:
@@ -119,12 +109,12 @@ func resolveRepository(tx *store.Tx, c *Call) (string, error) {
 	a := c.objects
 	switch c.Method.Access.Object {
 	case Global:
-		return a.repository(), nil
+		return a.RepositoryID, nil
 	case Repository:
-		if a.repository() == "" {
+		if a.RepositoryID == "" {
 			return store.AllRepositories, nil
 		}
-		return a.repository(), nil
+		return a.RepositoryID, nil
 	case Packet:
 		if a.PacketID == "" {
 			return "", store.Deny(store.CodeInvalidArgument, "packet_id is required")
@@ -150,10 +140,10 @@ func resolveRepository(tx *store.Tx, c *Call) (string, error) {
 	case OwnSession:
 		if c.Principal.SessionID == "" && a.SessionID == "" {
 			// The call opens a session, in the repository it names.
-			if a.repository() == "" {
+			if a.RepositoryID == "" {
 				return "", store.Deny(store.CodeInvalidArgument, "repository_id is required to open a session")
 			}
-			return a.repository(), nil
+			return a.RepositoryID, nil
 		}
 		s, err := c.ownSession(a.SessionID)
 		if err != nil {

@@ -30,8 +30,11 @@ type Call struct {
 	afterCommit []func()
 	then        func(result any) (any, error)
 
-	// What Method.Prepare returned, for the handler (Prepared).
-	prepared   any
+	// Prepared is what the method's Prepare returned (nil for a method
+	// without one), for the handler. When the Prepare failed, the handler
+	// does not run: the registry held the error back until the call was
+	// authorized, and answers with it then (runHandler).
+	Prepared   any
 	prepareErr error
 
 	// Set by authorize, in the call's transaction.
@@ -103,11 +106,6 @@ func (c *Call) AfterCommit(fn func()) { c.afterCommit = append(c.afterCommit, fn
 // failure with calls of its own.
 func (c *Call) Then(fn func(result any) (any, error)) { c.then = fn }
 
-// Prepared returns what the method's Prepare returned (nil, nil for a
-// method without one). A handler returns the error before anything else:
-// the registry held it back until the call was authorized.
-func (c *Call) Prepared() (any, error) { return c.prepared, c.prepareErr }
-
 // Result is the outcome of Invoke.
 type Result struct {
 	Method  string
@@ -130,7 +128,7 @@ func (r *Result) Code() store.Code {
 // more than once, and each run starts from a clean slate.
 func (c *Call) reset(tx *store.Tx) {
 	c.Tx, c.afterCommit, c.then = tx, nil, nil
-	c.RepositoryID = c.objects.repository()
+	c.RepositoryID = c.objects.RepositoryID
 	c.token, c.pkt, c.ses = store.Token{}, nil, nil
 }
 

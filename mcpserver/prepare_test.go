@@ -13,7 +13,7 @@ import (
 // Method.Prepare runs before the call's write transaction and outside it,
 // under a bounded context; what it returns reaches the handler; it reads
 // through prepareView only once the call is authorized; and its error
-// reaches the caller only through the handler, after authorization.
+// reaches the caller in place of the handler's answer, after authorization.
 func TestPrepareHook(t *testing.T) {
 	f := newFixture(t)
 	mine := f.registerRepo(t, "/src/mine")
@@ -26,11 +26,7 @@ func TestPrepareHook(t *testing.T) {
 	var fail string  // what Prepare does: "", "deny" or "panic"
 	var outside bool // Prepare saw another writer get through
 	m := Method{Name: "test.prepare", Access: On(Packet, store.CapWorkRead), Handler: func(c *Call) (any, error) {
-		v, err := c.Prepared()
-		if err != nil {
-			return nil, err
-		}
-		return v, nil
+		return c.Prepared, nil
 	}}
 	m.Prepare = func(c *Call) (any, error) {
 		if _, ok := c.Ctx.Deadline(); !ok {

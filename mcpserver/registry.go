@@ -162,7 +162,7 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 		res.Err = err
 		return r.auditFailure(res, rec, p.SessionID, start)
 	}
-	repoID := objects.repository()
+	repoID := objects.RepositoryID
 	rec.Repository = repoID
 	m, ok := r.methods[method]
 	switch {
@@ -418,7 +418,11 @@ func traceCall(tx *store.Tx, owned bool, sessionID string, rec *store.AuditRecor
 
 // runHandler runs m's handler, turning a panic into an internal error: a bug
 // in one method must not take the server, or a batch of other calls, down.
+// A call whose Prepare failed is answered with that failure instead.
 func runHandler(m *Method, c *Call) (v any, err error) {
+	if c.prepareErr != nil {
+		return nil, c.prepareErr
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			v, err = nil, fmt.Errorf("%s panicked: %v", m.Name, p)
