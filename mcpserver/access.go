@@ -75,9 +75,9 @@ type Name[In, Out any] string
 // the arguments finds them all.
 type objectArgs struct {
 	RepositoryID string `json:"repository_id"`
-	PacketID     string  `json:"packet_id"`
-	SessionID    string  `json:"session_id"`
-	QuestionID   string  `json:"question_id"`
+	PacketID     string `json:"packet_id"`
+	SessionID    string `json:"session_id"`
+	QuestionID   string `json:"question_id"`
 }
 
 // parseObjectArgs reads the object-naming arguments; a call whose arguments
