@@ -167,12 +167,12 @@ func resolveRepository(tx *store.Tx, c *Call) (string, error) {
 // orEverywhere maps a lookup that found nothing to every repository.
 func orEverywhere(repo string, err error) (string, error) {
 	switch {
+	case err == nil:
+		return repo, nil
 	case store.CodeOf(err) == store.CodeNotFound:
 		return store.AllRepositories, nil
-	case err != nil:
-		return "", err
 	}
-	return repo, nil
+	return "", err
 }
 
 // sessionRepository is the repository a session's calls are checked on. A

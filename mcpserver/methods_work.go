@@ -216,7 +216,7 @@ func (c *Call) trace(typ store.TraceType, packetID string) error {
 		return nil
 	}
 	_, err := c.Tx.AppendTrace(c.SessionID, store.TraceEvent{Type: typ, Method: c.Method.Name, PacketID: packetID})
-	if store.CodeOf(err) == store.CodeNotFound {
+	if err != nil && store.CodeOf(err) == store.CodeNotFound {
 		return nil
 	}
 	return err

@@ -410,7 +410,7 @@ func traceCall(tx *store.Tx, owned bool, sessionID string, rec *store.AuditRecor
 	}
 	data, _ := json.Marshal(map[string]string{"outcome": rec.Outcome})
 	_, err := tx.AppendTrace(sessionID, store.TraceEvent{Type: typ, Method: rec.Method, AuditID: rec.ID, Data: data})
-	if store.CodeOf(err) == store.CodeNotFound {
+	if err != nil && store.CodeOf(err) == store.CodeNotFound {
 		return nil
 	}
 	return err

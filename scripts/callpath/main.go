@@ -2,17 +2,22 @@
 // functions of this module run, in which files, from the MCP HTTP front to
 // the store. Run it from the repository's top:
 //
-//	go run ./scripts/callpath
+//	go run ./scripts/callpath [-via http|invoke|operator]
 //
 // It builds mcphttp's tests with coverage counters on every package of the
 // module, runs TestCallPath (mcphttp/callpath_test.go) twice, once without
 // and once with the measured completion, and lists the functions whose
 // blocks ran more often in the second run. Both runs do the same work up to
-// that completion, so the difference is the completion's own path.
+// that completion, so the difference is the completion's own path. -via
+// measures parts of the path: "invoke" hands the agent's call to
+// Registry.Invoke in process (no HTTP front, no authentication of the
+// bearer token), "operator" makes it the person's (no token, nothing
+// authorized); "http", the default, is the whole path.
 package main
 
 import (
 	"cmp"
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -26,13 +31,15 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	via := flag.String("via", "http", "http (the whole path), invoke (from Registry.Invoke) or operator (the person's call from Registry.Invoke)")
+	flag.Parse()
+	if err := run(*via); err != nil {
 		fmt.Fprintln(os.Stderr, "callpath:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
+func run(via string) error {
 	root, err := os.Getwd()
 	if err != nil {
 		return err
@@ -58,7 +65,7 @@ func run() error {
 		profile := filepath.Join(tmp, fmt.Sprintf("profile%d.txt", measured))
 		test := exec.Command(bin, "-test.run", "^TestCallPath$", "-test.count", "1", "-test.coverprofile", profile)
 		test.Dir = filepath.Join(root, "mcphttp")
-		test.Env = append(os.Environ(), fmt.Sprintf("SWITCHBOARD_CALLPATH=%d", measured))
+		test.Env = append(os.Environ(), fmt.Sprintf("SWITCHBOARD_CALLPATH=%d", measured), "SWITCHBOARD_CALLPATH_VIA="+via)
 		if out, err := test.CombinedOutput(); err != nil {
 			return fmt.Errorf("TestCallPath: %w\n%s", err, out)
 		}
