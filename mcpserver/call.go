@@ -36,6 +36,9 @@ type Call struct {
 	// authorized, and answers with it then (runHandler).
 	Prepared   any
 	prepareErr error
+	// decoded is the arguments as the Prepare decoded them (Decode), a
+	// pointer; nil when it decoded none, or they did not decode.
+	decoded any
 
 	// Set by authorize, in the call's transaction.
 	objects objectArgs
@@ -91,6 +94,11 @@ func (c *Call) Decode(v any) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return store.Deny(store.CodeInvalidArgument, "arguments of %s: %v", c.Method.Name, err)
+	}
+	if c.Tx == nil {
+		// Decoded by a Prepare (outside any transaction): the handler,
+		// when it takes the same type, starts from it (Define).
+		c.decoded = v
 	}
 	return nil
 }
