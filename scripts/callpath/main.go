@@ -2,7 +2,7 @@
 // functions of this module run, in which files, from the MCP HTTP front to
 // the store. Run it from the repository's top:
 //
-//	go run ./scripts/callpath [-via http|invoke|operator]
+//	go run ./scripts/callpath [-via http|invoke|operator] [-max-functions N] [-max-files N]
 //
 // It builds mcphttp's tests with coverage counters on every package of the
 // module, runs TestCallPath (mcphttp/callpath_test.go) twice, once without
@@ -12,7 +12,8 @@
 // measures parts of the path: "invoke" hands the agent's call to
 // Registry.Invoke in process (no HTTP front, no authentication of the
 // bearer token), "operator" makes it the person's (no token, nothing
-// authorized); "http", the default, is the whole path.
+// authorized); "http", the default, is the whole path. With -max-functions
+// or -max-files it fails (status 2; go run reports 1) when the path is longer.
 package main
 
 import (
@@ -32,33 +33,42 @@ import (
 
 func main() {
 	via := flag.String("via", "http", "http (the whole path), invoke (from Registry.Invoke) or operator (the person's call from Registry.Invoke)")
+	maxFuncs := flag.Int("max-functions", 0, "exit with status 2 past this many functions (0: no bound)")
+	maxFiles := flag.Int("max-files", 0, "exit with status 2 past this many files (0: no bound)")
 	flag.Parse()
-	if err := run(*via); err != nil {
+	funcs, files, err := run(*via)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "callpath:", err)
 		os.Exit(1)
 	}
+	if *maxFuncs > 0 && funcs > *maxFuncs || *maxFiles > 0 && files > *maxFiles {
+		fmt.Fprintf(os.Stderr, "callpath: %d functions in %d files, past the bound (%d functions, %d files)\n", funcs, files, *maxFuncs, *maxFiles)
+		os.Exit(2)
+	}
 }
 
-func run(via string) error {
+// run measures the path and prints it; it returns how many functions and
+// files it has.
+func run(via string) (funcs, files int, err error) {
 	root, err := os.Getwd()
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
 	if err != nil {
-		return fmt.Errorf("run from the repository's top: %w", err)
+		return 0, 0, fmt.Errorf("run from the repository's top: %w", err)
 	}
 	module, _, _ := strings.Cut(strings.TrimPrefix(string(mod), "module "), "\n")
 	tmp, err := os.MkdirTemp("", "callpath")
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "mcphttp.test")
 	build := exec.Command("go", "test", "-c", "-o", bin, "-covermode=count", "-coverpkg="+module+"/...", "./mcphttp/")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
-		return fmt.Errorf("building mcphttp's tests with coverage: %w", err)
+		return 0, 0, fmt.Errorf("building mcphttp's tests with coverage: %w", err)
 	}
 	var counts [2]map[string]int64
 	for measured := range counts {
@@ -67,18 +77,18 @@ func run(via string) error {
 		test.Dir = filepath.Join(root, "mcphttp")
 		test.Env = append(os.Environ(), fmt.Sprintf("SWITCHBOARD_CALLPATH=%d", measured), "SWITCHBOARD_CALLPATH_VIA="+via)
 		if out, err := test.CombinedOutput(); err != nil {
-			return fmt.Errorf("TestCallPath: %w\n%s", err, out)
+			return 0, 0, fmt.Errorf("TestCallPath: %w\n%s", err, out)
 		}
 		if counts[measured], err = readProfile(profile); err != nil {
-			return err
+			return 0, 0, err
 		}
 	}
 	fns, err := executed(counts[0], counts[1], root, module)
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
-	report(fns)
-	return nil
+	files = report(fns)
+	return len(fns), files, nil
 }
 
 // readProfile reads a text coverage profile: the count of each block
@@ -176,8 +186,9 @@ func funcName(fd *ast.FuncDecl) string {
 	return fd.Name.Name
 }
 
-// report prints the functions, then the count per package and in all.
-func report(fns []function) {
+// report prints the functions, then the count per package and in all, and
+// returns how many files they are in.
+func report(fns []function) int {
 	type tally struct {
 		funcs int
 		files map[string]bool
@@ -205,4 +216,5 @@ func report(fns []function) {
 		fmt.Printf("%s: %d functions in %d files\n", p, per[p].funcs, len(per[p].files))
 	}
 	fmt.Printf("work_complete: %d functions in %d files\n", len(fns), len(files))
+	return len(files)
 }
