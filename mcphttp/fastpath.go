@@ -33,14 +33,14 @@ func (h *HTTPHandler) fastToolCall(w http.ResponseWriter, r *http.Request, msg e
 	}
 	// The request's context ends when the client goes away.
 	res := h.reg.Invoke(r.Context(), c.principal, c.transport, m.Name, withRepository(msg.Params.Arguments, c.repositoryID, m))
-	if c.storeUnavailable(&res) {
-		// A failed request, not a tool's denial: 503, the same JSON-RPC
-		// error the SDK's path answers.
-		d := res.Err.(*store.Denial)
-		writeRPCError(w, httpStatus(d.Code), msg.ID, jsonrpcCode(d.Code), d.Reason, map[string]any{"code": d.Code, "audit_id": res.AuditID})
-		return true
-	}
 	if res.Err != nil {
+		if c.storeUnavailable(&res) {
+			// A failed request, not a tool's denial: 503, the same
+			// JSON-RPC error the SDK's path answers.
+			d := res.Err.(*store.Denial)
+			writeRPCError(w, httpStatus(d.Code), msg.ID, jsonrpcCode(d.Code), d.Reason, map[string]any{"code": d.Code, "audit_id": res.AuditID})
+			return true
+		}
 		writeResponse(w, msg.ID, toolResult(&res), nil)
 		return true
 	}

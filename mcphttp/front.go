@@ -223,8 +223,8 @@ func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (mcps
 		writeError(w, nil, store.Deny(store.CodeTokenMalformed, "send one Authorization header"))
 		return mcpserver.Principal{}, false
 	}
-	raw, ok := bearerToken(r)
-	if !ok {
+	scheme, raw, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	if raw = strings.TrimSpace(raw); raw == "" || !strings.EqualFold(scheme, "Bearer") {
 		writeError(w, nil, store.Deny(store.CodeTokenMissing, "send Authorization: Bearer <token>"))
 		return mcpserver.Principal{}, false
 	}
@@ -362,15 +362,6 @@ func (s *statusWriter) Flush() {
 	if f, ok := s.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
-}
-
-func bearerToken(r *http.Request) (string, bool) {
-	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	tok = strings.TrimSpace(tok)
-	return tok, tok != ""
 }
 
 // loopbackHost reports whether a Host header names this machine's loopback

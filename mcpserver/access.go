@@ -74,10 +74,10 @@ type Name[In, Out any] string
 // objectArgs are the arguments that name a call's object. One decode of
 // the arguments finds them all.
 type objectArgs struct {
-	RepositoryID *string `json:"repository_id"`
-	PacketID     string  `json:"packet_id"`
-	SessionID    string  `json:"session_id"`
-	QuestionID   string  `json:"question_id"`
+	RepositoryID string `json:"repository_id"`
+	PacketID     string `json:"packet_id"`
+	SessionID    string `json:"session_id"`
+	QuestionID   string `json:"question_id"`
 }
 
 // parseObjectArgs reads the object-naming arguments; a call whose arguments
@@ -92,21 +92,11 @@ func parseObjectArgs(args json.RawMessage) (objectArgs, error) {
 	if err := json.Unmarshal(args, &a); err != nil {
 		return a, store.Deny(store.CodeInvalidArgument, "arguments must be a JSON object: %v", err)
 	}
-	if a.RepositoryID != nil {
-		cut := Clip(*a.RepositoryID, maxIDLength)
-		a.RepositoryID = &cut
-	}
+	a.RepositoryID = Clip(a.RepositoryID, maxIDLength)
 	a.PacketID = Clip(a.PacketID, maxIDLength)
 	a.SessionID = Clip(a.SessionID, maxIDLength)
 	a.QuestionID = Clip(a.QuestionID, maxIDLength)
 	return a, nil
-}
-
-func (a objectArgs) repository() string {
-	if a.RepositoryID == nil {
-		return ""
-	}
-	return *a.RepositoryID
 }
 
 // resolveRepository returns the repository the call's object belongs to:
@@ -119,12 +109,12 @@ func resolveRepository(tx *store.Tx, c *Call) (string, error) {
 	a := c.objects
 	switch c.Method.Access.Object {
 	case Global:
-		return a.repository(), nil
+		return a.RepositoryID, nil
 	case Repository:
-		if a.repository() == "" {
+		if a.RepositoryID == "" {
 			return store.AllRepositories, nil
 		}
-		return a.repository(), nil
+		return a.RepositoryID, nil
 	case Packet:
 		if a.PacketID == "" {
 			return "", store.Deny(store.CodeInvalidArgument, "packet_id is required")
@@ -150,10 +140,10 @@ func resolveRepository(tx *store.Tx, c *Call) (string, error) {
 	case OwnSession:
 		if c.Principal.SessionID == "" && a.SessionID == "" {
 			// The call opens a session, in the repository it names.
-			if a.repository() == "" {
+			if a.RepositoryID == "" {
 				return "", store.Deny(store.CodeInvalidArgument, "repository_id is required to open a session")
 			}
-			return a.repository(), nil
+			return a.RepositoryID, nil
 		}
 		s, err := c.ownSession(a.SessionID)
 		if err != nil {
@@ -177,12 +167,12 @@ func resolveRepository(tx *store.Tx, c *Call) (string, error) {
 // orEverywhere maps a lookup that found nothing to every repository.
 func orEverywhere(repo string, err error) (string, error) {
 	switch {
+	case err == nil:
+		return repo, nil
 	case store.CodeOf(err) == store.CodeNotFound:
 		return store.AllRepositories, nil
-	case err != nil:
-		return "", err
 	}
-	return repo, nil
+	return "", err
 }
 
 // sessionRepository is the repository a session's calls are checked on. A
@@ -219,12 +209,13 @@ func hideObject(c *Call, err error) error {
 
 // Scope is where the caller may use the method's capability: every
 // repository for the operator. A Global method limits what it returns to
-// it; for other methods it is the object's repository.
+// it; for other methods it is the object's repository. It is read from the
+// token the call's transaction read, when a handler asks: most never do.
 func (c *Call) Scope() store.Scope {
 	if c.Principal.Operator {
 		return store.Scope{All: true}
 	}
-	return c.scope
+	return c.Tx.Scope(c.token, c.Method.Access.Capability)
 }
 
 // Token is the caller's token as the call's transaction read it (the zero

@@ -86,3 +86,47 @@ func BenchmarkRegistryInvokePacketObject(b *testing.B) {
 		})
 	}
 }
+
+// One work.complete by an agent's token, without a worktree: its Prepare's
+// read, then the write (authorization, the lease's end, the session's
+// share of usage, two trace events and the audit record), one commit. The
+// packet is created and claimed outside the timed part.
+func BenchmarkRegistryInvokeComplete(b *testing.B) {
+	f := newFixture(b)
+	tok, _ := f.createClientToken(b)
+	p := TokenPrincipal(tok)
+	repo := f.registerRepo(b, b.TempDir())
+	res := f.reg.Invoke(b.Context(), p, TransportMCP, "session.report", json.RawMessage(fmt.Sprintf(`{"kind":"ready","repository_id":%q}`, repo.ID)))
+	if res.Err != nil {
+		b.Fatal(res.Err)
+	}
+	ses := res.Value.(ReportResult).SessionID
+	create := json.RawMessage(fmt.Sprintf(`{"repository_id":%q,"title":"t"}`, repo.ID))
+	await := json.RawMessage(fmt.Sprintf(`{"repository_id":%q,"session_id":%q,"wait_seconds":1}`, repo.ID, ses))
+	claim := func() json.RawMessage {
+		if res := f.reg.Invoke(b.Context(), OperatorPrincipal(), TransportGUI, "work.create", create); res.Err != nil {
+			b.Fatal(res.Err)
+		}
+		res := f.reg.Invoke(b.Context(), p, TransportMCP, "work.await_packet", await)
+		if res.Err != nil {
+			b.Fatal(res.Err)
+		}
+		got := res.Value.(AwaitResult)
+		return json.RawMessage(fmt.Sprintf(`{"packet_id":%q,"session_id":%q,"lease_id":%q,"summary":"done"}`, got.Packet.ID, ses, got.LeaseID))
+	}
+	complete := func(args json.RawMessage) {
+		if res := f.reg.Invoke(b.Context(), p, TransportMCP, "work.complete", args); res.Err != nil {
+			b.Fatal(res.Err)
+		}
+	}
+	// What the first completion of a process does once is not counted.
+	complete(claim())
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		args := claim()
+		b.StartTimer()
+		complete(args)
+	}
+}

@@ -30,14 +30,19 @@ type Call struct {
 	afterCommit []func()
 	then        func(result any) (any, error)
 
-	// What Method.Prepare returned, for the handler (Prepared).
-	prepared   any
+	// Prepared is what the method's Prepare returned (nil for a method
+	// without one), for the handler. When the Prepare failed, the handler
+	// does not run: the registry held the error back until the call was
+	// authorized, and answers with it then (runHandler).
+	Prepared   any
 	prepareErr error
+	// decoded is the arguments as the Prepare decoded them (Decode), a
+	// pointer; nil when it decoded none, or they did not decode.
+	decoded any
 
 	// Set by authorize, in the call's transaction.
 	objects objectArgs
 	token   store.Token
-	scope   store.Scope
 
 	// Read in the call's transaction, once, and handed on: the packet the
 	// arguments name and the session last looked up, for what the call
@@ -90,6 +95,11 @@ func (c *Call) Decode(v any) error {
 	if err := dec.Decode(v); err != nil {
 		return store.Deny(store.CodeInvalidArgument, "arguments of %s: %v", c.Method.Name, err)
 	}
+	if c.Tx == nil {
+		// Decoded by a Prepare (outside any transaction): the handler,
+		// when it takes the same type, starts from it (Define).
+		c.decoded = v
+	}
 	return nil
 }
 
@@ -103,11 +113,6 @@ func (c *Call) AfterCommit(fn func()) { c.afterCommit = append(c.afterCommit, fn
 // The call's audit record, committed already, says ok; fn records a
 // failure with calls of its own.
 func (c *Call) Then(fn func(result any) (any, error)) { c.then = fn }
-
-// Prepared returns what the method's Prepare returned (nil, nil for a
-// method without one). A handler returns the error before anything else:
-// the registry held it back until the call was authorized.
-func (c *Call) Prepared() (any, error) { return c.prepared, c.prepareErr }
 
 // Result is the outcome of Invoke.
 type Result struct {
@@ -131,8 +136,8 @@ func (r *Result) Code() store.Code {
 // more than once, and each run starts from a clean slate.
 func (c *Call) reset(tx *store.Tx) {
 	c.Tx, c.afterCommit, c.then = tx, nil, nil
-	c.RepositoryID = c.objects.repository()
-	c.token, c.scope, c.pkt, c.ses = store.Token{}, store.Scope{}, nil, nil
+	c.RepositoryID = c.objects.RepositoryID
+	c.token, c.pkt, c.ses = store.Token{}, nil, nil
 }
 
 // waitFor is what a long-poll handler returns when there is nothing yet: the

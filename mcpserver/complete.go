@@ -28,7 +28,11 @@ const maxListedFiles = 20
 // The commit is made even if the completion then fails (a lease lost in
 // between): it is on the session's own branch, where nothing is lost.
 //
-// It also reads the session's usage, which the completion records.
+// It also reads the session's usage, which the completion records. For a
+// session with no worktree whose agent Switchboard does not run (an
+// external agent's) there is neither to do, and it stops once the session
+// is read: the lease and the artifacts are the write transaction's to
+// check, as they are anyway.
 func (r *Registry) commitWork(c *Call) (any, error) {
 	var in CompleteArgs
 	if err := c.Decode(&in); err != nil {
@@ -38,11 +42,24 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 		ses    store.Session
 		target store.ArtifactTarget
 		p      store.Packet
+		// supervised: the daemon runs the session's agent, whose usage
+		// it reads from the CLI's files (RefreshUsage answers nothing
+		// for any other session).
+		supervised bool
 	)
 	err := r.prepareView(c, func(tx *store.Tx) error {
 		var err error
 		if ses, err = c.liveSession(in.SessionID); err != nil {
 			return err
+		}
+		if r.refreshUsage != nil && r.agents != nil {
+			_, supervised = r.agents.Get(ses.ID)
+		}
+		if ses.Workspace == nil && !supervised {
+			// No git to run and no usage to read (an agent Switchboard
+			// does not run): what else would be checked here the write
+			// transaction checks anyway.
+			return nil
 		}
 		if p, err = c.packet(in.PacketID); err != nil {
 			return err
@@ -52,10 +69,19 @@ func (r *Registry) commitWork(c *Call) (any, error) {
 		}
 		return tx.CheckArtifacts(p)
 	})
-	if err != nil {
+	if err != nil || ses.Workspace == nil && !supervised {
 		return nil, err
 	}
-	done := &completion{usage: r.sessionUsage(c, ses.ID)}
+	done := &completion{}
+	// The daemon reads the session's usage before the lease ends, once
+	// the call is authorized, so that the completion records it in its
+	// own transaction and the packet's share includes the reply that
+	// ended it rather than waiting for the next poll.
+	if supervised {
+		if u, ok := r.refreshUsage(c.Ctx, ses.ID); ok {
+			done.usage = &u
+		}
+	}
 	if ses.Workspace == nil {
 		return done, nil
 	}

@@ -21,6 +21,11 @@ func Define[In, Out any](name Name[In, Out], access Access, flags Flags, descrip
 		InputSchema:  schemaFor[In](string(name), "input"),
 		OutputSchema: schemaFor[Out](string(name), "output"),
 		Handler: func(c *Call) (any, error) {
+			// A Prepare that decoded the same arguments hands them on:
+			// they are decoded once per call, not once per run of it.
+			if in, ok := c.decoded.(*In); ok {
+				return fn(c, *in)
+			}
 			var in In
 			if err := c.Decode(&in); err != nil {
 				return nil, err

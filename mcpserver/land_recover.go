@@ -61,10 +61,7 @@ func (r *Registry) registerLandRecover() {
 	m := Define(MethodWorkLandRecover, On(Global, store.CapAdmin), Hidden|Internal|StartupOnly,
 		"Settle a landing an earlier run was killed in: mark the packet landed when its base branch has the landing commit, else let it be; either way the journal entry goes.",
 		func(c *Call, in WorkLandRecoverArgs) (LandRecovered, error) {
-			v, err := c.Prepared()
-			if err != nil {
-				return LandRecovered{}, err
-			}
+			v := c.Prepared
 			out, ok := v.(LandRecovered)
 			if !ok {
 				return LandRecovered{}, errNoLanding

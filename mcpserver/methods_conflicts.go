@@ -48,10 +48,7 @@ func (r *Registry) registerConflicts() {
 	hunks := Define(MethodWorkConflictHunks, On(Packet, store.CapWorkRead), Hidden|ReadOnly,
 		"The conflicts of a completed packet's commits with its target branch: each conflicting file with git's messages and the regions it marked (<<<<<<< target, =======, >>>>>>> packet), with a few lines around them.",
 		func(c *Call, _ WorkConflictHunksArgs) (ConflictHunks, error) {
-			v, err := c.Prepared()
-			if err != nil {
-				return ConflictHunks{}, err
-			}
+			v := c.Prepared
 			h, _ := v.(ConflictHunks)
 			return h, nil
 		})
@@ -60,10 +57,7 @@ func (r *Registry) registerConflicts() {
 	send := Define(MethodWorkSendBackConflicts, On(Packet, store.CapReviewWrite), Hidden,
 		"Send a completed packet whose commits conflict with its target branch back to the session that made them, as request_changes with the conflict as the review: notes saying what to do, and a comment on each conflicting file with git's messages and the marked regions. It does not use up one of the packet's attempts.",
 		func(c *Call, in WorkConflictHunksArgs) (PacketResult, error) {
-			v, err := c.Prepared()
-			if err != nil {
-				return PacketResult{}, err
-			}
+			v := c.Prepared
 			h, _ := v.(ConflictHunks)
 			pkt, err := c.Tx.Packet(in.PacketID)
 			if err != nil {

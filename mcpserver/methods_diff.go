@@ -73,10 +73,7 @@ func (r *Registry) registerDiffs() {
 }
 
 func preparedDiff(c *Call) (DiffResult, error) {
-	v, err := c.Prepared()
-	if err != nil {
-		return DiffResult{}, err
-	}
+	v := c.Prepared
 	d, ok := v.(DiffResult)
 	if !ok {
 		return DiffResult{}, errNoDiff

@@ -59,10 +59,7 @@ func (r *Registry) registerLanding() {
 	land := Define(MethodWorkLand, On(Packet, store.CapAdmin), Hidden,
 		"Bring a done packet's commits onto its base branch (merge, squash or rebase), or push them and open a pull request; the person's checkout keeps every uncommitted change, and a conflict moves nothing.",
 		func(c *Call, in WorkLandArgs) (LandResult, error) {
-			v, err := c.Prepared()
-			if err != nil {
-				return LandResult{}, err
-			}
+			v := c.Prepared
 			l, ok := v.(landing)
 			if !ok {
 				return LandResult{}, errNoLanding

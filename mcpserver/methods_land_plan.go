@@ -38,10 +38,7 @@ func (r *Registry) registerLandPlan() {
 	plan := Define(MethodWorkLandPlan, On(Packet, store.CapWorkRead), Hidden|ReadOnly,
 		"What work.land would do to a done packet, doing none of it: the target branch, the mode, the commits it would bring (subject lines) and the files they change. It refuses what work.land would refuse before git runs.",
 		func(c *Call, _ WorkLandArgs) (LandPlanResult, error) {
-			v, err := c.Prepared()
-			if err != nil {
-				return LandPlanResult{}, err
-			}
+			v := c.Prepared
 			p, ok := v.(LandPlanResult)
 			if !ok {
 				return LandPlanResult{}, errNoPlan

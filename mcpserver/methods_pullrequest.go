@@ -25,10 +25,7 @@ func (r *Registry) registerPullRequestState() {
 	m := Define(MethodWorkPullRequestState, On(Packet, store.CapWorkRead), Hidden|ReadOnly,
 		"What became of the pull request a packet's landing opened (open, merged, closed), as gh says.",
 		func(c *Call, _ WorkGetArgs) (PullRequestState, error) {
-			v, err := c.Prepared()
-			if err != nil {
-				return PullRequestState{}, err
-			}
+			v := c.Prepared
 			return *v.(*PullRequestState), nil
 		})
 	m.Prepare = r.readPullRequestState

@@ -41,10 +41,7 @@ func (r *Registry) registerRebase() {
 	rebase := Define(MethodWorkRebase, On(Packet, store.CapAdmin), Hidden,
 		"Rebase a done or in-review packet's own commits onto its target branch's tip, in git's object store, onto a new branch <its branch>-rebased; the packet then names that range, which its landing takes. The agent's branch and worktree, and the person's checkout, are not touched; a conflict writes nothing and names the files.",
 		func(c *Call, in WorkConflictHunksArgs) (RebaseResult, error) {
-			v, err := c.Prepared()
-			if err != nil {
-				return RebaseResult{}, err
-			}
+			v := c.Prepared
 			rb, ok := v.(rebasing)
 			if !ok {
 				return RebaseResult{}, errNoRebase

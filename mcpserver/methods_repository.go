@@ -62,10 +62,7 @@ func (r *Registry) registerRepositoryEdits() {
 	first := Define(MethodRepositoryFirstCommit, On(Repository, store.CapAdmin), Hidden,
 		"Make an empty first commit on the branch of a repository that has none, for agents' worktrees to start from; what is staged or in the folder is left as it is.",
 		func(c *Call, in RepositoryArgs) (FirstCommitResult, error) {
-			made, err := c.Prepared()
-			if err != nil {
-				return FirstCommitResult{}, err
-			}
+			made := c.Prepared
 			return *made.(*FirstCommitResult), nil
 		})
 	first.Prepare = r.firstCommit

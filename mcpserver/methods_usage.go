@@ -55,18 +55,3 @@ func withUsage(tx *store.Tx, agents []supervisor.Info) []AgentInfo {
 	}
 	return out
 }
-
-// sessionUsage has the daemon read a session's usage before a lease ends
-// (work.complete's Prepare, once the call is authorized), so that the
-// completion records it in its own transaction and the packet's share
-// includes the reply that ended it rather than waiting for the next poll.
-// nil when there is nothing to record.
-func (r *Registry) sessionUsage(c *Call, sessionID string) *store.Usage {
-	if r.refreshUsage == nil {
-		return nil
-	}
-	if u, ok := r.refreshUsage(c.Ctx, sessionID); ok {
-		return &u
-	}
-	return nil
-}

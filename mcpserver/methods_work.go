@@ -216,7 +216,7 @@ func (c *Call) trace(typ store.TraceType, packetID string) error {
 		return nil
 	}
 	_, err := c.Tx.AppendTrace(c.SessionID, store.TraceEvent{Type: typ, Method: c.Method.Name, PacketID: packetID})
-	if store.CodeOf(err) == store.CodeNotFound {
+	if err != nil && store.CodeOf(err) == store.CodeNotFound {
 		return nil
 	}
 	return err
@@ -335,10 +335,7 @@ func (r *Registry) registerWork() {
 	publish := Define(MethodArtifactPublish, On(Packet, store.CapArtifactWrite), 0,
 		"Publish an expected artifact of a leased packet: inline content (≤ 1 MiB) or a file inside the write scope with its sha256 and size, which the server checks against the file.",
 		func(c *Call, in PublishArgs) (ArtifactResult, error) {
-			prepared, err := c.Prepared()
-			if err != nil {
-				return ArtifactResult{}, err
-			}
+			prepared := c.Prepared
 			file, _ := prepared.(*store.VerifiedFile) // nil for inline content
 			ses, err := c.session(in.SessionID)
 			if err != nil {
@@ -352,10 +349,7 @@ func (r *Registry) registerWork() {
 	complete := Define(MethodWorkComplete, On(Packet, store.CapWorkClaim), 0,
 		"Finish a leased packet once every expected artifact is published; it goes to review when the packet asks for one. In a worktree, what you left uncommitted is committed first, and files changed outside the packet's write scope refuse the completion.",
 		func(c *Call, in CompleteArgs) (PacketResult, error) {
-			prepared, err := c.Prepared()
-			if err != nil {
-				return PacketResult{}, err
-			}
+			prepared := c.Prepared
 			var done completion
 			if d, ok := prepared.(*completion); ok {
 				done = *d

@@ -55,10 +55,7 @@ func (r *Registry) registerWorktrees() {
 	list := Define(MethodWorkspaceList, On(Global, store.CapAdmin), Hidden|ReadOnly,
 		"The agents' worktrees, newest session first, with what each holds that is not on its base branch.",
 		func(c *Call, _ NoArgs) (WorkspaceList, error) {
-			v, err := c.Prepared()
-			if err != nil {
-				return WorkspaceList{}, err
-			}
+			v := c.Prepared
 			out, _ := v.(WorkspaceList)
 			return out, nil
 		})
@@ -67,10 +64,7 @@ func (r *Registry) registerWorktrees() {
 	discard := Define(MethodWorkspaceDiscard, On(Session, store.CapAdmin), Hidden,
 		"Take an ended session's worktree away at the person's word. What was uncommitted is committed first and its branch is kept, so every commit stays reachable.",
 		func(c *Call, in WorkspaceDiscardArgs) (WorkspaceEntry, error) {
-			v, err := c.Prepared()
-			if err != nil {
-				return WorkspaceEntry{}, err
-			}
+			v := c.Prepared
 			out, _ := v.(WorkspaceEntry)
 			data := fmt.Appendf(nil, `{"discarded":%q}`, out.Workspace.Path)
 			if _, err := c.Tx.AppendTrace(in.SessionID, store.TraceEvent{Type: store.TraceState, Method: c.Method.Name, Data: data}); err != nil {

@@ -27,10 +27,10 @@ func (r *Registry) prepare(call *Call) {
 		cancel()
 		call.Ctx = outer
 		if p := recover(); p != nil {
-			call.prepared, call.prepareErr = nil, fmt.Errorf("%s prepare panicked: %v", call.Method.Name, p)
+			call.Prepared, call.prepareErr = nil, fmt.Errorf("%s prepare panicked: %v", call.Method.Name, p)
 		}
 	}()
-	call.prepared, call.prepareErr = call.Method.Prepare(call)
+	call.Prepared, call.prepareErr = call.Method.Prepare(call)
 }
 
 // prepareView runs fn, for a Prepare, in a read transaction in which the

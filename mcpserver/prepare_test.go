@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,7 +14,7 @@ import (
 // Method.Prepare runs before the call's write transaction and outside it,
 // under a bounded context; what it returns reaches the handler; it reads
 // through prepareView only once the call is authorized; and its error
-// reaches the caller only through the handler, after authorization.
+// reaches the caller in place of the handler's answer, after authorization.
 func TestPrepareHook(t *testing.T) {
 	f := newFixture(t)
 	mine := f.registerRepo(t, "/src/mine")
@@ -26,11 +27,7 @@ func TestPrepareHook(t *testing.T) {
 	var fail string  // what Prepare does: "", "deny" or "panic"
 	var outside bool // Prepare saw another writer get through
 	m := Method{Name: "test.prepare", Access: On(Packet, store.CapWorkRead), Handler: func(c *Call) (any, error) {
-		v, err := c.Prepared()
-		if err != nil {
-			return nil, err
-		}
-		return v, nil
+		return c.Prepared, nil
 	}}
 	m.Prepare = func(c *Call) (any, error) {
 		if _, ok := c.Ctx.Deadline(); !ok {
@@ -81,7 +78,7 @@ func TestPrepareHook(t *testing.T) {
 		t.Errorf("prepareView ran its function for a caller out of scope")
 	}
 
-	// Prepare's denial is the handler's to return: the operator gets it,
+	// Prepare's denial is the answer in place of the handler's: the operator gets it,
 	// the caller out of scope still gets only the scope denial.
 	fail = "deny"
 	if res := f.invoke(OperatorPrincipal(), TransportRPC, "test.prepare", args); res.Code() != store.CodeInvalidState || f.auditRecord(t, res.AuditID).Outcome != string(store.CodeInvalidState) {
@@ -96,4 +93,46 @@ func TestPrepareHook(t *testing.T) {
 	// A panic in Prepare is an internal error, not a crash.
 	fail = "panic"
 	wantCode(t, f.invoke(OperatorPrincipal(), TransportRPC, "test.prepare", args), store.CodeInternal)
+}
+
+// countedArgs counts how often arguments are decoded.
+type countedArgs struct {
+	PacketID string `json:"packet_id"`
+	decodes  *int
+}
+
+func (a *countedArgs) UnmarshalJSON(b []byte) error {
+	if a.decodes == nil {
+		return errors.New("decoded a second time, by the handler")
+	}
+	*a.decodes++
+	var v struct {
+		PacketID string `json:"packet_id"`
+	}
+	err := json.Unmarshal(b, &v)
+	a.PacketID = v.PacketID
+	return err
+}
+
+// A handler defined with Define starts from the arguments its Prepare
+// decoded, of the same type: they are decoded once per call.
+func TestPrepareDecodesOnce(t *testing.T) {
+	f := newFixture(t)
+	repo := f.registerRepo(t, "/src/mine")
+	pkt := f.createPacket(t, repo.ID, nil)
+	decodes := 0
+	name := Name[countedArgs, string]("test.decode_once")
+	m := Define(name, On(Packet, store.CapWorkRead), 0, "test", func(c *Call, in countedArgs) (string, error) {
+		return in.PacketID, nil
+	})
+	m.Prepare = func(c *Call) (any, error) {
+		in := countedArgs{decodes: &decodes}
+		return nil, c.Decode(&in)
+	}
+	f.reg.Register(m)
+	res := f.invoke(OperatorPrincipal(), TransportRPC, string(name), fmt.Sprintf(`{"packet_id":%q}`, pkt))
+	wantCode(t, res, "ok")
+	if res.Value != pkt || decodes != 1 {
+		t.Errorf("value %v, arguments decoded %d times; want %s, once", res.Value, decodes, pkt)
+	}
 }

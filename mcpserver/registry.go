@@ -130,13 +130,6 @@ func (r *Registry) Methods() []*Method {
 // DB is the database the registry runs on.
 func (r *Registry) DB() *store.DB { return r.db }
 
-// principalToken re-reads a token principal's token in tx: revoked and
-// expired tokens give their denial. The registry's checks (authorize, the
-// streams' watcher) start from it.
-func principalToken(tx *store.Tx, p Principal) (store.Token, error) {
-	return tx.TokenByKeyID(p.KeyID)
-}
-
 // errRollback carries a handler's failure out of the transaction so bbolt
 // rolls its writes back; the denial is then audited on its own.
 type errRollback struct{ err error }
@@ -169,7 +162,7 @@ func (r *Registry) Invoke(ctx context.Context, p Principal, t Transport, method 
 		res.Err = err
 		return r.auditFailure(res, rec, p.SessionID, start)
 	}
-	repoID := objects.repository()
+	repoID := objects.RepositoryID
 	rec.Repository = repoID
 	m, ok := r.methods[method]
 	switch {
@@ -349,8 +342,10 @@ func (r *Registry) attempt(call *Call, rec store.AuditRecord, start time.Time) (
 				// Nothing was written: the denial's record commits here.
 				res.Err, res.Value = err, nil
 			} else {
-				if err := markUsed(tx, call); err != nil {
-					return err
+				if !call.Principal.Operator {
+					if err := tx.MarkUsed(call.token); err != nil {
+						return err
+					}
 				}
 				rec.Repository = call.RepositoryID
 				if !slow {
@@ -415,7 +410,7 @@ func traceCall(tx *store.Tx, owned bool, sessionID string, rec *store.AuditRecor
 	}
 	data, _ := json.Marshal(map[string]string{"outcome": rec.Outcome})
 	_, err := tx.AppendTrace(sessionID, store.TraceEvent{Type: typ, Method: rec.Method, AuditID: rec.ID, Data: data})
-	if store.CodeOf(err) == store.CodeNotFound {
+	if err != nil && store.CodeOf(err) == store.CodeNotFound {
 		return nil
 	}
 	return err
@@ -423,7 +418,11 @@ func traceCall(tx *store.Tx, owned bool, sessionID string, rec *store.AuditRecor
 
 // runHandler runs m's handler, turning a panic into an internal error: a bug
 // in one method must not take the server, or a batch of other calls, down.
+// A call whose Prepare failed is answered with that failure instead.
 func runHandler(m *Method, c *Call) (v any, err error) {
+	if c.prepareErr != nil {
+		return nil, c.prepareErr
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			v, err = nil, fmt.Errorf("%s panicked: %v", m.Name, p)
@@ -487,7 +486,7 @@ func authorize(tx *store.Tx, c *Call) error {
 	if c.Principal.Operator {
 		return nil
 	}
-	tok, err := principalToken(tx, c.Principal)
+	tok, err := tx.TokenByKeyID(c.Principal.KeyID)
 	if err != nil {
 		return err
 	}
@@ -502,7 +501,6 @@ func authorize(tx *store.Tx, c *Call) error {
 	if err != nil {
 		return err
 	}
-	c.scope = tx.Scope(tok, capability)
 	if repo == "" {
 		// A Global call that names no repository: its handler answers
 		// within the scope.
@@ -515,14 +513,6 @@ func authorize(tx *store.Tx, c *Call) error {
 		c.RepositoryID = repo
 	}
 	return nil
-}
-
-// markUsed records the use of the call's token, in a write transaction.
-func markUsed(tx *store.Tx, c *Call) error {
-	if c.Principal.Operator {
-		return nil
-	}
-	return tx.MarkUsed(c.token)
 }
 
 // Permits says whether the caller could call m on repoID (on some
@@ -563,7 +553,7 @@ func (r *Registry) callable(tx *store.Tx, p Principal, repoID string) ([]*Method
 	var tok store.Token
 	if !p.Operator {
 		var err error
-		if tok, err = principalToken(tx, p); err != nil {
+		if tok, err = tx.TokenByKeyID(p.KeyID); err != nil {
 			return nil, err
 		}
 	}
@@ -587,7 +577,7 @@ func (r *Registry) MayCall(ctx context.Context, p Principal, method string) bool
 		var tok store.Token
 		if !p.Operator {
 			var err error
-			if tok, err = principalToken(tx, p); err != nil {
+			if tok, err = tx.TokenByKeyID(p.KeyID); err != nil {
 				return err
 			}
 		}
