@@ -67,12 +67,15 @@ func dialHost(ctx context.Context, socket string, hello hostwire.Hello) (*HostCl
 		return nil, err
 	}
 	b, _ := json.Marshal(hello)
-	if err := hostwire.WriteFrame(nc, hostwire.TypeHello, b); err != nil {
-		return fail(fmt.Errorf("greet the agent host: %w", err))
-	}
+	// A host that refuses still answers: its hello says why, and is
+	// read even when the write failed.
+	werr := hostwire.WriteFrame(nc, hostwire.TypeHello, b)
 	r := hostwire.NewReader(nc)
 	t, p, err := r.Next()
 	if err != nil || t != hostwire.TypeHello {
+		if werr != nil {
+			err = werr
+		}
 		return fail(fmt.Errorf("the agent host sent no hello (%s): %w", t, err))
 	}
 	var theirs hostwire.Hello

@@ -22,6 +22,7 @@ import (
 type hostConn struct {
 	h    *hostServer
 	nc   net.Conn
+	r    *hostwire.Reader // what follows the hello
 	log  *slog.Logger
 	wake chan struct{} // capacity 1: "there is something to write"
 
@@ -48,8 +49,8 @@ const (
 	connFlushWait = 2 * time.Second
 )
 
-func newHostConn(h *hostServer, nc net.Conn, log *slog.Logger) *hostConn {
-	return &hostConn{h: h, nc: nc, log: log, wake: make(chan struct{}, 1), agents: map[string]*hostAgent{}}
+func newHostConn(h *hostServer, nc net.Conn, r *hostwire.Reader, log *slog.Logger) *hostConn {
+	return &hostConn{h: h, nc: nc, r: r, log: log, wake: make(chan struct{}, 1), agents: map[string]*hostAgent{}}
 }
 
 // serve reads the client's frames until it goes away; the writer runs
@@ -65,9 +66,8 @@ func (c *hostConn) serve() {
 		<-writerDone
 		c.h.forget(c)
 	}()
-	r := hostwire.NewReader(c.nc)
 	for {
-		t, p, err := r.Next()
+		t, p, err := c.r.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 				c.log.Info("client connection ended", "err", err)

@@ -158,6 +158,20 @@ func (h *hostServer) greet(nc *net.UnixConn) {
 		hostwire.WriteFrame(nc, hostwire.TypeHello, b)
 		nc.Close()
 	}
+	// The hello is read first, refusal or not: the client then reads
+	// the answer, instead of finding its hello unread and the
+	// connection reset.
+	r := hostwire.NewReader(nc)
+	nc.SetReadDeadline(time.Now().Add(helloWait))
+	t, p, err := r.Next()
+	if err != nil || t != hostwire.TypeHello {
+		if !errors.Is(err, io.EOF) {
+			// io.EOF is FindHosts asking whether the host answers.
+			log.Warn("client sent no hello", "type", t, "err", err)
+		}
+		nc.Close()
+		return
+	}
 	uid, pid, err := peerCred(nc)
 	switch {
 	case err != nil:
@@ -172,16 +186,6 @@ func (h *hostServer) greet(nc *net.UnixConn) {
 		return
 	}
 	log = log.With("pid", pid)
-	nc.SetReadDeadline(time.Now().Add(helloWait))
-	t, p, err := hostwire.NewReader(nc).Next()
-	if err != nil || t != hostwire.TypeHello {
-		if !errors.Is(err, io.EOF) {
-			// io.EOF is FindHosts asking whether the host answers.
-			log.Warn("client sent no hello", "type", t, "err", err)
-		}
-		nc.Close()
-		return
-	}
 	var theirs hostwire.Hello
 	if err := json.Unmarshal(p, &theirs); err != nil {
 		refuse(hostwire.RefusedVersion, "the hello is not JSON: "+err.Error())
@@ -197,7 +201,7 @@ func (h *hostServer) greet(nc *net.UnixConn) {
 		nc.Close()
 		return
 	}
-	c := newHostConn(h, nc, log)
+	c := newHostConn(h, nc, r, log)
 	h.mu.Lock()
 	if h.closing {
 		h.mu.Unlock()
