@@ -54,6 +54,7 @@ func startTestHost(t testing.TB, linger time.Duration) (*StartedHost, *HostClien
 	t.Cleanup(func() {
 		syscall.Kill(h.PID, syscall.SIGTERM)
 		<-h.Exited()
+		checkHostLog(t, dir)
 	})
 	c, err := DialHost(ctx, h.Socket, "test")
 	if err != nil {
@@ -158,4 +159,20 @@ func sessionMembers(sid int) []int {
 		pids = append(pids, pid)
 	}
 	return pids
+}
+
+// checkHostLog fails the test when the hosts' log shows a race or a
+// panic: the host is a process of its own, whose failures no test sees.
+func checkHostLog(t testing.TB, dir string) {
+	b, err := os.ReadFile(filepath.Join(hostsDir(dir), hostLogName))
+	if err != nil {
+		t.Errorf("the hosts' log: %v", err)
+		return
+	}
+	for _, bad := range []string{"DATA RACE", "panic:", "level=ERROR"} {
+		if bytes.Contains(b, []byte(bad)) {
+			t.Errorf("the hosts' log shows %q:\n%s", bad, b)
+			return
+		}
+	}
 }
