@@ -266,10 +266,14 @@ func TestHostRefusesItsAgents(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	readStreamUntil(t, s, &buf, "the agent's dial", func(out string) bool { return strings.Contains(out, "DIAL ") })
-	readStreamUntil(t, s, &buf, "the reason", func(out string) bool { return strings.Contains(out, "ses_dialler") })
-	if !strings.Contains(buf.String(), "DIAL REFUSED") {
-		t.Errorf("the agent's child dialled the host: %q", tail(buf.String()))
+	readStreamUntil(t, s, &buf, "the agent's dial", func(out string) bool {
+		_, after, ok := strings.Cut(out, "DIAL ")
+		return ok && strings.Contains(after, "\n")
+	})
+	_, said, _ := strings.Cut(buf.String(), "DIAL ")
+	said, _, _ = strings.Cut(said, "\n")
+	if !strings.HasPrefix(said, "REFUSED") || !strings.Contains(said, "ses_dialler") {
+		t.Errorf("the agent's child dialled the host: %q; want it refused, naming the session", said)
 	}
 }
 
@@ -314,20 +318,27 @@ func TestHostDropsSlowClient(t *testing.T) {
 	if exit.Exit == nil || exit.Exit.Code != 0 {
 		t.Fatalf("the flood ended %+v", exit.Exit)
 	}
-	// Now the stalled client reads: its output stopped with a reason.
+	// Now the stalled client reads, up to the reply to a request it
+	// makes now: before it, its output stopped with a reason.
+	req, _ = json.Marshal(hostwire.Request{ID: 2, Op: hostwire.OpStatus})
+	hostwire.WriteFrame(nc, hostwire.TypeRequest, req)
 	var reason string
-	for reason == "" {
+	for {
 		typ, p, err := r.Next()
 		if err != nil {
 			t.Fatalf("the stalled client's connection: %v", err)
 		}
 		var ev hostwire.Event
+		var rep hostwire.Reply
 		if typ == hostwire.TypeEvent && json.Unmarshal(p, &ev) == nil && ev.Kind == hostwire.EventDetached {
 			reason = ev.Reason
 		}
+		if typ == hostwire.TypeReply && json.Unmarshal(p, &rep) == nil && rep.ID == 2 {
+			break
+		}
 	}
 	if !strings.Contains(reason, "behind") {
-		t.Errorf("detached because %q", reason)
+		t.Errorf("the stalled client was detached because %q; want it told it fell behind", reason)
 	}
 	rec, _ := readCast(t, l.Recording.Path)
 	if want := flood.AsTerminalOutput(n); !bytes.Equal([]byte(rec), want) {
