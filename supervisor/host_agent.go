@@ -37,12 +37,12 @@ type hostAgent struct {
 	done     chan struct{} // exit set, files removed, connections told
 
 	mu       sync.Mutex
-	ring     *outputRing             // guarded by mu
-	attached map[*hostConn]struct{}  // guarded by mu
-	cols     int                     // guarded by mu
-	rows     int                     // guarded by mu
-	stopping string                  // the reason a stop gave; guarded by mu
-	exit     *hostwire.Exit          // guarded by mu
+	ring     *outputRing            // guarded by mu
+	attached map[*hostConn]struct{} // guarded by mu
+	cols     int                    // guarded by mu
+	rows     int                    // guarded by mu
+	stopping string                 // the reason a stop gave; guarded by mu
+	exit     *hostwire.Exit         // guarded by mu
 }
 
 // startHostAgent starts l's agent and its recording. ended is called once,
@@ -51,9 +51,10 @@ func startHostAgent(l hostwire.Launch, cfg *HostConfig, ended func(*hostAgent)) 
 	if l.Cols == 0 || l.Rows == 0 {
 		l.Cols, l.Rows = 120, 40
 	}
+	if err := checkSize(l.Cols, l.Rows); err != nil {
+		return nil, err
+	}
 	switch {
-	case l.Cols < 2 || l.Rows < 1 || l.Cols > 1000 || l.Rows > 500:
-		return nil, fmt.Errorf("terminal size %dx%d out of range", l.Cols, l.Rows)
 	case !strings.HasPrefix(l.Session, "ses_") || strings.ContainsAny(l.Session, `/\.`) || len(l.Session) > hostwire.MaxSessionID:
 		return nil, fmt.Errorf("bad session id %q", l.Session)
 	case l.Path == "":
@@ -239,8 +240,8 @@ func (a *hostAgent) sendInput(p []byte) error {
 // resize changes the terminal's size; the recording notes it in order
 // with the output.
 func (a *hostAgent) resize(cols, rows int) error {
-	if cols < 2 || rows < 1 || cols > 1000 || rows > 500 {
-		return fmt.Errorf("terminal size %dx%d out of range", cols, rows)
+	if err := checkSize(cols, rows); err != nil {
+		return err
 	}
 	a.mu.Lock()
 	if a.exit != nil {
@@ -253,15 +254,25 @@ func (a *hostAgent) resize(cols, rows int) error {
 	return a.proc.Resize(uint16(cols), uint16(rows))
 }
 
-// hostSignals are the signals a client may send by name.
-var hostSignals = map[string]syscall.Signal{
-	"interrupt": syscall.SIGINT, "terminate": syscall.SIGTERM, "hangup": syscall.SIGHUP, "kill": syscall.SIGKILL,
+// hostSignal is the signal a client names.
+func hostSignal(name string) (syscall.Signal, bool) {
+	switch name {
+	case "interrupt":
+		return syscall.SIGINT, true
+	case "terminate":
+		return syscall.SIGTERM, true
+	case "hangup":
+		return syscall.SIGHUP, true
+	case "kill":
+		return syscall.SIGKILL, true
+	}
+	return 0, false
 }
 
 // signal sends one signal the way the agent's terminal would
 // (Process.SignalGroup).
 func (a *hostAgent) signal(name string) error {
-	sig, ok := hostSignals[name]
+	sig, ok := hostSignal(name)
 	if !ok {
 		return fmt.Errorf("unknown signal %q", name)
 	}

@@ -76,24 +76,7 @@ func BenchmarkHostPTY(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		start := time.Now()
-		s, err := sv.Launch(LaunchSpec{SessionID: fmt.Sprintf("ses_bench%d", i), Dir: dir, Cols: 200, Rows: 50, Profile: prof})
-		if err != nil {
-			b.Fatal(err)
-		}
-		sub := s.Subscribe()
-		go func() {
-			for range sub.Ready() {
-				if _, _, ended := sub.Read(); ended {
-					return
-				}
-			}
-		}()
-		<-s.Done()
-		supervised += time.Since(start)
-		sv.Forget(s.ID())
-		os.Remove(s.Info().Recording)
-
+		supervised += floodSupervised(b, sv, LaunchSpec{SessionID: fmt.Sprintf("ses_bench%d", i), Dir: dir, Cols: 200, Rows: 50, Profile: prof})
 		host += hosted(fmt.Sprintf("ses_host%d", i), false)
 		hostVT += hosted(fmt.Sprintf("ses_hostvt%d", i), true)
 	}

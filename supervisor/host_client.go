@@ -27,10 +27,10 @@ type HostClient struct {
 	wmu sync.Mutex // serialises frames written
 
 	mu      sync.Mutex
-	next    uint64                          // guarded by mu
-	pending map[uint64]chan hostwire.Reply  // guarded by mu
-	streams map[string]*HostStream          // guarded by mu
-	err     error                           // why it ended; guarded by mu, set before done closes
+	next    uint64                         // guarded by mu
+	pending map[uint64]chan hostwire.Reply // guarded by mu
+	streams map[string]*HostStream         // guarded by mu
+	err     error                          // why it ended; guarded by mu, set before done closes
 }
 
 // hostStreamLimit is how far a HostStream's reader may fall behind before

@@ -27,10 +27,10 @@ type hostConn struct {
 	wake chan struct{} // capacity 1: "there is something to write"
 
 	mu     sync.Mutex
-	frames []outFrame             // guarded by mu
-	queued int                    // bytes in frames; guarded by mu
-	closed bool                   // guarded by mu
-	agents map[string]*hostAgent  // attached to; guarded by mu
+	frames []outFrame            // guarded by mu
+	queued int                   // bytes in frames; guarded by mu
+	closed bool                  // guarded by mu
+	agents map[string]*hostAgent // attached to; guarded by mu
 }
 
 // outFrame is one frame to write: head, then data (an output frame's

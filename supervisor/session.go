@@ -335,8 +335,8 @@ func (s *Session) Paste(text string) error {
 
 // Resize changes the terminal size of the PTY and the emulator together.
 func (s *Session) Resize(cols, rows int) error {
-	if cols < 2 || rows < 1 || cols > 1000 || rows > 500 {
-		return fmt.Errorf("terminal size %dx%d out of range", cols, rows)
+	if err := checkSize(cols, rows); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	if s.exit != nil {
@@ -357,6 +357,15 @@ func (s *Session) Resize(cols, rows int) error {
 	s.mu.Unlock()
 	s.recQ.push(chunk{at: time.Now(), data: nil, resize: [2]int{cols, rows}})
 	return s.process().Resize(uint16(cols), uint16(rows))
+}
+
+// checkSize refuses a terminal size no one would ask for: a screen that
+// large would cost the emulator more than it is worth.
+func checkSize(cols, rows int) error {
+	if cols < 2 || rows < 1 || cols > 1000 || rows > 500 {
+		return fmt.Errorf("terminal size %dx%d out of range", cols, rows)
+	}
+	return nil
 }
 
 // Stop ends the agent: an interrupt to its terminal's foreground job, then
