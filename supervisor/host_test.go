@@ -345,3 +345,50 @@ func TestHostDropsSlowClient(t *testing.T) {
 		t.Errorf("the recording has %d bytes, want the %d the agent wrote", len(rec), len(want))
 	}
 }
+
+// Several clients attached to one agent each get its output whole and in
+// order, whenever they attached: a late one from its catch-up on.
+func TestHostSeveralClients(t *testing.T) {
+	t.Parallel()
+	h, first, dir := startTestHost(t, time.Minute)
+	ctx := context.Background()
+	_, s1, err := first.Launch(ctx, withAttach(seqLaunch(dir, "ses_shared")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out1 bytes.Buffer
+	readStreamUntil(t, s1, &out1, "seq 5", func(out string) bool { return strings.Contains(out, "seq 5\r\n") })
+	second, err := DialHost(ctx, h.Socket, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	s2, err := second.Attach(ctx, "ses_shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out2 bytes.Buffer
+	for _, x := range []struct {
+		s   *HostStream
+		out *bytes.Buffer
+	}{{s1, &out1}, {s2, &out2}} {
+		readStreamUntil(t, x.s, x.out, "seq 20", func(out string) bool { return strings.Contains(out, "seq 20\r\n") })
+	}
+	if _, err := first.Stop(ctx, "ses_shared", 0, true); err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range []struct {
+		s   *HostStream
+		out *bytes.Buffer
+	}{{s1, &out1}, {s2, &out2}} {
+		readStreamUntil(t, x.s, x.out, "the end", func(string) bool { return x.s.Exit() != nil })
+		if err := x.s.Err(); err != nil {
+			t.Errorf("client %d: %v", i+1, err)
+		}
+		checkSeq(t, fmt.Sprintf("client %d", i+1), seqNumbers(x.out.String()), 1, 20)
+	}
+	// Both hold the same bytes: the second from its catch-up's start.
+	if a, b := out1.Bytes(), out2.Bytes(); !bytes.Equal(a[s2.Attached().Offset:], b) {
+		t.Errorf("the clients got different output: %d and %d bytes from offset %d", len(a), len(b), s2.Attached().Offset)
+	}
+}
