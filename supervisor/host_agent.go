@@ -33,6 +33,9 @@ type hostAgent struct {
 	stopIn    chan struct{}
 	log       *slog.Logger
 
+	// begin starts reading the terminal, recording and waiting for the
+	// agent; called once, after startHostAgent.
+	begin    func()
 	readDone chan struct{} // the read loop has ended
 	done     chan struct{} // exit set, files removed, connections told
 
@@ -45,8 +48,10 @@ type hostAgent struct {
 	exit     *hostwire.Exit         // guarded by mu
 }
 
-// startHostAgent starts l's agent and its recording. ended is called once,
-// from the agent's goroutine, after it has exited and done is closed.
+// startHostAgent starts l's agent and its recording. Its terminal is not
+// read until begin: a client attached before then gets every byte. ended
+// is called once, from the agent's goroutine, after it has exited and done
+// is closed.
 func startHostAgent(l hostwire.Launch, cfg *HostConfig, ended func(*hostAgent)) (*hostAgent, error) {
 	if l.Cols == 0 || l.Rows == 0 {
 		l.Cols, l.Rows = 120, 40
@@ -92,12 +97,14 @@ func startHostAgent(l hostwire.Launch, cfg *HostConfig, ended func(*hostAgent)) 
 		readDone: make(chan struct{}), done: make(chan struct{}),
 		ring: newOutputRing(cfg.Ring), attached: map[*hostConn]struct{}{}, cols: l.Cols, rows: l.Rows,
 	}
-	recDone := make(chan error, 1)
 	rec := newRecorder(f.Name(), f, w, &recAt, l.Recording.Cap, log)
-	goInBackground(func() { recDone <- recordQueue(a.recQ, rec) })
-	go a.write()
-	go a.readLoop()
-	go a.run(recDone, cfg.DrainWait, ended)
+	a.begin = func() {
+		recDone := make(chan error, 1)
+		goInBackground(func() { recDone <- recordQueue(a.recQ, rec) })
+		go a.write()
+		go a.readLoop()
+		go a.run(recDone, cfg.DrainWait, ended)
+	}
 	return a, nil
 }
 

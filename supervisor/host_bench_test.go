@@ -16,6 +16,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/supervisor/hostwire"
+	"github.com/switchboard-dev/switchboard/supervisor/internal/flood"
 	"github.com/switchboard-dev/switchboard/supervisor/vt"
 )
 
@@ -46,6 +47,7 @@ func BenchmarkHostPTY(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Close()
+	want := len(flood.AsTerminalOutput(n))
 	prof := profile.Profile{ID: "flood", Name: "flood", Command: bin, Args: []string{"flood", strconv.Itoa(n)}, Prompt: profile.PromptNone}
 	hosted := func(id string, emulate bool) time.Duration {
 		start := time.Now()
@@ -59,8 +61,13 @@ func BenchmarkHostPTY(b *testing.B) {
 		if emulate {
 			term = vt.New(200, 50, vt.WithScrollback(10000))
 		}
+		got := 0
 		for range s.Ready() {
-			data, _, ended := s.Read()
+			data, dropped, ended := s.Read()
+			if dropped > 0 {
+				b.Fatalf("the client dropped %d bytes", dropped)
+			}
+			got += len(data)
 			if term != nil {
 				term.Write(data)
 			}
@@ -69,6 +76,9 @@ func BenchmarkHostPTY(b *testing.B) {
 			}
 		}
 		d := time.Since(start)
+		if err := s.Err(); err != nil || got != want {
+			b.Fatalf("the client got %d bytes of %d (%v)", got, want, err)
+		}
 		os.Remove(rec)
 		return d
 	}

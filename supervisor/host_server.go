@@ -279,17 +279,26 @@ func (h *hostServer) handle(c *hostConn, req hostwire.Request) {
 			fail(errors.New("launch: no agent given"))
 			return
 		}
-		a, err := h.launch(*req.Launch)
+		var attach func(*hostAgent)
+		if req.Launch.Attach {
+			// Before the agent's terminal is first read: from its
+			// first byte, whatever it prints at once.
+			attach = func(a *hostAgent) {
+				info := a.info()
+				reply.Agent = &info
+				a.attach(c, reply)
+			}
+		}
+		a, err := h.launch(*req.Launch, attach)
 		if err != nil {
 			fail(err)
 			return
 		}
-		info := a.info()
-		reply.Agent = &info
-		if req.Launch.Attach {
-			a.attach(c, reply)
+		if attach != nil {
 			return
 		}
+		info := a.info()
+		reply.Agent = &info
 	case hostwire.OpAttach:
 		a.attach(c, reply)
 		return
@@ -381,8 +390,9 @@ func (h *hostServer) input(c *hostConn, id string, data []byte) {
 }
 
 // launch starts an agent, unless the host is on its way out (the client
-// starts another host then) or the session already runs here.
-func (h *hostServer) launch(l hostwire.Launch) (*hostAgent, error) {
+// starts another host then) or the session already runs here. attach, when
+// set, is called before the agent's output is first read.
+func (h *hostServer) launch(l hostwire.Launch, attach func(*hostAgent)) (*hostAgent, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closing {
@@ -395,6 +405,10 @@ func (h *hostServer) launch(l hostwire.Launch) (*hostAgent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("launch %s: %w", l.Session, err)
 	}
+	if attach != nil {
+		attach(a)
+	}
+	a.begin()
 	h.agents[a.id] = a
 	h.lastLaunch = time.Now()
 	h.idle.Stop()
