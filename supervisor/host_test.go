@@ -392,3 +392,36 @@ func TestHostSeveralClients(t *testing.T) {
 		t.Errorf("the clients got different output: %d and %d bytes from offset %d", len(a), len(b), s2.Attached().Offset)
 	}
 }
+
+// A host told to go (SIGTERM, as at logout) stops its agents before it
+// exits: none is left running without a host.
+func TestHostStopsAgentsWhenTerminated(t *testing.T) {
+	t.Parallel()
+	h, c, dir := startTestHost(t, time.Minute)
+	ctx := context.Background()
+	ag, s, err := c.Launch(ctx, withAttach(seqLaunch(dir, "ses_term")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	readStreamUntil(t, s, &out, "seq 3", func(out string) bool { return strings.Contains(out, "seq 3\r\n") })
+	if err := syscall.Kill(h.PID, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	readStreamUntil(t, s, &out, "the agent's end", func(string) bool { return s.Exit() != nil })
+	if e := s.Exit(); e.Reason != "stopped" && e.Reason != "killed" {
+		t.Errorf("the agent ended %+v, want stopped", e)
+	}
+	end, stop := nearDeadline(t)
+	defer stop()
+	select {
+	case <-h.Exited():
+	case <-end:
+		t.Fatal("the host did not exit after SIGTERM")
+	}
+	if !eventually(t, func() bool { return len(sessionMembers(ag.PID)) == 0 }) {
+		t.Errorf("processes %v of the agent outlived its host", sessionMembers(ag.PID))
+	}
+	rec, _ := readCast(t, ag.Recording)
+	checkSeq(t, "recording", seqNumbers(rec), 1, 3)
+}
