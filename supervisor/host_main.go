@@ -34,6 +34,7 @@ func RunHost(args []string, binary string) int {
 		fmt.Fprintln(os.Stderr, "usage: switchboard agent-host --dir RUNTIME [--linger DURATION] [--ready-fd N]")
 		return 2
 	}
+	hardenHost()
 	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()

@@ -3,6 +3,7 @@
 package supervisor
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -91,7 +92,6 @@ type hostServer struct {
 // returns, so that none is left without a host.
 func ServeHost(ctx context.Context, cfg HostConfig) error {
 	cfg.defaults()
-	hardenHost()
 	sock := HostSocketPath(cfg.Dir, os.Getpid())
 	ln, err := listenOwnerOnly(sock)
 	if err != nil {
@@ -115,16 +115,17 @@ func ServeHost(ctx context.Context, cfg HostConfig) error {
 	}
 	accepted := make(chan error, 1)
 	go func() { accepted <- h.acceptLoop() }()
-	var why error
+	var why, failed error
 	select {
 	case <-h.quit:
 	case <-ctx.Done():
 		why = ctx.Err()
 	case err := <-accepted:
 		why = fmt.Errorf("accept clients: %w", err)
+		failed = why
 	}
 	h.shutdown(why)
-	return nil
+	return failed
 }
 
 func (h *hostServer) acceptLoop() error {
@@ -322,7 +323,7 @@ func (h *hostServer) handle(c *hostConn, req hostwire.Request) {
 	case hostwire.OpStop:
 		grace, kill := h.cfg.StopGrace, false
 		if req.Stop != nil {
-			grace, kill = cmp0(req.Stop.Grace, grace), req.Stop.Kill
+			grace, kill = cmp.Or(req.Stop.Grace, grace), req.Stop.Kill
 		}
 		go func() {
 			if err := a.stop(h.stopped, grace, kill); err != nil {
@@ -354,13 +355,6 @@ func (h *hostServer) handle(c *hostConn, req hostwire.Request) {
 		return
 	}
 	c.send(hostwire.TypeReply, reply)
-}
-
-func cmp0(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
 }
 
 func (h *hostServer) status() hostwire.Status {
