@@ -52,8 +52,12 @@ func startTestHost(t testing.TB, linger time.Duration) (*StartedHost, *HostClien
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		syscall.Kill(h.PID, syscall.SIGTERM)
-		<-h.Exited()
+		select {
+		case <-h.Exited(): // reaped: its pid may be another's now
+		default:
+			syscall.Kill(h.PID, syscall.SIGTERM)
+			<-h.Exited()
+		}
 		checkHostLog(t, dir)
 	})
 	c, err := DialHost(ctx, h.Socket, "test")

@@ -302,11 +302,9 @@ func TestHostDropsSlowClient(t *testing.T) {
 	if typ, _, err := r.Next(); err != nil || typ != hostwire.TypeHello {
 		t.Fatalf("hello: %s %v", typ, err)
 	}
-	ctx := context.Background()
-	if _, _, err := c.Launch(ctx, l); err != nil {
-		t.Fatal(err)
-	}
-	req, _ := json.Marshal(hostwire.Request{ID: 1, Op: hostwire.OpAttach, Session: "ses_flood"})
+	// It launches the agent itself, attached from the first byte.
+	l.Attach = true
+	req, _ := json.Marshal(hostwire.Request{ID: 1, Op: hostwire.OpLaunch, Launch: &l})
 	hostwire.WriteFrame(nc, hostwire.TypeRequest, req)
 	var exit hostwire.Event
 	for ev := range c.Events() {
