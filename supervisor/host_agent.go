@@ -50,8 +50,8 @@ type hostAgent struct {
 
 // startHostAgent starts l's agent and its recording. Its terminal is not
 // read until begin: a client attached before then gets every byte. ended
-// is called once, from the agent's goroutine, after it has exited and done
-// is closed.
+// is called once, from the agent's goroutine, after it has exited and its
+// exit is set, before done is closed.
 func startHostAgent(l hostwire.Launch, cfg *HostConfig, ended func(*hostAgent)) (*hostAgent, error) {
 	if l.Cols == 0 || l.Rows == 0 {
 		l.Cols, l.Rows = 120, 40
@@ -167,8 +167,10 @@ func (a *hostAgent) run(recDone <-chan error, drain time.Duration, ended func(*h
 	a.attached = map[*hostConn]struct{}{}
 	a.mu.Unlock()
 	a.log.Info("agent ended", "code", exit.Code, "signal", exit.Signal, "reason", exit.Reason)
-	close(a.done)
+	// Told before done: whoever waits for the agent (a stop, the host's
+	// shutdown) finds every client told.
 	ended(a)
+	close(a.done)
 }
 
 // info describes the agent.
@@ -187,14 +189,12 @@ func (a *hostAgent) info() hostwire.Agent {
 	return ag
 }
 
-// ended reports whether the agent has exited.
+// ended reports whether the agent has exited and its exit is set (done
+// may not be closed yet: clients are told first).
 func (a *hostAgent) ended() bool {
-	select {
-	case <-a.done:
-		return true
-	default:
-		return false
-	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.exit != nil
 }
 
 // attach queues on c the reply (with Attached set), the catch-up and,
