@@ -25,6 +25,9 @@ type hostConn struct {
 	r    *hostwire.Reader // what follows the hello
 	log  *slog.Logger
 	wake chan struct{} // capacity 1: "there is something to write"
+	// served is closed when serve has returned: the queue flushed (or
+	// given up on) and the connection closed.
+	served chan struct{}
 
 	mu     sync.Mutex
 	frames []outFrame            // guarded by mu
@@ -50,7 +53,7 @@ const (
 )
 
 func newHostConn(h *hostServer, nc net.Conn, r *hostwire.Reader, log *slog.Logger) *hostConn {
-	return &hostConn{h: h, nc: nc, r: r, log: log, wake: make(chan struct{}, 1), agents: map[string]*hostAgent{}}
+	return &hostConn{h: h, nc: nc, r: r, log: log, wake: make(chan struct{}, 1), served: make(chan struct{}), agents: map[string]*hostAgent{}}
 }
 
 // serve reads the client's frames until it goes away; the writer runs
@@ -65,6 +68,7 @@ func (c *hostConn) serve() {
 		c.close()
 		<-writerDone
 		c.h.forget(c)
+		close(c.served)
 	}()
 	for {
 		t, p, err := c.r.Next()

@@ -502,6 +502,11 @@ func (h *hostServer) shutdown(why error) {
 	for _, c := range conns {
 		c.shutdown()
 	}
+	// The process exits when this returns: what each client has been
+	// told (its agents' exits) must be on its socket first.
+	for _, c := range conns {
+		<-c.served
+	}
 	h.cfg.Log.Info("agent host exited", "why", why)
 }
 
