@@ -41,12 +41,10 @@ type hostConn struct {
 type outFrame struct{ head, data []byte }
 
 const (
-	// connOutputLimit is the output a connection may have waiting before
-	// the agent that would add more detaches it.
-	connOutputLimit = 8 << 20
 	// connQueueLimit is everything a connection may have waiting (the
-	// catch-up of several agents, replies) before it is closed.
-	connQueueLimit = 64 << 20
+	// catch-up of many agents, replies) before it is closed: a client
+	// that asks and never reads.
+	connQueueLimit = 256 << 20
 	// connFlushWait is how long a closing connection gets to take what
 	// is still queued for it.
 	connFlushWait = 2 * time.Second
@@ -166,12 +164,12 @@ func (c *hostConn) send(t hostwire.Type, v any) {
 }
 
 // offerOutput queues an output frame unless the connection already has
-// connOutputLimit bytes waiting: then it returns false, and the caller
+// HostConfig.Backlog bytes waiting: then it returns false, and the caller
 // detaches it. It never waits. data must never be written again.
 func (c *hostConn) offerOutput(id string, off uint64, data []byte) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed || c.queued+len(data) > connOutputLimit {
+	if c.closed || c.queued+len(data) > c.h.cfg.Backlog {
 		return false
 	}
 	c.queueOutputLocked(id, off, data)

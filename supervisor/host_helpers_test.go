@@ -45,9 +45,16 @@ func testHostStart(t testing.TB, dir string, linger time.Duration) HostStart {
 func startTestHost(t testing.TB, linger time.Duration) (*StartedHost, *HostClient, string) {
 	t.Helper()
 	dir := shortTempDir(t)
+	h, c := startTestHostWith(t, testHostStart(t, dir, linger))
+	return h, c, dir
+}
+
+func startTestHostWith(t testing.TB, start HostStart) (*StartedHost, *HostClient) {
+	t.Helper()
+	dir := start.Dir
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	h, err := StartHost(ctx, testHostStart(t, dir, linger))
+	h, err := StartHost(ctx, start)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +72,7 @@ func startTestHost(t testing.TB, linger time.Duration) (*StartedHost, *HostClien
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return h, c, dir
+	return h, c
 }
 
 // shortTempDir is a temporary folder with a short path: a Unix socket's

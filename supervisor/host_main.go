@@ -27,6 +27,7 @@ func RunHost(args []string, binary string) int {
 	dir := fs.String("dir", "", "Switchboard's runtime `folder`")
 	linger := fs.Duration("linger", 0, "how long to wait for a launch with no agent left (default 30s)")
 	readyFD := fs.Int("ready-fd", -1, "file descriptor to write the socket's path to once listening, then close")
+	backlog := fs.Int("backlog", 0, "output `bytes` a client may fall behind before it is detached (default 32 MiB)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -45,7 +46,7 @@ func RunHost(args []string, binary string) int {
 	if *readyFD >= 0 {
 		ready = os.NewFile(uintptr(*readyFD), "ready")
 	}
-	cfg := HostConfig{Dir: *dir, Binary: binary, Linger: *linger, Log: log, Ready: func(sock string) {
+	cfg := HostConfig{Dir: *dir, Binary: binary, Linger: *linger, Backlog: *backlog, Log: log, Ready: func(sock string) {
 		if ready != nil {
 			fmt.Fprintf(ready, "%s %s\n", hostReady, sock)
 			ready.Close()

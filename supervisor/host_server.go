@@ -43,6 +43,10 @@ type HostConfig struct {
 	// Ring is how much recent output of each agent the host keeps for a
 	// client that attaches (4 MiB).
 	Ring int
+	// Backlog is how much output a client may have waiting before the
+	// agent it falls behind detaches it (32 MiB: a burst the client's
+	// reader was not scheduled for).
+	Backlog int
 	Log  *slog.Logger
 	// Ready, when set, is called with the socket's path once it listens.
 	Ready func(socket string)
@@ -59,6 +63,9 @@ func (c *HostConfig) defaults() {
 	set(&c.DrainWait, time.Second)
 	if c.Ring <= 0 {
 		c.Ring = 4 << 20
+	}
+	if c.Backlog <= 0 {
+		c.Backlog = 32 << 20
 	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)

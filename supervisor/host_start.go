@@ -26,6 +26,8 @@ type HostStart struct {
 	// Linger is the host's wait for a launch with no agent left (0: its
 	// default).
 	Linger time.Duration
+	// Backlog is HostConfig.Backlog (0: its default).
+	Backlog int
 	// Env is the host's environment (default os.Environ()), without what
 	// hostEnv removes. Agents do not inherit it: each launch carries its
 	// agent's.
@@ -81,6 +83,9 @@ func StartHost(ctx context.Context, s HostStart) (*StartedHost, error) {
 	args := []string{HostArg, "--dir", s.Dir, "--ready-fd", "3"}
 	if s.Linger > 0 {
 		args = append(args, "--linger", s.Linger.String())
+	}
+	if s.Backlog > 0 {
+		args = append(args, "--backlog", strconv.Itoa(s.Backlog))
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = hostEnv(s.Env)

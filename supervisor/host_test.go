@@ -282,11 +282,14 @@ func TestHostRefusesItsAgents(t *testing.T) {
 // every byte.
 func TestHostDropsSlowClient(t *testing.T) {
 	t.Parallel()
-	h, c, dir := startTestHost(t, time.Minute)
-	// More than the connection's queue and the socket's buffers hold.
+	dir := shortTempDir(t)
+	start := testHostStart(t, dir, time.Minute)
+	start.Backlog = 4 << 20
+	h, c := startTestHostWith(t, start)
+	// More than the backlog and the socket's buffers hold.
 	n := floodSize(32 << 20)
 	if raceEnabled {
-		n = floodSize(16 << 20)
+		n = floodSize(12 << 20)
 	}
 	l := seqLaunch(dir, "ses_flood")
 	l.Path, l.Args = standinBin(t), []string{"flood", fmt.Sprint(n)}
