@@ -47,7 +47,7 @@ type HostConfig struct {
 	// agent it falls behind detaches it (32 MiB: a burst the client's
 	// reader was not scheduled for).
 	Backlog int
-	Log  *slog.Logger
+	Log     *slog.Logger
 	// Ready, when set, is called with the socket's path once it listens.
 	Ready func(socket string)
 }
