@@ -24,6 +24,7 @@ func init() { runtime.LockOSThread() }
 // neither lower nor end on, before the tests.
 func TestMain(m *testing.M) {
 	confine.RunHelper(os.Args)
+	runTestHost()
 	type place struct {
 		tid, nice int
 		err       error

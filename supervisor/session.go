@@ -319,8 +319,8 @@ func (s *Session) Paste(text string) error {
 
 // Resize changes the terminal size of the PTY and the emulator together.
 func (s *Session) Resize(cols, rows int) error {
-	if cols < 2 || rows < 1 || cols > 1000 || rows > 500 {
-		return fmt.Errorf("terminal size %dx%d out of range", cols, rows)
+	if err := checkSize(cols, rows); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	if s.exit != nil {
@@ -343,6 +343,15 @@ func (s *Session) Resize(cols, rows int) error {
 	return s.process().Resize(uint16(cols), uint16(rows))
 }
 
+// checkSize refuses a terminal size no one would ask for: a screen that
+// large would cost the emulator more than it is worth.
+func checkSize(cols, rows int) error {
+	if cols < 2 || rows < 1 || cols > 1000 || rows > 500 {
+		return fmt.Errorf("terminal size %dx%d out of range", cols, rows)
+	}
+	return nil
+}
+
 // Stop ends the agent: an interrupt to its terminal's foreground job, then
 // after grace a terminate (with a hangup) to its session, then a second
 // later a kill of everything it started. With kill it goes straight to the
@@ -354,28 +363,41 @@ func (s *Session) Stop(ctx context.Context, kill bool) (Exit, error) {
 		s.stopping = "stopped"
 	}
 	s.mu.Unlock()
+	killing := func() {
+		s.mu.Lock()
+		s.stopping = "killed"
+		s.mu.Unlock()
+	}
+	if err := stopSteps(ctx, s.process, s.done, s.cfg.StopGrace, kill, killing, s.log.With("session", s.id)); err != nil {
+		return Exit{}, err
+	}
+	return *s.Exit(), nil
+}
+
+// stopSteps ends what proc names (asked again each step: a setup may hand
+// over to the agent in between): an interrupt, after grace a terminate and
+// a hangup, a second later a kill of its whole process set (killing is
+// called first). With kill it goes straight to the kill. It returns nil once
+// done is closed, or ctx's error.
+func stopSteps(ctx context.Context, proc func() *Process, done <-chan struct{}, grace time.Duration, kill bool, killing func(), log *slog.Logger) error {
 	steps := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL}
 	if kill {
 		steps = steps[2:]
 	}
 	for i, sig := range steps {
 		if sig == syscall.SIGKILL {
-			s.mu.Lock()
-			s.stopping = "killed"
-			s.mu.Unlock()
+			killing()
 		}
-		// The process now, each step: a setup may have handed over to
-		// the agent in between.
-		proc := s.process()
-		if err := proc.SignalGroup(sig); err != nil {
-			s.log.Warn("signal agent", "session", s.id, "signal", sig, "err", err)
+		p := proc()
+		if err := p.SignalGroup(sig); err != nil {
+			log.Warn("signal agent", "signal", sig, "err", err)
 		}
 		if sig == syscall.SIGTERM {
 			// Interactive shells ignore SIGTERM but end on a hangup, which
 			// is what closing a terminal window sends.
-			proc.SignalGroup(syscall.SIGHUP)
+			p.SignalGroup(syscall.SIGHUP)
 		}
-		wait := s.cfg.StopGrace
+		wait := grace
 		switch {
 		case i == len(steps)-1:
 			wait = time.Hour // after the kill there is nothing left but to wait
@@ -387,16 +409,16 @@ func (s *Session) Stop(ctx context.Context, kill bool) (Exit, error) {
 		}
 		timer := time.NewTimer(wait)
 		select {
-		case <-s.done:
+		case <-done:
 			timer.Stop()
-			return *s.Exit(), nil
+			return nil
 		case <-ctx.Done():
 			timer.Stop()
-			return Exit{}, ctx.Err()
+			return ctx.Err()
 		case <-timer.C:
 		}
 	}
-	return Exit{}, errors.New("unreachable")
+	return errors.New("unreachable")
 }
 
 // questionMarks are what agent CLIs and common tools show when they wait
@@ -458,22 +480,7 @@ func reap(p *Process) Exit {
 // recording, files removed, exit recorded, subscribers told.
 func (s *Session) finish(recDone <-chan error, exit Exit) {
 	proc := s.process()
-	// The leader is gone; what it started may still hold the terminal
-	// open. Give the output a moment to drain, then end the group so the
-	// read loop sees the end.
-	select {
-	case <-s.readDone:
-	case <-time.After(s.cfg.DrainWait):
-		proc.SignalGroup(syscall.SIGKILL)
-		select {
-		case <-s.readDone:
-		case <-time.After(s.cfg.DrainWait):
-			// A grandchild in another session keeps the terminal: close
-			// our side so the read fails.
-			proc.Close()
-			<-s.readDone
-		}
-	}
+	drainPTY(proc, s.readDone, s.cfg.DrainWait)
 	close(s.stopIn)
 	s.emuQ.close()
 	s.recQ.close()
@@ -506,6 +513,26 @@ func (s *Session) finish(recDone <-chan error, exit Exit) {
 	// then finds the session ended everywhere.
 	s.cfg.Exited(s.id, exit)
 	close(s.done)
+}
+
+// drainPTY waits for the read loop of proc's terminal to end (readDone)
+// once proc has exited. What it started may still hold the terminal open:
+// the output gets wait to drain, then the group is killed so the read loop
+// sees the end, and wait later our side is closed.
+func drainPTY(proc *Process, readDone <-chan struct{}, wait time.Duration) {
+	select {
+	case <-readDone:
+	case <-time.After(wait):
+		proc.SignalGroup(syscall.SIGKILL)
+		select {
+		case <-readDone:
+		case <-time.After(wait):
+			// A grandchild in another session keeps the terminal: close
+			// our side so the read fails.
+			proc.Close()
+			<-readDone
+		}
+	}
 }
 
 // openRecording creates the recording file (owner-only) and its writer.

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"io"
 	"os"
 	"time"
 
@@ -13,7 +14,21 @@ import (
 // readLoop is the only reader of the PTY.
 func (s *Session) readLoop() {
 	defer close(s.readDone)
-	tty := s.master
+	readChunks(s.master, func(c chunk) {
+		s.recQ.push(c)
+		s.emuQ.push(c)
+		s.mu.Lock()
+		for sub := range s.subs {
+			sub.offer(c.data)
+		}
+		s.mu.Unlock()
+	})
+}
+
+// readChunks reads tty until a read fails, and hands each read to deliver
+// as a chunk stamped with its time: the read loop of a session here and of
+// an agent host's agent (host_agent.go).
+func readChunks(tty io.Reader, deliver func(chunk)) {
 	// Reads land in a slab that chunks are cut from: a chunk is shared,
 	// read-only, by every consumer, so it cannot be a reused buffer, and a
 	// fresh 32 KiB buffer per read (most reads are a few KiB) would make
@@ -25,15 +40,8 @@ func (s *Session) readLoop() {
 		}
 		n, err := tty.Read(slab[:readSize])
 		if n > 0 {
-			c := chunk{data: slab[:n:n], at: time.Now()}
+			deliver(chunk{data: slab[:n:n], at: time.Now()})
 			slab = slab[n:]
-			s.recQ.push(c)
-			s.emuQ.push(c)
-			s.mu.Lock()
-			for sub := range s.subs {
-				sub.offer(c.data)
-			}
-			s.mu.Unlock()
 		}
 		if err != nil {
 			// EIO once every process has closed the terminal: the normal
@@ -92,13 +100,15 @@ func (s *Session) record(f *os.File, w *asciicast.Writer, at *time.Time, done ch
 	done <- s.recordTo(newRecorder(f.Name(), f, w, at, s.recCap, s.log.With("session", s.id)))
 }
 
-// recordTo drains the recorder queue into r until the queue is closed. It
-// keeps draining after r has failed, so the read loop never waits on a
-// broken disk.
-func (s *Session) recordTo(r *recorder) error {
+// recordTo drains the recorder queue into r until the queue is closed.
+func (s *Session) recordTo(r *recorder) error { return recordQueue(s.recQ, r) }
+
+// recordQueue drains q into r until q is closed. It keeps draining after r
+// has failed, so the read loop never waits on a broken disk.
+func recordQueue(q *queue, r *recorder) error {
 	var batch []chunk
 	for {
-		batch = s.recQ.take(batch)
+		batch = q.take(batch)
 		if batch == nil {
 			return r.close()
 		}
@@ -108,7 +118,7 @@ func (s *Session) recordTo(r *recorder) error {
 		// Flushed when the agent pauses, not after every batch: while it
 		// prints, the next batch is already waiting and the writer's
 		// buffer fills and writes on its own.
-		if s.recQ.idle() {
+		if q.idle() {
 			r.flush()
 		}
 	}

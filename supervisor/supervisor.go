@@ -183,8 +183,8 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 	if spec.Cols == 0 || spec.Rows == 0 {
 		spec.Cols, spec.Rows = 120, 40
 	}
-	if spec.Cols < 2 || spec.Rows < 1 || spec.Cols > 1000 || spec.Rows > 500 {
-		return nil, fmt.Errorf("terminal size %dx%d out of range", spec.Cols, spec.Rows)
+	if err := checkSize(spec.Cols, spec.Rows); err != nil {
+		return nil, err
 	}
 	if !strings.HasPrefix(spec.SessionID, "ses_") || strings.ContainsAny(spec.SessionID, `/\.`) {
 		return nil, fmt.Errorf("bad session id %q", spec.SessionID)

@@ -24,6 +24,7 @@ import (
 	"github.com/switchboard-dev/switchboard/app/daemon"
 	"github.com/switchboard-dev/switchboard/app/daemon/control"
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/supervisor"
 	"github.com/switchboard-dev/switchboard/supervisor/confine"
 )
 
@@ -41,6 +42,11 @@ func Main(args []string, tray Tray) int {
 	// A confined agent's start runs this binary as its sandbox helper
 	// first (confine.HelperArg); it becomes the agent and never returns.
 	confine.RunHelper(append([]string{os.Args[0]}, args...))
+	// The agent host (supervisor.StartHost starts it): it owns agents'
+	// terminals so that they outlive the app.
+	if len(args) > 0 && args[0] == supervisor.HostArg {
+		return supervisor.RunHost(args[1:], Version)
+	}
 	if len(args) > 0 && cli.IsCommand(args[0]) {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
