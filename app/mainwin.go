@@ -40,8 +40,8 @@ type mainParts struct {
 	node  string    // the sidebar row shown in the centre: selection is identity
 	lit   string    // the sidebar row highlighted, as the tree last said
 
-	packets   []store.Packet // as last read, for the sidebar's groups
-	repoOrder []string       // the repositories' ids as listed
+	packets   sidePackets // as last read, grouped for the sidebar
+	repoOrder []string    // the repositories' ids as listed
 	// shownRepos are the repositories' rows the sidebar has shown, opened
 	// the first time.
 	shownRepos map[string]bool
@@ -182,9 +182,9 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 		w.leaveAgent()
 		g.sessions = nil
 	})
-	// Subscribed before the first read, so a change in between is not missed.
+	// Subscribed before the first read (showSessions'), so a change in
+	// between is not missed.
 	changed := g.core.Registry().Changed()
-	w.reload()
 	go w.refreshLoop(changed)
 	g.sessions = w
 	g.windowMenu(g.menuModel())
@@ -212,7 +212,9 @@ func (w *sessionsWindow) showView(v fyne.CanvasObject) {
 	for _, o := range w.centre.Objects {
 		show(o, o == v)
 	}
-	w.centre.Refresh()
+	// The view shown, not the centre: its Refresh would refresh every
+	// view, the hidden board's and packet's too, at each selection.
+	v.Refresh()
 }
 
 // selectNode shows the sidebar's row id in the centre; a group's row
@@ -286,7 +288,7 @@ func (w *sessionsWindow) repoList() []store.Repository {
 // on the old row would point at another item than the one shown (and Stop
 // at the wrong agent). The groups stay as the person left them.
 func (w *sessionsWindow) reselect() {
-	if _, ok := w.model.rows[w.node]; !ok || w.node == "" {
+	if w.node == "" || !w.model.has(w.node) {
 		w.tree.UnselectAll()
 		return
 	}
@@ -296,10 +298,10 @@ func (w *sessionsWindow) reselect() {
 // reveal opens the groups around the row of what the centre shows, newly
 // chosen (a new agent, a question's Show agent), and scrolls to it.
 func (w *sessionsWindow) reveal() {
-	if _, ok := w.model.rows[w.node]; !ok {
+	if !w.model.has(w.node) {
 		return
 	}
-	for p := w.model.parent[w.node]; p != ""; p = w.model.parent[p] {
+	for p := w.model.parentOf(w.node); p != ""; p = w.model.parentOf(p) {
 		w.tree.OpenBranch(p)
 	}
 	w.tree.ScrollTo(w.node)
@@ -313,17 +315,12 @@ func (w *sessionsWindow) rebuildSide() {
 			repos = append(repos, rr)
 		}
 	}
-	w.model = buildSide(repos, w.sessions, w.packets, w.sideBadge)
-	if _, ok := w.model.rows[w.node]; !ok && w.node != "" {
-		// What the centre showed is gone (a repository removed, a packet
-		// beyond the list's reach): it shows what to do next instead.
-		w.leaveAgent()
-		w.node = ""
-		w.showView(w.emptyView)
-	}
-	for _, id := range w.model.children[""] {
+	m := buildSide(repos, w.sessions, w.packets, w.sideBadge)
+	for _, id := range m.children[""] {
 		// A repository shows its agents and packet groups when it first
-		// appears; after that it stays as the person left it.
+		// appears; after that it stays as the person left it. Opened
+		// before the model holds its rows: each OpenBranch lays the tree
+		// out again, and the one Refresh below does it once for all.
 		if strings.HasPrefix(id, nodeRepo) && !w.shownRepos[id] {
 			if w.shownRepos == nil {
 				w.shownRepos = map[string]bool{}
@@ -331,6 +328,14 @@ func (w *sessionsWindow) rebuildSide() {
 			w.shownRepos[id] = true
 			w.tree.OpenBranch(id)
 		}
+	}
+	w.model = m
+	if w.node != "" && !w.model.has(w.node) {
+		// What the centre showed is gone (a repository removed, a packet
+		// beyond the list's reach): it shows what to do next instead.
+		w.leaveAgent()
+		w.node = ""
+		w.showView(w.emptyView)
 	}
 	w.tree.Refresh()
 	w.reselect()

@@ -71,7 +71,7 @@ func TestMainWindowSelectionFollowsTheItem(t *testing.T) {
 
 // reselectTo is a click on the sidebar's row id.
 func (w *sessionsWindow) reselectTo(id string) {
-	for p := w.model.parent[id]; p != ""; p = w.model.parent[p] {
+	for p := w.model.parentOf(id); p != ""; p = w.model.parentOf(p) {
 		w.tree.OpenBranch(p)
 	}
 	w.tree.Select(id)

@@ -213,7 +213,7 @@ func (w *sessionsWindow) reload() {
 		}
 	}
 	if packets, err := view(w.g, mcpserver.MethodWorkList, store.PacketFilter{Limit: workListLimit}); err == nil {
-		w.packets = packets.Packets
+		w.packets = groupPackets(packets.Packets)
 	}
 	listResumable(list.Sessions)
 	w.sessions = list.Sessions
