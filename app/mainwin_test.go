@@ -163,3 +163,39 @@ func TestMainWindowRepositorySettings(t *testing.T) {
 		t.Errorf("the sidebar names it %q", got)
 	}
 }
+
+// A packet shown while its group is closed (picked on the Work board)
+// stays the highlighted row through reloads, though the sidebar has not
+// made its group's rows.
+func TestMainWindowSelectionInAClosedGroup(t *testing.T) {
+	a := test.NewTempApp(t)
+	log, _ := newTestLogger()
+	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
+	repo, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir(), Name: "demo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newPacket := func(title string) string {
+		return workCreatePacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repo.Repository.ID, Title: title}).ID
+	}
+	packet := newPacket("shown")
+	g.showMain()
+	w := g.sessions
+	defer w.win.Close()
+	node := nodePacket + packet
+	group := w.model.parentOf(node)
+	if group == "" || w.tree.IsBranchOpen(group) {
+		t.Fatalf("the packet's group is %q, open: %v; want a closed one", group, w.tree.IsBranchOpen(group))
+	}
+	w.selectNode(node)
+	for range 3 {
+		newPacket("later")
+		w.reload()
+		if w.lit != node || w.node != node || w.packet.selected != packet {
+			t.Fatalf("highlighted %q, shown %q (packet view on %q); want %q", w.lit, w.node, w.packet.selected, node)
+		}
+	}
+	if _, made := w.model.rows[node]; made {
+		t.Error("the rows of a closed group were made")
+	}
+}
