@@ -13,14 +13,7 @@ import (
 // highlighted row and the item shown while agents start and packets
 // arrive above and below it.
 func TestMainWindowSelectionFollowsTheItem(t *testing.T) {
-	a := test.NewTempApp(t)
-	log, _ := newTestLogger()
-	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
-	repo, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir(), Name: "demo"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	repoID := repo.Repository.ID
+	g, repoID := guiWithRepo(t)
 	openSession := func() string { return createExternalSession(t, g, repoID) }
 	newPacket := func(title string) string {
 		return workCreatePacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: title}).ID
@@ -67,6 +60,19 @@ func TestMainWindowSelectionFollowsTheItem(t *testing.T) {
 	if w.selected != agent {
 		t.Errorf("the agent view shows %q, not %q", w.selected, agent)
 	}
+}
+
+// guiWithRepo is a GUI over a registry with one repository, "demo", and
+// that repository's id.
+func guiWithRepo(t *testing.T) (*gui, string) {
+	t.Helper()
+	log, _ := newTestLogger()
+	g := newTestGUI(t, test.NewTempApp(t), &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
+	repo, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir(), Name: "demo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, repo.Repository.ID
 }
 
 // reselectTo is a click on the sidebar's row id.
@@ -168,15 +174,9 @@ func TestMainWindowRepositorySettings(t *testing.T) {
 // stays the highlighted row through reloads, though the sidebar has not
 // made its group's rows.
 func TestMainWindowSelectionInAClosedGroup(t *testing.T) {
-	a := test.NewTempApp(t)
-	log, _ := newTestLogger()
-	g := newTestGUI(t, a, &fakeBackend{endpoint: testEndpoint, token: testToken}, log, func() {})
-	repo, err := invoke(g, mcpserver.MethodRepositoryRegister, mcpserver.RepositoryRegisterArgs{Path: t.TempDir(), Name: "demo"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, repoID := guiWithRepo(t)
 	newPacket := func(title string) string {
-		return workCreatePacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repo.Repository.ID, Title: title}).ID
+		return workCreatePacket(t, g, mcpserver.WorkCreateArgs{RepositoryID: repoID, Title: title}).ID
 	}
 	packet := newPacket("shown")
 	g.showMain()
