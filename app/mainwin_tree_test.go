@@ -2,9 +2,11 @@ package app
 
 import (
 	"fmt"
+	"image/color"
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/switchboard-dev/switchboard/store"
@@ -59,6 +61,39 @@ func TestSideModelMakesPacketRowsWhenOpened(t *testing.T) {
 			}
 			if m.parent[id] != tt.group || m.rows[id].text != tt.packet.Title {
 				t.Errorf("once opened, the packet's row is %+v under %q", m.rows[id], m.parent[id])
+			}
+		})
+	}
+}
+
+// atLeast sizes its objects as a stack does, never below its floor, and
+// a hidden object does not hold it open.
+func TestAtLeast(t *testing.T) {
+	small, wide := canvas.NewRectangle(color.Black), canvas.NewRectangle(color.Black)
+	small.SetMinSize(fyne.NewSize(10, 50))
+	wide.SetMinSize(fyne.NewSize(400, 5))
+	for _, tt := range []struct {
+		name     string
+		objs     []fyne.CanvasObject
+		hideWide bool
+		want     fyne.Size
+	}{
+		{"empty", nil, false, fyne.NewSize(260, 0)},
+		{"under the floor", []fyne.CanvasObject{small}, false, fyne.NewSize(260, 50)},
+		{"wider than the floor", []fyne.CanvasObject{small, wide}, false, fyne.NewSize(400, 50)},
+		{"the wide one hidden", []fyne.CanvasObject{small, wide}, true, fyne.NewSize(260, 50)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			show(wide, !tt.hideWide)
+			c := atLeast(fyne.NewSize(260, 0), tt.objs...)
+			if got := c.MinSize(); got != tt.want {
+				t.Errorf("least size %v, want %v", got, tt.want)
+			}
+			c.Resize(fyne.NewSize(500, 300))
+			for _, o := range tt.objs {
+				if o.Size() != fyne.NewSize(500, 300) || o.Position() != (fyne.Position{}) {
+					t.Errorf("an object at %v, %v", o.Position(), o.Size())
+				}
 			}
 		})
 	}
