@@ -17,8 +17,10 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/switchboard-dev/switchboard/app/termview"
 	"github.com/switchboard-dev/switchboard/mcpserver"
 	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor/vt"
 )
 
 // Main window labels, also what the tests look for.
@@ -66,6 +68,16 @@ type mainParts struct {
 	repo   *repoPane
 
 	questions *questionColumn
+
+	// held is the live terminal's newest screen, held while its tab is not
+	// the one shown.
+	held heldFrame
+}
+
+// heldFrame is a screen for a terminal.
+type heldFrame struct {
+	term *termview.Terminal
+	snap *vt.Snapshot
 }
 
 // showMain opens the main window, or brings it forward.
@@ -112,6 +124,7 @@ func newSessionsWindow(g *gui) *sessionsWindow {
 		container.NewTabItemWithIcon(labelTabReports, theme.ListIcon(), container.NewVScroll(w.reports)))
 	w.tabs.OnSelected = func(t *container.TabItem) {
 		if t == w.termTab {
+			w.showHeldFrame()
 			w.focusTerminal()
 		}
 	}
@@ -265,11 +278,33 @@ func (w *sessionsWindow) leaveAgent() {
 		w.cancelFrames()
 		w.cancelFrames = nil
 	}
+	w.held = heldFrame{}
 	if w.replay != nil {
 		w.replay.close()
 		w.replay = nil
 	}
 	w.selected = ""
+}
+
+// showFrame paints snap on term, the live terminal shown, or holds it
+// while the Terminal tab is not the one shown: a hidden terminal painted at
+// each frame would have the window painted 30 times a second with nothing
+// new to see.
+func (w *sessionsWindow) showFrame(term *termview.Terminal, snap *vt.Snapshot) {
+	if w.tabs.Selected() != w.termTab {
+		w.held = heldFrame{term, snap}
+		return
+	}
+	term.SetSnapshot(snap)
+}
+
+// showHeldFrame paints the screen held while the Terminal tab was hidden,
+// if it is the terminal shown's (not one left as the frame came).
+func (w *sessionsWindow) showHeldFrame() {
+	if h := w.held; h.term != nil && w.terminal() == fyne.Focusable(h.term) {
+		h.term.SetSnapshot(h.snap)
+	}
+	w.held = heldFrame{}
 }
 
 // repoList is the repositories as last read, in no particular order.

@@ -1,12 +1,21 @@
 package app
 
 import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"github.com/switchboard-dev/switchboard/app/termview"
 	"github.com/switchboard-dev/switchboard/mcpserver"
+	"github.com/switchboard-dev/switchboard/profile"
 	"github.com/switchboard-dev/switchboard/store"
+	"github.com/switchboard-dev/switchboard/supervisor"
 )
 
 // Selection is identity in the sidebar: a packet, then an agent, stays the
@@ -198,4 +207,60 @@ func TestMainWindowSelectionInAClosedGroup(t *testing.T) {
 	if _, made := w.model.rows[node]; made {
 		t.Error("the rows of a closed group were made")
 	}
+}
+
+// A live terminal whose tab is hidden (Changes or Reports shown) is not
+// painted at each frame, which would have the window painted 30 times a
+// second with nothing new to see: its newest screen is held, and painted
+// when the Terminal tab is shown again.
+func TestMainWindowHiddenTerminalIsNotPainted(t *testing.T) {
+	dir := t.TempDir()
+	sv := supervisor.New(supervisor.Config{RuntimeDir: filepath.Join(dir, "run"), RecordingsDir: filepath.Join(dir, "rec"),
+		Env: []string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}})
+	t.Cleanup(func() { sv.Close(context.Background()) })
+	const id = "ses_00000000000000000001"
+	agent, err := sv.Launch(supervisor.LaunchSpec{SessionID: id, RepositoryID: "rep_0", Dir: dir, Endpoint: testEndpoint, Token: "unused",
+		Profile: profile.Profile{ID: "shell", Name: "Shell", Command: "/bin/sh", Args: []string{"-c", `while read l; do echo "got $l"; done`},
+			Prompt: profile.PromptNone}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := store.Session{ID: id, Kind: store.SessionSupervised, RepositoryID: "rep_0", Profile: "shell", State: store.SessionRunning, StartedAt: time.Now()}
+	d := &goldenData{repos: []store.Repository{{ID: "rep_0", Name: "demo", Path: dir}}, sessions: []store.Session{s},
+		details: map[string]mcpserver.SessionDetail{id: {Session: s, Questions: []store.Question{}}}}
+	g := newGoldenGUI(t, test.NewTempApp(t), d, sv)
+	g.showSessions(id)
+	w := g.sessions
+	defer w.win.Close()
+	term := w.termBox.Objects[0].(*termview.Terminal)
+	onUI := func(f func() bool) (ok bool) {
+		fyne.DoAndWait(func() { ok = f() })
+		return ok
+	}
+	waitUntil(t, "the first screen painted", func() bool { return onUI(func() bool { return term.Snapshot() != nil }) })
+
+	var shown uint64
+	fyne.DoAndWait(func() {
+		w.tabs.SelectIndex(1)
+		shown = term.Snapshot().Seq
+	})
+	if err := agent.Input([]byte("hello\r")); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the agent's answer held for the hidden terminal", func() bool {
+		if !strings.Contains(agent.Terminal().Text(), "got hello") {
+			return false
+		}
+		seq := agent.Terminal().Seq()
+		return onUI(func() bool { return w.held.snap != nil && w.held.snap.Seq == seq })
+	})
+	fyne.DoAndWait(func() {
+		if got := term.Snapshot().Seq; got != shown {
+			t.Errorf("the hidden terminal was painted: screen %d, %d when hidden", got, shown)
+		}
+		w.tabs.SelectIndex(0)
+		if !strings.Contains(term.Text(), "got hello") {
+			t.Errorf("shown again, the terminal reads:\n%s", term.Text())
+		}
+	})
 }

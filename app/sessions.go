@@ -334,7 +334,7 @@ func (w *sessionsWindow) selectSession(id string) {
 		frames := a.Frames(ctx, frameInterval)
 		go func() {
 			for snap := range frames {
-				fyne.Do(func() { term.SetSnapshot(snap) })
+				fyne.Do(func() { w.showFrame(term, snap) })
 			}
 		}()
 		w.termBox.Objects = []fyne.CanvasObject{term}
