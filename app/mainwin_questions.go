@@ -5,12 +5,10 @@ package app
 // none waits; a new question takes the keyboard to the answer box.
 
 import (
-	"image/color"
 	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
@@ -54,10 +52,8 @@ func newQuestionColumn(w *sessionsWindow) *questionColumn {
 	c.note.Wrapping = fyne.TextWrapWord
 	c.note.Importance = widget.DangerImportance
 	c.note.Hide()
-	floor := canvas.NewRectangle(color.Transparent)
-	floor.SetMinSize(fyne.NewSize(questionColMinWidth, 0))
 	head := widget.NewLabelWithStyle(labelQuestions, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	c.content = container.NewStack(floor, container.NewPadded(container.NewBorder(head, nil, nil, nil, container.NewVScroll(c.box))))
+	c.content = atLeast(fyne.NewSize(questionColMinWidth, 0), container.NewPadded(container.NewBorder(head, nil, nil, nil, container.NewVScroll(c.box))))
 	c.content.Hide()
 	return c
 }

@@ -50,10 +50,104 @@ type sideRow struct {
 }
 
 // sideModel is the sidebar's content: each row's children and looks.
+// A packet group's rows are made the first time the tree asks for them
+// (the group opened), not for every packet read: a repository may hold
+// thousands, and the tree draws only the rows in view.
 type sideModel struct {
 	children map[string][]string // by parent id; "" is the root
 	rows     map[string]sideRow
 	parent   map[string]string
+	// groups are each packet group's packets, by the group's row id; a
+	// group's rows are in children, rows and parent once made.
+	groups map[string][]sidePacket
+}
+
+// sidePacket is what the sidebar keeps of a packet: its row, not the
+// packet, whose instructions and history it never shows.
+type sidePacket struct{ id, title string }
+
+// sidePackets are the packets as last read, by repository id and then by
+// the board's column, as the sidebar groups them.
+type sidePackets map[string]*[workColCount][]sidePacket
+
+// groupPackets sorts packets into the sidebar's groups.
+func groupPackets(packets []store.Packet) sidePackets {
+	out := sidePackets{}
+	for _, p := range packets {
+		cols := out[p.RepositoryID]
+		if cols == nil {
+			cols = &[workColCount][]sidePacket{}
+			out[p.RepositoryID] = cols
+		}
+		c := workColumnOf(p)
+		cols[c] = append(cols[c], sidePacket{id: p.ID, title: p.Title})
+	}
+	return out
+}
+
+// kids is row id's children, a packet group's made the first time.
+func (m *sideModel) kids(id string) []string {
+	if c, ok := m.children[id]; ok {
+		return c
+	}
+	ps, ok := m.groups[id]
+	if !ok {
+		return nil
+	}
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = nodePacket + p.id
+		m.rows[ids[i]] = sideRow{text: p.title, hint: p.id}
+		m.parent[ids[i]] = id
+	}
+	m.children[id] = ids
+	return ids
+}
+
+// row is what row id shows, and whether the sidebar has that row.
+func (m *sideModel) row(id string) (sideRow, bool) {
+	if r, ok := m.rows[id]; ok {
+		return r, true
+	}
+	if _, p := m.groupOf(id); p.id != "" {
+		return sideRow{text: p.title, hint: p.id}, true
+	}
+	return sideRow{}, false
+}
+
+// has is whether the sidebar has row id.
+func (m *sideModel) has(id string) bool {
+	_, ok := m.row(id)
+	return ok
+}
+
+// parentOf is the row holding row id; "" for the root's and for a row the
+// sidebar does not have.
+func (m *sideModel) parentOf(id string) string {
+	if p, ok := m.parent[id]; ok {
+		return p
+	}
+	g, _ := m.groupOf(id)
+	return g
+}
+
+// groupOf finds packet row id in a group whose rows are not made yet. It
+// is looked for rather than indexed: the window asks it for the one item
+// it shows, at each reload, and a scan of the groups costs less than an
+// index of every packet built at each reload.
+func (m *sideModel) groupOf(id string) (string, sidePacket) {
+	pid, ok := strings.CutPrefix(id, nodePacket)
+	if !ok {
+		return "", sidePacket{}
+	}
+	for g, ps := range m.groups {
+		for _, p := range ps {
+			if p.id == pid {
+				return g, p
+			}
+		}
+	}
+	return "", sidePacket{}
 }
 
 // agentName is what an agent is called in the sidebar: what it works on
@@ -81,9 +175,10 @@ func repoDisplayName(r store.Repository) string {
 
 // buildSide lays out the sidebar from what the window read: badge gives a
 // live session's status text and dot colour.
-func buildSide(repos []store.Repository, sessions []store.Session, packets []store.Packet,
+func buildSide(repos []store.Repository, sessions []store.Session, packets sidePackets,
 	badge func(store.Session) (string, fyne.ThemeColorName)) sideModel {
-	m := sideModel{children: map[string][]string{}, rows: map[string]sideRow{}, parent: map[string]string{}}
+	m := sideModel{children: map[string][]string{}, rows: map[string]sideRow{}, parent: map[string]string{},
+		groups: map[string][]sidePacket{}}
 	add := func(parent, id string, row sideRow) {
 		m.children[parent] = append(m.children[parent], id)
 		m.rows[id] = row
@@ -123,21 +218,8 @@ func buildSide(repos []store.Repository, sessions []store.Session, packets []sto
 			add(branch, nodeAgent+s.ID, sideRow{text: agentName(s) + " — " + text, dot: dot, hint: s.ID})
 		}
 	}
-	var byCol = map[string]*[workColCount][]store.Packet{}
-	for _, p := range packets {
-		if !known[p.RepositoryID] {
-			continue
-		}
-		cols := byCol[p.RepositoryID]
-		if cols == nil {
-			cols = &[workColCount][]store.Packet{}
-			byCol[p.RepositoryID] = cols
-		}
-		c := workColumnOf(p)
-		cols[c] = append(cols[c], p)
-	}
 	for _, r := range repos {
-		cols := byCol[r.ID]
+		cols := packets[r.ID]
 		if cols == nil {
 			continue
 		}
@@ -146,10 +228,9 @@ func buildSide(repos []store.Repository, sessions []store.Session, packets []sto
 				continue
 			}
 			branch := fmt.Sprintf("%s%s/%d", nodeState, r.ID, c)
+			// Counted now; its rows are made when it opens (kids).
 			add(nodeRepo+r.ID, branch, sideRow{text: fmt.Sprintf(labelSidePackets, workColumnTitles[c], len(ps))})
-			for _, p := range ps {
-				add(branch, nodePacket+p.ID, sideRow{text: p.Title, hint: p.ID})
-			}
+			m.groups[branch] = ps
 		}
 	}
 	return m
@@ -166,10 +247,13 @@ func keys(m map[string]bool) []string {
 // newSideTree makes the tree over *m, which reload replaces whole.
 func newSideTree(m *sideModel) *widget.Tree {
 	t := widget.NewTree(
-		func(id widget.TreeNodeID) []widget.TreeNodeID { return m.children[id] },
+		m.kids,
 		func(id widget.TreeNodeID) bool { return id == "" || len(m.children[id]) > 0 || isBranchID(id) },
 		func(bool) fyne.CanvasObject { return newSideRowObject() },
-		func(id widget.TreeNodeID, _ bool, o fyne.CanvasObject) { setSideRow(o, m.rows[id]) })
+		func(id widget.TreeNodeID, _ bool, o fyne.CanvasObject) {
+			r, _ := m.row(id)
+			setSideRow(o, r)
+		})
 	return t
 }
 

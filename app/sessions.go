@@ -216,7 +216,7 @@ func (w *sessionsWindow) reload() {
 		}
 	}
 	if packets, err := view(w.g, mcpserver.MethodWorkList, store.PacketFilter{Limit: workListLimit}); err == nil {
-		w.packets = packets.Packets
+		w.packets = groupPackets(packets.Packets)
 	}
 	listResumable(list.Sessions)
 	w.sessions = list.Sessions
@@ -337,7 +337,7 @@ func (w *sessionsWindow) selectSession(id string) {
 		frames := a.Frames(ctx, frameInterval)
 		go func() {
 			for snap := range frames {
-				fyne.Do(func() { term.SetSnapshot(snap) })
+				fyne.Do(func() { w.showFrame(term, snap) })
 			}
 		}()
 		w.termBox.Objects = []fyne.CanvasObject{term}

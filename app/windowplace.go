@@ -2,11 +2,8 @@ package app
 
 import (
 	"fmt"
-	"image/color"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
-	"fyne.io/fyne/v2/container"
 )
 
 // Each window comes back at the size and place the person left it, read
@@ -72,11 +69,9 @@ func (p windowPlace) key(field string) string {
 // remembered by rememberOpenWindows. On the Fyne goroutine.
 func (g *gui) place(win fyne.Window, kind windowKind, onClosed func()) {
 	p := kind.place()
-	floor := canvas.NewRectangle(color.Transparent)
-	floor.SetMinSize(p.min)
 	// Every window says when the store does not answer (storehealth.go).
 	line := g.withStoreLine(win.Content())
-	win.SetContent(container.NewStack(floor, line.box))
+	win.SetContent(atLeast(p.min, line.box))
 	if g.storeLines == nil {
 		g.storeLines = make(map[fyne.Window]storeLine)
 	}
