@@ -49,18 +49,28 @@ type hostAgent struct {
 	// that only reads the agent (info, attach) should.
 	feed sync.Mutex
 
-	mu sync.Mutex
 	// term is the agent's screen. It answers the program's queries
 	// (cursor position, device attributes) itself, whether or not a
 	// client is attached; a client's own emulator must not answer too.
-	term       *vt.Terminal           // written under mu
-	scrollback int                    // term's scrollback limit
-	total      uint64                 // bytes printed: the offset of the next; guarded by mu
-	attached   map[*hostConn]struct{} // guarded by mu
-	cols       int                    // guarded by mu
-	rows       int                    // guarded by mu
-	stopping   string                 // the reason a stop gave; guarded by mu
-	exit       *hostwire.Exit         // guarded by mu
+	// Its own goroutine (emulate) feeds it from emuQ, so that emulating
+	// a burst does not slow the read loop down; an attach waits for it to
+	// catch up.
+	term       *vt.Terminal
+	scrollback int // term's scrollback limit
+	emuQ       *queue
+	emuDone    chan struct{} // emulate has taken everything
+	emuMu      sync.Mutex
+	emuCond    *sync.Cond // signalled when emulated grows
+	emulated   uint64     // chunks and resizes term has taken; guarded by emuMu
+
+	mu       sync.Mutex
+	pushed   uint64                 // chunks and resizes queued on emuQ; guarded by mu
+	total    uint64                 // bytes printed: the offset of the next; guarded by mu
+	attached map[*hostConn]struct{} // guarded by mu
+	cols     int                    // guarded by mu
+	rows     int                    // guarded by mu
+	stopping string                 // the reason a stop gave; guarded by mu
+	exit     *hostwire.Exit         // guarded by mu
 }
 
 // startHostAgent starts l's agent and its recording. Its terminal is not
@@ -113,11 +123,14 @@ func startHostAgent(l hostwire.Launch, cfg *HostConfig, ended func(*hostAgent)) 
 		attached: map[*hostConn]struct{}{}, cols: l.Cols, rows: l.Rows, scrollback: cmp.Or(l.Scrollback, cfg.Scrollback),
 	}
 	a.term = vt.New(l.Cols, l.Rows, vt.WithScrollback(a.scrollback), vt.WithReply(a.reply))
+	a.emuQ, a.emuDone = newQueue(hostEmuLimit), make(chan struct{})
+	a.emuCond = sync.NewCond(&a.emuMu)
 	rec := newRecorder(f.Name(), f, w, &recAt, l.Recording.Cap, log)
 	a.begin = func() {
 		recDone := make(chan error, 1)
 		goInBackground(func() { recDone <- recordQueue(a.recQ, rec) })
 		go a.write()
+		go a.emulate()
 		go a.readLoop()
 		go a.run(recDone, cfg.DrainWait, ended)
 	}
@@ -132,7 +145,7 @@ func (a *hostAgent) readLoop() {
 		a.recQ.push(c)
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		a.term.Write(c.data)
+		a.toEmulatorLocked(c)
 		off := a.total
 		a.total += uint64(len(c.data))
 		for conn := range a.attached {
@@ -142,6 +155,41 @@ func (a *hostAgent) readLoop() {
 			}
 		}
 	})
+}
+
+// hostEmuLimit is how far the emulator may fall behind the read loop
+// before the read loop waits: what an attach may wait for it to take.
+const hostEmuLimit = 4 << 20
+
+// toEmulatorLocked queues c (output or a resize) for the emulator. a.mu is
+// held: an attach, holding it, knows everything queued.
+func (a *hostAgent) toEmulatorLocked(c chunk) {
+	if a.emuQ.push(c) {
+		a.pushed++
+	}
+}
+
+// emulate feeds term from emuQ until it is closed and drained.
+func (a *hostAgent) emulate() {
+	defer close(a.emuDone)
+	var batch []chunk
+	for {
+		if batch = a.emuQ.take(batch); batch == nil {
+			return
+		}
+		for _, c := range batch {
+			if c.resize != [2]int{} {
+				a.term.Resize(c.resize[0], c.resize[1])
+			} else {
+				a.term.Write(c.data)
+			}
+		}
+		a.emuMu.Lock()
+		a.emulated += uint64(len(batch))
+		a.emuMu.Unlock()
+		a.emuCond.Broadcast()
+		clear(batch)
+	}
 }
 
 // reply queues the emulator's answer to the program (called by term.Write,
@@ -175,6 +223,8 @@ func (a *hostAgent) write() {
 func (a *hostAgent) run(recDone <-chan error, drain time.Duration, ended func(*hostAgent)) {
 	exit := reap(a.proc)
 	drainPTY(a.proc, a.readDone, drain)
+	a.emuQ.close()
+	<-a.emuDone
 	close(a.stopIn)
 	a.recQ.close()
 	if err := <-recDone; err != nil {
@@ -234,6 +284,13 @@ func (a *hostAgent) ended() bool {
 func (a *hostAgent) attach(c *hostConn, reply hostwire.Reply) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	// Nothing is queued for the emulator while a.mu is held: once it has
+	// taken what is, it holds exactly the bytes before a.total.
+	a.emuMu.Lock()
+	for a.emulated < a.pushed {
+		a.emuCond.Wait()
+	}
+	a.emuMu.Unlock()
 	state := a.term.AppendState(nil)
 	reply.Attached = &hostwire.Attached{Session: a.id, Offset: a.total, Caught: uint64(len(state)),
 		Cols: a.cols, Rows: a.rows, Scrollback: a.scrollback}
@@ -288,7 +345,7 @@ func (a *hostAgent) resize(cols, rows int) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.cols, a.rows = cols, rows
-	a.term.Resize(cols, rows)
+	a.toEmulatorLocked(chunk{resize: [2]int{cols, rows}})
 	ev := hostwire.Event{Kind: hostwire.EventResize, Session: a.id, Size: &hostwire.Size{Cols: cols, Rows: rows}}
 	for conn := range a.attached {
 		conn.send(hostwire.TypeEvent, ev)
