@@ -96,16 +96,18 @@ func waitScreenReady(t *testing.T, s *HostStream) {
 	}
 }
 
-// checkScreenAdopted attaches to the screen agent after its client died:
-// a fresh terminal fed from the stream (the state, a resize, input's
-// answer) ends as a terminal fed the whole recording does, scrollback,
-// colours, cursor, modes and alternate screen alike.
-func checkScreenAdopted(t *testing.T, c *HostClient, a hostwire.Agent) {
+// checkScreenAdopted attaches to the screen agent after its client died,
+// feeds a fresh terminal from the stream (the state, a resize, input's
+// answer) and stops the agent. The check it returns, run later (the host
+// may go meanwhile: it compares in memory), fails unless that terminal is
+// as one fed the whole recording: scrollback, colours, cursor, modes and
+// alternate screen alike.
+func checkScreenAdopted(t *testing.T, c *HostClient, a hostwire.Agent) (check func()) {
 	ctx := context.Background()
 	s, err := c.Attach(ctx, a.Session)
 	if err != nil {
 		t.Error(err)
-		return
+		return nil
 	}
 	if at := s.Attached(); at.Offset <= 4<<20 {
 		t.Errorf("the screen agent had printed %d bytes when attached to; the test needs more than 4 MiB", at.Offset)
@@ -115,18 +117,23 @@ func checkScreenAdopted(t *testing.T, c *HostClient, a hostwire.Agent) {
 	readStreamInto(t, s, term, &buf, "the state", func(string) bool { return strings.Contains(term.Text(), screenReady) })
 	if err := c.Resize(ctx, a.Session, 100, 30); err != nil {
 		t.Error(err)
-		return
+		return nil
 	}
 	c.Input(a.Session, []byte("one\r"))
 	readStreamInto(t, s, term, &buf, "the answer to input", func(string) bool { return strings.Contains(term.Text(), "got one") })
 	if _, err := c.Stop(ctx, a.Session, 200*time.Millisecond, false); err != nil {
 		t.Error(err)
-		return
+		return nil
 	}
 	readStreamToEnd(t, s, term, &buf)
 	if err := s.Err(); err != nil {
 		t.Errorf("%s: %v", a.Session, err)
 	}
+	return func() { checkSameAsRecording(t, a, s, term) }
+}
+
+// checkSameAsRecording is checkScreenAdopted's comparison.
+func checkSameAsRecording(t *testing.T, a hostwire.Agent, s *HostStream, term *vt.Terminal) {
 	control := castTerm(t, a.Recording, s.Attached().Scrollback)
 	if first := control.ScrollbackText(0); !strings.HasPrefix(first, "early line") {
 		t.Errorf("the oldest line of scrollback is %q; the test needs lines older than the newest 4 MiB of output", first)

@@ -148,9 +148,10 @@ func TestHostOutlivesItsClient(t *testing.T) {
 	}
 
 	var wg sync.WaitGroup
+	var checkScreen func()
 	for _, a := range agents {
 		if a.Session == "ses_screen" {
-			wg.Go(func() { checkScreenAdopted(t, c, a) })
+			wg.Go(func() { checkScreen = checkScreenAdopted(t, c, a) })
 			continue
 		}
 		wg.Go(func() { checkAdopted(t, c, a) })
@@ -161,6 +162,9 @@ func TestHostOutlivesItsClient(t *testing.T) {
 	}
 	if st, err := c.Status(ctx); err != nil || st.Agents != 0 || st.Ended != 4 || st.PID != hostPID {
 		t.Errorf("host status %+v, %v; want 4 ended agents, none running", st, err)
+	}
+	if checkScreen != nil {
+		checkScreen()
 	}
 	// The last agent has ended: the host exits after its linger, and
 	// takes its socket with it.
