@@ -135,12 +135,13 @@ func readStreamUntil(t *testing.T, s *HostStream, buf *bytes.Buffer, what string
 }
 
 // readStreamInto is readStreamUntil feeding term too, when set, as
-// HostStream says a consumer does.
+// HostStream says a consumer does. With cond nil it reads until the stream
+// has ended and everything before its end is read.
 func readStreamInto(t *testing.T, s *HostStream, term *vt.Terminal, buf *bytes.Buffer, what string, cond func(string) bool) {
 	t.Helper()
 	end, stop := nearDeadline(t)
 	defer stop()
-	for !cond(buf.String()) {
+	for cond == nil || !cond(buf.String()) {
 		select {
 		case <-s.Ready():
 		case <-end:
@@ -155,37 +156,19 @@ func readStreamInto(t *testing.T, s *HostStream, term *vt.Terminal, buf *bytes.B
 		if dropped > 0 {
 			t.Fatalf("stream dropped %d bytes", dropped)
 		}
+		if ended && cond == nil {
+			return
+		}
 		if ended && !cond(buf.String()) {
 			t.Fatalf("stream ended (%v) before %s; got %q", s.Err(), what, tail(buf.String()))
 		}
 	}
 }
 
-// readStreamToEnd reads s, feeding term when set, until it has ended and
-// everything before its end is read.
+// readStreamToEnd reads s, feeding term when set, until it has ended.
 func readStreamToEnd(t *testing.T, s *HostStream, term *vt.Terminal, buf *bytes.Buffer) {
 	t.Helper()
-	end, stop := nearDeadline(t)
-	defer stop()
-	for {
-		select {
-		case <-s.Ready():
-		case <-end:
-			t.Fatalf("waiting for the stream's end; got %q", tail(buf.String()))
-		}
-		data, dropped, ended := s.Read()
-		if term != nil {
-			term.Resize(s.Size())
-			term.Write(data)
-		}
-		buf.Write(data)
-		if dropped > 0 {
-			t.Fatalf("stream dropped %d bytes", dropped)
-		}
-		if ended {
-			return
-		}
-	}
+	readStreamInto(t, s, term, buf, "the stream's end", nil)
 }
 
 func tail(s string) string { return s[max(0, len(s)-300):] }
