@@ -3,6 +3,7 @@
 package supervisor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,13 +16,15 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/supervisor/hostwire"
+	"github.com/switchboard-dev/switchboard/supervisor/vt"
 )
 
 // hostAgent is one agent in the agent host: its terminal, process set and
-// recording, the ring of its recent output and the connections attached to
-// it. Its read loop is the one reader of the terminal; it hands each read to
-// the recorder's queue, the ring and every attached connection, none of
-// which can make it wait (a connection that falls behind is detached).
+// recording, the emulated screen of its output and the connections
+// attached to it. Its read loop is the one reader of the terminal; it hands
+// each read to the recorder's queue, the emulator and every attached
+// connection, none of which can make it wait (a connection that falls
+// behind is detached; only the recorder, which must lose nothing, can).
 type hostAgent struct {
 	id        string
 	started   time.Time
@@ -39,8 +42,30 @@ type hostAgent struct {
 	readDone chan struct{} // the read loop has ended
 	done     chan struct{} // exit set, files removed, connections told
 
+	// feed orders what reaches the recording and the emulator: the read
+	// loop's output and a resize each take it around both, so the
+	// recording holds them in the order the screen saw them. It is apart
+	// from mu because the recorder's queue may make it wait, and nothing
+	// that only reads the agent (info, attach) should.
+	feed sync.Mutex
+
+	// term is the agent's screen. It answers the program's queries
+	// (cursor position, device attributes) itself, whether or not a
+	// client is attached; a client's own emulator must not answer too.
+	// Its own goroutine (emulate) feeds it from emuQ, so that emulating
+	// a burst does not slow the read loop down; an attach waits for it to
+	// catch up.
+	term       *vt.Terminal
+	scrollback int // term's scrollback limit
+	emuQ       *queue
+	emuDone    chan struct{} // emulate has taken everything
+	emuMu      sync.Mutex
+	emuCond    *sync.Cond // signalled when emulated grows
+	emulated   uint64     // chunks and resizes term has taken; guarded by emuMu
+
 	mu       sync.Mutex
-	ring     *outputRing            // guarded by mu
+	pushed   uint64                 // chunks and resizes queued on emuQ; guarded by mu
+	total    uint64                 // bytes printed: the offset of the next; guarded by mu
 	attached map[*hostConn]struct{} // guarded by mu
 	cols     int                    // guarded by mu
 	rows     int                    // guarded by mu
@@ -95,13 +120,17 @@ func startHostAgent(l hostwire.Launch, cfg *HostConfig, ended func(*hostAgent)) 
 		id: l.Session, started: time.Now(), recording: l.Recording.Path, files: l.Files, proc: proc,
 		recQ: newQueue(recLimit), input: make(chan []byte, inputQueue), stopIn: make(chan struct{}), log: log,
 		readDone: make(chan struct{}), done: make(chan struct{}),
-		ring: newOutputRing(cfg.Ring), attached: map[*hostConn]struct{}{}, cols: l.Cols, rows: l.Rows,
+		attached: map[*hostConn]struct{}{}, cols: l.Cols, rows: l.Rows, scrollback: cmp.Or(l.Scrollback, cfg.Scrollback),
 	}
+	a.term = vt.New(l.Cols, l.Rows, vt.WithScrollback(a.scrollback), vt.WithReply(a.reply))
+	a.emuQ, a.emuDone = newQueue(hostEmuLimit), make(chan struct{})
+	a.emuCond = sync.NewCond(&a.emuMu)
 	rec := newRecorder(f.Name(), f, w, &recAt, l.Recording.Cap, log)
 	a.begin = func() {
 		recDone := make(chan error, 1)
 		goInBackground(func() { recDone <- recordQueue(a.recQ, rec) })
 		go a.write()
+		go a.emulate()
 		go a.readLoop()
 		go a.run(recDone, cfg.DrainWait, ended)
 	}
@@ -111,11 +140,14 @@ func startHostAgent(l hostwire.Launch, cfg *HostConfig, ended func(*hostAgent)) 
 func (a *hostAgent) readLoop() {
 	defer close(a.readDone)
 	readChunks(a.proc.PTY(), func(c chunk) {
+		a.feed.Lock()
+		defer a.feed.Unlock()
 		a.recQ.push(c)
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		off := a.ring.total
-		a.ring.write(c.data)
+		a.toEmulatorLocked(c)
+		off := a.total
+		a.total += uint64(len(c.data))
 		for conn := range a.attached {
 			if !conn.offerOutput(a.id, off, c.data) {
 				delete(a.attached, conn)
@@ -123,6 +155,51 @@ func (a *hostAgent) readLoop() {
 			}
 		}
 	})
+}
+
+// hostEmuLimit is how far the emulator may fall behind the read loop
+// before the read loop waits: what an attach may wait for it to take.
+const hostEmuLimit = 4 << 20
+
+// toEmulatorLocked queues c (output or a resize) for the emulator. a.mu is
+// held: an attach, holding it, knows everything queued.
+func (a *hostAgent) toEmulatorLocked(c chunk) {
+	if a.emuQ.push(c) {
+		a.pushed++
+	}
+}
+
+// emulate feeds term from emuQ until it is closed and drained.
+func (a *hostAgent) emulate() {
+	defer close(a.emuDone)
+	var batch []chunk
+	for {
+		if batch = a.emuQ.take(batch); batch == nil {
+			return
+		}
+		for _, c := range batch {
+			if c.resize != [2]int{} {
+				a.term.Resize(c.resize[0], c.resize[1])
+			} else {
+				a.term.Write(c.data)
+			}
+		}
+		a.emuMu.Lock()
+		a.emulated += uint64(len(batch))
+		a.emuMu.Unlock()
+		a.emuCond.Broadcast()
+		clear(batch)
+	}
+}
+
+// reply queues the emulator's answer to the program (called by term.Write,
+// with its lock held: it must not wait). An answer that finds the input
+// queue full is dropped, as a terminal's would be that nobody reads.
+func (a *hostAgent) reply(p []byte) {
+	select {
+	case a.input <- p:
+	default:
+	}
 }
 
 // write is the only writer of the terminal: a program that stops reading
@@ -146,6 +223,8 @@ func (a *hostAgent) write() {
 func (a *hostAgent) run(recDone <-chan error, drain time.Duration, ended func(*hostAgent)) {
 	exit := reap(a.proc)
 	drainPTY(a.proc, a.readDone, drain)
+	a.emuQ.close()
+	<-a.emuDone
 	close(a.stopIn)
 	a.recQ.close()
 	if err := <-recDone; err != nil {
@@ -178,7 +257,7 @@ func (a *hostAgent) info() hostwire.Agent {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	ag := hostwire.Agent{Session: a.id, PID: a.proc.PID(), Status: hostwire.StatusRunning, Started: a.started,
-		Cols: a.cols, Rows: a.rows, Holder: a.proc.Holder(), Recording: a.recording, Output: a.ring.total, Clients: len(a.attached)}
+		Cols: a.cols, Rows: a.rows, Holder: a.proc.Holder(), Recording: a.recording, Output: a.total, Clients: len(a.attached)}
 	switch {
 	case a.exit != nil:
 		e := *a.exit
@@ -197,22 +276,26 @@ func (a *hostAgent) ended() bool {
 	return a.exit != nil
 }
 
-// attach queues on c the reply (with Attached set), the catch-up and,
-// from then on, every output frame, all under the lock the read loop
-// takes: nothing is missed between the catch-up and the live output, and
-// nothing comes twice. An ended agent's catch-up is followed by its exit.
+// attach queues on c the reply (with Attached set), the screen's state
+// and, from then on, every output frame and resize, all under the lock the
+// read loop takes: the state is the screen after exactly the bytes before
+// the first live frame, so nothing is missed between them and nothing
+// comes twice. An ended agent's state is followed by its exit.
 func (a *hostAgent) attach(c *hostConn, reply hostwire.Reply) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	caught, off := a.ring.snapshot()
-	reply.Attached = &hostwire.Attached{Session: a.id, Offset: off, Caught: uint64(len(caught)), Cols: a.cols, Rows: a.rows}
-	c.send(hostwire.TypeReply, reply)
-	const most = hostwire.MaxPayload - hostwire.OutputHeaderSize
-	for len(caught) > 0 {
-		n := min(len(caught), most)
-		c.queueOutput(a.id, off, caught[:n])
-		caught, off = caught[n:], off+uint64(n)
+	// Nothing is queued for the emulator while a.mu is held: once it has
+	// taken what is, it holds exactly the bytes before a.total.
+	a.emuMu.Lock()
+	for a.emulated < a.pushed {
+		a.emuCond.Wait()
 	}
+	a.emuMu.Unlock()
+	state := a.term.AppendState(nil)
+	reply.Attached = &hostwire.Attached{Session: a.id, Offset: a.total, Caught: uint64(len(state)),
+		Cols: a.cols, Rows: a.rows, Scrollback: a.scrollback}
+	c.send(hostwire.TypeReply, reply)
+	c.queueState(a.id, a.total, state)
 	if a.exit != nil {
 		e := *a.exit
 		c.send(hostwire.TypeEvent, hostwire.Event{Kind: hostwire.EventExit, Session: a.id, Exit: &e})
@@ -244,21 +327,30 @@ func (a *hostAgent) sendInput(p []byte) error {
 	}
 }
 
-// resize changes the terminal's size; the recording notes it in order
-// with the output.
+// resize changes the terminal's size. The recording, the emulator and
+// every attached client see it in the same place in the output.
 func (a *hostAgent) resize(cols, rows int) error {
 	if err := checkSize(cols, rows); err != nil {
 		return err
 	}
-	a.mu.Lock()
-	if a.exit != nil {
-		a.mu.Unlock()
+	a.feed.Lock()
+	defer a.feed.Unlock()
+	if a.ended() {
 		return ErrEnded
 	}
-	a.cols, a.rows = cols, rows
-	a.mu.Unlock()
+	if err := a.proc.Resize(uint16(cols), uint16(rows)); err != nil {
+		return err
+	}
 	a.recQ.push(chunk{at: time.Now(), resize: [2]int{cols, rows}})
-	return a.proc.Resize(uint16(cols), uint16(rows))
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cols, a.rows = cols, rows
+	a.toEmulatorLocked(chunk{resize: [2]int{cols, rows}})
+	ev := hostwire.Event{Kind: hostwire.EventResize, Session: a.id, Size: &hostwire.Size{Cols: cols, Rows: rows}}
+	for conn := range a.attached {
+		conn.send(hostwire.TypeEvent, ev)
+	}
+	return nil
 }
 
 // hostSignal is the signal a client names.

@@ -23,9 +23,9 @@ import (
 // BenchmarkHostPTY is BenchmarkPTY's supervised run beside the same agent
 // through the agent host, in one run: each iteration floods 32 MB through
 // the in-process supervisor (recording, emulator, one subscriber), then
-// through the host (its recording and ring, the socket, a client stream
-// read as fast as it comes), then through the host again with the client
-// feeding an emulator as the app would while the host has none. The
+// through the host (its recording and emulator, the socket, a client
+// stream read as fast as it comes), then through the host again with the
+// client feeding an emulator too, as the app over the host does. The
 // ratios are the host's throughput over the supervisor's.
 func BenchmarkHostPTY(b *testing.B) {
 	n := floodSize(32 << 20)
@@ -59,9 +59,10 @@ func BenchmarkHostPTY(b *testing.B) {
 		}
 		var term *vt.Terminal
 		if emulate {
-			term = vt.New(200, 50, vt.WithScrollback(10000))
+			term = streamTerm(s)
 		}
-		got := 0
+		// The state of a terminal nothing was printed on comes first.
+		got := -int(s.Attached().Caught)
 		for range s.Ready() {
 			data, dropped, ended := s.Read()
 			if dropped > 0 {
@@ -69,6 +70,7 @@ func BenchmarkHostPTY(b *testing.B) {
 			}
 			got += len(data)
 			if term != nil {
+				term.Resize(s.Size())
 				term.Write(data)
 			}
 			if ended {

@@ -139,7 +139,7 @@ func (c *HostClient) readLoop(r *hostwire.Reader) {
 				return
 			}
 			c.event(ev)
-		case hostwire.TypeOutput:
+		case hostwire.TypeOutput, hostwire.TypeState:
 			var id string
 			var off uint64
 			var data []byte
@@ -149,7 +149,11 @@ func (c *HostClient) readLoop(r *hostwire.Reader) {
 			c.mu.Lock()
 			s := c.streams[id]
 			c.mu.Unlock()
-			if s != nil {
+			switch {
+			case s == nil:
+			case t == hostwire.TypeState:
+				s.deliverState(off, data)
+			default:
 				s.deliver(off, data)
 			}
 		default:
@@ -180,6 +184,13 @@ func (c *HostClient) replied(rep hostwire.Reply) {
 
 func (c *HostClient) event(ev hostwire.Event) {
 	switch ev.Kind {
+	case hostwire.EventResize:
+		c.mu.Lock()
+		s := c.streams[ev.Session]
+		c.mu.Unlock()
+		if s != nil && ev.Size != nil {
+			s.resized(*ev.Size)
+		}
 	case hostwire.EventExit, hostwire.EventDetached:
 		c.mu.Lock()
 		s := c.streams[ev.Session]

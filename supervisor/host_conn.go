@@ -176,19 +176,27 @@ func (c *hostConn) offerOutput(id string, off uint64, data []byte) bool {
 	return true
 }
 
-// queueOutput queues an output frame whatever is waiting: a catch-up,
-// which the ring bounds.
-func (c *hostConn) queueOutput(id string, off uint64, data []byte) {
+// queueState queues an agent's screen state as state frames, whatever is
+// waiting: the emulator's size and scrollback bound it. off is where the
+// live output resumes. state must never be written again.
+func (c *hostConn) queueState(id string, off uint64, state []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.closed {
-		c.queueOutputLocked(id, off, data)
+	const most = hostwire.MaxPayload - hostwire.OutputHeaderSize
+	for len(state) > 0 && !c.closed {
+		n := min(len(state), most)
+		c.queueLocked(hostwire.TypeState, id, off, state[:n])
+		state = state[n:]
 	}
 }
 
 func (c *hostConn) queueOutputLocked(id string, off uint64, data []byte) {
+	c.queueLocked(hostwire.TypeOutput, id, off, data)
+}
+
+func (c *hostConn) queueLocked(t hostwire.Type, id string, off uint64, data []byte) {
 	head := make([]byte, 0, 5+1+len(id)+8)
-	head = hostwire.AppendHeader(head, hostwire.TypeOutput, 1+len(id)+8+len(data))
+	head = hostwire.AppendHeader(head, t, 1+len(id)+8+len(data))
 	head = hostwire.AppendOutputHeader(head, id, off)
 	c.pushLocked(outFrame{head: head, data: data})
 }

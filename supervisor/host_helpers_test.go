@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/supervisor/hostwire"
+	"github.com/switchboard-dev/switchboard/supervisor/vt"
 )
 
 // The test binary is the agent host too: StartHost runs it with HostArg,
@@ -130,23 +131,44 @@ func checkSeq(t *testing.T, what string, ns []int, first, least int) {
 // stream ends, or the test's deadline comes near.
 func readStreamUntil(t *testing.T, s *HostStream, buf *bytes.Buffer, what string, cond func(string) bool) {
 	t.Helper()
+	readStreamInto(t, s, nil, buf, what, cond)
+}
+
+// readStreamInto is readStreamUntil feeding term too, when set, as
+// HostStream says a consumer does. With cond nil it reads until the stream
+// has ended and everything before its end is read.
+func readStreamInto(t *testing.T, s *HostStream, term *vt.Terminal, buf *bytes.Buffer, what string, cond func(string) bool) {
+	t.Helper()
 	end, stop := nearDeadline(t)
 	defer stop()
-	for !cond(buf.String()) {
+	for cond == nil || !cond(buf.String()) {
 		select {
 		case <-s.Ready():
 		case <-end:
 			t.Fatalf("waiting for %s; got %q", what, tail(buf.String()))
 		}
 		data, dropped, ended := s.Read()
+		if term != nil {
+			term.Resize(s.Size())
+			term.Write(data)
+		}
 		buf.Write(data)
 		if dropped > 0 {
 			t.Fatalf("stream dropped %d bytes", dropped)
+		}
+		if ended && cond == nil {
+			return
 		}
 		if ended && !cond(buf.String()) {
 			t.Fatalf("stream ended (%v) before %s; got %q", s.Err(), what, tail(buf.String()))
 		}
 	}
+}
+
+// readStreamToEnd reads s, feeding term when set, until it has ended.
+func readStreamToEnd(t *testing.T, s *HostStream, term *vt.Terminal, buf *bytes.Buffer) {
+	t.Helper()
+	readStreamInto(t, s, term, buf, "the stream's end", nil)
 }
 
 func tail(s string) string { return s[max(0, len(s)-300):] }
@@ -186,4 +208,20 @@ func checkHostLog(t testing.TB, dir string) {
 			return
 		}
 	}
+}
+
+// streamTerm is a fresh terminal for s, made as its Attached says: the
+// app's, with no replies.
+func streamTerm(s *HostStream) *vt.Terminal {
+	at := s.Attached()
+	return vt.New(at.Cols, at.Rows, vt.WithScrollback(at.Scrollback))
+}
+
+// termLines is every line term holds: its scrollback, then its screen.
+func termLines(term *vt.Terminal) []string {
+	lines := make([]string, 0, term.ScrollbackLen())
+	for i := range term.ScrollbackLen() {
+		lines = append(lines, term.ScrollbackText(i))
+	}
+	return append(lines, strings.Split(term.Text(), "\n")...)
 }

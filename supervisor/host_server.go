@@ -40,9 +40,10 @@ type HostConfig struct {
 	StopGrace time.Duration
 	// DrainWait is how long an agent's output may drain after it exits (1 s).
 	DrainWait time.Duration
-	// Ring is how much recent output of each agent the host keeps for a
-	// client that attaches (4 MiB).
-	Ring int
+	// Scrollback is how many lines of scrollback each agent's emulator
+	// keeps when its launch does not say (10,000, as the supervisor's
+	// Config).
+	Scrollback int
 	// Backlog is how much output a client may have waiting before the
 	// agent it falls behind detaches it (32 MiB: a burst the client's
 	// reader was not scheduled for).
@@ -61,8 +62,8 @@ func (c *HostConfig) defaults() {
 	set(&c.Linger, 30*time.Second)
 	set(&c.StopGrace, 3*time.Second)
 	set(&c.DrainWait, time.Second)
-	if c.Ring <= 0 {
-		c.Ring = 4 << 20
+	if c.Scrollback <= 0 {
+		c.Scrollback = 10000
 	}
 	if c.Backlog <= 0 {
 		c.Backlog = 32 << 20

@@ -20,10 +20,12 @@ import (
 
 	"github.com/switchboard-dev/switchboard/supervisor/hostwire"
 	"github.com/switchboard-dev/switchboard/supervisor/internal/flood"
+	"github.com/switchboard-dev/switchboard/supervisor/vt"
 )
 
 // The child-process client of TestHostOutlivesItsClient: it starts a host,
-// launches three agents that print, says so, and waits to be killed.
+// launches three agents that print and one that draws its screen, says
+// so, and waits to be killed.
 const testClientEnv = "SB_TEST_HOST_CLIENT_DIR"
 
 func TestHostChildClient(t *testing.T) {
@@ -49,6 +51,13 @@ func TestHostChildClient(t *testing.T) {
 		var buf bytes.Buffer
 		readStreamUntil(t, s, &buf, "seq 3", func(s string) bool { return strings.Contains(s, "seq 3") })
 	}
+	// And a full-screen program that prints more than 4 MiB before its
+	// client dies.
+	_, s, err := c.Launch(ctx, withAttach(screenLaunch(t, dir, "ses_screen")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitScreenReady(t, s)
 	fmt.Printf("LAUNCHED %d\n", h.PID)
 	select {}
 }
@@ -58,12 +67,15 @@ func withAttach(l hostwire.Launch) hostwire.Launch {
 	return l
 }
 
-// Three agents print while the client that launched them is SIGKILLed. A
+// Three agents print while the client that launched them is SIGKILLed,
+// and a fourth has drawn a full screen over more than 4 MiB of output. A
 // new client finds the host, lists them still running, and attaches to
-// each: the catch-up and the live output follow on with no gap (the byte
-// offsets and the agents' own sequence numbers); input and resize reach
-// them; stop ends each one's whole process set; the recordings hold every
-// line; the host ignores a hangup, and exits after its last agent.
+// each: the screen state and the live output follow on with no gap (the
+// byte offsets and the agents' own sequence numbers), and rebuild each
+// screen with its scrollback as a terminal fed the whole recording has it;
+// input and resize reach them; stop ends each one's whole process set; the
+// recordings hold every line; the host ignores a hangup, and exits after
+// its last agent.
 func TestHostOutlivesItsClient(t *testing.T) {
 	dir := shortTempDir(t)
 	self, _ := os.Executable()
@@ -126,8 +138,8 @@ func TestHostOutlivesItsClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(agents) != 3 {
-		t.Fatalf("the host lists %d agents, want 3: %+v", len(agents), agents)
+	if len(agents) != 4 {
+		t.Fatalf("the host lists %d agents, want 4: %+v", len(agents), agents)
 	}
 	for _, a := range agents {
 		if a.Status != hostwire.StatusRunning || !alive(a.PID) {
@@ -136,15 +148,23 @@ func TestHostOutlivesItsClient(t *testing.T) {
 	}
 
 	var wg sync.WaitGroup
+	var checkScreen func()
 	for _, a := range agents {
+		if a.Session == "ses_screen" {
+			wg.Go(func() { checkScreen = checkScreenAdopted(t, c, a) })
+			continue
+		}
 		wg.Go(func() { checkAdopted(t, c, a) })
 	}
 	wg.Wait()
 	if t.Failed() {
 		return
 	}
-	if st, err := c.Status(ctx); err != nil || st.Agents != 0 || st.Ended != 3 || st.PID != hostPID {
-		t.Errorf("host status %+v, %v; want 3 ended agents, none running", st, err)
+	if st, err := c.Status(ctx); err != nil || st.Agents != 0 || st.Ended != 4 || st.PID != hostPID {
+		t.Errorf("host status %+v, %v; want 4 ended agents, none running", st, err)
+	}
+	if checkScreen != nil {
+		checkScreen()
 	}
 	// The last agent has ended: the host exits after its linger, and
 	// takes its socket with it.
@@ -169,25 +189,28 @@ func checkAdopted(t *testing.T, c *HostClient, a hostwire.Agent) {
 		t.Error(err)
 		return
 	}
-	if at := s.Attached(); at.Offset != 0 || at.Caught == 0 {
-		t.Errorf("%s: catch-up of %d bytes from %d; want all of it, from 0", a.Session, at.Caught, at.Offset)
+	if at := s.Attached(); at.Offset == 0 || at.Caught == 0 {
+		t.Errorf("%s: %d bytes of state, live output from byte %d; want both after what it printed", a.Session, at.Caught, at.Offset)
 	}
 	var buf bytes.Buffer
-	// Beyond the catch-up: live lines, after it without a seam.
-	readStreamUntil(t, s, &buf, "live output", func(out string) bool {
+	// The state rebuilds the screen and its scrollback (every line, seq 1
+	// on), and the live lines follow it without a seam.
+	term := streamTerm(s)
+	readStream := func(what string, cond func(string) bool) { readStreamInto(t, s, term, &buf, what, cond) }
+	readStream("live output", func(out string) bool {
 		return uint64(len(out)) > s.Attached().Caught+200
 	})
 	if err := c.Input(a.Session, []byte("hello\r")); err != nil {
 		t.Error(err)
 		return
 	}
-	readStreamUntil(t, s, &buf, "the echo of input", func(out string) bool { return strings.Contains(out, "GOT hello") })
+	readStream("the echo of input", func(out string) bool { return strings.Contains(out, "GOT hello") })
 	if err := c.Resize(ctx, a.Session, 100, 30); err != nil {
 		t.Error(err)
 		return
 	}
 	c.Input(a.Session, []byte("size\r"))
-	readStreamUntil(t, s, &buf, "the new size", func(out string) bool { return strings.Contains(out, "SIZE 30 100") })
+	readStream("the new size", func(out string) bool { return strings.Contains(out, "SIZE 30 100") })
 
 	ag, err := c.Stop(ctx, a.Session, 200*time.Millisecond, false)
 	if err != nil {
@@ -202,17 +225,21 @@ func checkAdopted(t *testing.T, c *HostClient, a hostwire.Agent) {
 		t.Errorf("%s: processes %v of its session outlived the stop", a.Session, sessionMembers(a.PID))
 	}
 	// The stream ends with the agent, every byte delivered in order.
-	readStreamUntil(t, s, &buf, "the end", func(string) bool { return s.Exit() != nil })
+	readStreamToEnd(t, s, term, &buf)
 	if err := s.Err(); err != nil {
 		t.Errorf("%s: %v", a.Session, err)
 	}
-	checkSeq(t, a.Session+" stream", seqNumbers(buf.String()), 1, 10)
+	if c, r := term.Size(); c != 100 || r != 30 {
+		t.Errorf("%s: the client's terminal is %dx%d after the resize, want 100x30", a.Session, c, r)
+	}
+	seqs := seqNumbers(strings.Join(termLines(term), "\n"))
+	checkSeq(t, a.Session+" stream", seqs, 1, 10)
 
 	rec, _ := readCast(t, a.Recording)
 	if !strings.Contains(rec, "GOT hello") {
 		t.Errorf("%s: the recording lacks the input's echo", a.Session)
 	}
-	checkSeq(t, a.Session+" recording", seqNumbers(rec), 1, len(seqNumbers(buf.String())))
+	checkSeq(t, a.Session+" recording", seqNumbers(rec), 1, len(seqs))
 }
 
 // A client whose hello speaks an older protocol version is told why it is
@@ -369,29 +396,36 @@ func TestHostSeveralClients(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out2 bytes.Buffer
-	for _, x := range []struct {
-		s   *HostStream
-		out *bytes.Buffer
-	}{{s1, &out1}, {s2, &out2}} {
-		readStreamUntil(t, x.s, x.out, "seq 20", func(out string) bool { return strings.Contains(out, "seq 20\r\n") })
+	// The first client fed its terminal from the first byte, the second
+	// from the state the host's emulator gave it.
+	term1, term2 := streamTerm(s1), streamTerm(s2)
+	term1.Write(out1.Bytes())
+	clients := []struct {
+		s    *HostStream
+		out  *bytes.Buffer
+		term *vt.Terminal
+	}{{s1, &out1, term1}, {s2, &out2, term2}}
+	for _, x := range clients {
+		readStreamInto(t, x.s, x.term, x.out, "seq 20", func(out string) bool { return strings.Contains(out, "seq 20\r\n") })
 	}
 	if _, err := first.Stop(ctx, "ses_shared", 0, true); err != nil {
 		t.Fatal(err)
 	}
-	for i, x := range []struct {
-		s   *HostStream
-		out *bytes.Buffer
-	}{{s1, &out1}, {s2, &out2}} {
-		readStreamUntil(t, x.s, x.out, "the end", func(string) bool { return x.s.Exit() != nil })
+	for i, x := range clients {
+		readStreamToEnd(t, x.s, x.term, x.out)
 		if err := x.s.Err(); err != nil {
 			t.Errorf("client %d: %v", i+1, err)
 		}
-		checkSeq(t, fmt.Sprintf("client %d", i+1), seqNumbers(x.out.String()), 1, 20)
+		checkSeq(t, fmt.Sprintf("client %d", i+1), seqNumbers(strings.Join(termLines(x.term), "\n")), 1, 20)
 	}
-	// Both hold the same bytes: the second from its catch-up's start.
-	if a, b := out1.Bytes(), out2.Bytes(); !bytes.Equal(a[s2.Attached().Offset:], b) {
-		t.Errorf("the clients got different output: %d and %d bytes from offset %d", len(a), len(b), s2.Attached().Offset)
+	// Both got the same live bytes, each after its state (the first's,
+	// of a terminal nothing was printed on yet): the second from where
+	// its state left off. And both terminals are the same.
+	at1, at2 := s1.Attached(), s2.Attached()
+	if a, b := out1.Bytes()[at1.Caught:], out2.Bytes()[at2.Caught:]; at1.Offset != 0 || !bytes.Equal(a[at2.Offset:], b) {
+		t.Errorf("the clients got different output: %d bytes from %d and %d bytes from %d", len(a), at1.Offset, len(b), at2.Offset)
 	}
+	sameTerm(t, "the second client", term2, term1)
 }
 
 // A host told to go (SIGTERM, as at logout) stops its agents before it

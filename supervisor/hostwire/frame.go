@@ -41,6 +41,11 @@ const (
 	// TypeInput carries bytes typed to an agent (AppendInput), from the
 	// client. It has no reply: input is not waited for.
 	TypeInput Type = 6
+	// TypeState carries part of an agent's screen state, from the host
+	// after an attach's reply (Attached.Caught bytes in all). Its payload
+	// is laid out as an output frame's, the offset being where the live
+	// output resumes (Attached.Offset).
+	TypeState Type = 7
 )
 
 func (t Type) String() string {
@@ -57,6 +62,8 @@ func (t Type) String() string {
 		return "output"
 	case TypeInput:
 		return "input"
+	case TypeState:
+		return "state"
 	}
 	return fmt.Sprintf("type %d", byte(t))
 }

@@ -10,9 +10,13 @@ import (
 // The protocol versions this package speaks. A change that an older peer
 // would misread raises Version; MinVersion rises only when the oldest
 // version is dropped.
+//
+// Version 2 replaced version 1's catch-up (a replay of the newest output)
+// with the agent's screen state (TypeState) and added the resize event;
+// version 1 never left development, so nothing speaks it.
 const (
-	Version    = 1
-	MinVersion = 1
+	Version    = 2
+	MinVersion = 2
 )
 
 // Hello is the first frame each side sends. The client sends first; the
@@ -77,7 +81,7 @@ func span(h Hello) string {
 // Ops a Request names.
 const (
 	OpLaunch = "launch" // Launch: start an agent
-	OpAttach = "attach" // Session: catch-up, then live output
+	OpAttach = "attach" // Session: screen state, then live output
 	OpDetach = "detach" // Session: no more output on this connection
 	OpResize = "resize" // Session, Size
 	OpSignal = "signal" // Session, Signal: one signal to the agent
@@ -118,6 +122,9 @@ type Launch struct {
 	Env     []string `json:"env"`
 	Cols    int      `json:"cols"`
 	Rows    int      `json:"rows"`
+	// Scrollback is how many lines of scrollback the host's emulator of
+	// this agent keeps (0: 10,000, the supervisor's default).
+	Scrollback int `json:"scrollback,omitempty"`
 	// Box is how it is confined and held, as the app decided it.
 	Box Box `json:"box"`
 	// Recording is the asciicast file the host writes.
@@ -203,16 +210,19 @@ type Exit struct {
 	At     time.Time `json:"at"`
 }
 
-// Attached answers an attach: the output frames that follow for Session
-// start at Offset (the oldest byte the host still holds) and run on
-// without a gap; Offset is also where the catch-up begins, and Caught is
-// how many bytes of it there are.
+// Attached answers an attach. Caught bytes of state frames come first: the
+// agent's screen as the host's emulator holds it (vt.WriteState), which,
+// written to a fresh terminal of Cols×Rows with Scrollback lines of
+// scrollback, makes it the host's. The output frames that follow start at
+// Offset, the stream offset of the first byte printed after the state was
+// taken, and run on without a gap.
 type Attached struct {
-	Session string `json:"session"`
-	Offset  uint64 `json:"offset"`
-	Caught  uint64 `json:"caught"`
-	Cols    int    `json:"cols"`
-	Rows    int    `json:"rows"`
+	Session    string `json:"session"`
+	Offset     uint64 `json:"offset"`
+	Caught     uint64 `json:"caught"`
+	Cols       int    `json:"cols"`
+	Rows       int    `json:"rows"`
+	Scrollback int    `json:"scrollback"`
 }
 
 // Status describes the host.
@@ -237,6 +247,10 @@ const (
 	EventDetached = "detached"
 	// EventInputRefused: input for Session was not delivered (Reason).
 	EventInputRefused = "input_refused"
+	// EventResize: Session's terminal is now Size. It is sent to each
+	// attached connection in order with the output: the output frames
+	// before it were printed at the old size, those after at the new.
+	EventResize = "resize"
 )
 
 // Event is what the host says unasked.
@@ -245,4 +259,5 @@ type Event struct {
 	Session string `json:"session"`
 	Exit    *Exit  `json:"exit,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	Size    *Size  `json:"size,omitempty"`
 }
