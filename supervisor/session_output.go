@@ -127,7 +127,10 @@ func recordQueue(q *queue, r *recorder) error {
 // write is the only writer of the PTY: input, emulator replies and the
 // bootstrap prompt, in the order they were queued.
 func (s *Session) write() {
-	tty := s.master
+	var tty io.Writer = s.master
+	if s.hosted != nil {
+		tty = s.hosted
+	}
 	for {
 		select {
 		case p := <-s.input:
