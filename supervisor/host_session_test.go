@@ -162,8 +162,14 @@ func checkHostedAdopted(t *testing.T, sv *Supervisor, s *Session, exits *exitLog
 		t.Errorf("%s adopted as %+v; want running in host %d", s.ID(), info, hostPID)
 		return
 	}
-	if id, ok := sv.Owner(info.PID); !ok || id != s.ID() {
-		t.Errorf("Owner(%d) = %q, %v; want %s", info.PID, id, ok, s.ID())
+	// The agent and what it started (the printing subshell) are its.
+	for _, pid := range append(sessionMembers(info.PID), info.PID) {
+		if id, ok := sv.Owner(pid); !ok || id != s.ID() {
+			t.Errorf("Owner(%d) = %q, %v; want %s", pid, id, ok, s.ID())
+		}
+	}
+	if id, ok := sv.Owner(os.Getpid()); ok {
+		t.Errorf("Owner(the test) = %s", id)
 	}
 	// The screen shows the last line the agent printed before it paused
 	// (the recording's last), with no output since the adoption.
