@@ -329,3 +329,69 @@ func TestHostedLaunchAndExit(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkHostedAdopt measures what issue 33's make bench row asks: a new
+// supervisor adopting 10 agents a host runs (each attached, its screen
+// rebuilt) per iteration, beside launching the 10 through the host and
+// launching 10 in-process, once each in the same run.
+func BenchmarkHostedAdopt(b *testing.B) {
+	const agents = 10
+	dir := shortTempDir(b)
+	ctx := context.Background()
+	ready := func(s *Session) {
+		ch, stop := s.ScreenChanged()
+		defer stop()
+		for !strings.Contains(s.Terminal().Text(), "ready") {
+			select {
+			case <-ch:
+			case <-time.After(time.Minute):
+				b.Fatalf("%s never showed ready", s.ID())
+			}
+		}
+	}
+	launchAll := func(sv *Supervisor, prefix string) time.Duration {
+		start := time.Now()
+		ss := make([]*Session, agents)
+		for i := range ss {
+			s, err := sv.Launch(LaunchSpec{SessionID: fmt.Sprintf("ses_%s%d", prefix, i), Dir: dir, Profile: shAgent("echo ready; exec sleep 600"),
+				Endpoint: "http://127.0.0.1:1/mcp", Token: "sbt_test", Cols: 80, Rows: 24})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ss[i] = s
+		}
+		for _, s := range ss {
+			ready(s)
+		}
+		return time.Since(start)
+	}
+	local := New(Config{RuntimeDir: filepath.Join(dir, "local"), RecordingsDir: filepath.Join(dir, "local-rec")})
+	defer local.Close(ctx)
+	here := float64(launchAll(local, "local").Microseconds()) / 1000
+	local.Close(ctx)
+
+	sv := New(hostedConfig(b, dir, nil))
+	defer sv.Close(ctx)
+	hosted := float64(launchAll(sv, "hosted").Microseconds()) / 1000
+	s, _ := sv.Get("ses_hosted0")
+	host := s.Info().Host
+	defer syscall.Kill(host, syscall.SIGTERM)
+
+	b.ResetTimer()
+	for b.Loop() {
+		again := New(hostedConfig(b, dir, nil))
+		ss, err := again.Adopt(ctx, nil)
+		if err != nil || len(ss) != agents {
+			b.Fatalf("Adopt = %d sessions, %v", len(ss), err)
+		}
+		for _, s := range ss {
+			ready(s)
+		}
+		// The sessions stay attached (there is no letting an agent go
+		// without stopping it yet): idle, they cost the next rounds
+		// little.
+	}
+	b.StopTimer()
+	b.ReportMetric(here, "ms-launch-10-here")
+	b.ReportMetric(hosted, "ms-launch-10-hosted")
+}
