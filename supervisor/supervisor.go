@@ -75,7 +75,7 @@ type Config struct {
 type HostOptions struct {
 	// Binary runs HostArg ("": this program).
 	Binary string
-	// Env is the host's environment ("": this process's), without the
+	// Env is the host's environment (nil: this process's), without the
 	// app's own secrets (hostEnv).
 	Env []string
 	// Linger is how long a host with no agent left waits for a launch
