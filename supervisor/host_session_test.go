@@ -8,10 +8,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +21,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/profile"
+	"github.com/switchboard-dev/switchboard/supervisor/hostwire"
 )
 
 // The child-process app of TestHostedAgentsOutliveTheApp: a supervisor
@@ -394,4 +397,29 @@ func BenchmarkHostedAdopt(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(here, "ms-launch-10-here")
 	b.ReportMetric(hosted, "ms-launch-10-hosted")
+}
+
+// A host that speaks a protocol version this build does not is left alone:
+// Adopt names it (hostwire.ErrVersion), does not connect to it, and leaves
+// its socket.
+func TestAdoptLeavesAHostOfAnotherVersion(t *testing.T) {
+	t.Parallel()
+	dir := shortTempDir(t)
+	if err := os.MkdirAll(hostsDir(dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(hostsDir(dir), fmt.Sprintf("%d.v%d.sock", os.Getpid(), hostwire.Version+1))
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	sv := New(hostedConfig(t, dir, nil))
+	ss, err := sv.Adopt(context.Background(), nil)
+	if len(ss) != 0 || !errors.Is(err, hostwire.ErrVersion) || !strings.Contains(err.Error(), strconv.Itoa(os.Getpid())) {
+		t.Errorf("Adopt = %d sessions, %v; want none, and ErrVersion naming host %d", len(ss), err, os.Getpid())
+	}
+	if _, err := os.Stat(sock); err != nil {
+		t.Errorf("the other host's socket: %v", err)
+	}
 }
