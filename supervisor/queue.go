@@ -10,8 +10,8 @@ import (
 type chunk struct {
 	data []byte
 	at   time.Time
-	// resize, when set, is a terminal size change to record in order with
-	// the output (recorder queue only).
+	// resize, when set, is a terminal size change to take in order with
+	// the output: the recorder's, and a hosted session's emulator's.
 	resize [2]int
 }
 

@@ -64,6 +64,9 @@ type Info struct {
 	StartedAt time.Time `json:"started_at"`
 	Recording string    `json:"recording"`
 	Exit      *Exit     `json:"exit,omitempty"`
+	// Host is the pid of the agent host that runs the agent, 0 when
+	// this process does: such an agent outlives the app.
+	Host int `json:"host,omitempty"`
 	// Attention is the agent's desktop notification that still holds
 	// (see Attention); Status is StatusNeedsInput while it does.
 	Attention *Attention `json:"attention,omitempty"`
@@ -94,6 +97,10 @@ type Session struct {
 	files        []string // token and config files removed at exit
 	cfg          *Config
 	log          *slog.Logger
+	// hosted is the agent host that runs the agent, nil when this
+	// process does (session_hosted.go): then there is no master, no
+	// proc and no recQ here, the host has them.
+	hosted *hostedAgent
 
 	emuQ   *queue
 	recQ   *queue
@@ -139,7 +146,18 @@ func (s *Session) ID() string { return s.id }
 
 // PID is the agent's process id (and process group id); while a setup
 // runs, the setup's.
-func (s *Session) PID() int { return s.process().PID() }
+func (s *Session) PID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pidLocked()
+}
+
+func (s *Session) pidLocked() int {
+	if s.hosted != nil {
+		return s.hosted.pid
+	}
+	return s.proc.PID()
+}
 
 // ProcStart is the kernel start time (see ProcStart) of the process PID
 // names.
@@ -181,9 +199,12 @@ func (s *Session) Info() Info {
 	st := s.Status()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	info := Info{SessionID: s.id, Profile: s.profile, RepositoryID: s.repoID, Permission: s.permission, Confinement: s.confinement, PID: s.proc.PID(),
+	info := Info{SessionID: s.id, Profile: s.profile, RepositoryID: s.repoID, Permission: s.permission, Confinement: s.confinement, PID: s.pidLocked(),
 		Cols: s.cols, Rows: s.rows, Status: st, Setup: s.settingUp, StartedAt: s.started, Recording: s.recording,
 		Attention: s.attentionLocked(), Signal: s.signalLocked()}
+	if s.hosted != nil {
+		info.Host = s.hosted.host
+	}
 	if s.exit != nil {
 		e := *s.exit
 		info.Exit = &e
@@ -339,6 +360,10 @@ func (s *Session) Resize(cols, rows int) error {
 	s.mu.Lock()
 	s.notifyScreensLocked()
 	s.mu.Unlock()
+	if s.hosted != nil {
+		// The host records the resize, in order with the output.
+		return s.hosted.resize(cols, rows)
+	}
 	s.recQ.push(chunk{at: time.Now(), data: nil, resize: [2]int{cols, rows}})
 	return s.process().Resize(uint16(cols), uint16(rows))
 }
@@ -368,8 +393,18 @@ func (s *Session) Stop(ctx context.Context, kill bool) (Exit, error) {
 		s.stopping = "killed"
 		s.mu.Unlock()
 	}
-	if err := stopSteps(ctx, s.process, s.done, s.cfg.StopGrace, kill, killing, s.log.With("session", s.id)); err != nil {
+	if s.hosted != nil {
+		// The host runs the same steps on its agent's process set.
+		if err := s.hosted.stop(ctx, s.done, s.cfg.StopGrace, kill); err != nil {
+			return Exit{}, err
+		}
+	} else if err := stopSteps(ctx, s.process, s.done, s.cfg.StopGrace, kill, killing, s.log.With("session", s.id)); err != nil {
 		return Exit{}, err
+	}
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+		return Exit{}, ctx.Err()
 	}
 	return *s.Exit(), nil
 }
@@ -494,6 +529,13 @@ func (s *Session) finish(recDone <-chan error, exit Exit) {
 			s.log.Warn("remove session file", "session", s.id, "err", err)
 		}
 	}
+	s.conclude(exit)
+}
+
+// conclude records exit once everything of the session has ended, tells
+// its subscribers and screen watchers, then Config.Exited, and closes
+// done.
+func (s *Session) conclude(exit Exit) {
 	s.mu.Lock()
 	s.exit = &exit
 	s.settingUp = false

@@ -64,6 +64,9 @@ func (s *Session) emulate() {
 		}
 		before, noteBefore := s.term.Seq(), s.term.Notification().Seq
 		for _, c := range batch {
+			if c.resize[0] > 0 {
+				s.term.Resize(c.resize[0], c.resize[1]) // a hosted session's, in order with its output
+			}
 			s.term.Write(c.data)
 		}
 		changed := s.term.Seq() != before
@@ -127,7 +130,10 @@ func recordQueue(q *queue, r *recorder) error {
 // write is the only writer of the PTY: input, emulator replies and the
 // bootstrap prompt, in the order they were queued.
 func (s *Session) write() {
-	tty := s.master
+	var tty io.Writer = s.master
+	if s.hosted != nil {
+		tty = s.hosted
+	}
 	for {
 		select {
 		case p := <-s.input:

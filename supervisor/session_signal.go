@@ -141,7 +141,8 @@ const (
 // itself, and its screen misleads (a prompt redrawn, a sleep that prints
 // nothing): whether a command holds the terminal is what counts.
 func (s *Session) shellJob() int {
-	if s.profile != ShellProfile {
+	if s.profile != ShellProfile || s.hosted != nil {
+		// A hosted agent's terminal is the host's: it is not asked.
 		return jobUnknown
 	}
 	running, ok := s.proc.ForegroundJob()

@@ -10,10 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/profile"
@@ -65,6 +63,24 @@ type Config struct {
 	// Support, when set, is what confines agents here instead of
 	// confine.Probe's answer (tests that take bubblewrap away).
 	Support *confine.Support
+
+	// Host, when set, runs agents in an agent host (docs/agent-host.md),
+	// started in RuntimeDir or found there, so that they outlive this
+	// process; Adopt takes them back after a restart. nil (the default
+	// for now) runs them here, children of this process.
+	Host *HostOptions
+}
+
+// HostOptions says how to start an agent host.
+type HostOptions struct {
+	// Binary runs HostArg ("": this program).
+	Binary string
+	// Env is the host's environment (nil: this process's), without the
+	// app's own secrets (hostEnv).
+	Env []string
+	// Linger is how long a host with no agent left waits for a launch
+	// before it exits (0: its default).
+	Linger time.Duration
 }
 
 func (c *Config) defaults() {
@@ -114,6 +130,8 @@ type Supervisor struct {
 
 	probe     sync.Once
 	supported confine.Support // what confines agents here; set by probe
+
+	hosts hostLinks // connections to agent hosts (Config.Host)
 }
 
 // New returns a supervisor. The folders are created (0700) on first use.
@@ -254,6 +272,20 @@ func (sv *Supervisor) Launch(spec LaunchSpec) (*Session, error) {
 	}
 
 	recording := sv.RecordingPath(spec.SessionID)
+	if sv.cfg.Host != nil {
+		if spec.Setup == nil {
+			s, err := sv.launchHosted(spec, Spec{Path: path, Args: args, Dir: spec.Dir, Env: env, Cols: uint16(spec.Cols), Rows: uint16(spec.Rows), box: bx},
+				conf, recording, files, delivery == profile.PromptTyped)
+			if err != nil {
+				cleanup()
+				return nil, err
+			}
+			return s, nil
+		}
+		// The host does not run setups yet: this one, and its agent,
+		// run here and end with the app.
+		sv.cfg.Log.Warn("a session with a setup step runs in the app, not in the agent host: it will not outlive the app", "session", spec.SessionID)
+	}
 	if spec.Resume {
 		if err := keepRecording(recording); err != nil {
 			cleanup()
@@ -417,9 +449,11 @@ func (sv *Supervisor) Close(ctx context.Context) error {
 			continue
 		default:
 		}
-		s.process().SignalGroup(syscall.SIGKILL)
+		s.killNow()
 		<-s.Done()
 	}
+	// Every agent has ended: the hosts exit after their linger.
+	sv.closeHosts()
 	if ctx.Err() != nil {
 		return fmt.Errorf("stop agents: %w; the rest were killed", ctx.Err())
 	}
@@ -432,75 +466,6 @@ func (sv *Supervisor) Closing() bool {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
 	return sv.closed
-}
-
-// sessionVars are the values of one session's placeholders. {prompt} is
-// the prompt only when it goes on the command line (else ""), and
-// {mcp_config} is there only for a profile that gets a config file.
-func sessionVars(spec LaunchSpec, delivery profile.PromptDelivery, tokenFile, configFile string) map[string]string {
-	vars := map[string]string{
-		"endpoint": spec.Endpoint, "token_file": tokenFile, "session_id": spec.SessionID,
-		"repository_id": spec.RepositoryID, "repository_path": spec.Dir, "prompt": "",
-		"conversation_id": spec.ConversationID,
-	}
-	if delivery == profile.PromptArgument {
-		vars["prompt"] = spec.Prompt
-	}
-	if spec.Profile.MCPConfig != "" {
-		vars["mcp_config"] = configFile
-	}
-	return vars
-}
-
-// agentEnv builds the agent's environment: the user's, without any
-// SWITCHBOARD_* variable of the app's own (its client token above all) or
-// the database's (PG*, DATABASE_URL), nor for a confined agent the
-// person's SSH, GPG and session-bus addresses; then the terminal, the
-// session's variables and the profile's.
-func agentEnv(base []string, spec LaunchSpec, tokenFile string, vars map[string]string) []string {
-	env := make([]string, 0, len(base)+8)
-	for _, kv := range base {
-		name, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(name, "SWITCHBOARD_"), name == "TERM", name == "COLUMNS", name == "LINES":
-			continue
-		case strings.HasPrefix(name, "PG"), name == "DATABASE_URL":
-			// The team database's address and password (libpq's
-			// variables): an agent would read and write every
-			// instance's queue with them.
-			continue
-		case spec.Policy != nil && (name == "SSH_AUTH_SOCK" || name == "GPG_AGENT_INFO" || name == "DBUS_SESSION_BUS_ADDRESS"):
-			// What the sandbox hides, a confined agent is not pointed
-			// at: the person's SSH and GPG agents sign as them, and the
-			// session bus leads to their keyring.
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env,
-		"TERM=xterm-256color",
-		"SWITCHBOARD_MCP_URL="+spec.Endpoint,
-		"SWITCHBOARD_MCP_TOKEN_FILE="+tokenFile,
-		"SWITCHBOARD_SESSION_ID="+spec.SessionID,
-		"SWITCHBOARD_REPOSITORY_ID="+spec.RepositoryID,
-	)
-	if ws := spec.Workspace; ws != nil {
-		env = append(env,
-			"SWITCHBOARD_WORKTREE="+ws.Path,
-			"SWITCHBOARD_BRANCH="+ws.Branch,
-			"SWITCHBOARD_BASE="+ws.BaseBranch,
-		)
-	}
-	if spec.Port != 0 {
-		env = append(env, "SWITCHBOARD_PORT="+strconv.Itoa(spec.Port))
-	}
-	if spec.Profile.TokenEnv {
-		env = append(env, "SWITCHBOARD_MCP_TOKEN="+spec.Token)
-	}
-	for _, e := range spec.Profile.Env {
-		env = append(env, expand(e, vars))
-	}
-	return env
 }
 
 // MCPServersJSON is an mcpServers block naming Switchboard with the literal
@@ -588,7 +553,7 @@ func (sv *Supervisor) Owner(pid int) (sessionID string, ok bool) {
 	}
 	sv.mu.Unlock()
 	for _, s := range live {
-		if s.Exit() == nil && s.process().Holds(pid) {
+		if s.Exit() == nil && s.holds(pid) {
 			return s.id, true
 		}
 	}
