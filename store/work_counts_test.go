@@ -2,12 +2,9 @@ package store
 
 import (
 	"maps"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // repoCounts reads repository id's counts: the non-zero states, and
@@ -113,40 +110,26 @@ func otherPacket(t *testing.T, w *workEnv, repoID string) string {
 }
 
 // A database made before the counts (schema 7) gets them built from its
-// packets when it opens, and they go on from there.
+// packets when it opens, and they go on from there; on both engines.
 func TestMigrateRepoCounts(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "state.db")
-	w := &workEnv{t: t, clock: newFakeClock()}
-	db, err := Open(path, Options{Now: w.clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.db = db
-	w.repo = w.addRepo(t.TempDir())
+	w := newWorkEnv(t)
 	w.donePacket()
 	w.create(PacketSpec{})
 	w.create(PacketSpec{})
-	db.Close()
 	// Back to schema 7: the bucket goes, as if never made.
-	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Update(func(tx *bolt.Tx) error {
-		if err := tx.DeleteBucket(bucketPacketRepoCounts); err != nil {
+	mustUpdate(t, w.db, func(tx *Tx) error {
+		if err := tx.tx.DeleteBucket(bucketPacketRepoCounts); err != nil {
 			return err
 		}
-		return tx.Bucket(bucketMeta).Put(keySchemaVersion, u64(7))
-	}); err != nil {
-		t.Fatal(err)
-	}
-	b.Close()
-
-	w.db, err = Open(path, Options{Now: w.clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.db.Close()
+		return tx.tx.Bucket(bucketMeta).Put(keySchemaVersion, u64(7))
+	})
+	w.db = reopenTestDB(t, w.db, Options{Now: w.clock.Now})
+	mustView(t, w.db, func(tx *Tx) error {
+		if v := tx.StoredSchemaVersion(); v != SchemaVersion() {
+			t.Errorf("schema version %d after the migration, want %d", v, SchemaVersion())
+		}
+		return nil
+	})
 	want := map[string]int{"done": 1, countUnlanded: 1, "queued": 2}
 	if got := w.repoCounts(w.repo.ID); !maps.Equal(got, want) {
 		t.Errorf("after the migration: counts = %v, want %v", got, want)
