@@ -162,4 +162,10 @@ func TestMainWindowCountsEveryPacket(t *testing.T) {
 	if w.node != node || !w.model.has(node) {
 		t.Errorf("after a reload the centre shows %q (row there: %v), want %q", w.node, w.model.has(node), node)
 	}
+	// The row that says how many are not shown is no item: a click on it
+	// changes nothing shown.
+	w.tree.Select(nodeMore + group)
+	if w.node != node || w.lit != node {
+		t.Errorf("a click on the count of those not shown: shown %q, highlighted %q; want %q", w.node, w.lit, node)
+	}
 }
