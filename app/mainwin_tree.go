@@ -25,6 +25,7 @@ const (
 	labelSideNoRepo  = "Outside a repository"
 	labelSideEnded   = "Ended agents (%d)"
 	labelSidePackets = "%s (%d)"
+	labelSideMore    = "… %d more not shown (the newest %d are)"
 	// sidebarMinWidth is the least width of the sidebar: a repository's
 	// name and an agent's still read.
 	sidebarMinWidth = 260
@@ -39,6 +40,7 @@ const (
 	nodeEnded  = "ended:"  // + repository id
 	nodeState  = "state:"  // + repository id + "/" + column index
 	nodePacket = "packet:" // + packet id
+	nodeMore   = "more:"   // + its group's row id: how many are not shown
 )
 
 // sideRow is what one sidebar row shows.
@@ -60,27 +62,88 @@ type sideModel struct {
 	// groups are each packet group's packets, by the group's row id; a
 	// group's rows are in children, rows and parent once made.
 	groups map[string][]sidePacket
+	// counts are each packet group's count, which may be more than its
+	// packets read; load reads a group whose packets read are only the
+	// ones among the newest of all, when it opens.
+	counts map[string]int
+	load   map[string]func() []sidePacket
 }
 
 // sidePacket is what the sidebar keeps of a packet: its row, not the
 // packet, whose instructions and history it never shows.
 type sidePacket struct{ id, title string }
 
-// sidePackets are the packets as last read, by repository id and then by
-// the board's column, as the sidebar groups them.
-type sidePackets map[string]*[workColCount][]sidePacket
+// sidePackets are the packets as last read for the sidebar: each
+// repository's groups by the board's column, and how to read one group
+// whole.
+type sidePackets struct {
+	repos map[string]*[workColCount]sideGroup
+	// load reads one group's packets, newest first, at most
+	// workListLimit of them; nil when there is nothing to read them from.
+	load func(repo string, col int) []sidePacket
+}
 
-// groupPackets sorts packets into the sidebar's groups.
-func groupPackets(packets []store.Packet) sidePackets {
-	out := sidePackets{}
-	for _, p := range packets {
-		cols := out[p.RepositoryID]
+// sideGroup is one packet group: how many packets it has, counted by the
+// store, and those of them read.
+type sideGroup struct {
+	count int
+	// packets are the group's among the newest packets of all, or when
+	// whole, the newest of the group read for it alone (load).
+	packets []sidePacket
+	whole   bool
+}
+
+// workColumnStates are the states each column shows; a done packet shows
+// in one of two, by whether its changes landed.
+var workColumnStates = [workColCount][]store.PacketState{
+	{store.PacketQueued}, {store.PacketClaimed, store.PacketInProgress}, {store.PacketInReview},
+	{store.PacketDone}, {store.PacketDone}, {store.PacketFailed, store.PacketCancelled},
+}
+
+// columnCount is how many of a repository's packets column c shows.
+func columnCount(rc store.RepoPacketCounts, c int) int {
+	switch c {
+	case workColUnlanded:
+		return rc.Unlanded
+	case workColDone:
+		return rc.States[store.PacketDone] - rc.Unlanded
+	}
+	n := 0
+	for _, s := range workColumnStates[c] {
+		n += rc.States[s]
+	}
+	return n
+}
+
+// groupPackets sorts packets into the sidebar's groups, counted as counts
+// say: the packets read are the newest of all, and may hold only some of
+// a group's.
+func groupPackets(packets []store.Packet, counts map[string]store.RepoPacketCounts) sidePackets {
+	out := sidePackets{repos: map[string]*[workColCount]sideGroup{}}
+	groups := func(repo string) *[workColCount]sideGroup {
+		cols := out.repos[repo]
 		if cols == nil {
-			cols = &[workColCount][]sidePacket{}
-			out[p.RepositoryID] = cols
+			cols = &[workColCount]sideGroup{}
+			out.repos[repo] = cols
 		}
-		c := workColumnOf(p)
-		cols[c] = append(cols[c], sidePacket{id: p.ID, title: p.Title})
+		return cols
+	}
+	for repo, rc := range counts {
+		cols := groups(repo)
+		for c := range cols {
+			cols[c].count = columnCount(rc, c)
+		}
+	}
+	for _, p := range packets {
+		g := &groups(p.RepositoryID)[workColumnOf(p)]
+		g.packets = append(g.packets, sidePacket{id: p.ID, title: p.Title})
+	}
+	for _, cols := range out.repos {
+		for c := range cols {
+			// A packet written between the listing and the count, or
+			// a server that sends no counts: never fewer than read.
+			cols[c].count = max(cols[c].count, len(cols[c].packets))
+		}
 	}
 	return out
 }
@@ -94,11 +157,22 @@ func (m *sideModel) kids(id string) []string {
 	if !ok {
 		return nil
 	}
-	ids := make([]string, len(ps))
+	if load := m.load[id]; load != nil {
+		ps = load()
+		m.groups[id] = ps
+	}
+	ids := make([]string, len(ps), len(ps)+1)
 	for i, p := range ps {
 		ids[i] = nodePacket + p.id
 		m.rows[ids[i]] = sideRow{text: p.title, hint: p.id}
 		m.parent[ids[i]] = id
+	}
+	if more := m.counts[id] - len(ps); more > 0 {
+		// Said, not pretended: the group holds more than one read shows.
+		mid := nodeMore + id
+		ids = append(ids, mid)
+		m.rows[mid] = sideRow{text: fmt.Sprintf(labelSideMore, more, len(ps))}
+		m.parent[mid] = id
 	}
 	m.children[id] = ids
 	return ids
@@ -178,7 +252,7 @@ func repoDisplayName(r store.Repository) string {
 func buildSide(repos []store.Repository, sessions []store.Session, packets sidePackets,
 	badge func(store.Session) (string, fyne.ThemeColorName)) sideModel {
 	m := sideModel{children: map[string][]string{}, rows: map[string]sideRow{}, parent: map[string]string{},
-		groups: map[string][]sidePacket{}}
+		groups: map[string][]sidePacket{}, counts: map[string]int{}, load: map[string]func() []sidePacket{}}
 	add := func(parent, id string, row sideRow) {
 		m.children[parent] = append(m.children[parent], id)
 		m.rows[id] = row
@@ -219,18 +293,23 @@ func buildSide(repos []store.Repository, sessions []store.Session, packets sideP
 		}
 	}
 	for _, r := range repos {
-		cols := packets[r.ID]
+		cols := packets.repos[r.ID]
 		if cols == nil {
 			continue
 		}
-		for c, ps := range cols {
-			if len(ps) == 0 {
+		for c, g := range cols {
+			if g.count == 0 {
 				continue
 			}
 			branch := fmt.Sprintf("%s%s/%d", nodeState, r.ID, c)
-			// Counted now; its rows are made when it opens (kids).
-			add(nodeRepo+r.ID, branch, sideRow{text: fmt.Sprintf(labelSidePackets, workColumnTitles[c], len(ps))})
-			m.groups[branch] = ps
+			// Counted by the store; its rows are made when it opens (kids).
+			add(nodeRepo+r.ID, branch, sideRow{text: fmt.Sprintf(labelSidePackets, workColumnTitles[c], g.count)})
+			m.groups[branch] = g.packets
+			m.counts[branch] = g.count
+			if g.count > len(g.packets) && !g.whole && packets.load != nil {
+				repo, col := r.ID, c
+				m.load[branch] = func() []sidePacket { return packets.load(repo, col) }
+			}
 		}
 	}
 	return m

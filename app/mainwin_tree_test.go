@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"image/color"
 	"testing"
@@ -24,7 +25,7 @@ func TestSideModelMakesPacketRowsWhenOpened(t *testing.T) {
 	packets := benchWorkPackets(5000)
 	packets = append(packets, store.Packet{ID: "pkt_elsewhere", RepositoryID: "rep_gone", Title: "in no listed repository", State: store.PacketQueued})
 	badge := func(store.Session) (string, fyne.ThemeColorName) { return "working", theme.ColorNameSuccess }
-	m := buildSide(repos, nil, groupPackets(packets), badge)
+	m := buildSide(repos, nil, groupPackets(packets, nil), badge)
 	if len(m.rows) > 50 {
 		t.Fatalf("the model made %d rows before any group opened", len(m.rows))
 	}
@@ -96,5 +97,75 @@ func TestAtLeast(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The sidebar counts a repository's packets as the store does, past the
+// newest 1,000 the window reads: 1,500 queued under 1,000 cancelled since
+// read "Queued (1500)", and the group, opened, lists its newest 1,000 read
+// for it alone and says how many more there are. A packet shown from it
+// keeps its row through a reload.
+func TestMainWindowCountsEveryPacket(t *testing.T) {
+	g, repoID := guiWithRepo(t)
+	const queued, cancelled = 1500, workListLimit
+	var newestQueued, oldestQueued string
+	err := g.core.Registry().DB().Update(context.Background(), func(tx *store.Tx) error {
+		for i := range queued + cancelled {
+			p, err := tx.CreatePacket(store.PacketSpec{RepositoryID: repoID, Title: fmt.Sprint("packet ", i)})
+			if err != nil {
+				return err
+			}
+			switch {
+			case i == 0:
+				oldestQueued = p.ID
+			case i == queued-1:
+				newestQueued = p.ID
+			case i >= queued:
+				if _, err := tx.CancelPacket(p.ID, "test"); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.showMain()
+	w := g.sessions
+	defer w.win.Close()
+	group := fmt.Sprintf("%s%s/%d", nodeState, repoID, workColQueued)
+	for _, tt := range []struct{ id, want string }{
+		{group, fmt.Sprintf(labelSidePackets, workColumnTitles[workColQueued], queued)},
+		{fmt.Sprintf("%s%s/%d", nodeState, repoID, workColFailed), fmt.Sprintf(labelSidePackets, workColumnTitles[workColFailed], cancelled)},
+	} {
+		if r, _ := w.model.row(tt.id); r.text != tt.want {
+			t.Errorf("row %s reads %q, want %q", tt.id, r.text, tt.want)
+		}
+	}
+	w.tree.OpenBranch(group)
+	kids := w.model.kids(group)
+	more := fmt.Sprintf(labelSideMore, queued-workListLimit, workListLimit)
+	if len(kids) != workListLimit+1 {
+		t.Fatalf("the opened group holds %d rows, want %d", len(kids), workListLimit+1)
+	}
+	if kids[0] != nodePacket+newestQueued || w.model.rows[kids[workListLimit]].text != more {
+		t.Fatalf("the opened group's first row is %q, its last reads %q; want %q, %q",
+			kids[0], w.model.rows[kids[workListLimit]].text, nodePacket+newestQueued, more)
+	}
+	if w.model.has(nodePacket + oldestQueued) {
+		t.Error("the group lists a packet past its newest 1,000")
+	}
+	node := kids[workListLimit-1]
+	w.selectNode(node)
+	w.reload()
+	if w.node != node || !w.model.has(node) {
+		t.Errorf("after a reload the centre shows %q (row there: %v), want %q", w.node, w.model.has(node), node)
+	}
+	// The row that says how many are not shown is no item: a click on it
+	// changes nothing shown.
+	w.tree.Select(nodeMore + group)
+	if w.node != node || w.lit != node {
+		t.Errorf("a click on the count of those not shown: shown %q, highlighted %q; want %q", w.node, w.lit, node)
 	}
 }

@@ -1,9 +1,11 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -216,7 +218,7 @@ func (w *sessionsWindow) reload() {
 		}
 	}
 	if packets, err := view(w.g, mcpserver.MethodWorkList, store.PacketFilter{Limit: workListLimit}); err == nil {
-		w.packets = groupPackets(packets.Packets)
+		w.regroupPackets(packets)
 	}
 	listResumable(list.Sessions)
 	w.sessions = list.Sessions
@@ -468,4 +470,50 @@ func (w *sessionsWindow) stopAgent(kill bool) {
 		}
 		fyne.Do(w.reload)
 	}()
+}
+
+// regroupPackets takes the newest packets of all and every repository's
+// counts as the sidebar's groups. A group read whole and still open is
+// read again, so that the packet shown from it keeps its row.
+func (w *sessionsWindow) regroupPackets(list mcpserver.WorkList) {
+	old := w.packets
+	w.packets = groupPackets(list.Packets, list.Counts)
+	w.packets.load = w.loadGroup
+	for repo, cols := range old.repos {
+		for c, g := range cols {
+			now := w.packets.repos[repo]
+			if !g.whole || now == nil || now[c].count <= len(now[c].packets) ||
+				w.tree == nil || !w.tree.IsBranchOpen(fmt.Sprintf("%s%s/%d", nodeState, repo, c)) {
+				continue
+			}
+			w.loadGroup(repo, c)
+		}
+	}
+}
+
+// loadGroup reads repository repo's packets of column col, newest first,
+// at most workListLimit, and keeps them as the group's packets read.
+func (w *sessionsWindow) loadGroup(repo string, col int) []sidePacket {
+	var ps []store.Packet
+	for _, s := range workColumnStates[col] {
+		list, err := view(w.g, mcpserver.MethodWorkList, store.PacketFilter{RepositoryID: repo, State: s, Limit: workListLimit})
+		if err != nil {
+			w.g.log.Warn("sessions: list a packet group", "repository", repo, "state", s, "err", err)
+			continue
+		}
+		for _, p := range list.Packets {
+			if workColumnOf(p) == col {
+				ps = append(ps, p)
+			}
+		}
+	}
+	slices.SortFunc(ps, func(a, b store.Packet) int { return cmp.Compare(b.Seq, a.Seq) })
+	out := make([]sidePacket, 0, min(len(ps), workListLimit))
+	for _, p := range ps[:min(len(ps), workListLimit)] {
+		out = append(out, sidePacket{id: p.ID, title: p.Title})
+	}
+	if cols := w.packets.repos[repo]; cols != nil {
+		cols[col].packets, cols[col].whole = out, true
+	}
+	return out
 }

@@ -81,6 +81,10 @@ type WorkGetResult struct {
 // WorkList is the result of work.list.
 type WorkList struct {
 	Packets []store.Packet `json:"packets"`
+	// Counts are the packets of the listing's repository (of every
+	// repository when it names none) counted by state, whatever the
+	// page holds: kept by the store, not counted from the page.
+	Counts map[string]store.RepoPacketCounts `json:"counts" jsonschema:"packets by repository id, counted by state (and done ones not landed), over all pages"`
 }
 
 // AwaitArgs are the arguments of work.await_packet.
@@ -275,13 +279,15 @@ func (r *Registry) registerWork() {
 			return WorkGetResult{Packet: p, Artifacts: arts, Conflicts: r.packetConflicts(p)}, err
 		}))
 	r.Register(Define(MethodWorkList, On(Repository, store.CapWorkRead), ReadOnly,
-		"Packets, newest first, by repository and state.",
+		"Packets, newest first, by repository and state, with every repository's (or the one named's) packet counts by state.",
 		func(c *Call, f store.PacketFilter) (WorkList, error) {
 			ps, err := c.Tx.Packets(f)
 			if ps == nil {
 				ps = []store.Packet{}
 			}
-			return WorkList{Packets: ps}, err
+			// Scoped as the listing is: a call naming no repository is
+			// one on every repository, which only a token for all makes.
+			return WorkList{Packets: ps, Counts: c.Tx.RepoPacketCounts(f.RepositoryID)}, err
 		}))
 	r.Register(Define(MethodWorkAwaitPacket, On(Repository, store.CapWorkClaim), 0,
 		"Wait (at most wait_seconds, ≤ 60) for the repository's best queued packet and claim it under a new lease; packet is null when the wait ends empty. A packet sent back to you for changes comes first, with its review (notes and line comments) to address.",

@@ -441,6 +441,7 @@ func TestRealMigrationsRunOnEmptyDB(t *testing.T) {
 	wantBuckets := map[int][]string{
 		1: {"meta", "settings", "tokens", "repositories", "audit"},
 		6: {"audit_shown"},
+		8: {"packet_repo_counts"},
 	}
 	for i, m := range migrations {
 		t.Run(m.name, func(t *testing.T) {

@@ -61,6 +61,7 @@ var migrations = []migration{
 	{7, "instances and each instance's repository folders", func(tx kvTx) error {
 		return createBuckets(tx, [][]byte{bucketInstances, bucketRepoPaths})
 	}},
+	{8, "packet counts by repository and state", migrateRepoCounts},
 }
 
 func createBuckets(tx kvTx, names [][]byte) error {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -26,6 +27,8 @@ func checkWorkIndexes(t testing.TB, tx *Tx) {
 		"packet_queue": {}, "packet_order": {}, "lease_expiry": {}, "leases_by_session": {},
 	}
 	counts := map[PacketState]int{}
+	repoCounts := map[string]string{} // packet_repo_counts, as the packets say
+	want["packet_repo_counts"] = repoCounts
 	leaseIDs := map[string]string{}
 	var earliest time.Time
 	seqs := map[uint64]string{}
@@ -56,6 +59,14 @@ func checkWorkIndexes(t testing.TB, tx *Tx) {
 		}
 		seqs[p.Seq] = p.ID
 		counts[p.State]++
+		for _, c := range countClasses(&p) {
+			k := string(repoCountKey(p.RepositoryID, c))
+			n := uint64(0)
+			if v, ok := repoCounts[k]; ok {
+				n = binary.BigEndian.Uint64([]byte(v))
+			}
+			repoCounts[k] = string(u64(n + 1))
+		}
 		want["packet_order"][string(u64(p.Seq))] = p.ID
 		if p.State == PacketQueued {
 			want["packet_queue"][string(queueKey(p.RepositoryID, p.Priority, p.Seq))] = p.ID

@@ -51,13 +51,15 @@ func artifactKey(pktID, name string) []byte {
 // is read, so that savePacket can remove them after the packet has changed.
 type packetKeys struct {
 	state   PacketState
-	queue   []byte // nil unless queued
-	expiry  []byte // nil unless leased
-	session []byte // nil unless leased
+	repo    string
+	classes []string // the per-repository counters it is in (countClasses)
+	queue   []byte   // nil unless queued
+	expiry  []byte   // nil unless leased
+	session []byte   // nil unless leased
 }
 
 func keysOf(p *Packet) packetKeys {
-	k := packetKeys{state: p.State}
+	k := packetKeys{state: p.State, repo: p.RepositoryID, classes: countClasses(p)}
 	if p.State == PacketQueued {
 		k.queue = queueKey(p.RepositoryID, p.Priority, p.Seq)
 	}
@@ -144,6 +146,15 @@ func (tx *Tx) savePacket(old *packetKeys, p *Packet) error {
 			}
 		}
 		if err := tx.addCount(p.State, +1); err != nil {
+			return err
+		}
+	}
+	if old == nil {
+		if err := tx.moveRepoCounts("", nil, p.RepositoryID, cur.classes); err != nil {
+			return err
+		}
+	} else if old.repo != cur.repo || !slices.Equal(old.classes, cur.classes) {
+		if err := tx.moveRepoCounts(old.repo, old.classes, cur.repo, cur.classes); err != nil {
 			return err
 		}
 	}
