@@ -29,15 +29,18 @@ deps-test:
 deps-cross:
 	@sh scripts/deps.sh cross
 
-# The vet and the race run of the core keep both cores busy, and the
-# PostgreSQL suites run beside the team daemons (test-shared): one after
-# another. The end-to-end suite waits most of its time (real agent CLIs,
-# the stand-in model, idle-CPU and screenshot windows, kills and
-# restarts), so the GUI's tests, the installs and the cross builds, which
-# mostly compile, run beside it (test-beside-e2e); -Otarget prints each
-# one's output whole when it ends. Nothing in them shares a file or a
-# port: the e2e tests run bin/switchboard, built first, which the
-# installs' make build then finds up to date.
+# One step after another: the vet; the cgo-free packages' tests (the core
+# under race, the rest plain beside it: test-pure); the PostgreSQL suites
+# beside team mode's daemons (test-shared); make build. Then three lanes
+# side by side (-j3): the end-to-end suite as two processes, the real agent
+# CLIs' tests and the rest (test-e2e-agents, test-e2e-desktop), which wait
+# most of their time (agent CLIs, the stand-in model, idle-CPU and
+# screenshot windows, kills and restarts), and the GUI's tests, the
+# installs and the cross builds, which mostly compile (test-beside-e2e);
+# -Otarget prints each one's output whole when it ends. Nothing in them
+# shares a file, a port, a display or a bus: the e2e tests run
+# bin/switchboard, built first, which the installs' make build then finds
+# up to date. docs/testing.md has the times.
 test: deps-test
 	$(MAKE) --no-print-directory vet
 	$(MAKE) --no-print-directory test-pure
