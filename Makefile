@@ -93,9 +93,10 @@ cross: deps-cross
 # benchmark harness, the test helpers and the CLI, whose tests run the
 # test binary again as the CLI for each command, each start paying the
 # race runtime's (TestCLIWithoutDaemon: 48 s under race, 8 s without).
-# Race finds nothing there the core's own suites do not: the CLI's one
-# concurrent code of its own, the MCP bridge and agent attach, runs its
-# tests under race (RACE_CLI) and only there. The two lanes run side by
+# Race adds little there: git and the workspace share no memory between
+# goroutines, the harness and the helpers are test code, and the CLI's
+# one concurrent code of its own, the MCP bridge and agent attach, runs
+# its tests under race (RACE_CLI), and only there. The two lanes run side by
 # side; in each, -p 4 runs four packages at a time, not one per core,
 # since the longest suites wait much of their time on agents, git and
 # sockets, and the longest come first in RACE so none starts last.
@@ -150,8 +151,8 @@ test-gui:
 # CLIs against the stand-in model (test-e2e-agents: E2E_AGENTS, the tests
 # of realcli*_test.go) and everything else (test-e2e-desktop). Both wait
 # most of their time, on agents, restarts, idle and screenshot windows,
-# and took about as long as each other (5½ and 6 min under others' load;
-# 12 min one after the other). The -timeout is a last resort for a hang,
+# and take about as long as each other (4½ and 5 min under others' load,
+# beside the third lane of make test; 12 min in one process). The -timeout is a last resort for a hang,
 # kept well above that, not a bound of speed.
 E2E_ENV := SWITCHBOARD_E2E_BIN=$(CURDIR)/bin SWITCHBOARD_E2E_GUI=1 SWITCHBOARD_E2E_NODE=1
 E2E_AGENTS := ^(TestRealCLI|TestResume|TestProfileFlagsInHelp|TestClaudeBypassRefusedAsRoot|TestConversationFlagsInHelp)
