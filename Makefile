@@ -10,7 +10,7 @@ BIN := bin/switchboard
 PURE := ./store/... ./mcpserver/... ./mcphttp/ ./supervisor/... ./app/daemon/... ./app/cli/... ./bench/mcpbench/ ./gitcmd/... ./workspace/ ./internal/... ./test/standinmodel/
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: run test build deps-run deps-test deps-cross test-pure test-postgres test-team test-gui test-e2e test-beside-e2e bench fuzz soak vet vet-cross cross clean
+.PHONY: run test build deps-run deps-test deps-cross test-pure test-race test-plain test-postgres test-team test-gui test-e2e test-e2e-desktop test-e2e-agents test-beside-e2e bench fuzz soak vet vet-cross cross clean
 .PHONY: install uninstall package package-deb package-archive deps-package test-install
 
 run: deps-run build
@@ -29,21 +29,24 @@ deps-test:
 deps-cross:
 	@sh scripts/deps.sh cross
 
-# The vet and the race run of the core keep both cores busy, and the
-# PostgreSQL suites run beside the team daemons (test-shared): one after
-# another. The end-to-end suite waits most of its time (real agent CLIs,
-# the stand-in model, idle-CPU and screenshot windows, kills and
-# restarts), so the GUI's tests, the installs and the cross builds, which
-# mostly compile, run beside it (test-beside-e2e); -Otarget prints each
-# one's output whole when it ends. Nothing in them shares a file or a
-# port: the e2e tests run bin/switchboard, built first, which the
-# installs' make build then finds up to date.
+# One step after another: the vet; the cgo-free packages' tests (the core
+# under race, the rest plain beside it: test-pure); the PostgreSQL suites
+# beside team mode's daemons (test-shared); make build. Then three lanes
+# side by side (-j3): the end-to-end suite as two processes, the real agent
+# CLIs' tests and the rest (test-e2e-agents, test-e2e-desktop), which wait
+# most of their time (agent CLIs, the stand-in model, idle-CPU and
+# screenshot windows, kills and restarts), and the GUI's tests, the
+# installs and the cross builds, which mostly compile (test-beside-e2e);
+# -Otarget prints each one's output whole when it ends. Nothing in them
+# shares a file, a port, a display or a bus: the e2e tests run
+# bin/switchboard, built first, which the installs' make build then finds
+# up to date. docs/testing.md has the times.
 test: deps-test
 	$(MAKE) --no-print-directory vet
 	$(MAKE) --no-print-directory test-pure
 	$(MAKE) --no-print-directory test-shared
 	$(MAKE) --no-print-directory build
-	$(MAKE) --no-print-directory -j2 -Otarget test-e2e test-beside-e2e
+	$(MAKE) --no-print-directory -j3 -Otarget test-e2e-desktop test-e2e-agents test-beside-e2e
 
 test-beside-e2e:
 	$(MAKE) --no-print-directory vet-cross
@@ -82,18 +85,33 @@ cross: deps-cross
 	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 $(GO) build -o bin/switchboard-darwin-arm64 ./cmd/switchboard-daemon
 	SWITCHBOARD_CROSS_BIN=$(CURDIR)/bin $(GO) test -count=1 ./test/crossbin/
 
-# The cgo-free core, once, whole and under the race detector (which needs
-# cgo itself, not the code: the Linux app links these packages with cgo
-# too). That they build without cgo, tests included, make vet checks; the
-# store's and the registry's suites run without cgo in test-shared, and the
-# daemon built without cgo runs in test/team. One run instead of a plain
-# one and a -short race one: 307 s instead of 569 s on this machine.
-# -p 4: four packages at a time, not one per core: the daemon's, the
-# CLI's and the registry's tests, the longest, spend much of their time
-# waiting on agents, git and sockets (313 s instead of 362 s, others'
-# work on the machine both times).
+# The cgo-free packages' tests, each once: the concurrent core (the store,
+# the registry, the MCP front, the supervisor, the daemon) under the race
+# detector, which needs cgo itself, not the code (the Linux app links these
+# packages with cgo too; that they build without cgo, tests included, make
+# vet checks). The rest without it (test-plain): git, the workspace, the
+# benchmark harness, the test helpers and the CLI, whose tests run the
+# test binary again as the CLI for each command, each start paying the
+# race runtime's (TestCLIWithoutDaemon: 48 s under race, 8 s without).
+# Race adds little there: git and the workspace share no memory between
+# goroutines, the harness and the helpers are test code, and the CLI's
+# one concurrent code of its own, the MCP bridge and agent attach, runs
+# its tests under race (RACE_CLI), and only there. The two lanes run side by
+# side; in each, -p 4 runs four packages at a time, not one per core,
+# since the longest suites wait much of their time on agents, git and
+# sockets, and the longest come first in RACE so none starts last.
+RACE := ./app/daemon/... ./mcpserver/... ./mcphttp/ ./store/... ./supervisor/...
+PLAIN := ./app/cli/ ./bench/mcpbench/ ./workspace/ ./gitcmd/... ./internal/... ./test/standinmodel/
+RACE_CLI := ^(TestBridge|TestCLIAgentAttach)
 test-pure:
-	$(GO) test -race -count=1 -p 4 $(PURE)
+	$(MAKE) --no-print-directory -j2 -Otarget test-race test-plain
+
+test-race:
+	$(GO) test -race -count=1 -p 4 $(RACE)
+
+test-plain:
+	$(GO) test -count=1 -p 4 -skip '$(RACE_CLI)' $(PLAIN)
+	$(GO) test -race -count=1 -run '$(RACE_CLI)' ./app/cli/
 
 # The store's and the registry's tests again, on PostgreSQL: each test's
 # database a schema of a real server the tests start (internal/pgtest).
@@ -102,10 +120,13 @@ test-postgres:
 	SWITCHBOARD_STORE_SUITE=postgres CGO_ENABLED=0 $(GO) test -count=1 -short ./store/ ./mcpserver/ ./mcphttp/
 
 # make test runs the two above side by side: each waits mostly on its
-# PostgreSQL servers and processes, so together they take about the time
-# of the longer.
+# PostgreSQL servers and processes. go test runs two packages at a time
+# and starts them in the order given: team mode's, the longest, first,
+# beside the store's, then the registry's and the MCP front's as slots
+# free (team last, it started when the three others had ended: 294 s
+# instead of about 200, under others' load).
 test-shared:
-	SWITCHBOARD_STORE_SUITE=postgres SWITCHBOARD_TEAM_KILLS=$(TEAMKILLS) CGO_ENABLED=0 $(GO) test -count=1 -short -timeout 10m ./store/ ./mcpserver/ ./mcphttp/ ./test/team/
+	SWITCHBOARD_STORE_SUITE=postgres SWITCHBOARD_TEAM_KILLS=$(TEAMKILLS) CGO_ENABLED=0 $(GO) test -count=1 -short -timeout 10m ./test/team/ ./store/ ./mcphttp/ ./mcpserver/
 
 # Team mode as deployed: real headless daemons, each with folders of its
 # own, on one real PostgreSQL server; eight agents drain 1,000 packets, one
@@ -125,11 +146,24 @@ test-gui:
 # The real binary under a virtual display, a private session bus and a real
 # gnome-keyring: headless daemon, CLI, crashes, keyring restarts, the tray
 # over D-Bus and the clipboard. It runs make build's binary (bin/), linked
-# once for the tests and the installs. It takes about 5 min alone on an
-# idle machine and 9 under others' load: the package's -timeout is a last
-# resort for a hang, kept well above that, not a bound of speed.
+# once for the tests and the installs. Two go test processes run it side
+# by side, each under its own display, bus and keyring: the real agent
+# CLIs against the stand-in model (test-e2e-agents: E2E_AGENTS, the tests
+# of realcli*_test.go) and everything else (test-e2e-desktop). Both wait
+# most of their time, on agents, restarts, idle and screenshot windows,
+# and take about as long as each other (4½ and 5 min under others' load,
+# beside the third lane of make test; 12 min in one process). The -timeout is a last resort for a hang,
+# kept well above that, not a bound of speed.
+E2E_ENV := SWITCHBOARD_E2E_BIN=$(CURDIR)/bin SWITCHBOARD_E2E_GUI=1 SWITCHBOARD_E2E_NODE=1
+E2E_AGENTS := ^(TestRealCLI|TestResume|TestProfileFlagsInHelp|TestClaudeBypassRefusedAsRoot|TestConversationFlagsInHelp)
 test-e2e: build
-	SWITCHBOARD_E2E_BIN=$(CURDIR)/bin SWITCHBOARD_E2E_GUI=1 SWITCHBOARD_E2E_NODE=1 $(XVFB) sh scripts/with-keyring.sh $(GO) test -count=1 -timeout 20m ./test/e2e/
+	$(MAKE) --no-print-directory -j2 -Otarget test-e2e-desktop test-e2e-agents
+
+test-e2e-desktop: build
+	$(E2E_ENV) $(XVFB) sh scripts/with-keyring.sh $(GO) test -count=1 -timeout 20m -skip '$(E2E_AGENTS)' ./test/e2e/
+
+test-e2e-agents: build
+	$(E2E_ENV) $(XVFB) sh scripts/with-keyring.sh $(GO) test -count=1 -timeout 20m -run '$(E2E_AGENTS)' ./test/e2e/
 
 # The Go benchmarks of the store, the MCP path, the emulator and the
 # recorder, the main window's first paint, then bench/mcpbench, whose table comes last: it builds the

@@ -646,10 +646,20 @@ func (e *eventsEnv) serveDaemonLike(t *testing.T, d time.Duration) *http.Server 
 func TestEventsOutlivesServerTimeouts(t *testing.T) {
 	e := newEventsEnv(t, func(h *HTTPHandler) { h.sse.keepAlive = 10 * time.Millisecond })
 	const timeout = 100 * time.Millisecond
+	// Only the feed goes through the server with the short timeouts: the
+	// calls around it go through the test's plain server, as a call that
+	// takes longer than 100 ms under load (the PostgreSQL run of make
+	// test, beside team mode's daemons) was cut by the write timeout
+	// ("Post …: EOF"), which is not what this test is about.
+	plain := e.base
 	e.serveDaemonLike(t, timeout)
+	timed := e.base
+	e.base = plain
 	ses := e.startSession(t)
 
+	e.base = timed
 	f := e.open(t, e.clientRaw, ses, "3")
+	e.base = plain
 	start := time.Now()
 	keepAlives := 0
 	for time.Since(start) < 10*timeout {
@@ -666,7 +676,7 @@ func TestEventsOutlivesServerTimeouts(t *testing.T) {
 	if err := e.heartbeat(e.clientRaw, ses, 1); err != nil {
 		t.Fatal(err)
 	}
-	if ev := f.eventWithin(2 * time.Second); ev.id != "4" {
+	if ev := f.event(); ev.id != "4" {
 		t.Fatalf("event %+v, want id 4", ev)
 	}
 }

@@ -432,19 +432,33 @@ func trayCopy(t *testing.T, p *trayProc, menu dbus.BusObject, ok func(string) bo
 // (after a click, and once early on) with new item ids, dropping a click
 // on an id that is gone ("no menu item with ID"), which leaves no trace:
 // so the layout is read again before each click, and a click after which
-// done has not held for 2 s is made again.
+// done has not held for 2 s is made again. A layout read in the middle of
+// a rebuild may lack the item (TestTrayMenuOverDBus failed so, the item
+// in the layout read just before): it is read again until the item is
+// there, and only an item never there fails the test.
 func trayClickUntil(t *testing.T, p *trayProc, menu dbus.BusObject, done func() bool, path ...string) bool {
 	t.Helper()
-	end, stop := nearDeadline(t)
+	near, stop := nearDeadline(t)
 	defer stop()
+	// end is closed once near fires, so that both waits below see it.
+	end, quit := make(chan time.Time), make(chan struct{})
+	defer close(quit)
+	go func() {
+		select {
+		case <-near:
+			close(end)
+		case <-quit:
+		}
+	}()
 	for {
-		items := trayMenuItems(t, menu)
-		for _, label := range path[:len(path)-1] {
-			i := slices.IndexFunc(items, func(it trayItem) bool { return it.label == label })
-			if i < 0 {
-				t.Fatalf("no tray item %q", label)
-			}
-			items = items[i].children
+		var items []trayItem
+		found := poll(end, func() bool {
+			var ok bool
+			items, ok = trayItemsAt(trayMenuItems(t, menu), path[:len(path)-1])
+			return ok && slices.ContainsFunc(items, func(it trayItem) bool { return it.label == path[len(path)-1] })
+		})
+		if !found {
+			t.Fatalf("no tray item %q in the menu until near the test's deadline", strings.Join(path, " > "))
 		}
 		trayClick(t, menu, items, path[len(path)-1])
 		if poll(time.After(2*time.Second), func() bool { p.mustRun(t, strings.Join(path, " > ")); return done() }) {
@@ -456,6 +470,19 @@ func trayClickUntil(t *testing.T, p *trayProc, menu dbus.BusObject, done func() 
 		default:
 		}
 	}
+}
+
+// trayItemsAt returns the items of the submenu at path (labels from the
+// top of the menu down), and whether the menu has it.
+func trayItemsAt(items []trayItem, path []string) ([]trayItem, bool) {
+	for _, label := range path {
+		i := slices.IndexFunc(items, func(it trayItem) bool { return it.label == label })
+		if i < 0 {
+			return nil, false
+		}
+		items = items[i].children
+	}
+	return items, true
 }
 
 // trayReadClipboard is `xclip -o -selection clipboard`, "" when the selection is empty or
