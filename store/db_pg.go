@@ -129,7 +129,6 @@ func pgEnd(conn *pgxpool.Conn) {
 	conn.Exec(ctx, "ROLLBACK")
 }
 
-// errDBClosed is a transaction on a closed DB.
 var errDBClosed = errors.New("postgres: the database is closed")
 
 // pgFailure wraps the failure of a statement the engine ran for what it

@@ -59,10 +59,11 @@ const (
 	pgBeginWrite  = "BEGIN ISOLATION LEVEL READ COMMITTED"
 	pgTakeLock    = "SELECT pg_advisory_xact_lock(x'7362777269746572'::bigint)"
 	pgReadBuckets = "SELECT name, seq FROM sb_buckets"
-	// A key is read from its bucket and the buckets read ahead with it,
-	// or with its whole bucket (pgReadAhead).
+	// A key is read with those read ahead with it, or with its whole bucket
+	// (pgReadAhead) up to pgMaxKnown+1 rows: the limit keeps the index in a
+	// generic plan, and a bucket too big to keep is not taken as whole.
 	pgReadKey   = "SELECT bucket, key, value FROM sb_kv WHERE bucket = ANY($1) AND key = $2"
-	pgReadWhole = "SELECT bucket, key, value FROM sb_kv WHERE bucket = $1"
+	pgReadWhole = "SELECT bucket, key, value FROM sb_kv WHERE bucket = $1 ORDER BY key LIMIT 4097"
 )
 
 // pgReadAhead says what a read of a key in bucket fetches besides, in the
