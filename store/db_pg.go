@@ -19,10 +19,9 @@ import (
 // time (the writer lock), and readers beside it.
 const pgMaxConns = 16
 
-// pgConnectTimeout bounds one connection attempt. A server that is away
-// (stopped, restarting, its machine gone) must fail a call within a few
-// seconds, as store_unavailable, not hold it for the transaction's whole
-// timeout: an agent retries, a person sees the error.
+// pgConnectTimeout bounds one connection attempt: a server that is away
+// fails a call within seconds, as store_unavailable, rather than holding
+// it for the transaction's whole timeout.
 const pgConnectTimeout = 2 * time.Second
 
 // pgEngine is a DB's PostgreSQL side.
@@ -31,11 +30,12 @@ type pgEngine struct {
 	where   string // the URL without its password, for messages
 	timeout time.Duration
 
+	// seqs is the buckets the last transaction to open found (pgTx.bucket).
+	seqs atomic.Pointer[map[string]uint64]
 	// stopListen stops the listener OnSignal started; nil if none.
 	stopListen func()
-	// closed is set by DB.Close: a transaction after it is the
-	// program's mistake, not the server away (the pool says only
-	// "closed pool", which pgFailure would take for unavailable).
+	// closed is set by DB.Close: a transaction after it is the program's
+	// mistake, not the server away, as pgFailure would take "closed pool".
 	closed atomic.Bool
 }
 
@@ -74,14 +74,12 @@ func OpenPostgres(rawURL string, opts Options) (*DB, error) {
 }
 
 // run runs fn in one transaction, bounded by ctx and the engine's timeout:
-// a write takes the writer lock first and commits when fn and the engine
-// succeeded; a read runs on a snapshot (REPEATABLE READ) and takes no
-// lock. setup is SQL run first, after the lock: the tables, as the store
-// opens.
-//
-// A caller that leaves (ctx ends) before the commit stops its work on the
-// server too: pgx answers it, in a statement or the wait for the writer
-// lock, with a cancel request, and the server rolls back.
+// a write takes the writer lock before anything else reaches the server
+// and commits when fn and the engine succeeded; a read runs on a snapshot
+// (REPEATABLE READ) and takes no lock. setup is SQL run first, after the
+// lock: the tables, as the store opens. A caller that leaves (ctx ends)
+// before the commit stops its work on the server too: pgx answers it, in a
+// statement or the wait for the lock, with a cancel request.
 func (e *pgEngine) run(ctx context.Context, writable bool, setup []string, fn func(kvTx) error) error {
 	if e.closed.Load() {
 		return errDBClosed
@@ -92,20 +90,18 @@ func (e *pgEngine) run(ctx context.Context, writable bool, setup []string, fn fu
 	if err != nil {
 		return pgFailure(ctx, "connect", err)
 	}
-	t := &pgTx{ctx: tctx, caller: ctx, conn: conn.Conn(), writable: writable, buckets: map[string]*pgBucket{}}
+	t := &pgTx{ctx: tctx, caller: ctx, e: e, conn: conn.Conn(), writable: writable, buckets: map[string]*pgBucket{}}
 	defer func() {
 		if !writable && t.err == nil {
-			// A read's outcome is settled once fn has its answers: its
-			// rollback changes nothing, so the caller does not wait for
-			// it. DB.Close waits (the pool closes when every connection
-			// is back).
+			// A read's outcome is settled once fn has its answers: the
+			// caller does not wait for its rollback. DB.Close does.
 			go pgEnd(conn)
 			return
 		}
 		pgEnd(conn) // after a commit, only the release
 	}()
-	if err := t.begin(setup); err != nil {
-		return err
+	if len(setup) > 0 && t.setup(setup) != nil {
+		return t.err
 	}
 	err = fn(kvTx{pg: t})
 	// The engine's failure wins: what fn made of the answers it did not
@@ -133,7 +129,6 @@ func pgEnd(conn *pgxpool.Conn) {
 	conn.Exec(ctx, "ROLLBACK")
 }
 
-// errDBClosed is a transaction on a closed DB.
 var errDBClosed = errors.New("postgres: the database is closed")
 
 // pgFailure wraps the failure of a statement the engine ran for what it
@@ -160,21 +155,16 @@ func pgFailure(caller context.Context, what string, err error) error {
 func pgUnavailable(err error) bool {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
-		// No answer from the server at all: the connection failed, was
-		// cut, or the deadline passed.
-		return true
+		return true // no answer at all: the connection failed or was cut, or the deadline passed
 	}
-	switch {
-	case strings.HasPrefix(pe.Code, "08"): // connection_exception
-		return true
-	case strings.HasPrefix(pe.Code, "57P"): // admin_shutdown, crash_shutdown, cannot_connect_now, …
-		return true
-	case strings.HasPrefix(pe.Code, "53"): // insufficient_resources: too many connections, disk full
-		return true
-	case pe.Code == "57014": // query_canceled: statement_timeout, or cancelled by the deadline
-		return true
-	case pe.Code == "40001", pe.Code == "40P01": // serialization_failure, deadlock: nothing done, try again
-		return true
+	// connection_exception; admin_shutdown, cannot_connect_now, …;
+	// insufficient_resources (too many connections, disk full);
+	// query_canceled (statement_timeout, the deadline); a serialization
+	// failure or a deadlock (nothing done: try again).
+	for _, code := range []string{"08", "57P", "53", "57014", "40001", "40P01"} {
+		if strings.HasPrefix(pe.Code, code) {
+			return true
+		}
 	}
 	return false
 }

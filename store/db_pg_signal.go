@@ -35,16 +35,14 @@ func (tx *Tx) Notify(key string) {
 
 // OnSignal has fn called with each key the instances' transactions
 // Notify (this one's own included), as they commit, and with "" whenever
-// notifications may have been missed (the listener has just connected, or
-// connected again) and whenever it finds the server away (it lost its
-// connection, or could not connect again): then anything may have
-// changed, and waiters look again. That look is how a long poll learns
-// within a second that the store is away (its next transaction fails with
-// ErrUnavailable) instead of waiting out its wait for a signal that cannot
+// notifications may have been missed (the listener has just connected) or
+// it finds the server away: then waiters look again, and a long poll
+// learns within a second that the store is away (its next transaction
+// fails with ErrUnavailable) rather than wait for a signal that cannot
 // come. The program calls it once, as it starts
-// (mcpserver.Registry.HearOtherInstances); the listener stops when the DB
-// closes. A second call replaces the
-// first's listener. On bbolt it does nothing.
+// (mcpserver.Registry.HearOtherInstances); a second call replaces the
+// first's listener, which stops when the DB closes. On bbolt it does
+// nothing.
 func (db *DB) OnSignal(fn func(key string)) {
 	if db.pg == nil {
 		return

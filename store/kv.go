@@ -34,7 +34,7 @@ func (t kvTx) Bucket(name []byte) kvBucket {
 
 func (t kvTx) CreateBucket(name []byte) (kvBucket, error) {
 	if t.pg != nil {
-		b, err := t.pg.createBucket(name, false)
+		b, err := t.pg.alterBucket(name, true, false)
 		return kvBucket{pg: b}, err
 	}
 	b, err := t.bolt.CreateBucket(name)
@@ -43,7 +43,7 @@ func (t kvTx) CreateBucket(name []byte) (kvBucket, error) {
 
 func (t kvTx) CreateBucketIfNotExists(name []byte) (kvBucket, error) {
 	if t.pg != nil {
-		b, err := t.pg.createBucket(name, true)
+		b, err := t.pg.alterBucket(name, true, true)
 		return kvBucket{pg: b}, err
 	}
 	b, err := t.bolt.CreateBucketIfNotExists(name)
@@ -52,7 +52,8 @@ func (t kvTx) CreateBucketIfNotExists(name []byte) (kvBucket, error) {
 
 func (t kvTx) DeleteBucket(name []byte) error {
 	if t.pg != nil {
-		return t.pg.deleteBucket(name)
+		_, err := t.pg.alterBucket(name, false, false)
+		return err
 	}
 	return t.bolt.DeleteBucket(name)
 }
@@ -118,7 +119,7 @@ func (b kvBucket) NextSequence() (uint64, error) {
 
 func (b kvBucket) Sequence() uint64 {
 	if b.pg != nil {
-		return b.pg.seq
+		return b.pg.sequence()
 	}
 	return b.bolt.Sequence()
 }

@@ -40,15 +40,40 @@ type pgCursor struct {
 type pgRow struct{ k, v []byte }
 
 // read fills the batch with the rows from key (exclusive unless incl; nil
-// is the bucket's end in the direction) in direction desc, and moves to
-// its first.
+// is the bucket's end in the direction) in direction desc, after the
+// transaction's buffered writes, and moves to its first.
 func (c *pgCursor) read(from []byte, incl, desc bool) ([]byte, []byte) {
 	t := c.b.t
 	c.rows, c.i, c.desc, c.full, c.edge = c.rows[:0], 0, desc, false, nil
 	if c.batch == 0 {
 		c.batch = pgCursorFirst
 	}
-	if t.err != nil || !c.query(from, incl, desc) {
+	op, order := ">", "ASC"
+	if desc {
+		op, order = "<", "DESC"
+	}
+	if incl {
+		op += "="
+	}
+	q, args := "SELECT key, value FROM sb_kv WHERE bucket = $1", []any{c.b.name}
+	if from != nil {
+		q, args = q+" AND key "+op+" $2", append(args, from)
+	}
+	var b pgx.Batch
+	t.queueWrites(&b)
+	b.Queue(q+fmt.Sprintf(" ORDER BY key %s LIMIT %d", order, c.batch), args...).Query(func(rows pgx.Rows) error {
+		var r pgRow
+		_, err := pgx.ForEachRow(rows, []any{&r.k, &r.v}, func() error {
+			if r.v == nil {
+				r.v = []byte{}
+			}
+			c.rows = append(c.rows, r)
+			r = pgRow{} // Scan reuses no slice of a row already kept
+			return nil
+		})
+		return err
+	})
+	if t.send(t.ctx, "read "+c.b.name, &b); t.err != nil {
 		c.rows, c.i, c.off = c.rows[:0], 0, 1 // every later step answers nothing
 		return nil, nil
 	}
@@ -65,73 +90,15 @@ func (c *pgCursor) read(from []byte, incl, desc bool) ([]byte, []byte) {
 	return nil, nil
 }
 
-// query reads the batch's rows, after the transaction's buffered writes,
-// and reports whether it did.
-func (c *pgCursor) query(from []byte, incl, desc bool) bool {
-	t := c.b.t
-	op, order := ">", "ASC"
-	if desc {
-		op, order = "<", "DESC"
-	}
-	if incl {
-		op += "="
-	}
-	q := "SELECT key, value FROM sb_kv WHERE bucket = $1"
-	args := []any{c.b.name}
-	if from != nil {
-		q += " AND key " + op + " $2"
-		args = append(args, from)
-	}
-	q += fmt.Sprintf(" ORDER BY key %s LIMIT %d", order, c.batch)
-	var b pgx.Batch
-	t.queueWrites(&b)
-	b.Queue(q, args...)
-	res := t.conn.SendBatch(t.ctx, &b)
-	defer res.Close()
-	for range b.Len() - 1 {
-		if _, err := res.Exec(); err != nil {
-			t.fail("write "+c.b.name, err)
-			return false
-		}
-	}
-	rows, err := res.Query()
-	if err != nil {
-		t.fail("read "+c.b.name, err)
-		return false
-	}
-	var r pgRow
-	if _, err := pgx.ForEachRow(rows, []any{&r.k, &r.v}, func() error {
-		if r.v == nil {
-			r.v = []byte{}
-		}
-		c.rows = append(c.rows, r)
-		r = pgRow{} // Scan reuses no slice of a row already kept
-		return nil
-	}); err != nil {
-		t.fail("read "+c.b.name, err)
-		return false
-	}
-	if err := res.Close(); err != nil {
-		t.fail("read "+c.b.name, err)
-		return false
-	}
-	return true
+// start reads the first batch of a walk, which is a small one.
+func (c *pgCursor) start(from []byte, incl, desc bool) ([]byte, []byte) {
+	c.batch = 0
+	return c.read(from, incl, desc)
 }
 
-func (c *pgCursor) first() ([]byte, []byte) {
-	c.batch = 0
-	return c.read(nil, false, false)
-}
-
-func (c *pgCursor) last() ([]byte, []byte) {
-	c.batch = 0
-	return c.read(nil, false, true)
-}
-
-func (c *pgCursor) seek(key []byte) ([]byte, []byte) {
-	c.batch = 0
-	return c.read(bytes.Clone(key), true, false)
-}
+func (c *pgCursor) first() ([]byte, []byte)          { return c.start(nil, false, false) }
+func (c *pgCursor) last() ([]byte, []byte)           { return c.start(nil, false, true) }
+func (c *pgCursor) seek(key []byte) ([]byte, []byte) { return c.start(bytes.Clone(key), true, false) }
 
 // step moves one row in direction desc. As bbolt's cursor does, one that
 // stepped off an end stays on the row it stepped from, so a step back

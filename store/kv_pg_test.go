@@ -156,6 +156,8 @@ func TestPgCallerThatLeavesCancelsItsWait(t *testing.T) {
 	held := make(chan error, 1)
 	go func() {
 		held <- a.Update(context.Background(), func(tx *Tx) error {
+			// A write takes the lock with its first read.
+			tx.tx.Bucket(bucket).Get([]byte("k"))
 			close(holding)
 			<-release
 			return tx.tx.Bucket(bucket).Put([]byte("k"), []byte("holder"))
@@ -385,4 +387,70 @@ func TestOpenRefusesADatabaseURL(t *testing.T) {
 			}
 		})
 	}
+}
+
+// What a read brings ahead of the store's asking (a session's trace head,
+// the whole of packet_counts) does not hide the transaction's own writes.
+func TestReadAheadKeepsTheTransactionsWrites(t *testing.T) {
+	db := openTestDB(t, Options{})
+	mustUpdate(t, db, func(tx *Tx) error {
+		for _, kv := range [][3]string{{"trace_heads", "s", "committed"}, {"packet_counts", "a", "1"}, {"packet_counts", "b", "2"}} {
+			if err := tx.tx.Bucket([]byte(kv[0])).Put([]byte(kv[1]), []byte(kv[2])); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	mustUpdate(t, db, func(tx *Tx) error {
+		heads, counts := tx.tx.Bucket(bucketTraceHeads), tx.tx.Bucket(bucketPacketCounts)
+		if err := heads.Put([]byte("s"), []byte("mine")); err != nil {
+			return err
+		}
+		if err := counts.Put([]byte("a"), []byte("9")); err != nil {
+			return err
+		}
+		if err := counts.Delete([]byte("b")); err != nil {
+			return err
+		}
+		tx.tx.Bucket(bucketSessions).Get([]byte("s"))
+		counts.Get([]byte("c"))
+		got := fmt.Sprintf("%q %q %q %q", heads.Get([]byte("s")), counts.Get([]byte("a")), counts.Get([]byte("b")), counts.Get([]byte("c")))
+		if want := `"mine" "9" "" ""`; got != want {
+			t.Errorf("read back %s, want %s", got, want)
+		}
+		if counts.Get([]byte("b")) != nil || counts.Get([]byte("c")) != nil {
+			t.Error("a deleted or missing counter reads as a value")
+		}
+		return nil
+	})
+}
+
+// A bucket another instance made since this one last looked is found;
+// one it dropped fails the transaction that was handed it, and the next
+// finds it gone.
+func TestPgBucketsAnotherInstanceMakesOrDrops(t *testing.T) {
+	a, b := twoInstances(t)
+	mustView(t, b, func(tx *Tx) error { return nil })
+	mustView(t, b, func(tx *Tx) error { tx.tx.Bucket(bucketTokens).Get([]byte("k")); return nil })
+	late := mustCreateBucket(t, a, "late_test")
+	mustView(t, b, func(tx *Tx) error {
+		if tx.tx.Bucket(late).Missing() {
+			t.Error("the bucket the other instance made is missing")
+		}
+		return nil
+	})
+	mustUpdate(t, a, func(tx *Tx) error { return tx.tx.DeleteBucket(late) })
+	err := b.View(t.Context(), func(tx *Tx) error {
+		tx.tx.Bucket(late).Get([]byte("k"))
+		return nil
+	})
+	if err == nil {
+		t.Error("a transaction handed a dropped bucket succeeded")
+	}
+	mustView(t, b, func(tx *Tx) error {
+		if !tx.tx.Bucket(late).Missing() {
+			t.Error("the dropped bucket is still there")
+		}
+		return nil
+	})
 }
