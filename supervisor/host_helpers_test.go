@@ -3,9 +3,12 @@
 package supervisor
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -224,4 +227,54 @@ func termLines(term *vt.Terminal) []string {
 		lines = append(lines, term.ScrollbackText(i))
 	}
 	return append(lines, strings.Split(term.Text(), "\n")...)
+}
+
+// launchedByChild runs this test binary's test run in a child process
+// (env is KEY=VALUE, telling it to play its part), waits for the line
+// "LAUNCHED <host pid>" it prints once its agents run in a host, and
+// returns the child, still running, and the host's pid. The host is told
+// to end with the test.
+func launchedByChild(t *testing.T, run, env string) (*exec.Cmd, int) {
+	t.Helper()
+	self, _ := os.Executable()
+	child := exec.Command(self, "-test.run=^"+run+"$", "-test.timeout=2m")
+	child.Env = append(os.Environ(), env)
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	child.Stderr = os.Stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	launched := make(chan int, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var pid int
+			if _, err := fmt.Sscanf(sc.Text(), "LAUNCHED %d", &pid); err == nil {
+				launched <- pid
+				return
+			}
+		}
+		close(launched)
+	}()
+	end, stopEnd := nearDeadline(t)
+	defer stopEnd()
+	var hostPID int
+	select {
+	case pid, ok := <-launched:
+		if !ok || pid == 0 {
+			t.Fatalf("%s ended before it launched its agents in a host", run)
+		}
+		hostPID = pid
+	case <-end:
+		t.Fatalf("%s never launched its agents", run)
+	}
+	t.Cleanup(func() {
+		if alive(hostPID) {
+			syscall.Kill(hostPID, syscall.SIGTERM)
+		}
+	})
+	return child, hostPID
 }

@@ -3,14 +3,12 @@
 package supervisor
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -79,47 +77,8 @@ func TestHostedChildApp(t *testing.T) {
 // process sets and setting their exit; the recordings hold every line.
 func TestHostedAgentsOutliveTheApp(t *testing.T) {
 	dir := shortTempDir(t)
-	self, _ := os.Executable()
-	child := exec.Command(self, "-test.run=^TestHostedChildApp$", "-test.timeout=2m")
-	child.Env = append(os.Environ(), testAppEnv+"="+dir)
-	out, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	child.Stderr = os.Stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	launched := make(chan int, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			var pid int
-			if _, err := fmt.Sscanf(sc.Text(), "LAUNCHED %d", &pid); err == nil {
-				launched <- pid
-				return
-			}
-		}
-		close(launched)
-	}()
-	end, stopEnd := nearDeadline(t)
-	defer stopEnd()
-	var hostPID int
-	select {
-	case pid, ok := <-launched:
-		if !ok || pid == 0 {
-			t.Fatal("the app process ended before it launched its agents in a host")
-		}
-		hostPID = pid
-	case <-end:
-		t.Fatal("the app process never launched its agents")
-	}
-	t.Cleanup(func() {
-		if alive(hostPID) {
-			syscall.Kill(hostPID, syscall.SIGTERM)
-		}
-		checkHostLog(t, dir)
-	})
+	child, hostPID := launchedByChild(t, "TestHostedChildApp", testAppEnv+"="+dir)
+	t.Cleanup(func() { checkHostLog(t, dir) })
 	// Paused, the agents' screens stay as the catch-up left them.
 	for i := range 3 {
 		if err := os.WriteFile(pausePath(dir, fmt.Sprintf("ses_app%d", i)), nil, 0o600); err != nil {

@@ -3,7 +3,6 @@
 package supervisor
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -11,7 +10,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -78,45 +76,7 @@ func withAttach(l hostwire.Launch) hostwire.Launch {
 // its last agent.
 func TestHostOutlivesItsClient(t *testing.T) {
 	dir := shortTempDir(t)
-	self, _ := os.Executable()
-	child := exec.Command(self, "-test.run=^TestHostChildClient$", "-test.timeout=2m")
-	child.Env = append(os.Environ(), testClientEnv+"="+dir)
-	out, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	child.Stderr = os.Stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	launched := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if l, ok := strings.CutPrefix(sc.Text(), "LAUNCHED "); ok {
-				launched <- l
-				return
-			}
-		}
-		close(launched)
-	}()
-	end, stopEnd := nearDeadline(t)
-	defer stopEnd()
-	var hostPID int
-	select {
-	case l, ok := <-launched:
-		if !ok {
-			t.Fatal("the client process ended before it launched its agents")
-		}
-		fmt.Sscan(l, &hostPID)
-	case <-end:
-		t.Fatal("the client process never launched its agents")
-	}
-	t.Cleanup(func() {
-		if alive(hostPID) {
-			syscall.Kill(hostPID, syscall.SIGTERM)
-		}
-	})
+	child, hostPID := launchedByChild(t, "TestHostChildClient", testClientEnv+"="+dir)
 	child.Process.Kill()
 	child.Wait()
 	// A terminal's hangup does not end the host either.
@@ -172,6 +132,8 @@ func TestHostOutlivesItsClient(t *testing.T) {
 	if _, err := os.Stat(HostSocketPath(dir, hostPID)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the host's socket is still there after it exited: %v", err)
 	}
+	end, stopEnd := nearDeadline(t)
+	defer stopEnd()
 	select {
 	case <-c.Done():
 	case <-end:
