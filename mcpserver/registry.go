@@ -130,6 +130,13 @@ func (r *Registry) Methods() []*Method {
 // DB is the database the registry runs on.
 func (r *Registry) DB() *store.DB { return r.db }
 
+// principalToken re-reads a token principal's token in tx: revoked and
+// expired tokens give their denial. The registry's checks (authorize, the
+// streams' watcher) start from it.
+func principalToken(tx *store.Tx, p Principal) (store.Token, error) {
+	return tx.TokenByKeyID(p.KeyID)
+}
+
 // errRollback carries a handler's failure out of the transaction so bbolt
 // rolls its writes back; the denial is then audited on its own.
 type errRollback struct{ err error }
@@ -486,7 +493,7 @@ func authorize(tx *store.Tx, c *Call) error {
 	if c.Principal.Operator {
 		return nil
 	}
-	tok, err := tx.TokenByKeyID(c.Principal.KeyID)
+	tok, err := principalToken(tx, c.Principal)
 	if err != nil {
 		return err
 	}
@@ -553,7 +560,7 @@ func (r *Registry) callable(tx *store.Tx, p Principal, repoID string) ([]*Method
 	var tok store.Token
 	if !p.Operator {
 		var err error
-		if tok, err = tx.TokenByKeyID(p.KeyID); err != nil {
+		if tok, err = principalToken(tx, p); err != nil {
 			return nil, err
 		}
 	}
@@ -577,7 +584,7 @@ func (r *Registry) MayCall(ctx context.Context, p Principal, method string) bool
 		var tok store.Token
 		if !p.Operator {
 			var err error
-			if tok, err = tx.TokenByKeyID(p.KeyID); err != nil {
+			if tok, err = principalToken(tx, p); err != nil {
 				return err
 			}
 		}

@@ -104,7 +104,7 @@ func (r *Registry) watch(ctx context.Context, end context.CancelCauseFunc, p Pri
 func (r *Registry) liveFor(ctx context.Context, p Principal) (time.Duration, error) {
 	var left time.Duration
 	err := r.db.View(ctx, func(tx *store.Tx) error {
-		tok, err := tx.TokenByKeyID(p.KeyID)
+		tok, err := principalToken(tx, p)
 		if err != nil {
 			return err
 		}
